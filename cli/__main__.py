@@ -1,0 +1,5 @@
+import sys
+
+from sealscope.main import main
+
+sys.exit(main())

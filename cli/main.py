@@ -1,0 +1,63 @@
+"""The `sealscope` command: argparse verbs over sealscope.core, exit codes per CLI.md.
+
+Each verb lives in its own `cmd_*` module exposing `register(subparsers)`; the module
+sets `func` on its parser. Exit codes: 0 held, 1 evidence wrong, 3 could not look or
+bounded, 2 usage.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# verb modules, in help order; each registers one or more verbs
+VERB_MODULES = (
+    "sealscope.cmd_view",
+    "sealscope.cmd_verify",
+    "sealscope.cmd_receipts",
+    "sealscope.cmd_continuity",
+    "sealscope.cmd_harn",
+    "sealscope.cmd_export",
+    "sealscope.cmd_mcp",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors exit 2 with one line
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sealscope",
+                     description="Audit arcaeon ledgers, compaction receipts and continuity seals.")
+    sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
+    for name in VERB_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv or (argv[0] not in parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+                    and not argv[0].startswith("-")):
+        # no verb, or bare paths: open the viewer
+        argv = ["view", *argv]
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1

@@ -1,0 +1,66 @@
+"""Shared CLI output: one JSON document on stdout, colour only on a terminal,
+a progress bar on stderr only when stderr is a terminal."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any, Callable
+
+
+def emit_json(doc: Any) -> None:
+    """Exactly one UTF-8 JSON document on stdout."""
+    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str, allow_nan=False) \
+        if _finite(doc) else json.dumps(doc, ensure_ascii=True, indent=2, default=str)
+    out = sys.stdout.buffer
+    out.write(text.encode("utf-8", "backslashreplace") + b"\n")
+    out.flush()
+
+
+def _finite(doc: Any) -> bool:
+    try:
+        json.dumps(doc, allow_nan=False, default=str)
+        return True
+    except ValueError:
+        return False
+
+
+def use_colour(stream=None) -> bool:
+    stream = stream or sys.stdout
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+def paint(text: str, style: str, stream=None) -> str:
+    """ANSI-colour `text` (already sanitized) when the stream is a terminal."""
+    if not use_colour(stream):
+        return text
+    codes = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2",
+             "cyan": "36", "magenta": "35"}
+    return f"\x1b[{codes.get(style, '0')}m{text}\x1b[0m"
+
+
+def progress_callback(label: str) -> Callable[[int, int], None] | None:
+    """A `(done, total)` callback drawing a bar on stderr, or None without a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    state = {"last": 0.0}
+
+    def draw(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - state["last"] < 0.1:
+            return
+        state["last"] = now
+        frac = (done / total) if total else 1.0
+        width = 30
+        fill = int(frac * width)
+        sys.stderr.write(f"\r{label} [{'#' * fill}{'.' * (width - fill)}] {frac * 100:5.1f}%")
+        if done >= total:
+            sys.stderr.write("\r" + " " * (len(label) + width + 12) + "\r")
+        sys.stderr.flush()
+
+    return draw
+
+
+def error_line(message: str) -> None:
+    sys.stderr.write(f"sealscope: {message}\n")

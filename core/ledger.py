@@ -1,0 +1,671 @@
+"""Hash-chained JSONL ledgers: the chain rule, verification, and the writer.
+
+A row's chain is the first 32 hex of sha256(prev + BODY), BODY being the row without
+`chain` dumped with sorted keys and default separators, encoded UTF-8/surrogatepass;
+the first chained row chains from `genesis`. Verification walks every line and
+returns a `VerifyResult` value; it never raises for any file.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import orjson
+
+from sealscope.core import lines as _lines
+from sealscope.core.clock import utc_stamp
+from sealscope.core.jsonio import (DuplicateKeyError, dumps_body, dumps_row, encode_body,
+                                   loads, loads_strict)
+
+__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
+           "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
+           "LedgerWriteError", "iter_rows", "row_kind"]
+
+GENESIS = "genesis"
+CHAIN_LEN = 32
+DECLARE_OP = "chain_break_declared"
+_DECLARE_OP_B = DECLARE_OP.encode()
+
+ProgressFn = Callable[[int, int], None]
+
+
+def link(prev: Any, row: dict) -> str:
+    """The chain link of `row` after `prev` (a non-string prev is `str()`-ed)."""
+    body = dumps_body({k: v for k, v in row.items() if k != "chain"})
+    return hashlib.sha256(encode_body(str(prev) + body)).hexdigest()[:CHAIN_LEN]
+
+
+# --------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class Finding:
+    """One line's verdict beyond "ok": a break, or a break excused by a declaration."""
+    line: int
+    kind: str      # "break" | "declared"
+    text: str      # the reference's message, e.g. "line 4: chain mismatch"
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """`verify`'s verdict. `ok` is True (every row checked), None (bounded or empty)
+    or False (a break). `findings` lists every break and excused break in line order;
+    `first_chained_line` is where the chain began (0 if never)."""
+    ok: bool | None
+    rows: int = 0
+    chained: int = 0
+    prechain: int = 0
+    first_break: str | None = None
+    breaks: int = 0
+    verified_scope: str = "full"
+    declared_breaks: int = 0
+    declared: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    first_chained_line: int = 0
+    lines: int = 0
+    unreadable: bool = False
+
+    def __bool__(self) -> bool:
+        return self.ok is True
+
+    @property
+    def verdict(self) -> str:
+        """VERIFIED / BROKEN / COULD NOT LOOK, as the CLI prints it."""
+        if self.unreadable or self.ok is None:
+            return "COULD NOT LOOK"
+        return "VERIFIED" if self.ok else "BROKEN"
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "rows": self.rows, "chained": self.chained,
+                "prechain": self.prechain, "first_break": self.first_break,
+                "breaks": self.breaks, "verified_scope": self.verified_scope,
+                "declared_breaks": self.declared_breaks, "declared": list(self.declared)}
+
+
+# --------------------------------------------------------------------------- parsing
+
+def _canon(b: bytes) -> bytes:
+    return b.replace(b", ", b",").replace(b": ", b":")
+
+
+def _fast_parse(raw: bytes) -> dict | None:
+    """Parse a well-formed row with orjson, or None to take the exact slow path.
+
+    Accepted only when the line, with every `", "`/`": "` collapsed, equals orjson's
+    own compact dump of the parsed value collapsed the same way. That equality means
+    the text has exactly the parsed value's members (so no duplicate key), and its
+    numbers in the form Python would write them (so no big-int or float drift)."""
+    if raw[:1] != b"{" or raw[-1:] != b"}":
+        return None
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if _canon(orjson.dumps(obj)) != _canon(raw):
+        return None
+    return obj
+
+
+class _Walk:
+    """The verifier's state machine over lines, exactly the reference's walk.
+
+    `began` is "chained > 0". A walk may start detached (`pending` set): lines are
+    held back until the first row carrying a non-null chain, because until then the
+    outcome depends on state from before this range; a merge replays them."""
+
+    __slots__ = ("strict", "declared", "prev", "began", "rows", "chained", "prechain",
+                 "breaks", "declared_breaks", "findings", "pending", "held", "first_chained")
+
+    def __init__(self, strict: bool, declared: dict[int, dict], detached: bool = False):
+        self.strict = strict
+        self.declared = declared
+        self.prev: Any = GENESIS
+        self.began = False
+        self.rows = self.chained = self.prechain = self.breaks = self.declared_breaks = 0
+        self.findings: list[tuple[int, str, str]] = []
+        self.pending: list[tuple[int, bytes]] | None = [] if detached else None
+        self.held: list[tuple[int, bytes]] = []
+        self.first_chained = 0
+
+    def _break(self, n: int, text: str) -> None:
+        self.breaks += 1
+        self.findings.append((n, "break", text))
+
+    def feed(self, n: int, raw: bytes) -> None:
+        raw = raw.strip()
+        if not raw:
+            return
+        obj = _fast_parse(raw)
+        text = None
+        if obj is None:
+            text = _lines.decode_line(raw)
+            if not text:
+                return
+            try:
+                obj = loads_strict(text)
+            except DuplicateKeyError as e:
+                if self.pending is not None:
+                    self.pending.append((n, raw))
+                    return
+                self._break(n, f"line {n}: {e}")
+                obj = loads(text)
+            except ValueError:
+                if self.pending is not None:
+                    self.pending.append((n, raw))
+                    return
+                self._break(n, f"line {n}: unparseable")
+                return
+            if not isinstance(obj, dict):
+                if self.pending is not None:
+                    self.pending.append((n, raw))
+                    return
+                self._break(n, f"line {n}: not a JSON object")
+                return
+        claimed = obj.pop("chain", None)
+        if self.pending is not None:
+            # detached: hold lines until a row whose chain fixes the state
+            self.pending.append((n, raw))
+            if claimed is not None:
+                self.pending_done(claimed)
+            return
+        self.rows += 1
+        if claimed is None:
+            self._unchained(n, raw, text)
+            return
+        if not self.began:
+            self.first_chained = n
+        self.began = True
+        self.chained += 1
+        if not isinstance(claimed, str):
+            self._break(n, f"line {n}: non-string chain value")
+            self.prev = ""
+            return
+        try:
+            want = hashlib.sha256(encode_body(str(self.prev) + dumps_body(obj))).hexdigest()[:CHAIN_LEN]
+        except (UnicodeEncodeError, ValueError, TypeError, RecursionError) as e:
+            self._break(n, f"line {n}: unhashable row ({type(e).__name__})")
+            self.prev = claimed
+            return
+        if claimed != want:
+            d = None if self.strict else self._excused(n, raw, text)
+            if d is not None:
+                self.declared_breaks += 1
+                self.findings.append((n, "declared", f"line {n}: declared break ({d['why']})"))
+            elif not self.strict and n in self.declared:
+                self._break(n, f"line {n}: chain mismatch; a declaration exists but its "
+                               f"orphan_sha256 does not match these bytes")
+            else:
+                self._break(n, f"line {n}: chain mismatch")
+        self.prev = claimed
+
+    def pending_done(self, claimed: Any) -> None:
+        """Detached walk: the held lines end here; continue attached after them."""
+        self.prev = claimed if isinstance(claimed, str) else ""
+        self.began = True
+        self.held, self.pending = self.pending or [], None
+
+    def _unchained(self, n: int, raw: bytes, text: str | None) -> None:
+        if self.began:
+            d = None if self.strict else self._excused(n, raw, text)
+            if d is not None:
+                self.declared_breaks += 1
+                self.findings.append((n, "declared", f"line {n}: declared break ({d['why']})"))
+                rp = d.get("resume_prev")
+                self.prev = rp if isinstance(rp, str) and rp else GENESIS
+                return
+            if not self.strict and n in self.declared:
+                self._break(n, f"line {n}: unchained row after chain began; a declaration "
+                               f"exists but its orphan_sha256 does not match these bytes")
+            else:
+                self._break(n, f"line {n}: unchained row after chain began")
+            return
+        self.prechain += 1
+        if self.strict:
+            self._break(n, f"line {n}: unchained (prechain) row rejected in strict mode")
+
+    def _excused(self, n: int, raw: bytes, text: str | None) -> dict | None:
+        d = self.declared.get(n)
+        if d is None:
+            return None
+        if text is None:
+            text = _lines.decode_line(raw)
+        got = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return d if d.get("orphan_sha256") == got else None
+
+
+def _qualifying_declaration(text: str) -> tuple[int, dict] | None:
+    """A pre-scan hit: (orphan_line, row) when the line is a usable declaration."""
+    try:
+        d = loads(text)
+    except ValueError:
+        return None
+    if not isinstance(d, dict) or d.get("op") != DECLARE_OP:
+        return None
+    line_no, sha, why = d.get("orphan_line"), d.get("orphan_sha256"), d.get("why")
+    if (isinstance(line_no, int) and not isinstance(line_no, bool)
+            and isinstance(sha, str) and len(sha) == 64
+            and isinstance(why, str) and why.strip()
+            and isinstance(d.get("chain"), str)):
+        return line_no, d
+    return None
+
+
+def _scan_declarations(buf) -> dict[int, dict]:
+    """Declarations keyed by the line they excuse; the last one for a line wins."""
+    found: dict[int, dict] = {}
+    pos = buf.find(_DECLARE_OP_B)
+    if pos < 0:
+        return found
+    # a declaration exists: walk lines properly (rare, so one plain pass is fine)
+    n = 0
+    for _s, _e, lines in _lines.iter_windows(buf):
+        for raw in lines:
+            n += 1
+            if _DECLARE_OP_B not in raw:
+                continue
+            text = _lines.decode_line(raw)
+            if DECLARE_OP not in text:
+                continue
+            hit = _qualifying_declaration(text)
+            if hit is not None:
+                found[hit[0]] = hit[1]
+    return found
+
+
+# --------------------------------------------------------------------------- verify
+
+def _unreadable(e: OSError) -> VerifyResult:
+    return VerifyResult(ok=False, first_break=f"unreadable: {e}", breaks=1, unreadable=True)
+
+
+def _open_checked(path: str | os.PathLike) -> tuple[Any, Any]:
+    """Open for reading the way the reference's read_text would fail or succeed."""
+    fh = open(path, "rb")
+    try:
+        buf = _lines.open_map(fh)
+    except (OSError, ValueError):
+        # not mappable (a pipe, a special file): read it whole
+        data = fh.read()
+        fh.close()
+        return None, data
+    return fh, buf
+
+
+def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
+                declared: dict[int, dict], detached: bool) -> dict:
+    """Worker body: walk [start, end) of the file; line numbers from `first_line`."""
+    with open(path, "rb") as fh:
+        buf = _lines.open_map(fh)
+        try:
+            return _walk_buf(buf, start, end, first_line, strict, declared, detached)
+        finally:
+            if hasattr(buf, "close"):
+                buf.close()
+
+
+def _walk_buf(buf, start: int, end: int, first_line: int, strict: bool,
+              declared: dict[int, dict], detached: bool,
+              on_progress: ProgressFn | None = None) -> dict:
+    w = _Walk(strict, declared, detached)
+    n = first_line - 1
+    total = len(buf)
+    for _s, e, lines in _lines.iter_windows(buf, start, end):
+        feed = w.feed
+        for raw in lines:
+            n += 1
+            feed(n, raw)
+        if on_progress is not None:
+            on_progress(e, total)
+    held = w.pending if w.pending is not None else w.held
+    return {"held": held, "detached_all": w.pending is not None, "last_line": n,
+            "prev": w.prev, "began": w.began, "rows": w.rows, "chained": w.chained,
+            "prechain": w.prechain, "breaks": w.breaks,
+            "declared_breaks": w.declared_breaks, "findings": w.findings,
+            "first_chained": w.first_chained}
+
+
+def _finish(w: _Walk, strict: bool, declared: dict[int, dict], lines_total: int) -> VerifyResult:
+    findings = sorted(w.findings, key=lambda f: f[0])  # stable: keeps in-line order
+    first_break = next((t for _n, k, t in findings if k == "break"), None)
+    ok: bool | None = w.breaks == 0
+    scope = "full"
+    declared_list = [t for _n, k, t in findings if k == "declared"]
+    if not strict and (w.prechain or w.declared_breaks):
+        if w.prechain and w.declared_breaks:
+            scope = "bounded_prechain_skipped+declared_break"
+        elif w.prechain:
+            scope = "bounded_prechain_skipped"
+        else:
+            scope = "bounded_declared_break"
+        if ok:
+            ok = None
+    elif w.rows == 0 and ok:
+        ok, scope = None, "empty"
+    if strict and declared:
+        declared_list.extend(
+            f"line {n}: declaration present, NOT honored (strict mode) ({d['why']})"
+            for n, d in sorted(declared.items()))
+    return VerifyResult(
+        ok=ok, rows=w.rows, chained=w.chained, prechain=w.prechain, first_break=first_break,
+        breaks=w.breaks, verified_scope=scope, declared_breaks=w.declared_breaks,
+        declared=tuple(declared_list),
+        findings=tuple(Finding(n, k, t) for n, k, t in findings),
+        first_chained_line=w.first_chained, lines=lines_total)
+
+
+PARALLEL_MIN_BYTES = 24 << 20
+CHUNK_BYTES = 16 << 20
+
+
+def verify(path: str | os.PathLike, *, strict: bool = False,
+           on_progress: ProgressFn | None = None, workers: int | None = None,
+           chunk_bytes: int | None = None) -> VerifyResult:
+    """Walk and verify a ledger file. Never raises for any file content.
+
+    Large files are split at line starts into byte ranges verified in parallel
+    processes; each range after the first holds back its lines up to its first
+    chained row, which are replayed in order with the true incoming state, so the
+    merged verdict equals one sequential pass. `workers=1` forces one process."""
+    try:
+        fh, buf = _open_checked(path)
+    except OSError as e:
+        return _unreadable(e)
+    try:
+        total = len(buf)
+        declared = _scan_declarations(buf)
+        if workers is None:
+            workers = min(2, os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
+        if workers <= 1 or fh is None:
+            w = _Walk(strict, declared)
+            out = _walk_buf(buf, 0, total, 1, strict, declared, False, on_progress)
+            _absorb(w, out)
+            w.prev, w.began = out["prev"], out["began"]
+            return _finish(w, strict, declared, out["last_line"])
+        return _verify_parallel(str(path), buf, total, strict, declared, workers,
+                                chunk_bytes or CHUNK_BYTES, on_progress)
+    finally:
+        if fh is not None:
+            if hasattr(buf, "close"):
+                buf.close()
+            fh.close()
+
+
+def _absorb(w: _Walk, out: dict) -> None:
+    w.rows += out["rows"]
+    w.chained += out["chained"]
+    w.prechain += out["prechain"]
+    w.breaks += out["breaks"]
+    w.declared_breaks += out["declared_breaks"]
+    w.findings.extend(out["findings"])
+    if not w.first_chained and out["first_chained"]:
+        w.first_chained = out["first_chained"]
+
+
+def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[int, dict],
+                     workers: int, chunk: int, on_progress: ProgressFn | None) -> VerifyResult:
+    import multiprocessing as mp
+
+    bounds = list(_lines.window_bounds(buf, 0, total, chunk))
+    # absolute first line of each range: counted only when a declaration needs it
+    firsts: list[int] = []
+    n = 1
+    for s, e in bounds:
+        firsts.append(n)
+        if declared:
+            n += _lines.count_lines(buf, s, e)
+    relative = not declared
+    if relative:
+        firsts = [1] * len(bounds)
+    ctx = mp.get_context("spawn")
+    w = _Walk(strict, declared)
+    line_base = 0
+    with ctx.Pool(workers) as pool:
+        jobs = [pool.apply_async(_walk_range, (path, s, e, f, strict, declared, i > 0))
+                for i, ((s, e), f) in enumerate(zip(bounds, firsts))]
+        for i, job in enumerate(jobs):
+            out = job.get()
+            shift = line_base if relative else 0
+            if shift:
+                out["findings"] = [(a + shift, k, _reline(t, a, a + shift))
+                                   for a, k, t in out["findings"]]
+                out["held"] = [(a + shift, raw) for a, raw in out["held"]]
+                if out["first_chained"]:
+                    out["first_chained"] += shift
+            # replay held lines with the true state, then take the range's own results
+            for a, raw in out["held"]:
+                w.feed(a, raw)
+            if not out["detached_all"]:
+                _absorb(w, out)
+                w.prev, w.began = out["prev"], out["began"]
+            line_base = out["last_line"] + shift
+            if on_progress is not None:
+                on_progress(bounds[i][1], total)
+    return _finish(w, strict, declared, line_base)
+
+
+def _reline(text: str, old: int, new: int) -> str:
+    prefix = f"line {old}: "
+    return f"line {new}: " + text[len(prefix):] if text.startswith(prefix) else text
+
+
+# --------------------------------------------------------------------------- reading
+
+def iter_rows(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
+    """(line number, plain-parsed value) for every non-blank line that parses."""
+    with open(path, "rb") as fh:
+        buf = _lines.open_map(fh)
+        n = 0
+        for _s, _e, lines in _lines.iter_windows(buf):
+            for raw in lines:
+                n += 1
+                text = _lines.decode_line(raw)
+                if not text:
+                    continue
+                try:
+                    yield n, loads(text)
+                except ValueError:
+                    continue
+
+
+def row_kind(row: dict) -> str:
+    """A row's kind for display: `kind`, else `op`, else `tool`, else empty."""
+    for key in ("kind", "op"):
+        v = row.get(key)
+        if isinstance(v, str):
+            return v
+    return "tool" if isinstance(row.get("tool"), str) else ""
+
+
+def chain_at(path: str | os.PathLike, n: int) -> Any:
+    """The `chain` value of the n-th row (rows counted as `verify` counts them), None
+    if unreadable, fewer rows, or no chain; `genesis` for n <= 0 without reading."""
+    if n <= 0:
+        return GENESIS
+    count = 0
+    try:
+        for _ln, obj in iter_rows(path):
+            if isinstance(obj, dict):
+                count += 1
+                if count == n:
+                    return obj.get("chain")
+    except OSError:
+        return None
+    return None
+
+
+def tail_chain(path: str | os.PathLike, *, reference_split: bool = False) -> Any:
+    """The chain the next append continues from: the last object row's truthy `chain`,
+    else `genesis`. Reads backwards; never reads the whole file.
+
+    By default lines are split and stripped as the verifier does, so a head taken from
+    an honest CR-only or NBSP-padded file is the chain of its last row.
+    `reference_split=True` reproduces arcaeon's writer instead (LF bytes only, ASCII
+    whitespace only)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            block = 1 << 16
+            while True:
+                start = max(0, size - block)
+                fh.seek(start)
+                data = fh.read(size - start)
+                if reference_split:
+                    pieces = data.split(b"\n")
+                else:
+                    pieces = _lines.split_window(data, final=True)
+                if start > 0:
+                    pieces = pieces[1:]  # the first piece may be a partial line
+                for raw in reversed(pieces):
+                    if reference_split:
+                        raw = raw.strip()
+                        text = raw.decode("utf-8", "replace") if raw else ""
+                    else:
+                        text = _lines.decode_line(raw)
+                    if not text:
+                        continue
+                    try:
+                        obj = loads(text)
+                    except ValueError:
+                        continue
+                    if isinstance(obj, dict):
+                        return obj.get("chain") or GENESIS
+                if start == 0:
+                    return GENESIS
+                block *= 4
+    except OSError:
+        return GENESIS
+
+
+# --------------------------------------------------------------------------- writing
+
+class LedgerWriteError(OSError):
+    """The bytes did not land; nothing was recorded."""
+
+
+@contextmanager
+def _append_lock(path: Path, timeout: float = 15.0):
+    """Exclusive advisory lock on `<path>.lock`; proceeds unlocked after `timeout`."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - non-POSIX
+        yield
+        return
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    locked = False
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked = True
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.01)
+        yield
+    finally:
+        if locked:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+        os.close(fd)
+
+
+def authority(principal: str, *, capability_version: str | None = None,
+              tool_schema: Any = None, time_source: str = "local") -> dict:
+    """An authority block: principal, time_source, then optional capability_version and
+    tool_schema_hash (first 16 hex of sha256 of the sorted default-separator dump)."""
+    import json
+    out: dict[str, Any] = {"principal": principal, "time_source": time_source}
+    if capability_version is not None:
+        out["capability_version"] = capability_version
+    if tool_schema is not None:
+        text = json.dumps(tool_schema, ensure_ascii=False, sort_keys=True)
+        out["tool_schema_hash"] = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return out
+
+
+def append(path: str | os.PathLike, record: dict, *, authority: dict | None = None) -> str:
+    """Append one row; return its chain. Stamps `ts` when absent, puts `chain` last,
+    heals a missing final newline, refuses a lone surrogate (UnicodeEncodeError)
+    before writing, fsyncs, and confirms the bytes landed."""
+    p = Path(path)
+    obj = dict(record)
+    if authority is not None:
+        obj["authority"] = authority
+    obj.setdefault("ts", utc_stamp())
+    obj.pop("chain", None)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with _append_lock(p):
+        obj["chain"] = link(tail_chain(p), obj)
+        payload = (dumps_row(obj) + "\n").encode("utf-8")
+        sep = b""
+        try:
+            with p.open("rb") as rf:
+                rf.seek(0, os.SEEK_END)
+                if rf.tell() > 0:
+                    rf.seek(-1, os.SEEK_END)
+                    if rf.read(1) != b"\n":
+                        sep = b"\n"
+        except OSError:
+            pass
+        payload = sep + payload
+        with p.open("ab") as fh:
+            fh.write(payload)
+            fh.flush()
+            try:
+                os.fsync(fh.fileno())
+            except OSError:
+                pass
+            landed = fh.tell()
+        if landed < len(payload):
+            raise LedgerWriteError(f"wrote {len(payload)} bytes to {p} but the file holds "
+                                   f"{landed}; nothing was recorded")
+    return obj["chain"]
+
+
+def declare_break(path: str | os.PathLike, orphan_line: int, why: str, *,
+                  resume_prev: str | None = None, authority: dict | None = None) -> dict:
+    """Append a `chain_break_declared` row pinning line `orphan_line`'s stripped text by
+    sha256. Refuses (ValueError) a blank `why`, a non-int line, an unreadable file, a
+    line outside the file, a blank line, or a non-string `resume_prev`."""
+    if not isinstance(why, str) or not why.strip():
+        raise ValueError(f"declare_break needs a non-empty `why`: {why!r}")
+    if not isinstance(orphan_line, int) or isinstance(orphan_line, bool):
+        raise ValueError(f"orphan_line must be an int line number, got {orphan_line!r}")
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e}") from None
+    split = text.split("\n")
+    if not 1 <= orphan_line <= len(split):
+        raise ValueError(f"line {orphan_line} is not in {path}")
+    orphan = split[orphan_line - 1].strip()
+    if not orphan:
+        raise ValueError(f"line {orphan_line} of {path} is blank; nothing to pin")
+    if resume_prev is not None and not isinstance(resume_prev, str):
+        raise ValueError(f"resume_prev must be a chain string, got {resume_prev!r}")
+    row: dict[str, Any] = {
+        "op": DECLARE_OP, "orphan_line": orphan_line,
+        "orphan_sha256": hashlib.sha256(orphan.encode("utf-8", "surrogatepass")).hexdigest(),
+        "why": why.strip()}
+    if resume_prev is not None:
+        row["resume_prev"] = resume_prev
+    chain = append(path, row, authority=authority)
+    row = dict(row)
+    if authority is not None:
+        row["authority"] = authority
+    row["chain"] = chain
+    return row

@@ -1,0 +1,112 @@
+"""Line splitting exactly as the reference verifier reads a ledger.
+
+The reference decodes the whole file as UTF-8 (invalid bytes replaced), applies
+universal newlines (`\\r\\n` and a lone `\\r` become `\\n`) and splits on `\\n` only.
+Line numbers are 1-based positions in that split; a trailing newline yields a final
+empty line. U+2028, U+0085, VT, FF stay content. Here the same split is done on bytes,
+window by window over an mmap, so memory does not grow with the file; decoding with
+replacement per line gives the same text because line ends are ASCII.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+from array import array
+from typing import BinaryIO, Iterator
+
+__all__ = ["WINDOW", "open_map", "window_bounds", "iter_windows", "split_window",
+           "decode_line", "line_offsets", "count_lines"]
+
+WINDOW = 8 << 20
+
+
+def open_map(fh: BinaryIO) -> mmap.mmap | bytes:
+    """A read-only map of an open file (bytes for an empty file, which mmap refuses)."""
+    size = os.fstat(fh.fileno()).st_size
+    if size == 0:
+        return b""
+    return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def window_bounds(buf, start: int, end: int, size: int = WINDOW) -> Iterator[tuple[int, int]]:
+    """Split [start, end) into windows that each end just after a `\\n` (or at `end`)."""
+    pos = start
+    while pos < end:
+        want = pos + size
+        if want >= end:
+            yield pos, end
+            return
+        nl = buf.find(b"\n", want, end)
+        if nl < 0:
+            yield pos, end
+            return
+        yield pos, nl + 1
+        pos = nl + 1
+
+
+def split_window(data: bytes, final: bool) -> list[bytes]:
+    """The lines of one window. `final` keeps the piece after the last terminator
+    (the file's last line, possibly empty); otherwise the window ends in `\\n`."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    parts = data.split(b"\n")
+    if not final:
+        parts.pop()
+    return parts
+
+
+def iter_windows(buf, start: int = 0, end: int | None = None,
+                 size: int = WINDOW) -> Iterator[tuple[int, int, list[bytes]]]:
+    """Yield (byte_start, byte_end, lines) for each window of [start, end).
+
+    The range must begin at a line start; the last window of the buffer keeps the
+    file's final line. An empty range at EOF still yields the file's final (empty)
+    line when it is the whole file."""
+    total = len(buf)
+    end = total if end is None else end
+    if start >= end:
+        if end == total and start == 0:
+            yield 0, 0, [b""]
+        return
+    for s, e in window_bounds(buf, start, end, size):
+        yield s, e, split_window(buf[s:e], final=(e == total))
+
+
+def decode_line(raw: bytes) -> str:
+    """A line's text as the reference sees it: UTF-8, invalid bytes replaced, then
+    stripped of Python whitespace."""
+    return raw.decode("utf-8", "replace").strip()
+
+
+def count_lines(buf, start: int, end: int) -> int:
+    """Number of line terminators in [start, end) under universal newlines."""
+    data = buf[start:end]
+    n = data.count(b"\n")
+    cr = data.count(b"\r")
+    if cr:
+        n += cr - data.count(b"\r\n")
+    return n
+
+
+def line_offsets(buf, on_progress=None) -> array:
+    """Byte offset of the start of every line (1-based line N starts at [N-1]), plus
+    a final sentinel len(buf): line N spans [off[N-1], off[N]) including its end, and
+    there are len(off) - 1 lines, as in the reference's split."""
+    import re
+    offs = array("q", [0])
+    total = len(buf)
+    term = re.compile(rb"\r\n|\r|\n")
+    for s, e in window_bounds(buf, 0, total):
+        data = buf[s:e]
+        if b"\r" in data:
+            offs.extend(m.end() + s for m in term.finditer(data))
+        else:
+            pos = data.find(b"\n")
+            ext = offs.append
+            while pos >= 0:
+                ext(s + pos + 1)
+                pos = data.find(b"\n", pos + 1)
+        if on_progress:
+            on_progress(e, total)
+    offs.append(total)
+    return offs

@@ -1,0 +1,1 @@
+"""sealscope.viewer: the Textual audit viewer over sealscope.core."""
