@@ -1,0 +1,99 @@
+"""The one function that turns untrusted text into displayable text, and its findings.
+
+Evidence (ledger rows, held content, error text) may carry terminal control sequences,
+bidi overrides or line separators that would hide or rewrite what an auditor sees:
+`APPROVED\\rREJECTED` shows only `REJECTED` on a terminal, an RLO reverses the rest of
+the line, an ESC starts a colour or hyperlink sequence. `clean` maps every such code
+point to a visible escape (`\\x1b`, `\\r`, `\\u202e`, ...), so what is displayed is what
+is stored; `findings` names what was found so a display can mark the row.
+
+Pure: no terminal, no Rich, no Textual.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["clean", "findings", "is_clean"]
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+# C0 (except none), DEL, C1, bidi embeddings/overrides/isolates and marks, line/paragraph
+# separators, and lone surrogates (U+D800..U+DFFF, only reachable through surrogatepass
+# or JSON `\ud800` escapes).
+_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                  "\u2028\u2029\ud800-\udfff]")
+
+_BIDI_OVERRIDE = frozenset("\u202d\u202e")
+_BIDI_EMBED = frozenset("\u202a\u202b\u202c")
+_BIDI_ISOLATE = frozenset("\u2066\u2067\u2068\u2069")
+_BIDI_MARK = frozenset("\u200e\u200f\u061c")
+
+
+def _escape(m: re.Match) -> str:
+    ch = m.group(0)
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    cp = ord(ch)
+    if cp <= 0xFF:
+        return f"\\x{cp:02x}"
+    return f"\\u{cp:04x}"
+
+
+def clean(text: str) -> str:
+    """`text` with every control, bidi control, line separator and lone surrogate
+    replaced by a visible escape. Backslashes are left as they are (the escapes are for
+    the eye, not a reversible encoding). Never raises for any str; a non-str is
+    `str()`-ed first."""
+    if not isinstance(text, str):
+        text = str(text)
+    if not _BAD.search(text):
+        return text
+    return _BAD.sub(_escape, text)
+
+
+def is_clean(text: str) -> bool:
+    """True when `clean(text) == text` (nothing to escape)."""
+    return not _BAD.search(text if isinstance(text, str) else str(text))
+
+
+def findings(text: str) -> tuple[str, ...]:
+    """Names of what `clean` had to escape, each once, in a fixed order:
+    "ESC", "CR", "C0 control", "DEL", "C1 control", "bidi override", "bidi embedding",
+    "bidi isolate", "bidi mark", "line separator", "lone surrogate".
+    TAB and LF inside a string are escaped but not reported (ordinary text)."""
+    if not isinstance(text, str):
+        text = str(text)
+    found = set()
+    for m in _BAD.finditer(text):
+        ch = m.group(0)
+        cp = ord(ch)
+        if ch == "\x1b":
+            found.add("ESC")
+        elif ch == "\r":
+            found.add("CR")
+        elif ch in "\t\n":
+            continue
+        elif cp < 0x20:
+            found.add("C0 control")
+        elif cp == 0x7F:
+            found.add("DEL")
+        elif cp <= 0x9F:
+            found.add("C1 control")
+        elif ch in _BIDI_OVERRIDE:
+            found.add("bidi override")
+        elif ch in _BIDI_EMBED:
+            found.add("bidi embedding")
+        elif ch in _BIDI_ISOLATE:
+            found.add("bidi isolate")
+        elif ch in _BIDI_MARK:
+            found.add("bidi mark")
+        elif ch in "\u2028\u2029":
+            found.add("line separator")
+        else:
+            found.add("lone surrogate")
+    return tuple(n for n in _ORDER if n in found)
+
+
+_ORDER = ("ESC", "CR", "C0 control", "DEL", "C1 control", "bidi override",
+          "bidi embedding", "bidi isolate", "bidi mark", "line separator", "lone surrogate")
