@@ -1,0 +1,110 @@
+"""`sealscope verify LEDGER... [--strict] [--pin PIN] [--witness STORE --ns NS] [--json]`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sealscope.output import emit_json, error_line, paint, progress_callback
+
+# exit codes: 0 held in full, 1 evidence wrong, 3 could not look / bounded
+_SEVERITY = {0: 0, 3: 1, 1: 2}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="walk and verify the hash chain of one or more ledgers")
+    p.add_argument("ledgers", nargs="+", metavar="LEDGER")
+    p.add_argument("--strict", action="store_true",
+                   help="treat unchained rows as breaks and ignore declarations")
+    p.add_argument("--pin", metavar="PIN", help='a head pin: "arcaeon-ledger head chain=... rows=N as_of=..."')
+    p.add_argument("--witness", metavar="STORE", help="a witness store file to check against")
+    p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run)
+
+
+def worst(codes: list[int]) -> int:
+    """The most severe exit code: 1 (broken) over 3 (could not look) over 0."""
+    return max(codes, key=lambda c: _SEVERITY.get(c, 3)) if codes else 0
+
+
+def judge(path: str, args: argparse.Namespace, pin=None) -> tuple[dict, int]:
+    """Verify one ledger (and its pin/witness); the JSON object and the exit code."""
+    from sealscope.core import ledger, pins, witness
+
+    on_progress = None if args.json and not sys.stderr.isatty() else progress_callback(f"verify {path}")
+    res = ledger.verify(path, strict=args.strict, on_progress=on_progress)
+    doc = res.to_dict()
+    red = res.ok is False and not res.unreadable
+    looked = not (res.unreadable or res.ok is None)
+    other = None
+    if pin is not None:
+        other = pins.check_pin(path, pin, local=res)
+        doc["pin"] = other.to_dict()
+    elif args.witness:
+        other = witness.verify_against_witness(args.witness, args.ns, path, local=res)
+        doc["witness"] = other.to_dict()
+    if other is not None:
+        red = red or other.red
+        looked = looked and other.verdict == "consistent"
+    if red:
+        verdict, code = "BROKEN", 1
+    elif not looked:
+        verdict, code = "COULD NOT LOOK", 3
+    else:
+        verdict, code = "VERIFIED", 0
+    doc["verdict"] = verdict
+    return doc, code
+
+
+def run(args: argparse.Namespace) -> int:
+    from sealscope.core import pins
+
+    if args.witness and not args.ns:
+        error_line("verify: --witness needs --ns NAMESPACE")
+        return 2
+    if args.ns and not args.witness:
+        error_line("verify: --ns goes with --witness STORE")
+        return 2
+    if args.pin and args.witness:
+        error_line("verify: give --pin or --witness, not both")
+        return 2
+    pin = None
+    if args.pin is not None:
+        try:
+            pin = pins.parse_pin(args.pin)
+        except ValueError as e:
+            error_line(f"verify: --pin: {e}")
+            return 2
+    results = [judge(p, args, pin) for p in args.ledgers]
+    code = worst([c for _d, c in results])
+    if args.json:
+        emit_json(results[0][0] if len(results) == 1 else
+                  [dict(d, path=p) for p, (d, _c) in zip(args.ledgers, results)])
+        return code
+    for path, (doc, _c) in zip(args.ledgers, results):
+        print(human_line(path, doc))
+    if len(results) > 1:
+        counts = {v: sum(1 for d, _ in results if d["verdict"] == v)
+                  for v in ("VERIFIED", "BROKEN", "COULD NOT LOOK")}
+        print(f"{len(results)} ledgers: {counts['VERIFIED']} verified, {counts['BROKEN']} broken, "
+              f"{counts['COULD NOT LOOK']} could not look")
+    return code
+
+
+def human_line(path: str, doc: dict) -> str:
+    """One or two lines: verdict, path, counts and scope; then the first break."""
+    from sealscope.core.sanitize import clean
+
+    colour = {"VERIFIED": "green", "BROKEN": "red"}.get(doc["verdict"], "yellow")
+    head = (f"{paint(doc['verdict'], colour)}  {clean(path)}  rows={doc['rows']} "
+            f"chained={doc['chained']} prechain={doc['prechain']} breaks={doc['breaks']} "
+            f"scope={doc['verified_scope']}")
+    if doc["declared_breaks"]:
+        head += f" declared={doc['declared_breaks']}"
+    extra = []
+    if doc.get("first_break"):
+        extra.append(f"first break: {clean(doc['first_break'])}")
+    for side in ("pin", "witness"):
+        if side in doc:
+            extra.append(f"{side}: {doc[side]['verdict']} — {clean(doc[side]['detail'])}")
+    return "\n".join([head] + ["  " + e for e in extra])
