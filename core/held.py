@@ -66,10 +66,8 @@ def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
             return fh.read()
-    except FileNotFoundError:
-        raise HeldContentError(f"{path}: no such file") from None
     except OSError as e:
-        raise HeldContentError(f"{path}: cannot read ({_why(e)})") from None
+        raise HeldContentError(f"cannot read {path}: {_why(e)}") from None
 
 
 def _text(path: str, data: bytes) -> str:
@@ -120,7 +118,7 @@ def _load_folder(path: str) -> list[HeldItem]:
         with os.scandir(path) as it:
             names = sorted(e.name for e in it if e.is_file())
     except OSError as e:
-        raise HeldContentError(f"{path}: cannot list folder ({_why(e)})") from None
+        raise HeldContentError(f"cannot list folder {path}: {_why(e)}") from None
     return [_item(os.path.join(path, name), 0, _read(os.path.join(path, name)), "file")
             for name in names]
 
