@@ -1,0 +1,356 @@
+"""`sealscope snapshot`, `sealscope diff`, `sealscope continuity`.
+
+snapshot FILE [--json]
+    load and validate a continuity snapshot. Exit 0 valid, 1 invalid, 3 missing or
+    unreadable.
+diff OLD NEW [--tiers F] [--json]
+    what changed between two seals. Exit 0 when both load and validate (changes are
+    findings), 1 when either is invalid, 3 when either cannot be read.
+continuity FILE --restated F [--loose] [--tiers F] [--json]
+    score a restatement against the seal. Exit 0 faithful, 1 divergence or an invalid
+    comparison (or snapshot), 3 containment_only (loose) or an input that cannot be
+    read (missing snapshot, bad --restated/--tiers file).
+
+With --json exactly one JSON document is printed, `{"error": ...}` when there is no
+result to print; errors also get one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+from dataclasses import dataclass
+from typing import Any
+
+from sealscope.output import emit_json, error_line, paint
+
+try:
+    from sealscope.core.sanitize import clean as _clean
+except ImportError:  # pragma: no cover - sanitize is another helper's module
+    def _clean(text: Any) -> str:
+        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("snapshot", help="load and validate a continuity snapshot")
+    p.add_argument("file", metavar="SNAPSHOT")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=_guard(run_snapshot))
+
+    p = sub.add_parser("diff", help="what changed between two sealed snapshots")
+    p.add_argument("old", metavar="OLD")
+    p.add_argument("new", metavar="NEW")
+    p.add_argument("--tiers", metavar="FILE", help="a JSON object {tier: [field, ...]}")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=_guard(run_diff))
+
+    p = sub.add_parser("continuity", help="score a restatement against a sealed snapshot")
+    p.add_argument("file", metavar="SNAPSHOT")
+    p.add_argument("--restated", required=True, metavar="FILE",
+                   help="a JSON object {probe_id: answer}")
+    p.add_argument("--loose", action="store_true",
+                   help="containment scoring: faithful is always null")
+    p.add_argument("--tiers", metavar="FILE", help="a JSON object {tier: [field, ...]}")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=_guard(run_continuity))
+
+
+def _guard(fn):
+    """Never a traceback: an unexpected failure is one error line (and a JSON
+    error document with --json), exit 3."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except (KeyboardInterrupt, BrokenPipeError):
+            raise
+        except Exception as e:  # noqa: BLE001 - last line of defence
+            return _fail(args, f"{args.verb}: internal error: {type(e).__name__}: {e}", 3)
+    return run
+
+
+def _fail(args: argparse.Namespace, message: str, code: int, doc: dict | None = None) -> int:
+    error_line(_clean(message))
+    if args.json:
+        emit_json(doc if doc is not None else {"error": message})
+    return code
+
+
+# --------------------------------------------------------------------------- loading
+
+class _Unreadable(Exception):
+    """The file could not be read at all (missing, a folder, no permission)."""
+
+
+def _read_json(path: str) -> Any:
+    """Parse a UTF-8 JSON file. _Unreadable when it cannot be read; ValueError
+    when it is not UTF-8 JSON."""
+    from sealscope.core.jsonio import loads
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise _Unreadable(f"cannot read {path}: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8: {e}") from None
+    try:
+        return loads(text)
+    except ValueError as e:
+        raise ValueError(f"not JSON: {e}") from None
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One snapshot file's fate: `status` ok / invalid / unreadable."""
+    path: str
+    status: str
+    snap: Any = None
+    error: str | None = None
+    raw: Any = None
+
+    @property
+    def code(self) -> int:
+        return {"ok": 0, "invalid": 1}.get(self.status, 3)
+
+    def summary(self) -> dict:
+        """The `snapshot` verb's JSON object (CLI.md)."""
+        label = id_scheme = probes = digest = None
+        if self.status == "ok":
+            s = self.snap
+            label, id_scheme, digest = s.label, s.id_scheme, s.digest
+            probes = len(s.probes)
+        elif _is_snapshot_object(self.raw):
+            label = self.raw.get("label")
+            id_scheme = self.raw.get("id_scheme", "index")
+            p = self.raw.get("probes")
+            probes = len(p) if isinstance(p, list) else None
+        return {"path": self.path, "valid": self.status == "ok", "digest": digest,
+                "error": self.error, "label": label, "id_scheme": id_scheme,
+                "probes": probes}
+
+
+def _is_snapshot_object(raw: Any) -> bool:
+    from sealscope.core.continuity import SNAPSHOT_SCHEMA
+    return isinstance(raw, dict) and raw.get("schema") == SNAPSHOT_SCHEMA
+
+
+def load_snapshot(path: str) -> Loaded:
+    """Read, parse, load and validate; the digest is computed here too, so an
+    `ok` snapshot always has one."""
+    from sealscope.core.continuity import ContinuitySnapshot
+
+    try:
+        raw = _read_json(path)
+    except _Unreadable as e:
+        return Loaded(path, "unreadable", error=str(e))
+    except ValueError as e:
+        return Loaded(path, "invalid", error=str(e))
+    try:
+        snap = ContinuitySnapshot.from_dict(raw)
+        snap.digest  # noqa: B018 - a registration that cannot be digested is invalid
+    except Exception as e:  # noqa: BLE001 - any refusal makes the file invalid
+        return Loaded(path, "invalid", error=str(e) or type(e).__name__, raw=raw)
+    return Loaded(path, "ok", snap=snap, raw=raw)
+
+
+def _load_tiers(path: str) -> dict:
+    """A tiers file: a JSON object whose values are lists of field names."""
+    try:
+        tiers = _read_json(path)
+    except _Unreadable as e:
+        raise ValueError(str(e)) from None
+    except ValueError as e:
+        raise ValueError(f"tiers file {path}: {e}") from None
+    if not isinstance(tiers, dict) or not all(
+            isinstance(v, list) and all(isinstance(f, str) for f in v) for v in tiers.values()):
+        raise ValueError(f"tiers file {path} must be a JSON object {{tier: [field, ...]}}")
+    return tiers
+
+
+def _load_restated(path: str) -> dict:
+    """A restatement file: a JSON object of probe id → answer text."""
+    try:
+        restated = _read_json(path)
+    except _Unreadable as e:
+        raise ValueError(str(e)) from None
+    except ValueError as e:
+        raise ValueError(f"restated file {path}: {e}") from None
+    if not isinstance(restated, dict):
+        raise ValueError(f"restated file {path} must be a JSON object {{probe_id: answer}}")
+    for k, v in restated.items():
+        if not isinstance(v, str):
+            raise ValueError(f"restated file {path}: the answer for {k!r} is "
+                             f"{type(v).__name__}, not text")
+    return restated
+
+
+# --------------------------------------------------------------------------- snapshot
+
+def run_snapshot(args: argparse.Namespace) -> int:
+    got = load_snapshot(args.file)
+    doc = got.summary()
+    if args.json:
+        if got.status != "ok":
+            error_line(_clean(f"snapshot: {got.path}: {got.error}"))
+        emit_json(doc)
+        return got.code
+    head = {"ok": paint("VALID", "green"), "invalid": paint("INVALID", "red")}.get(
+        got.status, paint("COULD NOT LOOK", "yellow"))
+    print(f"{head}  {_clean(got.path)}")
+    if got.status == "ok":
+        print(f"  digest     {doc['digest']}")
+    else:
+        print(f"  error      {_clean(got.error)}")
+    if doc["label"] is not None:
+        print(f"  label      {_clean(doc['label'])}")
+    if doc["id_scheme"] is not None or doc["probes"] is not None:
+        print(f"  id_scheme  {_clean(doc['id_scheme'])}    probes {doc['probes']}")
+    return got.code
+
+
+# --------------------------------------------------------------------------- diff
+
+_SEVERITY_STYLE = {"critical": "red", "notable": "yellow", "advisory": "cyan"}
+_KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
+_KIND_MARK = {"changed": "~", "added": "+", "removed": "-"}
+
+
+def _both(args: argparse.Namespace, a: Loaded, b: Loaded) -> int | None:
+    """Exit code and error output when either seal is not usable, else None."""
+    bad = [x for x in (a, b) if x.status != "ok"]
+    if not bad:
+        return None
+    code = 1 if any(x.status == "invalid" for x in bad) else 3
+    message = "; ".join(f"{x.path}: {x.error}" for x in bad)
+    return _fail(args, f"{args.verb}: {message}", code, {
+        "error": message, "previous": a.summary(), "current": b.summary()})
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from sealscope.core.continuity import diff_seals
+
+    a, b = load_snapshot(args.old), load_snapshot(args.new)
+    code = _both(args, a, b)
+    if code is not None:
+        return code
+    tiers = None
+    if args.tiers:
+        try:
+            tiers = _load_tiers(args.tiers)
+        except ValueError as e:
+            return _fail(args, f"diff: {e}", 3)
+    doc = diff_seals(a.snap, b.snap, tiers=tiers)
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(diff_table(doc, a.path, b.path))
+    return 0
+
+
+def _cell(value: Any, width: int) -> str:
+    text = "" if value is None else _clean(value)
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
+    """The side-by-side report: one row per changed/added/removed id, previous |
+    current, coloured by severity (by kind when untiered)."""
+    width = width or shutil.get_terminal_size((100, 24)).columns
+    rows = [(kind, d) for kind in ("changed", "added", "removed") for d in doc[kind]]
+    tiered = any("severity" in d for _k, d in rows)
+    lines = [f"{paint('diff', 'bold')}  {_clean(old)} → {_clean(new)}",
+             f"  previous  {doc['previous_digest']}",
+             f"  current   {doc['current_digest']}"]
+    if not rows:
+        lines.append(f"  no declared item changed ({doc['n_unchanged']} unchanged)")
+        return "\n".join(lines)
+    idw = min(max(len(_clean(d["id"])) for _k, d in rows), max(12, width // 4))
+    sevw = max((len(_clean(d.get("severity", ""))) for _k, d in rows), default=0) if tiered else 0
+    rest = max(20, width - idw - sevw - 12 - (3 if tiered else 0))
+    colw = rest // 2
+    head = f"  {'id'.ljust(idw)} │ {'previous'.ljust(colw)} │ {'current'}"
+    if tiered:
+        head = f"  {'id'.ljust(idw)} │ {'severity'.ljust(sevw)} │ " \
+               f"{'previous'.ljust(colw)} │ current"
+    lines += ["", head, "  " + "─" * (len(head) - 2)]
+    for kind, d in rows:
+        parts = [_cell(d["id"], idw).ljust(idw)]
+        if tiered:
+            parts.append(_cell(d.get("severity", ""), sevw).ljust(sevw))
+        parts += [_cell(d["declared"], colw).ljust(colw), _cell(d["restated"], colw)]
+        line = f"{_KIND_MARK[kind]} " + " │ ".join(parts)
+        style = _SEVERITY_STYLE.get(d.get("severity"), "magenta") if "severity" in d \
+            else _KIND_STYLE[kind]
+        lines.append(paint(line, style))
+    lines += ["", f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
+                  f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged"]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- continuity
+
+def verdict_code(v: Any) -> int:
+    """0 exact_match (faithful), 3 containment_only, 1 divergence or invalid."""
+    if not v.valid:
+        return 1
+    return {"exact_match": 0, "containment_only": 3}.get(v.comparison, 1)
+
+
+def run_continuity(args: argparse.Namespace) -> int:
+    from sealscope.core.continuity import verify_continuation
+
+    got = load_snapshot(args.file)
+    if got.status != "ok":
+        return _fail(args, f"continuity: {got.path}: {got.error}", got.code,
+                     {"error": got.error, "snapshot": got.summary()})
+    try:
+        restated = _load_restated(args.restated)
+        tiers = _load_tiers(args.tiers) if args.tiers else None
+    except ValueError as e:
+        return _fail(args, f"continuity: {e}", 3)
+    try:
+        v = verify_continuation(got.snap, restated=restated, strict=not args.loose, tiers=tiers)
+    except (ValueError, TypeError) as e:
+        # the seal validates but its probes or registration cannot be scored
+        return _fail(args, f"continuity: {got.path}: the sealed snapshot cannot be "
+                           f"scored: {e}", 1)
+    code = verdict_code(v)
+    if args.json:
+        emit_json(v.to_dict())
+        return code
+    print(verdict_report(v, got.path, args.restated))
+    return code
+
+
+def verdict_report(v: Any, snap_path: str, restated_path: str) -> str:
+    """A short human report: the verdict, each divergence, the notes."""
+    mode = "strict" if v.policy and v.policy.get("strict") else "loose"
+    if not v.valid:
+        head = paint("INVALID COMPARISON", "red")
+    elif v.comparison == "exact_match":
+        head = paint("FAITHFUL", "green")
+    elif v.comparison == "containment_only":
+        head = paint("CONTAINED ONLY", "yellow")
+    else:
+        head = paint("DIVERGENCE", "red")
+    lines = [f"{head}  {_clean(snap_path)}  restated={_clean(restated_path)}  ({mode})"]
+    if v.claimed_property:
+        lines.append(f"  {_clean(v.claimed_property)}")
+    for d in v.divergences:
+        sev = d.get("severity")
+        tag = f"[{_clean(sev)}] " if sev is not None else ""
+        style = _SEVERITY_STYLE.get(sev, "magenta") if sev is not None else "red"
+        lines.append(paint(f"  {tag}{_clean(d.get('id'))}", style)
+                     + f"  {_clean(d.get('reason'))}")
+        lines.append(f"      declared: {_clean(_show(d.get('declared')))}")
+        lines.append(f"      restated: {_clean(_show(d.get('restated')))}")
+    for note in v.notes:
+        if note and not str(note).startswith("comparison="):
+            lines.append(paint(f"  note: {_clean(note)}", "dim"))
+    lines.append(f"  verdict_digest {v.verdict_digest}")
+    return "\n".join(lines)
+
+
+def _show(value: Any) -> str:
+    return "(none)" if value is None else repr(value) if not isinstance(value, str) else value
