@@ -1,0 +1,334 @@
+"""An MCP tool server over stdio (FORMATS §7): JSON-RPC 2.0, one message per line.
+
+Methods: `initialize`, `tools/list`, `tools/call`. A message without an id (or with
+a null id) is a notification and gets no reply. Parse failure → -32700, a
+non-object → -32600, an unknown method → -32601, bad `tools/call` params → -32602.
+A tool that fails answers a tool error (`isError: true`); the server keeps going.
+
+Tools: `continuity_snapshot` (as the reference), and `verify_continuation`,
+`diff_seals`, `drop_receipt`, `verify_ledger`, each answering the core's
+`to_dict()` as JSON text.
+
+Every `tools/call` that reaches dispatch appends one hash-chained row (the ledger
+link rule) to the call record: `$SEALSCOPE_CALL_RECORD`, else
+`$ARCAEON_CALL_RECORD`, else `continuity.calls.jsonl` in the working directory.
+A call whose record cannot be written is answered as a tool error.
+
+`serve(stdin, stdout)` is the loop; it only reads and writes the given streams.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable
+
+__all__ = ["PROTOCOL_VERSION", "SERVER_NAME", "TOOLS", "call_record_path", "handle",
+           "handle_line", "serve"]
+
+PROTOCOL_VERSION = "2025-06-18"
+SERVER_NAME = "sealscope"
+ARGS_INLINE_MAX = 4096
+ERROR_TEXT_MAX = 200
+ERROR_RECORD_MAX = 2000
+DEFAULT_CALL_RECORD = "continuity.calls.jsonl"
+
+_SNAPSHOT_OBJECT = {"type": "object", "description": "A continuity snapshot object, as "
+                    "`continuity_snapshot` returns it or a snapshot file holds it."}
+_TIERS = {"type": "object", "description": "Optional {tier: [field, ...]}: each divergence "
+          "gets the first tier listing its field as `severity` (else `notable`)."}
+
+TOOLS: list[dict] = [
+    {"name": "continuity_snapshot",
+     "description": ("Seal a declared manifest (any JSON object: identity anchors, open "
+                     "commitments, canon pointers, live threads...) as a continuity "
+                     "snapshot: one exact-match probe per declared item, registered as a "
+                     "baseline and digested, optionally chained into a ledger. Returns the "
+                     "snapshot with its `digest`. It binds the declared content only; it "
+                     "says nothing about who later restates it."),
+     "inputSchema": {"type": "object", "properties": {
+         "manifest": {"type": "object", "description": "The declared state to seal."},
+         "label": {"type": "string", "default": "continuity",
+                   "description": "A label for the snapshot and its registration."},
+         "ledger_path": {"type": "string", "description": "Optional ledger (JSONL) file "
+                         "to append a continuity_snapshot row to."}},
+         "required": ["manifest"]}},
+    {"name": "verify_continuation",
+     "description": ("Score a restatement {probe_id: text} against a sealed snapshot. "
+                     "Returns the verdict: `comparison` (exact_match / containment_only / "
+                     "divergence, null when the comparison is invalid), `faithful`, the "
+                     "divergences and `verdict_digest`."),
+     "inputSchema": {"type": "object", "properties": {
+         "snapshot": _SNAPSHOT_OBJECT,
+         "restated": {"type": "object", "description": "{probe_id: answer text}."},
+         "strict": {"type": "boolean", "default": True, "description": "Exact (trimmed) "
+                    "restatement; false scores containment and leaves `faithful` null."},
+         "tiers": _TIERS},
+         "required": ["snapshot", "restated"]}},
+    {"name": "diff_seals",
+     "description": ("What changed between two sealed snapshots: declared items changed, "
+                     "added and removed, by probe id."),
+     "inputSchema": {"type": "object", "properties": {
+         "previous": _SNAPSHOT_OBJECT, "current": _SNAPSHOT_OBJECT, "tiers": _TIERS},
+         "required": ["previous", "current"]}},
+    {"name": "drop_receipt",
+     "description": ("Seal a compaction receipt for what a compaction cut: `before` is the "
+                     "full content, `after` what was kept; the receipt row (digests only) "
+                     "is appended to `ledger_path` and returned."),
+     "inputSchema": {"type": "object", "properties": {
+         "before": {"type": "array", "description": "Content items before compaction."},
+         "after": {"type": "array", "description": "Content items kept."},
+         "ledger_path": {"type": "string", "description": "Ledger file to append to."},
+         "compactor": {"type": "string", "default": "arcaeon-continuity"},
+         "method": {"type": "string", "default": "manifest-diff"}},
+         "required": ["before", "after", "ledger_path"]}},
+    {"name": "verify_ledger",
+     "description": ("Walk and verify a hash-chained ledger file. Returns ok "
+                     "(true / false / null when bounded or empty), row counts, the first "
+                     "break and the verified scope."),
+     "inputSchema": {"type": "object", "properties": {
+         "path": {"type": "string", "description": "The ledger file."},
+         "strict": {"type": "boolean", "default": False, "description": "Unchained rows "
+                    "are breaks and declarations are not honoured."}},
+         "required": ["path"]}},
+]
+
+
+class ToolError(Exception):
+    """A refusal answered as a tool error with this text."""
+
+
+# --------------------------------------------------------------------------- replies
+
+def _result(mid: Any, payload: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": mid, "result": payload}
+
+
+def _error(mid: Any, code: int, message: str, data: dict | None = None) -> dict:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return {"jsonrpc": "2.0", "id": mid, "error": err}
+
+
+def _text(obj: Any) -> dict:
+    return {"content": [{"type": "text", "text": json.dumps(obj, default=str)}]}
+
+
+def _tool_error(mid: Any, message: str) -> dict:
+    return _result(mid, {**_text({"error": message}), "isError": True})
+
+
+def _clip(detail: str) -> tuple[str, dict | None]:
+    """Cut error text to ERROR_TEXT_MAX and say so (with the true length)."""
+    if len(detail) <= ERROR_TEXT_MAX:
+        return detail, None
+    return (f"{detail[:ERROR_TEXT_MAX]}... [truncated: {len(detail)} chars total, "
+            f"{ERROR_TEXT_MAX} shown]",
+            {"error_truncated": True, "error_len": len(detail), "error_shown": ERROR_TEXT_MAX})
+
+
+# --------------------------------------------------------------------------- tools
+
+def _need(args: dict, key: str, kind: type | tuple, what: str) -> Any:
+    if key not in args:
+        raise ToolError(f"{key} is required")
+    v = args[key]
+    if not isinstance(v, kind) or (kind is dict and isinstance(v, bool)):
+        raise ToolError(f"{key} must be {what}")
+    return v
+
+
+def _flag(args: dict, key: str, default: bool) -> bool:
+    v = args.get(key, default)
+    if not isinstance(v, bool):
+        raise ToolError(f"{key} must be a boolean")
+    return v
+
+
+def _tiers(args: dict) -> dict | None:
+    t = args.get("tiers")
+    if t is None:
+        return None
+    if not isinstance(t, dict) or not all(isinstance(v, list) for v in t.values()):
+        raise ToolError("tiers must be an object {tier: [field, ...]}")
+    return t
+
+
+def _snap(value: Any, key: str):
+    from sealscope.core.continuity import ContinuitySnapshot
+    try:
+        return ContinuitySnapshot.from_dict(value)
+    except ValueError as e:
+        raise ToolError(f"{key}: {e}") from None
+
+
+def _tool_continuity_snapshot(args: dict) -> dict:
+    from sealscope.core.continuity import snapshot
+    if "manifest" not in args:
+        raise ToolError("manifest is required")
+    kw: dict[str, Any] = {}
+    if args.get("label"):
+        kw["label"] = args["label"]
+    if args.get("ledger_path"):
+        kw["ledger_path"] = args["ledger_path"]
+    return snapshot(args["manifest"], **kw).to_dict()
+
+
+def _tool_verify_continuation(args: dict) -> dict:
+    from sealscope.core.continuity import verify_continuation
+    snap = _snap(_need(args, "snapshot", dict, "a snapshot object"), "snapshot")
+    restated = _need(args, "restated", dict, "an object {probe_id: answer}")
+    return verify_continuation(snap, restated=restated, strict=_flag(args, "strict", True),
+                               tiers=_tiers(args)).to_dict()
+
+
+def _tool_diff_seals(args: dict) -> dict:
+    from sealscope.core.continuity import diff_seals
+    prev = _snap(_need(args, "previous", dict, "a snapshot object"), "previous")
+    cur = _snap(_need(args, "current", dict, "a snapshot object"), "current")
+    return diff_seals(prev, cur, tiers=_tiers(args))
+
+
+def _tool_drop_receipt(args: dict) -> dict:
+    from sealscope.core.continuity import drop_receipt
+    before = _need(args, "before", list, "an array of content items")
+    after = _need(args, "after", list, "an array of content items")
+    path = _need(args, "ledger_path", str, "a path string")
+    if not path:
+        raise ToolError("ledger_path must be a non-empty path string")
+    kw = {k: args[k] for k in ("compactor", "method") if k in args}
+    return drop_receipt(before, after, ledger_path=path, **kw).to_dict()
+
+
+def _tool_verify_ledger(args: dict) -> dict:
+    from sealscope.core import ledger
+    path = _need(args, "path", str, "a path string")
+    if not path:
+        raise ToolError("path must be a non-empty path string")
+    res = ledger.verify(path, strict=_flag(args, "strict", False), workers=1)
+    return {**res.to_dict(), "verdict": res.verdict}
+
+
+_DISPATCH: dict[str, Callable[[dict], dict]] = {
+    "continuity_snapshot": _tool_continuity_snapshot,
+    "verify_continuation": _tool_verify_continuation,
+    "diff_seals": _tool_diff_seals,
+    "drop_receipt": _tool_drop_receipt,
+    "verify_ledger": _tool_verify_ledger,
+}
+
+
+def _dispatch(mid: Any, name: Any, args: dict) -> dict:
+    fn = _DISPATCH.get(name) if isinstance(name, str) else None
+    if fn is None:
+        return _tool_error(mid, f"unknown tool {name}")
+    try:
+        return _result(mid, _text(fn(args)))
+    except Exception as e:  # noqa: BLE001 - one bad call never stops the server
+        return _tool_error(mid, str(e))
+
+
+# --------------------------------------------------------------------------- call record
+
+def call_record_path() -> str:
+    """`$SEALSCOPE_CALL_RECORD`, else `$ARCAEON_CALL_RECORD`, else the default name."""
+    return (os.environ.get("SEALSCOPE_CALL_RECORD") or os.environ.get("ARCAEON_CALL_RECORD")
+            or DEFAULT_CALL_RECORD)
+
+
+def _record(tool: Any, args: dict, reply: dict) -> str:
+    """Append the call's row: op, tool, ts, args_digest (sha256 of the sorted compact
+    ASCII dump), args (null when that dump is over 4096 chars), args_bytes, ok,
+    and the error text (at most 2000 chars) on failure."""
+    from sealscope.core import ledger
+    ok = not reply["result"].get("isError")
+    raw = json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
+    row: dict[str, Any] = {
+        "op": "tool_call", "tool": tool, "ts": datetime.now(timezone.utc).isoformat(),
+        "args_digest": hashlib.sha256(raw.encode("utf-8")).hexdigest(),
+        "args": args if len(raw) <= ARGS_INLINE_MAX else None,
+        "args_bytes": len(raw), "ok": bool(ok)}
+    if not ok:
+        try:
+            err = json.loads(reply["result"]["content"][0]["text"]).get("error")
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError):
+            err = "error"
+        row["error"] = str(err)[:ERROR_RECORD_MAX]
+    return ledger.append(call_record_path(), row)
+
+
+# --------------------------------------------------------------------------- protocol
+
+def handle(msg: Any) -> dict | None:
+    """The reply to one parsed message, or None for a notification."""
+    if not isinstance(msg, dict):
+        return _error(None, -32600, "invalid request: not a JSON-RPC object")
+    mid, method = msg.get("id"), msg.get("method")
+    if mid is None:
+        return None
+    if method == "initialize":
+        from sealscope import __version__
+        return _result(mid, {"protocolVersion": PROTOCOL_VERSION,
+                             "capabilities": {"tools": {}},
+                             "serverInfo": {"name": SERVER_NAME, "version": __version__}})
+    if method == "tools/list":
+        return _result(mid, {"tools": TOOLS})
+    if method == "tools/call":
+        params = msg.get("params") or {}
+        if not isinstance(params, dict):
+            return _error(mid, -32602, "invalid params: must be an object")
+        name = params.get("name")
+        args = params.get("arguments") or {}
+        if not isinstance(args, dict):
+            return _error(mid, -32602, "invalid params: arguments must be an object")
+        reply = _dispatch(mid, name, args)
+        try:
+            _record(name, args, reply)
+        except Exception as e:  # noqa: BLE001 - an unrecorded call is not answered as done
+            return _tool_error(mid, f"tool ran but its call record could not be written: {e}")
+        return reply
+    return _error(mid, -32601, f"method not found: {method}")
+
+
+def handle_line(line: str) -> str | None:
+    """The reply line (without newline) for one input line, or None."""
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError) as e:
+        detail, data = _clip(str(e))
+        return json.dumps(_error(None, -32700, f"parse error: {detail}", data))
+    reply = handle(msg)
+    return None if reply is None else json.dumps(reply, default=str)
+
+
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(stdin: Any) -> Iterable[str]:
+    """Input lines: UTF-8 with bad bytes replaced, split on LF, CR and CRLF."""
+    source = getattr(stdin, "buffer", stdin)
+    for chunk in source:
+        if isinstance(chunk, (bytes, bytearray)):
+            chunk = bytes(chunk).decode("utf-8", "replace")
+        yield from _LINE_ENDS.split(chunk)
+
+
+def serve(stdin: Any, stdout: Any) -> int:
+    """Answer messages from `stdin` on `stdout`, one line each, until end of input."""
+    for line in _lines(stdin):
+        out = handle_line(line)
+        if out is None:
+            continue
+        text = out + "\n"
+        try:
+            stdout.write(text)
+        except TypeError:  # a binary stream
+            stdout.write(text.encode("ascii"))
+        stdout.flush()
+    return 0
