@@ -63,7 +63,7 @@ __all__ = [
     "FollowingState", "ArchiveInference", "CompactionCheck", "SealPlan", "load",
     "document_from_value", "transcripts_of", "compaction_events", "find_snapshot",
     "check_transcript", "check_document", "worst_severity", "seal_plan", "seal_transcript",
-    "compactor_of", "method_of", "bounded",
+    "compactor_of", "method_of", "bounded", "SealOutcome", "seal", "infer_archive",
 ]
 
 DEFAULT_MAX_BYTES = 512 << 20
@@ -1113,37 +1113,60 @@ def seal_plan(source: Any) -> tuple[SealPlan, ...]:
     return tuple(out)
 
 
-def seal_transcript(transcript: Any, ledger_path: str | os.PathLike, *,
-                    skipped: list | None = None) -> list[dict]:
-    """Seal every compaction that has a snapshot and a recorded following state as an
-    arcaeon v2 compaction receipt (pre = the snapshot's messages, post = the messages
-    that followed; see the module docstring) appended to `ledger_path`. Returns the
-    sealed rows in order. A compaction that cannot be sealed (no snapshot, no following
-    state, content that cannot be canonicalised) is left out and, when `skipped` is a
-    list, appended to it as `(SealPlan, reason)`. HarnSealError when the ledger cannot
-    be written (its `sealed` holds the rows appended before)."""
+@dataclass(frozen=True)
+class SealOutcome:
+    """What `seal` did: the sealed (plan, row) pairs in order, the skipped (plan, reason)
+    pairs, and the write error that stopped it (None when it ran to the end)."""
+    sealed: tuple[tuple[SealPlan, dict], ...]
+    skipped: tuple[tuple[SealPlan, str], ...]
+    error: str | None = None
+
+    @property
+    def rows(self) -> list[dict]:
+        return [row for _plan, row in self.sealed]
+
+
+def seal(source: Any, ledger_path: str | os.PathLike) -> SealOutcome:
+    """Seal every compaction of `source` (a HarnDocument, Transcript or parsed value)
+    that has a snapshot and a recorded following state, as an arcaeon v2 compaction
+    receipt appended to `ledger_path`: pre = the snapshot's messages, post = the
+    messages that followed (see the module docstring), compactor `compactor_of`,
+    method `method_of`. Compactions that cannot be sealed (no snapshot, no following
+    state, content or labels that cannot be canonicalised) are skipped with a reason.
+    A ledger write failure stops the run and is reported in `error`; never raises for
+    any transcript content."""
     from sealscope.core.receipt import CompactionReceipt  # lazy: sealing only
 
-    rows: list[dict] = []
-    for plan in seal_plan(transcript):
+    sealed: list[tuple[SealPlan, dict]] = []
+    skipped: list[tuple[SealPlan, str]] = []
+    for plan in seal_plan(source):
         if plan.skip is not None:
-            if skipped is not None:
-                skipped.append((plan, plan.skip))
+            skipped.append((plan, plan.skip))
             continue
         try:
             rec = CompactionReceipt.open(list(plan.pre))
             rec.record_kept(list(plan.post))
         except (ValueError, RecursionError) as e:
-            if skipped is not None:
-                skipped.append((plan, f"content cannot be digested: {_one_line(e, 120)}"))
+            skipped.append((plan, f"content cannot be digested: {_one_line(e, 120)}"))
             continue
         try:
-            rows.append(rec.seal(ledger_path, compactor=plan.compactor, method=plan.method))
+            sealed.append((plan, rec.seal(ledger_path, compactor=plan.compactor,
+                                          method=plan.method)))
         except (ValueError, RecursionError) as e:
             # UnicodeEncodeError (a lone surrogate in a label) lands here, before writing
-            if skipped is not None:
-                skipped.append((plan, f"cannot be sealed: {_one_line(e, 120)}"))
+            skipped.append((plan, f"cannot be sealed: {_one_line(e, 120)}"))
         except OSError as e:
-            raise HarnSealError(f"cannot write ledger {os.fspath(ledger_path)}: "
-                                f"{e.strerror or _one_line(e)}", rows) from None
-    return rows
+            return SealOutcome(tuple(sealed), tuple(skipped),
+                               f"cannot write ledger {os.fspath(ledger_path)}: "
+                               f"{e.strerror or _one_line(e)}")
+    return SealOutcome(tuple(sealed), tuple(skipped))
+
+
+def seal_transcript(transcript: Any, ledger_path: str | os.PathLike) -> list[dict]:
+    """`seal`, returning the sealed rows in order (each with its `chain`). Raises
+    HarnSealError when the ledger cannot be written (its `sealed` holds the rows
+    appended before). Compactions that cannot be sealed are left out; `seal` says why."""
+    out = seal(transcript, ledger_path)
+    if out.error is not None:
+        raise HarnSealError(out.error, out.rows)
+    return out.rows

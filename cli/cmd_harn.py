@@ -1,0 +1,208 @@
+"""`sealscope harn TRANSCRIPT [--json]` and `sealscope harn seal TRANSCRIPT --ledger OUT [--json]`.
+
+`harn TRANSCRIPT` reads a harn transcript or run record and reports every compaction
+event: its receipt fields, the path it was read by (receipt/legacy) and the findings of
+the cross-checks. Exit 1 when any finding is high, 0 otherwise, 3 when the file cannot
+be read as a transcript or run record (with --json still one document:
+`{"error": ..., "kind": ..., "path": ...}`).
+
+`harn seal TRANSCRIPT --ledger OUT` appends an arcaeon v2 compaction receipt for every
+compaction whose snapshot and following messages the file holds. Exit 0 when every
+compaction event was sealed, 3 when any could not be (or the file or the ledger could
+not be read/written). A file literally named `seal` is reached as `./seal`.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sealscope.output import emit_json, error_line, paint
+
+_SEV_STYLE = {"high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "harn", help="show, cross-check and seal the compaction receipts of a harn transcript",
+        description="sealscope harn TRANSCRIPT [--json] | sealscope harn seal TRANSCRIPT "
+                    "--ledger OUT.jsonl [--json]")
+    p.add_argument("words", nargs="+", metavar="TRANSCRIPT",
+                   help="a harn transcript or run record (.harn-runs/<run_id>.json); "
+                        "`seal TRANSCRIPT` to seal its compactions")
+    p.add_argument("--ledger", metavar="OUT.jsonl", help="the ledger `seal` appends to")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run, _harn_parser=p)
+
+
+def run(args: argparse.Namespace) -> int:
+    parser = args._harn_parser
+    words = list(args.words)
+    if words[0] == "seal" and len(words) == 2:
+        if not args.ledger:
+            parser.error("harn seal needs --ledger OUT.jsonl")
+        return _seal(words[1], args.ledger, args.json)
+    if len(words) != 1:
+        parser.error("expected one TRANSCRIPT, or `seal TRANSCRIPT --ledger OUT.jsonl`")
+    if args.ledger:
+        parser.error("--ledger goes with `harn seal TRANSCRIPT`")
+    return _show(words[0], args.json)
+
+
+def _load(path: str, as_json: bool):
+    from sealscope.core import harn
+    from sealscope.core.sanitize import clean
+
+    try:
+        return harn.load(path)
+    except harn.HarnError as e:
+        if as_json:
+            emit_json({"error": e.message, "kind": e.kind, "path": path})
+        else:
+            error_line(clean(e.message))
+        return None
+
+
+# --------------------------------------------------------------------------- show
+
+def _show(path: str, as_json: bool) -> int:
+    from sealscope.core import harn
+
+    doc = _load(path, as_json)
+    if doc is None:
+        return 3
+    checks = harn.check_document(doc)
+    code = 1 if any(f.severity == "high" for c in checks for f in c.findings) else 0
+    if as_json:
+        emit_json([c.to_dict() for c in checks])
+        return code
+    print(_report(path, doc, checks))
+    return code
+
+
+def _count(findings) -> dict[str, int]:
+    out = {s: 0 for s in ("high", "medium", "low", "info")}
+    for f in findings:
+        out[f.severity] = out.get(f.severity, 0) + 1
+    return out
+
+
+def _tokens(before: int, after: int) -> str:
+    if before:
+        pct = round((after - before) * 100 / before)
+        return f"{before}→{after} ({pct:+d}%)"
+    return f"{before}→{after}"
+
+
+def _report(path: str, doc, checks) -> str:
+    from sealscope.core.sanitize import clean
+
+    all_findings = [f for c in checks for f in c.findings]
+    n = _count(all_findings)
+    if n["high"]:
+        verdict = paint("FINDINGS", "red")
+    elif n["medium"]:
+        verdict = paint("REVIEW", "yellow")
+    else:
+        verdict = paint("OK", "green")
+    what = "run record" if doc.kind == "run" else "transcript"
+    lines = [f"{verdict}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
+             f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
+             f"{n['low']} low, {n['info']} info"]
+    last_loc = None
+    for i, c in enumerate(checks, 1):
+        ev = c.event
+        if doc.kind == "run" and ev.location != last_loc:
+            stage = f" (stage {clean(c.transcript.stage_id)})" if c.transcript.stage_id else ""
+            lines.append(f"{paint(clean(ev.location), 'bold')}{stage}")
+            last_loc = ev.location
+        schema = f"receipt v{ev.schema_version}" if ev.path == "receipt" else "legacy v0"
+        strat = clean(ev.engine_strategy or ev.strategy or "?")
+        if ev.engine_strategy and ev.strategy and ev.strategy != ev.engine_strategy:
+            strat += f" (policy {clean(ev.strategy)})"
+        lines.append(f"  #{i} {clean(ev.id or '(no id)')}  {schema}  "
+                     f"{clean(ev.mode or '?')}/{clean(ev.reason or '?')}  {strat}")
+        detail = [f"archived {ev.archived_messages}",
+                  f"tokens {_tokens(ev.estimated_tokens_before, ev.estimated_tokens_after)}"]
+        if c.inference is not None:
+            detail.append(f"content shows {c.inference.archived} gone, "
+                          f"{c.inference.prefix + c.inference.kept} kept")
+        lines.append("     " + ", ".join(detail))
+        sm = ev.source_measurement
+        if sm is not None:
+            def v(x):
+                return "not measured" if x is None else str(x)
+            lines.append(f"     measured: {v(sm.source_message_count)} messages, "
+                         f"{v(sm.source_bytes)} source bytes, {v(sm.summary_bytes)} summary "
+                         f"bytes, {v(sm.carried_source_bytes)} carried")
+        if ev.recap is not None:
+            r = ev.recap
+            lines.append(f"     recap: {r.recap_bytes}/{r.budget_bytes} bytes, "
+                         f"{r.kept_results_count} results kept, {r.dropped_count} dropped"
+                         + (", carried prior recap" if r.carried_prior_recap else ""))
+        if c.snapshot is not None:
+            snap = (f"{clean(c.snapshot.asset_id)} at {clean(c.snapshot.location)}, "
+                    + ("no messages" if c.snapshot.messages is None
+                       else f"{len(c.snapshot.messages)} messages"))
+        else:
+            snap = "none" if not ev.snapshot_asset_id else f"{clean(ev.snapshot_asset_id)} (not found)"
+        follow = ""
+        if c.following is not None:
+            src = ("current messages" if c.following.source == "current"
+                   else f"next snapshot {clean(c.following.asset_id or '')}")
+            follow = f"; followed by {len(c.following.messages)} messages ({src})"
+        lines.append(f"     snapshot: {snap}{follow}")
+        for f in c.findings:
+            tag = paint(f.severity.upper(), _SEV_STYLE.get(f.severity, "dim"))
+            lines.append(f"     {tag} {f.code}: {clean(f.message)}")
+    if not checks:
+        lines.append("  no compaction events")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- seal
+
+def _seal(path: str, ledger: str, as_json: bool) -> int:
+    from sealscope.core import harn
+    from sealscope.core.sanitize import clean
+
+    doc = _load(path, as_json)
+    if doc is None:
+        return 3
+    out = harn.seal(doc, ledger)
+    error = out.error
+    code = 0 if error is None and not out.skipped else 3
+    if as_json:
+        doc_out: dict[str, Any] = {
+            "ledger": ledger,
+            "sealed": [_sealed_dict(p, r) for p, r in out.sealed],
+            "skipped": [{"location": p.event.location, "event_id": p.event.event_id,
+                         "id": p.event.id, "reason": reason} for p, reason in out.skipped],
+        }
+        if error is not None:
+            doc_out["error"] = error
+        emit_json(doc_out)
+        return code
+    if error is not None:
+        error_line(clean(error))
+    rows = out.rows
+    head = paint("SEALED", "green") if code == 0 else paint("PARTLY SEALED" if rows else
+                                                            "NOT SEALED", "yellow")
+    print(f"{head}  {clean(path)} → {clean(ledger)}  {len(rows)} receipt(s) sealed, "
+          f"{len(out.skipped)} skipped")
+    for p, r in out.sealed:
+        print(f"  {clean(p.event.id or '(no id)')}  pre {r['pre']['count']} → post "
+              f"{r['post']['count']}  dropped {r['dropped']['count']}  introduced "
+              f"{r['introduced']['count']}  chain {r['chain']}")
+    for p, reason in out.skipped:
+        print(f"  {clean(p.event.id or '(no id)')}  skipped: {clean(reason)}")
+    return code
+
+
+def _sealed_dict(plan, row: dict) -> dict:
+    return {"location": plan.event.location, "event_id": plan.event.event_id,
+            "id": plan.event.id, "compactor": row["compactor"], "method": row["method"],
+            "pre": row["pre"], "post": row["post"],
+            "dropped": {"count": row["dropped"]["count"], "bytes": row["dropped"]["bytes"]},
+            "introduced": row["introduced"], "receipt_digest": row["receipt_digest"],
+            "chain": row["chain"]}
+
