@@ -13,6 +13,7 @@ is not this module's question: every receipt row's manifest is indexed.
 """
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
@@ -46,7 +47,9 @@ def iter_receipt_rows(path: str | os.PathLike, on_progress: ProgressFn | None = 
             total = len(buf)
             gt = total if grand_total is None else grand_total
             n = 0
+            released = 0
             for _s, e, pieces in _lines.iter_windows(buf):
+                released = _release(buf, released, e)
                 for raw in pieces:
                     n += 1
                     if not _maybe_receipt(raw):
@@ -65,6 +68,25 @@ def iter_receipt_rows(path: str | os.PathLike, on_progress: ProgressFn | None = 
         finally:
             if not isinstance(buf, bytes):
                 buf.close()
+
+
+_PAGE = mmap.PAGESIZE if mmap is not None else 4096
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
+
+
+def _release(buf: Any, start: int, end: int) -> int:
+    """Let the kernel drop the mapped pages already scanned from this process's
+    resident set (they stay in the page cache), so RSS does not grow with the file.
+    Returns the new page-aligned release point."""
+    if _DONTNEED is None or isinstance(buf, bytes):
+        return start
+    stop = end - end % _PAGE
+    if stop > start:
+        try:
+            buf.madvise(_DONTNEED, start, stop - start)
+        except (OSError, ValueError):
+            return start
+    return max(start, stop)
 
 
 class Location(NamedTuple):
