@@ -66,11 +66,12 @@ def iter_receipt_rows(path: str | os.PathLike, on_progress: ProgressFn | None = 
                 if on_progress is not None:
                     on_progress(done_before + e, gt)
         finally:
-            if not isinstance(buf, bytes):
-                buf.close()
+            close = getattr(buf, "close", None)
+            if close is not None:
+                close()
 
 
-_PAGE = mmap.PAGESIZE if mmap is not None else 4096
+_PAGE = mmap.PAGESIZE
 _DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 
@@ -78,12 +79,13 @@ def _release(buf: Any, start: int, end: int) -> int:
     """Let the kernel drop the mapped pages already scanned from this process's
     resident set (they stay in the page cache), so RSS does not grow with the file.
     Returns the new page-aligned release point."""
-    if _DONTNEED is None or isinstance(buf, bytes):
+    advise = getattr(buf, "madvise", None)
+    if _DONTNEED is None or advise is None:
         return start
     stop = end - end % _PAGE
     if stop > start:
         try:
-            buf.madvise(_DONTNEED, start, stop - start)
+            advise(_DONTNEED, start, stop - start)
         except (OSError, ValueError):
             return start
     return max(start, stop)
