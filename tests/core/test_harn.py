@@ -658,7 +658,9 @@ def test_load_directory(tmp_path):
 
 
 @pytest.mark.parametrize("data", [b"", b"{", b"not json", b"\xff\xfe\x00garbage",
-                                  b"[" * 100000, b'{"a": 1}\n{"b": 2}', b"\x80abc"])
+                                  b"[" * 100000, b'{"a": 1}\n{"b": 2}', b"\x80abc"],
+                         ids=["empty", "open", "words", "utf16-junk", "deep", "jsonl",
+                              "bad-utf8"])
 def test_load_not_json(tmp_path, data):
     p = tmp_path / "bad.json"
     p.write_bytes(data)
