@@ -1,0 +1,336 @@
+"""HarnTab: a harn transcript or run record, its compaction events and their receipts.
+
+Read-only. Left: the compaction events in order (one line each, with the worst finding).
+Right: the selected event's receipt panel (identity, a before/after token bar, the
+archived claim beside what the content shows, recap, source measurement, snapshot and
+following state, findings) and the archived messages taken from its snapshot, shown
+literally. Every string taken from the file goes through `sealscope.core.sanitize.clean`
+and reaches the screen as a `rich.text.Text`, never as markup.
+
+Mount it with a path (or a loaded `HarnDocument`): `HarnTab("run.json", id="harn")`.
+A file that cannot be read shows its one-line error in place of the panels.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from sealscope.core import harn
+from sealscope.core.sanitize import clean
+
+__all__ = ["HarnTab"]
+
+SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
+BAR_WIDTH = 32
+MESSAGE_LIMIT = 4000  # characters of one archived message shown before eliding the rest
+
+
+def _s(value: Any) -> str:
+    """Evidence text, made displayable."""
+    return clean(value if isinstance(value, str) else str(value))
+
+
+def _lines(text: str) -> list[str]:
+    """Real lines of evidence text, each cleaned (controls inside a line stay escaped)."""
+    return [clean(line) for line in text.split("\n")]
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    try:
+        return json.dumps(harn.bounded(content, 16), ensure_ascii=False, indent=2,
+                          allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return repr(content)
+
+
+def _measure(v: int | None) -> Text:
+    return Text("not measured", style="dim italic") if v is None else Text(str(v))
+
+
+class HarnTab(Widget):
+    """Compaction events of one harn transcript or run record; read-only."""
+
+    DEFAULT_CSS = """
+    HarnTab { height: 1fr; layout: vertical; }
+    HarnTab #harn-banner { height: auto; padding: 0 1; background: $boost; }
+    HarnTab #harn-body { height: 1fr; }
+    HarnTab #harn-events { width: 46; height: 1fr; border: round $primary 50%; }
+    HarnTab #harn-detail { width: 1fr; height: 1fr; border: round $primary 50%; }
+    HarnTab #harn-receipt { height: auto; padding: 0 1; }
+    HarnTab #harn-archived { height: auto; padding: 0 1; margin-top: 1; }
+    HarnTab .harn-error { padding: 1 2; color: $error; }
+    """
+
+    def __init__(self, source: str | os.PathLike | harn.HarnDocument, *,
+                 name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._source = source
+        self.document: harn.HarnDocument | None = None
+        self.checks: tuple[harn.CompactionCheck, ...] = ()
+        self.error: str | None = None
+        self.selected: int | None = None
+        self.banner_view: Text = Text("")
+        self.receipt_view: RenderableType = Text("no compaction events", style="dim")
+        self.archived_view: RenderableType = Text("")
+        self._load()
+
+    def _load(self) -> None:
+        if isinstance(self._source, harn.HarnDocument):
+            self.document = self._source
+        else:
+            try:
+                self.document = harn.load(self._source)
+            except harn.HarnError as e:
+                self.error = e.message
+                return
+        self.checks = harn.check_document(self.document)
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        self.banner_view = self._banner()
+        yield Static(self.banner_view, id="harn-banner")
+        if self.error is not None:
+            return
+        with Horizontal(id="harn-body"):
+            yield OptionList(*[Option(self._event_line(i, c), id=f"event-{i}")
+                               for i, c in enumerate(self.checks)],
+                             id="harn-events", markup=False)
+            with VerticalScroll(id="harn-detail"):
+                yield Static(Text("no compaction events", style="dim"), id="harn-receipt")
+                yield Static(Text(""), id="harn-archived")
+
+    def on_mount(self) -> None:
+        if self.checks:
+            self.query_one("#harn-events", OptionList).highlighted = 0
+            self.show(0)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option_index is not None:
+            self.show(event.option_index)
+
+    def show(self, index: int) -> None:
+        """Show the receipt panel and archived messages of compaction `index`."""
+        check = self.checks[index]
+        self.selected = index
+        self.receipt_view = self._receipt_panel(index, check)
+        self.archived_view = self._archived_panel(check)
+        self.query_one("#harn-receipt", Static).update(self.receipt_view)
+        self.query_one("#harn-archived", Static).update(self.archived_view)
+
+    # ------------------------------------------------------------------ renderers
+
+    def _banner(self) -> Text:
+        if self.error is not None:
+            return Text.assemble(("COULD NOT READ  ", "bold red"), _s(self.error))
+        doc = self.document
+        assert doc is not None
+        counts = {s: 0 for s in harn.SEVERITIES}
+        for c in self.checks:
+            for f in c.findings:
+                counts[f.severity] += 1
+        worst = harn.worst_severity(f for c in self.checks for f in c.findings)
+        verdict, style = (("FINDINGS", "bold red") if worst == "high" else
+                          ("REVIEW", "bold yellow") if worst == "medium" else
+                          ("OK", "bold green"))
+        what = "run record" if doc.kind == "run" else "transcript"
+        t = Text.assemble((verdict, style), "  ", (_s(doc.path or ""), "bold"),
+                          f"  {what}")
+        if doc.run_id:
+            t.append(f" {_s(doc.run_id)}")
+        t.append(f" · {len(doc.transcripts)} transcript(s) · {len(self.checks)} compaction(s)"
+                 " · findings: ")
+        t.append_text(Text.assemble((f"{counts['high']} high", SEVERITY_STYLE["high"]), ", ",
+                                    (f"{counts['medium']} medium",
+                                     SEVERITY_STYLE["medium"]), ", ",
+                                    (f"{counts['low']} low", SEVERITY_STYLE["low"]), ", ",
+                                    (f"{counts['info']} info", SEVERITY_STYLE["info"])))
+        return t
+
+    def _event_line(self, i: int, check: harn.CompactionCheck) -> Text:
+        ev = check.event
+        worst = check.worst
+        mark = {"high": "✖", "medium": "!", "low": "·", "info": "·"}.get(worst or "", "✓")
+        t = Text.assemble((f"{mark} ", SEVERITY_STYLE.get(worst or "", "green")),
+                          (f"#{i + 1} ", "bold"))
+        ident = ev.id or "(no id)"
+        t.append(_s(ident if len(ident) <= 30 else "…" + ident[-29:]))
+        t.append("\n   ")
+        t.append(f"{'receipt v' + str(ev.schema_version) if ev.path == 'receipt' else 'legacy v0'}"
+                 f" · {_s(ev.mode or '?')} · {_s(ev.engine_strategy or ev.strategy or '?')}",
+                 style="dim")
+        if self.document is not None and self.document.kind == "run":
+            t.append("\n   ")
+            t.append(_s(check.transcript.stage_id or ev.location), style="dim italic")
+        return t
+
+    def _token_bar(self, before: int, after: int) -> Text:
+        top = max(before, after, 1)
+        t = Text()
+        for label, value, style in (("before", before, "blue"), ("after ", after, "green")):
+            fill = round(value * BAR_WIDTH / top)
+            t.append(f"{label} {value:>8} ")
+            t.append("█" * fill, style=style)
+            t.append("░" * (BAR_WIDTH - fill), style="dim")
+            t.append("\n")
+        if before:
+            pct = round((after - before) * 100 / before)
+            t.append(f"change {pct:+d}%", style="red" if after >= before else "green")
+        else:
+            t.append("change n/a", style="dim")
+        return t
+
+    def _receipt_panel(self, i: int, check: harn.CompactionCheck) -> Group:
+        ev = check.event
+        t = Text()
+        t.append(f"#{i + 1} ", style="bold")
+        t.append(_s(ev.id or "(no id)"), style="bold")
+        t.append("\n")
+        path = (f"receipt · schema_version {ev.schema_version}" if ev.path == "receipt"
+                else "legacy flat metadata · schema_version 0")
+        t.append(path, style="cyan")
+        if ev.receipt_error:
+            t.append("  (embedded receipt unreadable: ", style="yellow")
+            t.append(_s(ev.receipt_error), style="yellow")
+            t.append(")", style="yellow")
+        t.append("\n")
+        rows: list[tuple[str, Text]] = [
+            ("where", Text(f"{_s(ev.location)} · event {ev.event_index}"
+                           + (f" · stage {_s(check.transcript.stage_id)}"
+                              if check.transcript.stage_id else ""))),
+            ("mode", Text(f"{_s(ev.mode or '—')} · reason {_s(ev.reason or '—')}")),
+            ("strategy", Text(f"{_s(ev.strategy or '—')} · engine "
+                              f"{_s(ev.engine_strategy or '—')}"
+                              + (f" · requested {_s(ev.requested_strategy)}"
+                                 if ev.requested_strategy is not None else ""))),
+        ]
+        if ev.resolved_threshold_tokens is not None or ev.hard_limit_tokens is not None:
+            rows.append(("threshold", Text(
+                f"{ev.resolved_threshold_tokens if ev.resolved_threshold_tokens is not None else '—'}"
+                f" ({_s(ev.threshold_source or 'source not recorded')}) · hard limit "
+                f"{ev.hard_limit_tokens if ev.hard_limit_tokens is not None else '—'}")))
+        if ev.session_id is not None or ev.receipt_id is not None:
+            rows.append(("identity", Text(f"receipt {_s(ev.receipt_id or '—')} · session "
+                                          f"{_s(ev.session_id or '—')}")))
+        arch = Text(f"{ev.archived_messages} claimed")
+        if check.inference is not None:
+            inf = check.inference
+            style = ("bold red" if inf.archived > ev.archived_messages else
+                     "yellow" if inf.archived < ev.archived_messages else "green")
+            arch.append(" · content shows ")
+            arch.append(f"{inf.archived} gone", style=style)
+            arch.append(f", {inf.prefix} kept before the summary, {inf.kept} after it")
+            if inf.appended:
+                arch.append(f", {inf.appended} appended later")
+        else:
+            arch.append(" · not checked against content", style="dim")
+        rows.append(("archived", arch))
+        if ev.recap is not None:
+            r = ev.recap
+            rows.append(("recap", Text(f"{r.recap_bytes} / {r.budget_bytes} bytes · "
+                                       f"{r.kept_results_count} results kept · "
+                                       f"{r.dropped_count} dropped · prior recap "
+                                       f"{'carried' if r.carried_prior_recap else 'not carried'}")))
+        else:
+            rows.append(("recap", Text("none recorded", style="dim")))
+        sm = ev.source_measurement
+        if sm is None:
+            rows.append(("measured", Text("no source measurement (not measured)", style="dim")))
+        else:
+            m = Text()
+            for label, v in (("source messages", sm.source_message_count),
+                             ("source bytes", sm.source_bytes),
+                             ("summary bytes", sm.summary_bytes),
+                             ("carried", sm.carried_source_bytes)):
+                if m:
+                    m.append(" · ")
+                m.append(f"{label} ")
+                m.append_text(_measure(v))
+            rows.append(("measured", m))
+        if check.snapshot is not None:
+            snap = check.snapshot
+            count = "no messages" if snap.messages is None else f"{len(snap.messages)} messages"
+            rows.append(("snapshot", Text(f"{_s(snap.asset_id)} at {_s(snap.location)} · "
+                                          f"{count}")))
+        else:
+            rows.append(("snapshot", Text(
+                "none named" if not ev.snapshot_asset_id
+                else f"{_s(ev.snapshot_asset_id)} (not found)", style="yellow")))
+        if check.following is not None:
+            fs = check.following
+            src = ("the transcript's current messages" if fs.source == "current"
+                   else f"the next snapshot {_s(fs.asset_id or '')}")
+            rows.append(("followed", Text(f"{len(fs.messages)} messages ({src})")))
+        else:
+            rows.append(("followed", Text("not recorded", style="dim")))
+        rows.append(("tokens", self._token_bar(ev.estimated_tokens_before,
+                                               ev.estimated_tokens_after)))
+        grid = Table.grid(padding=(0, 2), expand=True)
+        grid.add_column(justify="right", style="bold", no_wrap=True)
+        grid.add_column(ratio=1)
+        for label, value in rows:
+            grid.add_row(label, value)
+        findings = Table.grid(padding=(0, 1), expand=True)
+        findings.add_column(no_wrap=True)
+        findings.add_column(ratio=1)
+        for f in check.findings:
+            findings.add_row(Text(f.severity.upper(), style=SEVERITY_STYLE.get(f.severity, "")),
+                             Text.assemble((_s(f.code), "bold"), "  ", _s(f.message)))
+        if not check.findings:
+            findings.add_row(Text("none", style="green"), Text("every check held",
+                                                               style="green"))
+        t.rstrip()
+        return Group(t, grid, Text(""), Text("findings", style="bold"), findings)
+
+    def _archived_panel(self, check: harn.CompactionCheck) -> Group:
+        head = Text("archived messages", style="bold")
+        archived = check.archived
+        if check.inference is None or check.snapshot is None:
+            return Group(head, Text("  not available: the snapshot or the messages that "
+                                    "followed are not in the file", style="dim"))
+        start = check.inference.prefix
+        end = start + len(archived) - 1 if archived else start
+        head.append(f" ({len(archived)}, positions {start}–{end} of snapshot ")
+        head.append(_s(check.snapshot.asset_id))
+        head.append(")")
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(no_wrap=True, style="dim")
+        grid.add_column(ratio=1)
+        for offset, message in enumerate(archived):
+            pos = start + offset
+            if isinstance(message, dict):
+                role = message.get("role")
+                title = Text(_s(role) if isinstance(role, str) else "(no role)",
+                             style="bold cyan")
+                extras = [f"{_s(k)}={_s(v)}" for k, v in message.items()
+                          if k in ("name", "tool_call_id") and isinstance(v, str)]
+                if "tool_calls" in message:
+                    extras.append("tool_calls")
+                if extras:
+                    title.append("  " + " · ".join(extras), style="dim")
+                content = message.get("content")
+            else:
+                title = Text("(not a message object)", style="bold cyan")
+                content = message
+            grid.add_row(Text(f"[{pos}]", style="bold cyan"), title)
+            text = _content_text(content)
+            elided = len(text) - MESSAGE_LIMIT if len(text) > MESSAGE_LIMIT else 0
+            body = Text("\n".join(_lines(text[:MESSAGE_LIMIT])))
+            if elided:
+                body.append(f"\n… {elided} more characters not shown", style="dim italic")
+            grid.add_row(Text("  │"), body)
+        return Group(head, grid)
