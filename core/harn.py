@@ -43,6 +43,14 @@ survivors, the summary, and anything appended before the next state; in a sealed
 receipt the appended messages count as `introduced`. When the next compaction has no
 snapshot, the state after this one is unknown and it is neither checked nor sealed.
 
+How many messages are gone is read from the content alone, never from the claim:
+`infer_archive` aligns the snapshot's messages with the following ones under harn's rule
+(the longest common prefix is the kept prefix; the summary follows; then the earliest
+suffix of the snapshot that reappears right after the summary is the kept suffix). A
+kept `tool` message may differ in `content` only (harn clamps oversized tool output);
+any other kept message whose bytes changed is not kept, and nothing after the summary
+aligns past it.
+
 Pure: no printing, no exiting, no Textual/Rich.
 """
 from __future__ import annotations
