@@ -88,24 +88,24 @@ class VerifyResult:
 
 # --------------------------------------------------------------------------- parsing
 
-def _canon(b: bytes) -> bytes:
-    return b.replace(b", ", b",").replace(b": ", b":")
+_SPACE = b" "
 
 
 def _fast_parse(raw: bytes) -> dict | None:
     """Parse a well-formed row with orjson, or None to take the exact slow path.
 
-    Accepted only when the line, with every `", "`/`": "` collapsed, equals orjson's
-    own compact dump of the parsed value collapsed the same way. That equality means
-    the text has exactly the parsed value's members (so no duplicate key), and its
-    numbers in the form Python would write them (so no big-int or float drift)."""
+    Accepted only when the line with all spaces removed equals orjson's compact dump
+    of the parsed value with all spaces removed. Removing spaces keeps every string
+    boundary and member, so equality means the text has exactly the parsed value's
+    members (no duplicate key) and its numbers spelled as a round trip spells them
+    (no big integer read as a float, no `-0`)."""
     if raw[:1] != b"{" or raw[-1:] != b"}":
         return None
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    if _canon(orjson.dumps(obj)) != _canon(raw):
+    if orjson.dumps(obj).translate(None, _SPACE) != raw.translate(None, _SPACE):
         return None
     return obj
 
@@ -136,6 +136,7 @@ class _Walk:
         self.findings.append((n, "break", text))
 
     def feed(self, n: int, raw: bytes) -> None:
+        """One line, by the general path."""
         raw = raw.strip()
         if not raw:
             return
@@ -165,12 +166,17 @@ class _Walk:
                     return
                 self._break(n, f"line {n}: not a JSON object")
                 return
-        claimed = obj.pop("chain", None)
+        self.row(n, raw, text, obj, obj.pop("chain", None))
+
+    def row(self, n: int, raw: bytes, text: str | None, obj: dict, claimed: Any) -> None:
+        """A line that parsed to an object, its `chain` taken out as `claimed`."""
         if self.pending is not None:
             # detached: hold lines until a row whose chain fixes the state
             self.pending.append((n, raw))
             if claimed is not None:
-                self.pending_done(claimed)
+                self.prev = claimed if isinstance(claimed, str) else ""
+                self.began = True
+                self.held, self.pending = self.pending, None
             return
         self.rows += 1
         if claimed is None:
@@ -202,12 +208,6 @@ class _Walk:
                 self._break(n, f"line {n}: chain mismatch")
         self.prev = claimed
 
-    def pending_done(self, claimed: Any) -> None:
-        """Detached walk: the held lines end here; continue attached after them."""
-        self.prev = claimed if isinstance(claimed, str) else ""
-        self.began = True
-        self.held, self.pending = self.pending or [], None
-
     def _unchained(self, n: int, raw: bytes, text: str | None) -> None:
         if self.began:
             d = None if self.strict else self._excused(n, raw, text)
@@ -235,6 +235,40 @@ class _Walk:
             text = _lines.decode_line(raw)
         got = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return d if d.get("orphan_sha256") == got else None
+
+    def walk(self, lines: list[bytes], n: int) -> int:
+        """Feed a window's lines numbered from n+1; returns the last line number.
+
+        The common case (a well-formed row whose chain verifies after the chain began)
+        runs inline; everything else goes through `feed`/`row`."""
+        sha256 = hashlib.sha256
+        body_of = dumps_body
+        loads_o, dumps_o = orjson.loads, orjson.dumps
+        decode_error = orjson.JSONDecodeError
+        sp = _SPACE
+        for raw in lines:
+            n += 1
+            if self.pending is None and self.began and raw[:1] == b"{" and raw[-1:] == b"}":
+                try:
+                    obj = loads_o(raw)
+                except decode_error:
+                    obj = None
+                if obj is not None and dumps_o(obj).translate(None, sp) == raw.translate(None, sp):
+                    claimed = obj.pop("chain", None)
+                    if claimed.__class__ is str:
+                        try:
+                            want = sha256((self.prev + body_of(obj)).encode()).hexdigest()[:32]
+                        except (ValueError, TypeError, RecursionError):
+                            want = None
+                        if want == claimed:
+                            self.rows += 1
+                            self.chained += 1
+                            self.prev = claimed
+                            continue
+                    self.row(n, raw, None, obj, claimed)
+                    continue
+            self.feed(n, raw)
+        return n
 
 
 def _qualifying_declaration(text: str) -> tuple[int, dict] | None:
@@ -283,28 +317,27 @@ def _unreadable(e: OSError) -> VerifyResult:
 
 
 def _open_checked(path: str | os.PathLike) -> tuple[Any, Any]:
-    """Open for reading the way the reference's read_text would fail or succeed."""
+    """Open for reading, failing as the reference's read_text would. A regular file is
+    read by offset; anything else (a pipe, a special file) is read whole."""
     fh = open(path, "rb")
     try:
-        buf = _lines.open_map(fh)
-    except (OSError, ValueError):
-        # not mappable (a pipe, a special file): read it whole
+        import stat
+        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return fh, _lines.FileSource(fh)
         data = fh.read()
+    except BaseException:
         fh.close()
-        return None, data
-    return fh, buf
+        raise
+    fh.close()
+    return None, data
 
 
 def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
                 declared: dict[int, dict], detached: bool) -> dict:
     """Worker body: walk [start, end) of the file; line numbers from `first_line`."""
     with open(path, "rb") as fh:
-        buf = _lines.open_map(fh)
-        try:
-            return _walk_buf(buf, start, end, first_line, strict, declared, detached)
-        finally:
-            if hasattr(buf, "close"):
-                buf.close()
+        return _walk_buf(_lines.FileSource(fh), start, end, first_line, strict, declared,
+                         detached)
 
 
 def _walk_buf(buf, start: int, end: int, first_line: int, strict: bool,
@@ -314,10 +347,7 @@ def _walk_buf(buf, start: int, end: int, first_line: int, strict: bool,
     n = first_line - 1
     total = len(buf)
     for _s, e, lines in _lines.iter_windows(buf, start, end):
-        feed = w.feed
-        for raw in lines:
-            n += 1
-            feed(n, raw)
+        n = w.walk(lines, n)
         if on_progress is not None:
             on_progress(e, total)
     held = w.pending if w.pending is not None else w.held
@@ -385,12 +415,15 @@ def verify(path: str | os.PathLike, *, strict: bool = False,
             _absorb(w, out)
             w.prev, w.began = out["prev"], out["began"]
             return _finish(w, strict, declared, out["last_line"])
-        return _verify_parallel(str(path), buf, total, strict, declared, workers,
-                                chunk_bytes or CHUNK_BYTES, on_progress)
+        try:
+            return _verify_parallel(str(path), buf, total, strict, declared, workers,
+                                    chunk_bytes or CHUNK_BYTES, on_progress)
+        except (OSError, RuntimeError, ImportError):
+            # no worker processes here (e.g. a __main__ without an import guard):
+            # one process gives the same verdict
+            return verify(path, strict=strict, on_progress=on_progress, workers=1)
     finally:
         if fh is not None:
-            if hasattr(buf, "close"):
-                buf.close()
             fh.close()
 
 
@@ -457,7 +490,7 @@ def _reline(text: str, old: int, new: int) -> str:
 def iter_rows(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
     """(line number, plain-parsed value) for every non-blank line that parses."""
     with open(path, "rb") as fh:
-        buf = _lines.open_map(fh)
+        buf = _lines.FileSource(fh)
         n = 0
         for _s, _e, lines in _lines.iter_windows(buf):
             for raw in lines:

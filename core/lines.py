@@ -15,7 +15,7 @@ from array import array
 from typing import BinaryIO, Iterator
 
 __all__ = ["WINDOW", "open_map", "window_bounds", "iter_windows", "split_window",
-           "decode_line", "line_offsets", "count_lines"]
+           "decode_line", "line_offsets", "count_lines", "FileSource"]
 
 WINDOW = 8 << 20
 
@@ -26,6 +26,45 @@ def open_map(fh: BinaryIO) -> mmap.mmap | bytes:
     if size == 0:
         return b""
     return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+class FileSource:
+    """Random-access reads of an open file by offset (os.pread), sliceable like bytes.
+
+    Unlike a map, pages read this way are not charged to the process's resident
+    memory, so walking a huge file keeps RSS flat."""
+
+    def __init__(self, fh: BinaryIO):
+        self.fd = fh.fileno()
+        self.size = os.fstat(self.fd).st_size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, sl: slice) -> bytes:
+        start, stop, _ = sl.indices(self.size)
+        if stop <= start:
+            return b""
+        out = os.pread(self.fd, stop - start, start)
+        while len(out) < stop - start:  # short reads on some filesystems
+            more = os.pread(self.fd, stop - start - len(out), start + len(out))
+            if not more:
+                break
+            out += more
+        return out
+
+    def find(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
+        end = self.size if end is None else end
+        step = 1 << 16
+        pos = start
+        while pos < end:
+            block = self[pos:min(end, pos + step + len(needle) - 1)]
+            i = block.find(needle)
+            if i >= 0:
+                return pos + i
+            pos += step
+            step = min(step * 2, WINDOW)
+        return -1
 
 
 def window_bounds(buf, start: int, end: int, size: int = WINDOW) -> Iterator[tuple[int, int]]:

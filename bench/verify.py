@@ -1,0 +1,82 @@
+"""Verify a 1,000,000-row ledger with sealscope and with arcaeon's verify_file.
+
+Each run happens in a fresh child process so peak RSS is its own; for sealscope the
+figure is the parent's peak plus the largest worker's peak (they run at once).
+Prints wall time, ratio and peak RSS; `--runs 3` reports the median of three.
+
+    python bench/verify.py [--rows 1000000] [--runs 1] [--path bench/out/verify-1m.jsonl]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHILD = r"""
+import json, resource, sys, time
+which, path = sys.argv[1], sys.argv[2]
+t = time.perf_counter()
+if which == "sealscope":
+    from sealscope.core.ledger import verify
+    res = verify(path).to_dict()
+else:
+    from arcaeon.record.ledger import verify_file
+    r = verify_file(path)
+    res = {k: getattr(r, k) for k in ("ok", "rows", "chained", "prechain", "first_break",
+                                      "breaks", "verified_scope", "declared_breaks", "declared")}
+wall = time.perf_counter() - t
+me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"wall": wall, "rss_self_kb": me, "rss_child_kb": kids, "result": res}))
+"""
+
+
+def run_one(which: str, path: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, which, str(path)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--path", type=Path, default=HERE / "out" / "verify-1m.jsonl")
+    a = ap.parse_args()
+    if not a.path.exists():
+        sys.path.insert(0, str(HERE))
+        from make_ledger import write
+        print(f"writing {a.rows} rows to {a.path} ...", flush=True)
+        write(a.path, a.rows)
+    size = a.path.stat().st_size
+    print(f"ledger: {a.path} ({size / 1e6:.0f} MB)")
+    ours, ref = [], []
+    for i in range(a.runs):
+        o, r = run_one("sealscope", a.path), run_one("arcaeon", a.path)
+        if o["result"] != r["result"]:
+            print("VERDICTS DIFFER:", o["result"], r["result"])
+            return 1
+        ours.append(o)
+        ref.append(r)
+        print(f"run {i + 1}: sealscope {o['wall']:.2f}s  arcaeon {r['wall']:.2f}s  "
+              f"ratio {r['wall'] / o['wall']:.2f}x", flush=True)
+    ow = statistics.median(x["wall"] for x in ours)
+    rw = statistics.median(x["wall"] for x in ref)
+    o_rss = max(x["rss_self_kb"] + x["rss_child_kb"] for x in ours) / 1024
+    o_parent = max(x["rss_self_kb"] for x in ours) / 1024
+    r_rss = max(x["rss_self_kb"] for x in ref) / 1024
+    print(f"verdict (both): {json.dumps(ours[0]['result'])}")
+    print(f"sealscope: {ow:.2f}s (median of {a.runs}), peak RSS {o_rss:.0f} MB "
+          f"(parent {o_parent:.0f} MB + largest worker)")
+    print(f"arcaeon:   {rw:.2f}s (median of {a.runs}), peak RSS {r_rss:.0f} MB")
+    print(f"ratio: {rw / ow:.2f}x faster")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
