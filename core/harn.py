@@ -48,8 +48,8 @@ How many messages are gone is read from the content alone, never from the claim:
 (the longest common prefix is the kept prefix; the summary follows; then the earliest
 suffix of the snapshot that reappears right after the summary is the kept suffix). A
 kept `tool` message may differ in `content` only (harn clamps oversized tool output);
-any other kept message whose bytes changed is not kept, and nothing after the summary
-aligns past it.
+any other kept message whose bytes changed breaks the alignment, so the suffix it sat
+in counts as gone (reported, conservatively, as more archived than claimed).
 
 Pure: no printing, no exiting, no Textual/Rich.
 """
