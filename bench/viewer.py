@@ -1,0 +1,118 @@
+"""Viewer benchmark: time to first screen and peak RSS on a 1,000,000-row ledger.
+
+Builds `bench/out/verify-1m.jsonl` (~380 MB) unless it is already there, then runs the
+viewer headless (`app.run_test()`), and prints: seconds from start to the first screen
+with rows rendered, seconds until the chain verdict arrives, time for a burst of page
+scrolls, and peak RSS of this process and of its largest child (the verifier's pool).
+
+    python bench/viewer.py [--rows N] [--path FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT = HERE / "out" / "verify-1m.jsonl"
+
+
+def build(path: Path, rows: int) -> None:
+    """A chained ledger of `rows` tool-call rows, ~380 bytes each, written in bulk
+    (the chain computed with the core's `link`, so it verifies)."""
+    from sealscope.core.jsonio import dumps_row
+    from sealscope.core.ledger import GENESIS, link
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    prev = GENESIS
+    pad = "x" * 180
+    with open(tmp, "w", encoding="utf-8") as fh:
+        out = []
+        for i in range(rows):
+            row = {"tool": "search" if i % 3 else "fetch",
+                   "args": {"query": f"question number {i}", "page": i % 17},
+                   "result": {"status": "ok", "n": i, "note": pad},
+                   "agent": "bench-agent-7", "ts": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z"}
+            row["chain"] = prev = link(prev, row)
+            out.append(dumps_row(row))
+            if len(out) >= 10000:
+                fh.write("\n".join(out) + "\n")
+                out.clear()
+        if out:
+            fh.write("\n".join(out) + "\n")
+    os.replace(tmp, path)
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return me, kids
+
+
+async def measure(path: Path) -> dict:
+    from sealscope.viewer.app import SealscopeApp
+    from sealscope.viewer.row_list import RowList
+
+    t0 = time.perf_counter()
+    app = SealscopeApp([path])
+    out: dict = {}
+    async with app.run_test(size=(120, 36)) as pilot:
+        rows = None
+        while True:
+            rows = app.query(RowList)
+            if rows and rows.first().rendered_rows > 0:
+                break
+            await asyncio.sleep(0.005)
+        out["first_screen_s"] = time.perf_counter() - t0
+        lst = rows.first()
+        while lst.line_count < 1_000_000 and time.perf_counter() - t0 < 60:
+            await asyncio.sleep(0.01)
+        out["indexed_s"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        lst.focus()
+        for key in ["pagedown"] * 20 + ["end", "home", "pagedown"]:
+            await pilot.press(key)
+        await pilot.pause()
+        out["scroll_23_keys_s"] = time.perf_counter() - t1
+        t1 = time.perf_counter()
+        lst.cursor_to_line(500_000)
+        await pilot.pause()
+        out["jump_to_500000_s"] = time.perf_counter() - t1
+        tab = app.current_tab()
+        while tab.result is None and time.perf_counter() - t0 < 300:
+            await asyncio.sleep(0.05)
+        out["verified_s"] = time.perf_counter() - t0
+        out["verdict"] = tab.result.verdict if tab.result else None
+        out["rows"] = lst.line_count
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--path", type=Path, default=DEFAULT)
+    args = ap.parse_args()
+    if not args.path.exists():
+        t = time.perf_counter()
+        build(args.path, args.rows)
+        print(f"built {args.path} ({args.path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
+    size = args.path.stat().st_size
+    res = asyncio.run(measure(args.path))
+    me, kids = peak_rss_mb()
+    print(f"file: {args.path} ({size / 1e6:.0f} MB, {res['rows']:,} lines)")
+    print(f"first screen with rows rendered: {res['first_screen_s']:.3f}s")
+    print(f"line index complete:             {res['indexed_s']:.3f}s")
+    print(f"23 scroll keys (pgdn/end/home):  {res['scroll_23_keys_s']:.3f}s")
+    print(f"jump to line 500,000:            {res['jump_to_500000_s']:.3f}s")
+    print(f"verdict {res['verdict']} after:       {res['verified_s']:.3f}s")
+    print(f"peak RSS: this process {me:.0f} MB, largest child {kids:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""The verdict banner of one ledger tab.
+
+Green only for a finished, uncancelled verification whose verdict is VERIFIED. While
+indexing or verifying it says so with a percentage and stays neutral; a cancelled or
+failed verification says "NOT VERIFIED" in amber. A pin or witness check adds a
+second line with its verdict.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from sealscope.core.sanitize import clean
+
+_RED = {"truncated", "rewritten", "local_broken", "witness_broken"}
+
+
+class Banner(Static):
+    """State: "indexing" | "verifying" | "done" | "cancelled" | "error"."""
+
+    def __init__(self, name: str, **kw) -> None:
+        super().__init__("", **kw)
+        self.file_name = name
+        self.state = "indexing"
+        self.pct = 0.0
+        self.result: Any = None
+        self.message = ""
+        self.check: tuple[str, Any] | None = None   # ("pin"|"witness <ns>", WitnessVerdict)
+        self.check_error: str | None = None
+        self._paint()
+
+    # ------------------------------------------------------------------ updates
+    def indexing(self, pct: float) -> None:
+        self.state, self.pct = "indexing", pct
+        self._paint()
+
+    def verifying(self, pct: float) -> None:
+        self.state, self.pct = "verifying", pct
+        self._paint()
+
+    def done(self, result: Any) -> None:
+        self.state, self.result = "done", result
+        self._paint()
+
+    def cancelled(self, message: str = "verification did not finish") -> None:
+        self.state, self.message = "cancelled", message
+        self._paint()
+
+    def error(self, message: str) -> None:
+        self.state, self.message = "error", message
+        self._paint()
+
+    def set_check(self, label: str, verdict: Any) -> None:
+        self.check, self.check_error = (label, verdict), None
+        self._paint()
+
+    def set_check_error(self, label: str, message: str) -> None:
+        self.check, self.check_error = (label, None), message
+        self._paint()
+
+    # ------------------------------------------------------------------ drawing
+    @property
+    def verdict_class(self) -> str:
+        if self.state != "done" or self.result is None:
+            return "-pending" if self.state in ("indexing", "verifying") else "-couldnot"
+        return {"VERIFIED": "-verified", "BROKEN": "-broken"}.get(self.result.verdict,
+                                                                "-couldnot")
+
+    def _paint(self) -> None:
+        for c in ("-pending", "-verified", "-broken", "-couldnot"):
+            self.remove_class(c)
+        self.add_class(self.verdict_class)
+        t = Text(no_wrap=False, end="")
+        name = clean(self.file_name)
+        if self.state == "indexing":
+            t.append(" indexing… ", "bold")
+            t.append(f"{self.pct:3.0f}%  ", "bold")
+            t.append(name)
+        elif self.state == "verifying":
+            t.append(" verifying… ", "bold")
+            t.append(f"{self.pct:3.0f}%  ", "bold")
+            t.append(name)
+            t.append("   not verified yet", "italic")
+        elif self.state == "cancelled":
+            t.append(" NOT VERIFIED ", "bold reverse")
+            t.append(f"  {name}  ")
+            t.append(clean(self.message), "italic")
+        elif self.state == "error":
+            t.append(" COULD NOT LOOK ", "bold reverse")
+            t.append(f"  {name}  ")
+            t.append(clean(self.message))
+        else:
+            r = self.result
+            t.append(f" {r.verdict} ", "bold reverse")
+            t.append(f"  {name}  ", "bold")
+            t.append(f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
+                     f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
+                     f"declared breaks {r.declared_breaks:,}")
+            if r.first_break:
+                t.append("\n first break: ", "bold")
+                t.append(clean(r.first_break))
+        if self.check is not None:
+            label, v = self.check
+            t.append("\n ")
+            if v is None:
+                t.append(f"{clean(label)}: ", "bold")
+                t.append("could not check — ", "bold yellow")
+                t.append(clean(self.check_error or ""))
+            else:
+                verdict = str(getattr(v, "verdict", "?"))
+                style = ("bold green" if verdict == "consistent" else
+                         "bold red" if verdict in _RED else "bold yellow")
+                t.append(f"{clean(label)}: ", "bold")
+                t.append(f" {clean(verdict)} ", style + " reverse")
+                t.append(" " + clean(str(getattr(v, "detail", "") or "")))
+        self.update(t)

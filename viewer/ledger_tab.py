@@ -1,0 +1,394 @@
+"""One open ledger: verdict banner, progress, the virtual row list and the detail pane.
+
+Two thread workers per file: the line index (mmap + `lines.line_offsets`) and the
+verification (`ledger.verify` with `on_progress`). Until the verdict arrives every row
+is "pending" and the banner says "verifying… n%"; a verification that is cancelled or
+fails never turns the banner green.
+"""
+from __future__ import annotations
+
+import time
+from array import array
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widgets import ProgressBar, Static, TabPane
+from textual.worker import get_current_worker
+
+from sealscope.core import ledger
+from sealscope.core.sanitize import clean
+from sealscope.viewer.banner import Banner
+from sealscope.viewer.prompt import PromptScreen
+from sealscope.viewer.row_detail import RowDetail
+from sealscope.viewer.row_list import RowList
+from sealscope.viewer.source import STATUSES, LedgerSource
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class LedgerTab(TabPane):
+    """A TabPane for one file."""
+
+    BINDINGS = [
+        Binding("b", "first_break", "First break"),
+        Binding("n", "next_break", "Next break"),
+        Binding("p", "prev_break", "Prev break"),
+        Binding("g", "goto", "Go to line"),
+        Binding("f", "filter", "Filter"),
+        Binding("F", "clear_filter", "Clear filter", show=False),
+        Binding("slash", "search", "Search"),
+        Binding("s", "search_next", "Next match", show=False),
+        Binding("S", "search_prev", "Prev match", show=False),
+        Binding("h", "held", "Held content"),
+        Binding("enter", "held", "Held content", show=False),
+    ]
+
+    class IndexProgress(Message):
+        def __init__(self, tab: "LedgerTab", pct: float) -> None:
+            super().__init__()
+            self.tab, self.pct = tab, pct
+
+    class Indexed(Message):
+        def __init__(self, tab: "LedgerTab") -> None:
+            super().__init__()
+            self.tab = tab
+
+    class VerifyProgress(Message):
+        def __init__(self, tab: "LedgerTab", pct: float) -> None:
+            super().__init__()
+            self.tab, self.pct = tab, pct
+
+    class Verified(Message):
+        def __init__(self, tab: "LedgerTab", result: Any) -> None:
+            super().__init__()
+            self.tab, self.result = tab, result
+
+    class VerifyStopped(Message):
+        def __init__(self, tab: "LedgerTab", why: str) -> None:
+            super().__init__()
+            self.tab, self.why = tab, why
+
+    class Filtered(Message):
+        def __init__(self, tab: "LedgerTab", view: array | None, label: str) -> None:
+            super().__init__()
+            self.tab, self.view, self.label = tab, view, label
+
+    def __init__(self, path: Path, *, id: str) -> None:
+        self.source = LedgerSource(path)
+        from textual.content import Content
+        super().__init__(Content(clean(self.source.name)), id=id)
+        self.result: Any = None
+        self.filter_label = ""
+        self.last_search = ""
+        self.receipts: list[int] | None = None
+        self._verify_worker = None
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Banner(self.source.name, id="banner")
+        yield ProgressBar(total=100, show_eta=False, id="progress")
+        with Horizontal(id="body"):
+            with Vertical(id="list-pane"):
+                yield Static(id="columns")
+                yield RowList(self.source, id="rows")
+                yield Static(id="list-status")
+            yield RowDetail(id="detail")
+
+    @property
+    def rows(self) -> RowList:
+        return self.query_one(RowList)
+
+    @property
+    def banner(self) -> Banner:
+        return self.query_one(Banner)
+
+    def on_mount(self) -> None:
+        digits = max(3, len(str(self.source.line_count)))
+        head = Text(no_wrap=True, end="")
+        head.append(f"   {'line':>{digits}} {'ts':<20} {'kind':<22} summary", "bold")
+        self.query_one("#columns", Static).update(head)
+        if self.source.error:
+            self.banner.error(self.source.error)
+            self.query_one(ProgressBar).display = False
+            self._update_status()
+            return
+        self.source.quick_index()
+        self.rows.reload()
+        if self.source.complete:
+            self._after_index()
+        else:
+            self.index_worker()
+
+    def on_unmount(self) -> None:
+        self.source.close()
+
+    # ------------------------------------------------------------------ workers
+    @work(thread=True, exclusive=True, group="index")
+    def index_worker(self) -> None:
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled()
+            pct = 100.0 * done / total if total else 100.0
+            if pct - last[0] >= 2 or done >= total:
+                last[0] = pct
+                self.post_message(self.IndexProgress(self, pct))
+
+        try:
+            self.source.index(progress)
+        except _Cancelled:
+            return
+        self.post_message(self.Indexed(self))
+
+    @work(thread=True, exclusive=True, group="verify")
+    def verify_worker(self) -> None:
+        worker = get_current_worker()
+        last = [-1.0]
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled()
+            pct = 100.0 * done / total if total else 100.0
+            if pct - last[0] >= 1 or done >= total:
+                last[0] = pct
+                self.post_message(self.VerifyProgress(self, pct))
+
+        try:
+            result = ledger.verify(self.source.path, on_progress=progress)
+        except _Cancelled:
+            self.post_message(self.VerifyStopped(self, "verification was cancelled"))
+            return
+        except Exception as e:  # never green on an error
+            self.post_message(self.VerifyStopped(self, f"verification failed: {type(e).__name__}: {e}"))
+            return
+        if worker.is_cancelled:
+            self.post_message(self.VerifyStopped(self, "verification was cancelled"))
+            return
+        self.post_message(self.Verified(self, result))
+
+    @work(thread=True, exclusive=True, group="receipts")
+    def receipts_worker(self) -> None:
+        worker = get_current_worker()
+        self.receipts = self.source.receipt_lines(lambda: worker.is_cancelled)
+
+    # ------------------------------------------------------------------ messages
+    def on_ledger_tab_index_progress(self, m: IndexProgress) -> None:
+        if m.tab is self and self.result is None:
+            self.banner.indexing(m.pct)
+            self.query_one(ProgressBar).update(progress=m.pct)
+
+    def on_ledger_tab_indexed(self, m: Indexed) -> None:
+        if m.tab is self:
+            self._after_index()
+
+    def _after_index(self) -> None:
+        self.rows.reload()
+        self._update_status()
+        self.banner.verifying(0)
+        self.query_one(ProgressBar).update(progress=0)
+        self.receipts_worker()
+        self._verify_worker = self.verify_worker()
+
+    def on_ledger_tab_verify_progress(self, m: VerifyProgress) -> None:
+        if m.tab is self and self.result is None:
+            self.banner.verifying(min(m.pct, 99.0))
+            self.query_one(ProgressBar).update(progress=m.pct)
+
+    def on_ledger_tab_verified(self, m: Verified) -> None:
+        if m.tab is not self:
+            return
+        self.result = m.result
+        self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
+        self.banner.done(m.result)
+        self.query_one(ProgressBar).display = False
+        self._update_status()
+        self.rows.force_announce()
+
+    def on_ledger_tab_verify_stopped(self, m: VerifyStopped) -> None:
+        if m.tab is self:
+            self.banner.cancelled(m.why)
+            self.query_one(ProgressBar).display = False
+
+    def on_row_list_selected(self, m: RowList.Selected) -> None:
+        if m.row_list is not self.rows:
+            return
+        info = self.source.row(m.line)
+        st = self.rows.status(m.line, info)
+        f = self.rows.findings.get(m.line)
+        honored = None
+        if info.kind == "chain_break_declared" and self.result is not None:
+            ol = info.obj.get("orphan_line")
+            of = self.rows.findings.get(ol) if isinstance(ol, int) else None
+            honored = bool(of and of[0] == "declared")
+        self.query_one(RowDetail).show(info, st, f[1] if f else None, honored)
+        self._update_status()
+
+    def _update_status(self) -> None:
+        rl = self.rows
+        t = Text(no_wrap=True, end="")
+        t.append(f" line {rl.current_line or '-'} ", "bold")
+        if rl.view is not None:
+            t.append(f"· showing {len(rl.view):,} of {rl.line_count:,} lines · filter: ")
+            t.append(clean(self.filter_label), "bold")
+        else:
+            t.append(f"· {rl.line_count:,} lines")
+            if not self.source.complete:
+                t.append(" (indexing…)", "italic")
+        self.query_one("#list-status", Static).update(t)
+
+    # ------------------------------------------------------------------ navigation
+    def _finding_lines(self) -> list[int]:
+        return sorted(self.rows.findings)
+
+    def _goto(self, line: int) -> bool:
+        rl = self.rows
+        if rl.index_of(line) is None and rl.view is not None:
+            self.action_clear_filter()
+        ok = rl.cursor_to_line(line)
+        rl.focus()
+        return ok
+
+    def action_first_break(self) -> None:
+        lines = self._finding_lines()
+        if not lines:
+            self._no_breaks()
+            return
+        self._goto(lines[0])
+
+    def action_next_break(self) -> None:
+        cur = self.rows.current_line
+        nxt = [n for n in self._finding_lines() if n > cur]
+        if nxt:
+            self._goto(nxt[0])
+        else:
+            self._no_breaks("no later break")
+
+    def action_prev_break(self) -> None:
+        cur = self.rows.current_line
+        prv = [n for n in self._finding_lines() if n < cur]
+        if prv:
+            self._goto(prv[-1])
+        else:
+            self._no_breaks("no earlier break")
+
+    def _no_breaks(self, what: str = "no breaks") -> None:
+        if self.result is None:
+            self.app.notify("the chain is still being verified", markup=False)
+        else:
+            self.app.notify(what, markup=False)
+
+    def action_goto(self) -> None:
+        def done(value: str | None) -> None:
+            if value and value.strip().isdigit():
+                n = int(value.strip())
+                if not self._goto(n):
+                    self.app.notify(f"no line {n} (the file has {self.source.line_count:,})",
+                                    markup=False, severity="warning")
+        self.app.push_screen(PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
+                                          id="goto-prompt"), done)
+
+    def action_filter(self) -> None:
+        kinds = sorted({i.kind for i in list(self.source._rows.values()) if i.kind})
+        choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
+        self.app.push_screen(PromptScreen(
+            "Filter rows", "status (ok, break, declared, prechain, unparseable, blank) or kind:NAME",
+            suggester=SuggestFromList(choices, case_sensitive=False),
+            hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:<name> · empty clears",
+            id="filter-prompt"), self.apply_filter)
+
+    def apply_filter(self, spec: str | None) -> None:
+        if spec is None:
+            return
+        spec = spec.strip()
+        if not spec:
+            self.action_clear_filter()
+            return
+        if spec in ("break", "declared") and self.result is not None:
+            want = spec
+            view = array("q", sorted(n for n, (k, _t) in self.rows.findings.items()
+                                     if k == want and self.rows.status(n) == want))
+            self.post_message(self.Filtered(self, view, spec))
+            return
+        self.filter_worker(spec)
+
+    @work(thread=True, exclusive=True, group="filter")
+    def filter_worker(self, spec: str) -> None:
+        worker = get_current_worker()
+        rl = self.rows
+        if spec.startswith(("kind:", "kind=")):
+            k = spec[5:].strip()
+            pred = lambda n, info: info.kind == k  # noqa: E731
+        elif spec in STATUSES:
+            pred = lambda n, info: rl.status(n, info) == spec  # noqa: E731
+        else:
+            self.app.call_from_thread(self.app.notify, f"unknown filter: {spec}",
+                                      markup=False, severity="warning")
+            return
+        view = self.source.scan(pred, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(self.Filtered(self, view, spec))
+
+    def on_ledger_tab_filtered(self, m: Filtered) -> None:
+        if m.tab is not self:
+            return
+        self.filter_label = m.label
+        self.rows.set_view(m.view)
+        self._update_status()
+        if m.view is not None and not len(m.view):
+            self.app.notify(f"no rows match {m.label}", markup=False)
+
+    def action_clear_filter(self) -> None:
+        self.filter_label = ""
+        self.rows.set_view(None)
+        self._update_status()
+
+    def action_search(self) -> None:
+        def done(value: str | None) -> None:
+            if value:
+                self.last_search = value
+                self._search(backwards=False)
+        self.app.push_screen(PromptScreen("Search text", "text to find (as stored)",
+                                          value=self.last_search, id="search-prompt"), done)
+
+    def action_search_next(self) -> None:
+        self._search(False) if self.last_search else self.action_search()
+
+    def action_search_prev(self) -> None:
+        self._search(True) if self.last_search else self.action_search()
+
+    def _search(self, backwards: bool) -> None:
+        cur = self.rows.current_line or 0
+        n = self.source.find_text(self.last_search, cur if not backwards else cur, backwards)
+        if n is None:
+            self.app.notify("not found: " + clean(self.last_search), markup=False)
+        else:
+            self._goto(n)
+
+    def action_held(self) -> None:
+        info = self.source.row(self.rows.current_line) if self.rows.current_line else None
+        if info is None or info.kind != "compaction_receipt":
+            self.app.notify("select a compaction receipt row first", markup=False)
+            return
+        self.app.open_held(self, info.line)
+
+    # ------------------------------------------------------------------ checks
+    @work(thread=True, exclusive=False, group="check")
+    def run_check(self, label: str, fn, *args) -> None:
+        try:
+            verdict = fn(*args)
+        except Exception as e:
+            self.app.call_from_thread(self.banner.set_check_error, label,
+                                      f"{type(e).__name__}: {e}")
+            return
+        self.app.call_from_thread(self.banner.set_check, label, verdict)

@@ -1,0 +1,120 @@
+"""Small shared pieces: a one-line prompt modal, a path suggester, and the reading of
+a path pasted (or dragged) into the terminal."""
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.suggester import Suggester
+from textual.widgets import Input, Label
+
+from sealscope.core.sanitize import clean
+
+
+class PathSuggester(Suggester):
+    """Completes the last path component from the file system (directories get `/`)."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value:
+            return None
+        expanded = os.path.expanduser(value)
+        head, tail = os.path.split(expanded)
+        try:
+            names = sorted(e.name + ("/" if e.is_dir() else "")
+                           for e in os.scandir(head or "."))
+        except OSError:
+            return None
+        for name in names:
+            if name.startswith(tail) and name != tail:
+                if name.startswith(".") and not tail.startswith("."):
+                    continue
+                return value + name[len(tail):]
+        return None
+
+
+def pasted_path(text: str) -> Path | None:
+    """The existing path in pasted text: a drag-and-drop gives a quoted or
+    backslash-escaped path, or a `file://` URI. None when it names nothing."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    first = text.splitlines()[0].strip()
+    candidates = [first]
+    if first.startswith("file://"):
+        candidates.insert(0, unquote(urlparse(first).path))
+    try:
+        parts = shlex.split(first)
+        if parts:
+            candidates.append(parts[0])
+            candidates.append(" ".join(parts))
+    except ValueError:
+        pass
+    if len(first) > 1 and first[0] == first[-1] and first[0] in "'\"":
+        candidates.append(first[1:-1])
+    for c in candidates:
+        p = Path(os.path.expanduser(c))
+        try:
+            if p.exists():
+                return p
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """Ask for one line; dismiss with the text, or None on escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, placeholder: str = "", value: str = "",
+                 suggester: Suggester | None = None, hint: str = "",
+                 restrict: str | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._title, self._placeholder, self._value = title, placeholder, value
+        self._suggester, self._hint, self._restrict = suggester, hint, restrict
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="prompt-box"):
+            yield Label(Text(self._title, "bold"), id="prompt-title")
+            yield Input(value=self._value, placeholder=self._placeholder,
+                        suggester=self._suggester, restrict=self._restrict, id="prompt-input")
+            if self._hint:
+                yield Label(Text(self._hint, "dim"), id="prompt-hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def preview(value, width: int = 70) -> str:
+    """A one-line, sanitized preview of a held item."""
+    if isinstance(value, (bytes, bytearray)):
+        b = bytes(value[:width])
+        try:
+            shown = b.decode("utf-8")
+        except UnicodeDecodeError:
+            shown = b.hex(" ")
+        s = f"bytes[{len(value)}] {shown}"
+    elif isinstance(value, str):
+        s = value
+    else:
+        import json
+        try:
+            s = json.dumps(value, ensure_ascii=False, allow_nan=True)
+        except (TypeError, ValueError, RecursionError):
+            s = repr(value)
+    s = clean(s)
+    return s if len(s) <= width else s[: width - 1] + "…"

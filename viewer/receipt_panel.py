@@ -1,0 +1,184 @@
+"""The compaction-receipt panel: schema badge, understatement check, each
+self-consistency check, counts and bytes drawn as a bar, verified scope, notes.
+
+The verdict is `sealscope.core.receipt.verify_receipt`'s; this module only lays it out.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from sealscope.core.sanitize import clean
+
+# the self-consistency checks of FORMATS §5.4, and the note prefixes that fail each
+CHECKS = (
+    ("row shape", ("malformed receipt row", "unknown schema")),
+    ("digests well-formed", ("is not a well-formed self-describing digest",)),
+    ("manifest length = dropped.count", ("manifest length ",)),
+    ("counts reconcile", ("dropped.count exceeds pre.count", "counts do not reconcile")),
+    ("bytes reconcile", ("exceeds pre.bytes", "dropped.count is 0 but", "bytes do not reconcile")),
+    ("receipt_digest reproduces", ("receipt_digest does not reproduce",)),
+)
+
+
+def receipt_module():
+    """`sealscope.core.receipt`, or None while it is not installed."""
+    try:
+        from sealscope.core import receipt
+    except ImportError:
+        return None
+    return receipt if hasattr(receipt, "verify_receipt") else None
+
+
+def check_receipt(row: Any, pre: Any = None, post: Any = None) -> tuple[Any, str | None]:
+    """(ReceiptCheck, None) or (None, why it could not be checked)."""
+    mod = receipt_module()
+    if mod is None:
+        return None, "receipt checks unavailable: sealscope.core.receipt is not installed"
+    try:
+        return mod.verify_receipt(row, pre, post), None
+    except Exception as e:  # the reference raises on a NaN core (FORMATS §8 #26)
+        return None, f"could not verify this receipt: {type(e).__name__}: {e}"
+
+
+def check_states(check: Any) -> list[tuple[str, str, list[str]]]:
+    """[(check name, "pass"|"fail"|"not run", failing notes)] from a ReceiptCheck."""
+    explicit = getattr(check, "checks", None)
+    if explicit:
+        out = []
+        for c in explicit:
+            name = getattr(c, "name", None) or (c[0] if isinstance(c, (tuple, list)) else str(c))
+            ok = getattr(c, "ok", None) if not isinstance(c, (tuple, list)) else c[1]
+            note = getattr(c, "note", None) if not isinstance(c, (tuple, list)) else (
+                c[2] if len(c) > 2 else None)
+            out.append((str(name), "pass" if ok else "fail", [note] if note else []))
+        return out
+    notes = [n for n in (getattr(check, "notes", None) or []) if isinstance(n, str)]
+    early = any(n.startswith(("malformed receipt row", "unknown schema")) for n in notes)
+    out = []
+    for name, prefixes in CHECKS:
+        hits = [n for n in notes if any(p in n for p in prefixes)]
+        if hits:
+            out.append((name, "fail", hits))
+        elif early:
+            out.append((name, "not run", []))
+        else:
+            out.append((name, "pass", []))
+    return out
+
+
+def _num(d: Any, k: str) -> int | None:
+    v = d.get(k) if isinstance(d, dict) else None
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def byte_bars(row: dict, width: int = 40) -> Text:
+    """pre = kept + dropped, post = kept + introduced, drawn to one scale."""
+    pre, post = row.get("pre"), row.get("post")
+    dropped, intro = row.get("dropped"), row.get("introduced")
+    pb, qb, db = _num(pre, "bytes"), _num(post, "bytes"), _num(dropped, "bytes")
+    ib = _num(intro, "bytes")
+    t = Text(end="")
+    if pb is None or qb is None or db is None:
+        t.append("  (byte counts missing or malformed)\n", "italic")
+        return t
+    scale = max(pb, qb, 1)
+    kept = max(0, pb - db)
+    cells = lambda n: 0 if n <= 0 else max(1, round(n * width / scale))  # noqa: E731
+    t.append("  pre  ", "bold")
+    t.append("█" * cells(kept), "green")
+    t.append("█" * cells(min(db, pb)), "red")
+    t.append(f" {pb:,} B\n")
+    t.append("  post ", "bold")
+    t.append("█" * cells(kept), "green")
+    extra = ib if ib is not None else max(0, qb - kept)
+    t.append("█" * cells(extra), "blue")
+    t.append(f" {qb:,} B\n")
+    t.append("       ")
+    t.append("■ kept ", "green")
+    t.append("■ dropped ", "red")
+    t.append("■ introduced", "blue")
+    if ib is None:
+        t.append(" (v1: introduced bytes not recorded; shown as post − kept)", "italic")
+    t.append("\n")
+    return t
+
+
+def render_receipt(row: Any, check: Any, error: str | None = None,
+                   title: str = "compaction receipt") -> Text:
+    t = Text(end="")
+    schema = row.get("schema") if isinstance(row, dict) else None
+    ver = getattr(check, "schema", None) if check is not None else None
+    if ver is None and isinstance(schema, str) and schema.startswith("arcaeon-compact:receipt:"):
+        ver = schema.rsplit(":", 1)[-1]
+    t.append(f" {title} ", "bold reverse")
+    t.append("  ")
+    if ver:
+        t.append(f" {clean(str(ver))} ", "bold black on cyan" if ver == "v2" else "bold black on yellow")
+    else:
+        t.append(" unknown schema ", "bold white on red")
+    if check is not None:
+        uc = getattr(check, "understatement_check", None)
+        t.append("  understatement check: ", "bold")
+        t.append(clean(str(uc)), "green" if uc == "full" else "yellow")
+        t.append("\n")
+        ok = getattr(check, "ok", False)
+        t.append("  ok ", "bold")
+        t.append(" PASS " if ok else " FAIL ", "bold black on green" if ok else "bold white on red")
+        t.append("   self-consistent ", "bold")
+        sc = getattr(check, "self_consistent", False)
+        t.append("yes" if sc else "NO", "green" if sc else "bold red")
+        t.append("   content ", "bold")
+        content = str(getattr(check, "content", ""))
+        t.append(clean(content), {"match": "green", "mismatch": "bold red"}.get(content, "yellow"))
+        t.append("   verified scope ", "bold")
+        scope = str(getattr(check, "verified_scope", ""))
+        t.append(clean(scope), "green" if scope == "full" else "yellow")
+        t.append("\n")
+        for name, state, _notes in check_states(check):
+            mark, style = {"pass": ("✓", "green"), "fail": ("✗", "bold red")}.get(
+                state, ("–", "dim"))
+            t.append(f"   {mark} ", style)
+            t.append(f"{name}", style if state == "fail" else "")
+            if state == "not run":
+                t.append(" (not run)", "dim")
+            t.append("\n")
+    else:
+        t.append("\n")
+        t.append(f"  {clean(error or 'not checked')}\n", "bold yellow")
+    if isinstance(row, dict):
+        t.append("\n")
+        for key in ("pre", "post", "dropped", "introduced"):
+            d = row.get(key)
+            if isinstance(d, dict):
+                c, b = d.get("count"), d.get("bytes")
+                t.append(f"  {key:<11}", "bold")
+                t.append(f"{clean(str(c)):>6} items  ")
+                t.append(f"{clean(str(b)) if 'bytes' in d else '—':>10} B")
+                if key == "dropped" and isinstance(d.get("items"), list):
+                    t.append(f"   manifest: {len(d['items'])} digest(s)", "dim")
+                t.append("\n")
+            else:
+                t.append(f"  {key:<11}", "bold")
+                t.append("missing\n", "red")
+        t.append_text(byte_bars(row))
+        for key in ("compactor", "method", "opened_at", "receipt_digest"):
+            if key in row:
+                t.append(f"  {key}: ", "bold")
+                t.append(clean(str(row.get(key))) + "\n")
+    notes = list(getattr(check, "notes", None) or []) if check is not None else []
+    if notes:
+        t.append("\n  notes\n", "bold")
+        for n in notes:
+            t.append("  • ", "yellow")
+            t.append(clean(str(n)) + "\n")
+    return t
+
+
+class ReceiptPanel(Static):
+    """A receipt row's verdict, laid out."""
+
+    def show(self, row: Any, check: Any = None, error: str | None = None) -> None:
+        self.update(render_receipt(row, check, error))

@@ -1,0 +1,248 @@
+"""The virtual row list: a ScrollView drawing one ledger line per terminal line with the
+Line API. Nothing is built for rows off screen: `render_line` reads the row through the
+source's LRU cache and keeps a bounded cache of finished strips.
+
+Every string from the file goes through `sanitize.clean` and into a `rich.text.Text`.
+"""
+from __future__ import annotations
+
+from array import array
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from sealscope.core.sanitize import clean
+from sealscope.viewer.source import LedgerSource, RowInfo, status_of
+
+# status → (mark, mark style, row style)
+STATUS_LOOK = {
+    "ok": ("✓", "green", ""),
+    "break": ("✗", "bold red", "red"),
+    "declared": ("≠", "bold yellow", "yellow"),
+    "prechain": ("○", "cyan", "dim"),
+    "unparseable": ("?", "bold red", "red"),
+    "blank": ("·", "dim", "dim"),
+    "pending": ("…", "dim", ""),
+}
+
+
+def reason_of(text: str) -> str:
+    """A finding's text without its `line N: ` prefix."""
+    if text.startswith("line ") and ": " in text:
+        return text.split(": ", 1)[1]
+    return text
+
+
+class RowList(ScrollView, can_focus=True):
+    """One ledger's lines. `view` maps list positions to line numbers when filtered."""
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First row", show=False),
+        Binding("end", "edge(1)", "Last row", show=False),
+    ]
+
+    COMPONENT_CLASSES = {"rowlist--cursor"}
+
+    cursor: reactive[int] = reactive(0, always_update=False, repaint=False)
+
+    class Selected(Message):
+        """The cursor moved to `line`."""
+
+        def __init__(self, row_list: "RowList", line: int) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.line = line
+
+        @property
+        def control(self) -> "RowList":
+            return self.row_list
+
+    def __init__(self, source: LedgerSource, **kw) -> None:
+        super().__init__(**kw)
+        self.source = source
+        self.view: array | None = None
+        self.findings: dict[int, tuple[str, str]] = {}
+        self.first_chained = 0
+        self.verified = False
+        self._gen = 0
+        self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
+        self.rendered_rows = 0
+        self._last_selected = -1
+
+    # ------------------------------------------------------------------ data
+    @property
+    def count(self) -> int:
+        return len(self.view) if self.view is not None else self.source.line_count
+
+    @property
+    def line_count(self) -> int:
+        return self.source.line_count
+
+    def line_at(self, idx: int) -> int:
+        if self.view is not None:
+            return self.view[idx] if 0 <= idx < len(self.view) else 0
+        return idx + 1 if 0 <= idx < self.source.line_count else 0
+
+    def index_of(self, line: int) -> int | None:
+        if self.view is None:
+            return line - 1 if 1 <= line <= self.source.line_count else None
+        import bisect
+        i = bisect.bisect_left(self.view, line)
+        return i if i < len(self.view) and self.view[i] == line else None
+
+    @property
+    def current_line(self) -> int:
+        return self.line_at(self.cursor)
+
+    def status(self, line: int, info: RowInfo | None = None) -> str:
+        info = info or self.source.row(line)
+        f = self.findings.get(line)
+        return status_of(info, f[0] if f else None, self.first_chained, self.verified)
+
+    def reload(self) -> None:
+        """The index grew, statuses arrived or the filter changed: redraw."""
+        self._gen += 1
+        self._strips.clear()
+        self.virtual_size = Size(self.size.width, self.count)
+        if self.cursor >= self.count:
+            self.cursor = max(0, self.count - 1)
+        self.refresh()
+        self._announce()
+
+    def set_statuses(self, findings, first_chained: int, verified: bool) -> None:
+        self.findings = {}
+        for f in findings:
+            # a line can carry two findings; the break wins over the excusal
+            if f.line not in self.findings or f.kind == "break":
+                self.findings[f.line] = (f.kind, f.text)
+        self.first_chained = first_chained
+        self.verified = verified
+        self.reload()
+
+    def set_view(self, view: array | None, keep_line: int | None = None) -> None:
+        keep = keep_line or self.current_line
+        self.view = view
+        idx = self.index_of(keep) if keep else None
+        self.cursor = idx if idx is not None else 0
+        self.reload()
+        self.scroll_to_cursor(center=True)
+
+    # ------------------------------------------------------------------ cursor
+    def cursor_to_line(self, line: int) -> bool:
+        idx = self.index_of(line)
+        if idx is None:
+            return False
+        self.cursor = idx
+        self.scroll_to_cursor(center=True)
+        return True
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._refresh_index(old)
+        self._refresh_index(new)
+        self._announce()
+
+    def _announce(self) -> None:
+        line = self.current_line
+        if line and line != self._last_selected:
+            self._last_selected = line
+            self.post_message(self.Selected(self, line))
+
+    def force_announce(self) -> None:
+        self._last_selected = -1
+        self._announce()
+
+    def _refresh_index(self, idx: int) -> None:
+        y = idx - int(self.scroll_offset.y)
+        if 0 <= y < self.size.height:
+            self.refresh_line(y)
+
+    def scroll_to_cursor(self, center: bool = False) -> None:
+        h = max(1, self.scrollable_content_region.height or self.size.height or 1)
+        top = int(self.scroll_offset.y)
+        if center and not (top <= self.cursor < top + h):
+            self.scroll_to(y=max(0, self.cursor - h // 2), animate=False, immediate=True)
+        elif self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + h:
+            self.scroll_to(y=self.cursor - h + 1, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        if self.count:
+            self.cursor = max(0, min(self.count - 1, self.cursor + delta))
+            self.scroll_to_cursor()
+
+    def action_page(self, direction: int) -> None:
+        h = max(1, self.scrollable_content_region.height - 1)
+        self.action_cursor(direction * h)
+
+    def action_edge(self, end: int) -> None:
+        if self.count:
+            self.cursor = self.count - 1 if end else 0
+            self.scroll_to_cursor()
+
+    def on_click(self, event: events.Click) -> None:
+        off = event.get_content_offset(self)
+        if off is None:
+            return
+        idx = int(self.scroll_offset.y) + off.y
+        if 0 <= idx < self.count:
+            self.cursor = idx
+        self.focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._strips.clear()
+        self.virtual_size = Size(event.size.width, self.count)
+
+    # ------------------------------------------------------------------ drawing
+    def render_line(self, y: int) -> Strip:
+        idx = int(self.scroll_offset.y) + y
+        width = self.scrollable_content_region.width or self.size.width
+        if not 0 <= idx < self.count:
+            return Strip.blank(width, self.visual_style.rich_style)
+        line = self.line_at(idx)
+        selected = idx == self.cursor
+        key = (line, width, selected, self.has_focus, self._gen)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._build(line, width, selected)
+            self._strips[key] = strip
+        self.rendered_rows += 1
+        return strip
+
+    def _build(self, line: int, width: int, selected: bool) -> Strip:
+        info = self.source.row(line)
+        st = self.status(line, info)
+        mark, mark_style, row_style = STATUS_LOOK[st]
+        digits = max(3, len(str(self.source.line_count)))
+        t = Text(no_wrap=True, overflow="ellipsis", end="")
+        t.append(mark, mark_style)
+        t.append("⚠" if info.marks else " ", "bold magenta")
+        t.append(f" {line:>{digits}} ", "dim" if st != "break" else "bold red")
+        t.append(f"{clean(info.ts)[:20]:<20} ", "dim")
+        kind = info.kind or {"blank": "", "unparseable": "(unparseable)",
+                             "nonobject": "(not an object)"}.get(info.state, "")
+        t.append(f"{clean(kind)[:22]:<22} ", "bold" if info.kind else "italic dim")
+        f = self.findings.get(line)
+        if f and st in ("break", "declared", "unparseable"):
+            t.append(f"[{clean(reason_of(f[1]))}] ", mark_style)
+        body = info.summary if info.state in ("object", "nonobject") else info.raw
+        t.append(clean(body), row_style or None)
+        t.truncate(width, overflow="ellipsis", pad=True)
+        if selected:
+            cur = self.get_component_rich_style("rowlist--cursor")
+            t.stylize(cur)
+        segs = list(t.render(self.app.console))
+        return Strip(segs, width)

@@ -1,0 +1,373 @@
+"""A ledger file opened read-only for display: a map, line offsets, rows on demand.
+
+No Textual here: this is the viewer's model of one file. The file is opened `rb` and
+mapped ACCESS_READ; nothing is ever written or created next to it. Rows are read and
+parsed only when asked for, through a bounded LRU cache, so a million-row file costs
+its offset array (8 bytes a line) and a few hundred parsed rows.
+
+Per-line status comes from a `VerifyResult`: lines named in `findings` are breaks or
+declared breaks; object rows before `first_chained_line` (all of them when the chain
+never began) are prechain; blank lines are blank; every other line is ok.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from sealscope.core import lines as _lines
+from sealscope.core import sanitize
+from sealscope.core.jsonio import loads
+from sealscope.core.ledger import row_kind
+
+try:  # the fast parser for display; exact fallback below
+    import orjson as _orjson
+except ImportError:  # pragma: no cover
+    _orjson = None
+
+__all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
+           "status_of"]
+
+# status keys, in the order the filter offers them
+STATUSES = ("ok", "break", "declared", "prechain", "unparseable", "blank", "pending")
+
+_PAGE = mmap.PAGESIZE
+
+
+class _ReleasingMap:
+    """A view of a read-only mmap for `lines.line_offsets` that drops each window's
+    pages from this process's mapping once read (MADV_DONTNEED on a read-only file
+    map only unmaps; the page cache keeps them), so indexing a 400 MB file does not
+    leave 400 MB resident."""
+
+    def __init__(self, mm):
+        self._mm = mm
+
+    def __len__(self) -> int:
+        return len(self._mm)
+
+    def find(self, *args):
+        return self._mm.find(*args)
+
+    def __getitem__(self, sl):
+        data = self._mm[sl]
+        if isinstance(sl, slice) and hasattr(self._mm, "madvise") and sl.stop:
+            start = (sl.start or 0) // _PAGE * _PAGE
+            try:
+                self._mm.madvise(mmap.MADV_DONTNEED, start, sl.stop - start)
+            except (OSError, ValueError, AttributeError):
+                pass
+        return data
+
+
+@dataclass(frozen=True)
+class RowInfo:
+    """One line, parsed for display."""
+    line: int
+    raw: str                 # decoded, stripped text (unsanitized: sanitize at display)
+    state: str               # "object" | "blank" | "unparseable" | "nonobject"
+    obj: Any = None
+    kind: str = ""
+    ts: str = ""
+    summary: str = ""        # unsanitized one-line summary
+    marks: tuple[str, ...] = ()   # sanitize findings over the row's strings
+
+
+class _LRU(OrderedDict):
+    def __init__(self, maxsize: int):
+        super().__init__()
+        self.maxsize = maxsize
+
+    def get_or(self, key, make):
+        try:
+            self.move_to_end(key)
+            return self[key]
+        except KeyError:
+            value = make()
+            self[key] = value
+            if len(self) > self.maxsize:
+                self.popitem(last=False)
+            return value
+
+
+def _parse(text: str) -> Any:
+    if _orjson is not None:
+        try:
+            return _orjson.loads(text)
+        except (ValueError, TypeError):
+            pass
+    return loads(text)
+
+
+def _strings(value: Any, out: list[str], limit: int = 400, depth: int = 0) -> None:
+    """Every string (keys and values) in `value`, up to `limit` of them."""
+    if len(out) >= limit or depth > 64:
+        return
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                out.append(k)
+            _strings(v, out, limit, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, out, limit, depth + 1)
+
+
+def row_findings(obj: Any, raw: str = "") -> tuple[str, ...]:
+    """sanitize findings over every string of a row (and its raw text)."""
+    found: list[str] = list(sanitize.findings(raw)) if raw else []
+    strs: list[str] = []
+    _strings(obj, strs)
+    for s in strs:
+        for f in sanitize.findings(s):
+            if f not in found:
+                found.append(f)
+    # TAB/LF inside a value matter too when they can rewrite a line's meaning
+    return tuple(found)
+
+
+def _short(v: Any, width: int = 60) -> str:
+    if isinstance(v, str):
+        s = v
+    else:
+        try:
+            import json
+            s = json.dumps(v, ensure_ascii=False, allow_nan=True)
+        except (TypeError, ValueError, RecursionError):
+            s = repr(v)
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def _first_strings(obj: dict, skip: set[str], n: int = 4) -> list[str]:
+    out = []
+    for k, v in obj.items():
+        if k in skip:
+            continue
+        if isinstance(v, str):
+            out.append(f"{k}={v}")
+            if len(out) >= n:
+                break
+    return out
+
+
+def summary_of(obj: Any, kind: str) -> str:
+    """A one-line, unsanitized summary of a row for the list."""
+    if not isinstance(obj, dict):
+        return _short(obj, 120)
+    skip = {"ts", "chain", "kind", "op", "authority"}
+    try:
+        if kind == "compaction_receipt":
+            schema = obj.get("schema")
+            ver = schema.rsplit(":", 1)[-1] if isinstance(schema, str) else "?"
+            pre, post = obj.get("pre") or {}, obj.get("post") or {}
+            dr, intro = obj.get("dropped") or {}, obj.get("introduced") or {}
+            g = lambda d, k: d.get(k, "?") if isinstance(d, dict) else "?"  # noqa: E731
+            return (f"receipt {ver}: pre {g(pre, 'count')} items/{g(pre, 'bytes')} B → post "
+                    f"{g(post, 'count')}/{g(post, 'bytes')} B, dropped {g(dr, 'count')} "
+                    f"({g(dr, 'bytes')} B), introduced {g(intro, 'count')} · "
+                    f"{_short(obj.get('compactor'), 30)}")
+        if kind == "chain_break_declared":
+            return f"declares line {obj.get('orphan_line')} broken: {_short(obj.get('why'), 80)}"
+        if kind == "continuity_snapshot":
+            return (f"seal {_short(obj.get('label'), 30)} · mean {obj.get('aggregate_mean')} · "
+                    f"{_short(obj.get('manifest_digest'), 40)}")
+        if kind == "tool" and isinstance(obj.get("tool"), str):
+            parts = [obj["tool"]]
+            for k, v in obj.items():
+                if k in skip or k == "tool":
+                    continue
+                parts.append(f"{k}={_short(v, 40)}")
+                if len(parts) > 4:
+                    break
+            return " ".join(parts)
+    except (AttributeError, TypeError):
+        pass
+    parts = _first_strings(obj, skip)
+    if not parts:
+        parts = [f"{k}={_short(v, 30)}" for k, v in list(obj.items())[:4] if k not in skip]
+    return " · ".join(parts)
+
+
+def status_of(info: RowInfo, finding_kind: str | None, first_chained: int,
+              verified: bool) -> str:
+    """The status key of one line."""
+    if info.state == "blank":
+        return "blank"
+    if finding_kind == "break":
+        return "unparseable" if info.state in ("unparseable", "nonobject") else "break"
+    if finding_kind == "declared":
+        return "declared"
+    if not verified:
+        return "pending"
+    if info.state != "object":
+        return "unparseable"
+    if not first_chained or info.line < first_chained:
+        return "prechain"
+    return "ok"
+
+
+class LedgerSource:
+    """One evidence file, read-only. Construct, then `index()` (slow, in a worker);
+    `quick_index()` gives the first lines at once."""
+
+    ROW_CACHE = 4096
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.name = self.path.name
+        self._fh = None
+        self.buf: Any = b""
+        self.error: str | None = None
+        self.offsets: array = array("q", [0])
+        self.complete = False
+        self._rows = _LRU(self.ROW_CACHE)
+        try:
+            self._fh = open(self.path, "rb")
+            self.buf = _lines.open_map(self._fh)
+        except (OSError, ValueError) as e:
+            self.error = f"{type(e).__name__}: {e}"
+            self.buf = b""
+        self.size = len(self.buf)
+
+    # ------------------------------------------------------------------ index
+    def quick_index(self, max_bytes: int = 1 << 20) -> None:
+        """Offsets for the lines wholly inside the first `max_bytes` (exact: the
+        prefix is cut just after a `\\n`)."""
+        if self.complete or not self.size:
+            if not self.size:
+                self.offsets, self.complete = array("q", [0, 0]), True
+            return
+        if self.size <= max_bytes:
+            self.index()
+            return
+        cut = self.buf.rfind(b"\n", 0, max_bytes)
+        if cut < 0:
+            return
+        offs = _lines.line_offsets(self.buf[: cut + 1])
+        offs.pop()  # the phantom empty line after the cut; its start is the sentinel
+        self.offsets = offs
+
+    def index(self, on_progress: Callable[[int, int], None] | None = None) -> None:
+        view = _ReleasingMap(self.buf) if isinstance(self.buf, mmap.mmap) else self.buf
+        self.offsets = _lines.line_offsets(view, on_progress)
+        self.complete = True
+
+    @property
+    def line_count(self) -> int:
+        return len(self.offsets) - 1
+
+    def line_of_offset(self, pos: int) -> int:
+        """The 1-based line holding byte `pos` (bisect on the offsets)."""
+        import bisect
+        return max(1, min(self.line_count, bisect.bisect_right(self.offsets, pos)))
+
+    # ------------------------------------------------------------------ rows
+    def raw_bytes(self, n: int) -> bytes:
+        if not 1 <= n <= self.line_count:
+            return b""
+        data = self.buf[self.offsets[n - 1]: self.offsets[n]]
+        if data.endswith(b"\r\n"):
+            return data[:-2]
+        if data.endswith((b"\n", b"\r")):
+            return data[:-1]
+        return data
+
+    def row(self, n: int) -> RowInfo:
+        return self._rows.get_or(n, lambda: self._make_row(n))
+
+    def _make_row(self, n: int) -> RowInfo:
+        text = _lines.decode_line(self.raw_bytes(n))
+        if not text:
+            return RowInfo(n, "", "blank")
+        try:
+            obj = _parse(text)
+        except ValueError:
+            return RowInfo(n, text, "unparseable", marks=sanitize.findings(text))
+        if not isinstance(obj, dict):
+            return RowInfo(n, text, "nonobject", obj, summary=_short(obj, 120),
+                           marks=row_findings(obj))
+        kind = row_kind(obj)
+        ts = obj.get("ts")
+        return RowInfo(n, text, "object", obj, kind=kind,
+                       ts=ts if isinstance(ts, str) else ("" if ts is None else _short(ts, 20)),
+                       summary=summary_of(obj, kind), marks=row_findings(obj))
+
+    # ------------------------------------------------------------------ search
+    def find_text(self, needle: str, start_line: int, backwards: bool = False) -> int | None:
+        """The next (or previous) line after `start_line` whose bytes contain `needle`
+        (UTF-8, or its JSON-escaped ASCII form), wrapping around; None if absent."""
+        if not needle or not self.size:
+            return None
+        pats = {needle.encode("utf-8", "surrogatepass")}
+        import json
+        esc = json.dumps(needle)[1:-1].encode("ascii")
+        pats.add(esc)
+        lc = self.line_count
+        if not backwards:
+            begin = self.offsets[min(start_line, lc)]
+            hits = [p for p in (self.buf.find(x, begin) for x in pats) if p >= 0]
+            if not hits:
+                hits = [p for p in (self.buf.find(x, 0, begin) for x in pats) if p >= 0]
+            return self.line_of_offset(min(hits)) if hits else None
+        end = self.offsets[max(0, start_line - 1)]
+        hits = [p for p in (self.buf.rfind(x, 0, end) for x in pats) if p >= 0]
+        if not hits:
+            hits = [p for p in (self.buf.rfind(x, end) for x in pats) if p >= 0]
+        return self.line_of_offset(max(hits)) if hits else None
+
+    def receipt_lines(self, cancelled: Callable[[], bool] = lambda: False) -> list[int]:
+        """Lines whose bytes mention `compaction_receipt` and parse as receipt rows."""
+        out: list[int] = []
+        pos = self.buf.find(b"compaction_receipt") if self.size else -1
+        while pos >= 0 and not cancelled():
+            n = self.line_of_offset(pos)
+            info = self.row(n)
+            if info.kind == "compaction_receipt":
+                out.append(n)
+            pos = self.buf.find(b"compaction_receipt", self.offsets[n])
+        return out
+
+    def scan(self, pred: Callable[[int, RowInfo], bool],
+             cancelled: Callable[[], bool] = lambda: False,
+             on_progress: Callable[[int, int], None] | None = None) -> array:
+        """Lines for which pred(line, info) holds, parsing without the cache."""
+        out = array("q")
+        lc = self.line_count
+        for n in range(1, lc + 1):
+            if n % 20000 == 0:
+                if cancelled():
+                    break
+                if on_progress:
+                    on_progress(n, lc)
+            info = self._rows.get(n) or self._make_row(n)
+            if pred(n, info):
+                out.append(n)
+        return out
+
+    # ------------------------------------------------------------------ lifecycle
+    def stat(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+            return st.st_size, st.st_mtime_ns
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        try:
+            if hasattr(self.buf, "close"):
+                self.buf.close()
+        except (BufferError, ValueError):
+            pass
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+_ws = re.compile(r"\s+")
