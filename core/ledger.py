@@ -103,11 +103,10 @@ def _fast_parse(raw: bytes) -> dict | None:
         return None
     try:
         obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        same = orjson.dumps(obj).translate(None, _SPACE) == raw.translate(None, _SPACE)
+    except (orjson.JSONDecodeError, TypeError):  # TypeError: too deep to re-dump
         return None
-    if orjson.dumps(obj).translate(None, _SPACE) != raw.translate(None, _SPACE):
-        return None
-    return obj
+    return obj if same else None
 
 
 class _Walk:
@@ -251,9 +250,11 @@ class _Walk:
             if self.pending is None and self.began and raw[:1] == b"{" and raw[-1:] == b"}":
                 try:
                     obj = loads_o(raw)
-                except decode_error:
+                    if dumps_o(obj).translate(None, sp) != raw.translate(None, sp):
+                        obj = None
+                except (decode_error, TypeError):
                     obj = None
-                if obj is not None and dumps_o(obj).translate(None, sp) == raw.translate(None, sp):
+                if obj is not None:
                     claimed = obj.pop("chain", None)
                     if claimed.__class__ is str:
                         try:
@@ -409,7 +410,7 @@ def verify(path: str | os.PathLike, *, strict: bool = False,
         declared = _scan_declarations(buf)
         if workers is None:
             workers = min(2, os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
-        if workers <= 1 or fh is None:
+        if workers <= 1 or fh is None or total == 0:
             w = _Walk(strict, declared)
             out = _walk_buf(buf, 0, total, 1, strict, declared, False, on_progress)
             _absorb(w, out)
@@ -439,11 +440,17 @@ def _absorb(w: _Walk, out: dict) -> None:
 
 
 def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[int, dict],
-                     workers: int, chunk: int, on_progress: ProgressFn | None) -> VerifyResult:
-    import multiprocessing as mp
+                     workers: int, chunk: int, on_progress: ProgressFn | None,
+                     run_jobs: Callable[[list[tuple]], Iterator[dict]] | None = None
+                     ) -> VerifyResult:
+    """Verify byte ranges independently and merge them into one sequential verdict.
 
+    Each range after the first is walked detached: its lines up to and including its
+    first row with a non-null chain are held back and replayed here with the true
+    incoming state; from that row on the range's outcome depends on nothing before it.
+    Line numbers are range-relative (shifted here) unless a declaration needs absolute
+    ones. `run_jobs` maps `_walk_range` argument tuples to results in order."""
     bounds = list(_lines.window_bounds(buf, 0, total, chunk))
-    # absolute first line of each range: counted only when a declaration needs it
     firsts: list[int] = []
     n = 1
     for s, e in bounds:
@@ -453,31 +460,43 @@ def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[in
     relative = not declared
     if relative:
         firsts = [1] * len(bounds)
-    ctx = mp.get_context("spawn")
+    jobs = [(path, s, e, f, strict, declared, i > 0)
+            for i, ((s, e), f) in enumerate(zip(bounds, firsts))]
     w = _Walk(strict, declared)
     line_base = 0
-    with ctx.Pool(workers) as pool:
-        jobs = [pool.apply_async(_walk_range, (path, s, e, f, strict, declared, i > 0))
-                for i, ((s, e), f) in enumerate(zip(bounds, firsts))]
-        for i, job in enumerate(jobs):
-            out = job.get()
-            shift = line_base if relative else 0
-            if shift:
-                out["findings"] = [(a + shift, k, _reline(t, a, a + shift))
-                                   for a, k, t in out["findings"]]
-                out["held"] = [(a + shift, raw) for a, raw in out["held"]]
-                if out["first_chained"]:
-                    out["first_chained"] += shift
-            # replay held lines with the true state, then take the range's own results
-            for a, raw in out["held"]:
-                w.feed(a, raw)
-            if not out["detached_all"]:
-                _absorb(w, out)
-                w.prev, w.began = out["prev"], out["began"]
-            line_base = out["last_line"] + shift
-            if on_progress is not None:
-                on_progress(bounds[i][1], total)
+    for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
+        shift = line_base if relative else 0
+        if shift:
+            out["findings"] = [(a + shift, k, _reline(t, a, a + shift))
+                               for a, k, t in out["findings"]]
+            out["held"] = [(a + shift, raw) for a, raw in out["held"]]
+            if out["first_chained"]:
+                out["first_chained"] += shift
+        for a, raw in out["held"]:
+            w.feed(a, raw)
+        if not out["detached_all"]:
+            _absorb(w, out)
+            w.prev, w.began = out["prev"], out["began"]
+        line_base = out["last_line"] + shift
+        if on_progress is not None:
+            on_progress(bounds[i][1], total)
     return _finish(w, strict, declared, line_base)
+
+
+def _pool_runner(workers: int) -> Callable[[list[tuple]], Iterator[dict]]:
+    def run(jobs: list[tuple]) -> Iterator[dict]:
+        import multiprocessing as mp
+        with mp.get_context("spawn").Pool(workers) as pool:
+            pending = [pool.apply_async(_walk_range, job) for job in jobs]
+            for job in pending:
+                yield job.get()
+    return run
+
+
+def _serial_runner(jobs: list[tuple]) -> Iterator[dict]:
+    """Run range jobs in this process (tests use it to exercise the merge)."""
+    for job in jobs:
+        yield _walk_range(*job)
 
 
 def _reline(text: str, old: int, new: int) -> str:
