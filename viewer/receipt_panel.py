@@ -47,14 +47,9 @@ def check_states(check: Any) -> list[tuple[str, str, list[str]]]:
     """[(check name, "pass"|"fail"|"not run", failing notes)] from a ReceiptCheck."""
     explicit = getattr(check, "checks", None)
     if explicit:
-        out = []
-        for c in explicit:
-            name = getattr(c, "name", None) or (c[0] if isinstance(c, (tuple, list)) else str(c))
-            ok = getattr(c, "ok", None) if not isinstance(c, (tuple, list)) else c[1]
-            note = getattr(c, "note", None) if not isinstance(c, (tuple, list)) else (
-                c[2] if len(c) > 2 else None)
-            out.append((str(name), "pass" if ok else "fail", [note] if note else []))
-        return out
+        return [(str(getattr(c, "name", c)), "pass" if getattr(c, "ok", False) else "fail",
+                 [d] if (d := getattr(c, "detail", "")) and not getattr(c, "ok", False) else [])
+                for c in explicit]
     notes = [n for n in (getattr(check, "notes", None) or []) if isinstance(n, str)]
     early = any(n.startswith(("malformed receipt row", "unknown schema")) for n in notes)
     out = []

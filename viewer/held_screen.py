@@ -1,0 +1,281 @@
+"""Held content for one receipt: load the pre and/or post content, recompute, and show
+the verdict field by field, each manifest entry matched to the held item it names (with
+a preview), drops the manifest does not declare, and manifest entries no held item
+explains.
+
+Loading is `sealscope.core.held.load_held`; the verdict is
+`sealscope.core.receipt.verify_receipt`. Paths come from the inputs (with completion),
+or from a paste anywhere on this screen (dragging a file onto a terminal pastes its
+path).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, Static
+
+from sealscope.core.sanitize import clean
+from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
+from sealscope.viewer.receipt_panel import check_receipt, render_receipt
+
+if TYPE_CHECKING:
+    from sealscope.viewer.ledger_tab import LedgerTab
+
+
+def short(d: str, n: int = 28) -> str:
+    d = clean(str(d))
+    if ":" in d and len(d) > n:
+        head, _, hexpart = d.rpartition(":")
+        return f"{head}:{hexpart[:10]}…"
+    return d if len(d) <= n else d[: n - 1] + "…"
+
+
+def load_items(path: Path) -> tuple[list[Any] | None, str | None]:
+    """(held items, None) or (None, why not)."""
+    try:
+        from sealscope.core import held
+    except ImportError:
+        return None, "sealscope.core.held is not installed"
+    try:
+        return held.load_held(path), None
+    except ValueError as e:
+        return None, str(e)
+    except OSError as e:
+        return None, f"{path}: {e}"
+
+
+def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> Text:
+    """Manifest entries ↔ held items, undeclared drops, unexplained entries."""
+    t = Text(end="")
+    dropped = row.get("dropped") if isinstance(row, dict) else None
+    manifest = dropped.get("items") if isinstance(dropped, dict) else None
+    manifest = [d for d in manifest if isinstance(d, str)] if isinstance(manifest, list) else []
+    by_digest: dict[str, list] = {}
+    for side, items in (("pre", pre or []), ("post", post or [])):
+        for it in items:
+            by_digest.setdefault(it.digest, []).append((side, it))
+
+    t.append(f"\n drop manifest: {len(manifest)} entr{'y' if len(manifest) == 1 else 'ies'}\n",
+             "bold underline")
+    unexplained = []
+    for pos, d in enumerate(manifest):
+        hits = [it for side, it in by_digest.get(d, []) if side == "pre"] or \
+               [it for side, it in by_digest.get(d, [])]
+        t.append(f"  [{pos}] ", "bold")
+        t.append(short(d, 40))
+        if hits:
+            it = hits[0]
+            t.append("  ✓ held ", "green")
+            t.append(f"{clean(Path(it.source).name)}#{it.index}", "bold")
+            t.append(f" ({it.size:,} B): ")
+            t.append(preview(it.value, 60), "italic")
+        elif pre is None and post is None:
+            t.append("  (load held content to match)", "dim")
+        else:
+            t.append("  ✗ no held item has this digest", "bold red")
+            unexplained.append((pos, d))
+        t.append("\n")
+    if not manifest:
+        t.append("  (empty: the receipt claims nothing was dropped)\n", "dim")
+
+    drops = getattr(getattr(check, "recomputed", None), "drops", None)
+    if drops is not None:
+        undeclared = Counter(drops.items) - Counter(manifest)
+        phantom = Counter(manifest) - Counter(drops.items)
+        t.append("\n recomputed from the held content\n", "bold underline")
+        t.append(f"  dropped {len(drops.items)} item(s), {drops.bytes:,} B; introduced "
+                 f"{drops.introduced_count} item(s), {drops.introduced_bytes:,} B\n")
+        if undeclared:
+            t.append(f"  ⚠ {sum(undeclared.values())} drop(s) the manifest does not declare "
+                     "(the receipt hides them):\n", "bold red")
+            for d, n in undeclared.items():
+                for side, it in by_digest.get(d, [])[:1]:
+                    t.append(f"    {short(d, 40)} ", "red")
+                    if n > 1:
+                        t.append(f"×{n} ", "red")
+                    t.append(f"{clean(Path(it.source).name)}#{it.index} ({it.size:,} B): ", "bold")
+                    t.append(preview(it.value, 60), "italic")
+                    t.append("\n")
+        if phantom:
+            t.append(f"  ⚠ {sum(phantom.values())} manifest entr(ies) claim a drop the content "
+                     "does not show\n", "bold yellow")
+        if not undeclared and not phantom:
+            t.append("  ✓ the manifest matches the drops recomputed from the content\n", "green")
+
+    if unexplained:
+        t.append(f"\n manifest entries no held item explains: {len(unexplained)}\n",
+                 "bold underline")
+        for pos, d in unexplained:
+            t.append(f"  [{pos}] {short(d, 84)}\n", "yellow")
+    return t
+
+
+def content_report(check: Any) -> Text:
+    t = Text(end="")
+    cc = getattr(check, "content_checks", ()) or ()
+    if not cc:
+        return t
+    t.append("\n content checks\n", "bold underline")
+    for c in cc:
+        ok = getattr(c, "ok", False)
+        t.append("  ✓ " if ok else "  ✗ ", "green" if ok else "bold red")
+        t.append(clean(str(getattr(c, "name", ""))))
+        d = getattr(c, "detail", "")
+        if d and not ok:
+            t.append("  " + clean(str(d)), "red")
+        t.append("\n")
+    rec = getattr(check, "recomputed", None)
+    for side in ("pre", "post"):
+        c = getattr(rec, side, None) if rec is not None else None
+        if c is not None:
+            t.append(f"  recomputed {side}: ", "bold")
+            t.append(f"{c.count} items, {c.bytes:,} B, {short(c.digest, 40)}\n")
+    return t
+
+
+class HeldContentScreen(Screen):
+    """Recompute one receipt against held content."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("ctrl+r", "recompute", "Recompute"),
+        Binding("ctrl+l", "lookup", "Look up"),
+    ]
+
+    def __init__(self, tab: "LedgerTab", line: int, pre: Path | None = None,
+                 post: Path | None = None) -> None:
+        super().__init__()
+        self.tab, self.line = tab, line
+        self.row = tab.source.row(line).obj
+        self.pre_path, self.post_path = pre, post
+        self.pre_items: list | None = None
+        self.post_items: list | None = None
+        self.errors: dict[str, str] = {}
+        self.check: Any = None
+
+    def compose(self) -> ComposeResult:
+        title = Text(end="")
+        title.append(" held content ", "bold reverse")
+        title.append(f"  receipt at {clean(self.tab.source.name)} line {self.line}")
+        yield Static(title, classes="screen-title")
+        with Horizontal(classes="field-row"):
+            yield Label("pre content")
+            yield Input(value=str(self.pre_path or ""), placeholder="path to the pre content "
+                        "(.json array, .jsonl, any file, or a folder) — or paste/drag it here",
+                        suggester=PathSuggester(), id="pre")
+        with Horizontal(classes="field-row"):
+            yield Label("post content")
+            yield Input(value=str(self.post_path or ""), placeholder="path to the post "
+                        "(survivor) content", suggester=PathSuggester(), id="post")
+        with VerticalScroll(classes="results", id="held-results"):
+            yield Static(id="held-verdict")
+            yield Static(id="held-matches")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._recompute_now()
+        if self.pre_path or self.post_path:
+            self.load()
+        self.query_one("#pre", Input).focus()
+
+    # ------------------------------------------------------------------ input
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._take(event.input.id or "", event.value)
+        if event.input.id == "pre":
+            self.query_one("#post", Input).focus()
+
+    def _take(self, which: str, value: str) -> None:
+        value = value.strip()
+        p = pasted_path(value) if value else None
+        if value and p is None:
+            self.errors[which] = f"no such file: {value}"
+            self._recompute_now()
+            return
+        if which == "pre":
+            self.pre_path = p
+            if p is None:
+                self.pre_items = None
+        else:
+            self.post_path = p
+            if p is None:
+                self.post_items = None
+        self.errors.pop(which, None)
+        self.load()
+
+    def on_paste(self, event: events.Paste) -> None:
+        focused = self.focused
+        if isinstance(focused, Input):
+            return  # the input takes the text; Enter loads it
+        p = pasted_path(event.text)
+        if p is None:
+            return
+        event.stop()
+        which = "pre" if self.pre_path is None else "post"
+        self.query_one(f"#{which}", Input).value = str(p)
+        self._take(which, str(p))
+
+    def action_recompute(self) -> None:
+        for which in ("pre", "post"):
+            self._take(which, self.query_one(f"#{which}", Input).value)
+
+    def action_lookup(self) -> None:
+        from sealscope.viewer.lookup_screen import LookupScreen
+        self.app.push_screen(LookupScreen(path=self.pre_path))
+
+    # ------------------------------------------------------------------ work
+    @work(thread=True, exclusive=True, group="held")
+    def load(self) -> None:
+        pre = post = None
+        errors: dict[str, str] = {}
+        if self.pre_path is not None:
+            pre, err = load_items(self.pre_path)
+            if err:
+                errors["pre"] = err
+        if self.post_path is not None:
+            post, err = load_items(self.post_path)
+            if err:
+                errors["post"] = err
+        from sealscope.core.held import values_of
+        check, cerr = None, None
+        try:
+            check, cerr = check_receipt(self.row, values_of(pre) if pre is not None else None,
+                                        values_of(post) if post is not None else None)
+        except ValueError as e:
+            cerr = f"held content cannot be digested: {e}"
+        self.app.call_from_thread(self._show, pre, post, errors, check, cerr)
+
+    def _recompute_now(self) -> None:
+        check, err = check_receipt(self.row)
+        self._show(self.pre_items, self.post_items, dict(self.errors), check, err)
+
+    def _show(self, pre, post, errors, check, cerr) -> None:
+        self.pre_items, self.post_items, self.check = pre, post, check
+        self.errors.update(errors)
+        t = Text(end="")
+        for which, items, path in (("pre", pre, self.pre_path), ("post", post, self.post_path)):
+            t.append(f" {which}: ", "bold")
+            if which in self.errors:
+                t.append(clean(self.errors[which]), "bold red")
+            elif items is not None:
+                t.append(f"{len(items)} item(s), {sum(i.size for i in items):,} B from "
+                         f"{clean(str(path))}")
+            else:
+                t.append("not loaded", "dim")
+            t.append("\n")
+        t.append("\n")
+        t.append_text(render_receipt(self.row, check, cerr,
+                                     title="recomputed" if (pre or post) else "self-consistency only"))
+        if check is not None:
+            t.append_text(content_report(check))
+        self.query_one("#held-verdict", Static).update(t)
+        self.query_one("#held-matches", Static).update(
+            match_report(self.row, pre, post, check))

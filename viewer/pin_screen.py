@@ -1,0 +1,126 @@
+"""Check the current ledger against a head pin or a witness store.
+
+A pasted pin string goes to `pins.parse_pin` / `pins.check_pin`; a witness store (and
+one of its namespaces, from `witness.namespaces`) to `witness.verify_against_witness`.
+The check runs in the tab's worker and its verdict lands in the tab's banner.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Input, Label, Static
+
+from sealscope.core.sanitize import clean
+from sealscope.viewer.prompt import PathSuggester, pasted_path
+
+if TYPE_CHECKING:
+    from sealscope.viewer.ledger_tab import LedgerTab
+
+
+class PinScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "dismiss_screen", "Back")]
+
+    def __init__(self, tab: "LedgerTab") -> None:
+        super().__init__()
+        self.tab = tab
+        self.namespaces: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pin-box"):
+            t = Text(end="")
+            t.append(" check against a pin or a witness ", "bold reverse")
+            t.append(f"  {clean(self.tab.source.name)}")
+            yield Static(t)
+            with Horizontal(classes="field-row"):
+                yield Label("head pin")
+                yield Input(placeholder="arcaeon-ledger head chain=… rows=N as_of=…", id="pin")
+            yield Static(Text("  or", "dim"))
+            with Horizontal(classes="field-row"):
+                yield Label("witness store")
+                yield Input(placeholder="path to a witness store (.jsonl)",
+                            suggester=PathSuggester(), id="store")
+            with Horizontal(classes="field-row"):
+                yield Label("namespace")
+                yield Input(placeholder="namespace in the store", id="namespace")
+            yield Static(id="pin-message")
+
+    def on_mount(self) -> None:
+        self.query_one("#pin", Input).focus()
+
+    def _say(self, text: str, style: str = "") -> None:
+        self.query_one("#pin-message", Static).update(Text(text, style))
+
+    def on_paste(self, event: events.Paste) -> None:
+        if isinstance(self.focused, Input):
+            return
+        event.stop()
+        if event.text.strip().startswith("arcaeon-ledger"):
+            self.query_one("#pin", Input).value = event.text.strip()
+            self.check_pin(event.text)
+            return
+        p = pasted_path(event.text)
+        if p is not None:
+            self.query_one("#store", Input).value = str(p)
+            self.load_store(str(p))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "pin":
+            self.check_pin(event.value)
+        elif event.input.id == "store":
+            self.load_store(event.value)
+        else:
+            self.check_witness()
+
+    def check_pin(self, text: str) -> None:
+        from sealscope.core import pins
+        try:
+            pin = pins.parse_pin(text)
+        except ValueError as e:
+            self._say(clean(str(e)), "bold red")
+            return
+        self.tab.run_check(f"pin rows={pin.rows}", pins.check_pin, self.tab.source.path, pin)
+        self.dismiss(None)
+
+    def load_store(self, value: str) -> None:
+        from sealscope.core import witness
+        p = pasted_path(value)
+        if p is None:
+            self._say(f"no such file: {clean(value)}", "bold red")
+            return
+        self.query_one("#store", Input).value = str(p)
+        try:
+            self.namespaces = witness.namespaces(p)
+        except (OSError, ValueError) as e:
+            self._say(f"cannot read the store: {clean(str(e))}", "bold red")
+            return
+        ns_input = self.query_one("#namespace", Input)
+        ns_input.suggester = SuggestFromList(self.namespaces)
+        stem = self.tab.source.path.stem
+        guess = stem if stem in self.namespaces else (self.namespaces[0] if self.namespaces else "")
+        if not ns_input.value:
+            ns_input.value = guess
+        self._say("namespaces: " + ", ".join(clean(n) for n in self.namespaces)
+                  if self.namespaces else "the store holds no namespaces", "")
+        ns_input.focus()
+
+    def check_witness(self) -> None:
+        from sealscope.core import witness
+        store = pasted_path(self.query_one("#store", Input).value)
+        ns = self.query_one("#namespace", Input).value.strip()
+        if store is None:
+            self._say("give a witness store path first", "bold red")
+            return
+        self.tab.run_check(f"witness {ns}", witness.verify_against_witness, store, ns,
+                           self.tab.source.path)
+        self.dismiss(None)
+
+    def action_dismiss_screen(self) -> None:
+        self.dismiss(None)
