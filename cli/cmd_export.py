@@ -1,0 +1,156 @@
+"""`sealscope export`: the audit report of one evidence file, as Markdown or JSON.
+
+export PATH [--format md|json] [--output FILE] [--as ledger|snapshot]
+            [--restated F [--loose] [--tiers F]] [--against OLD.json]
+
+PATH is a continuity snapshot (a JSON object with `schema:
+arcaeon-continuity:snapshot:v1`) or a JSONL ledger; `--as` overrides the detection.
+
+* ledger: the chain verdict (as `verify --json`), every break, every compaction
+  receipt's status (as `receipts --json`).
+* snapshot: its validation (as `snapshot --json`); `--restated` scores a
+  restatement against it (as `continuity --json`, `--loose`/`--tiers` as there);
+  `--against OLD.json` diffs OLD → PATH (as `diff --json`, with `--tiers`).
+
+The report goes to stdout, or to `--output FILE` (never over PATH or any input).
+
+Exit code, worst of (1 over 3 over 0): for a ledger, the `verify` verb's code and,
+when the ledger holds at least one receipt row, the `receipts` verb's code (so a
+ledger whose receipts are checked without held content is 3: bounded); for a
+snapshot, the `snapshot` verb's code, then `continuity`'s code for `--restated` and
+`diff`'s code for `--against`. A missing PATH is one error line, exit 3; bad flags
+(e.g. `--restated` on a ledger) exit 2. Never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from sealscope.output import error_line
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("export", help="write the audit report of a ledger or a snapshot")
+    p.add_argument("path", metavar="PATH", help="a ledger (JSONL) or a snapshot (JSON)")
+    p.add_argument("--format", choices=("md", "json"), default="md",
+                   help="Markdown (default) or one JSON document")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
+    p.add_argument("--as", dest="kind", choices=("ledger", "snapshot"),
+                   help="read PATH as this kind instead of detecting it")
+    p.add_argument("--restated", metavar="FILE",
+                   help="snapshot only: score this restatement {probe_id: answer}")
+    p.add_argument("--loose", action="store_true",
+                   help="with --restated: containment scoring (faithful is never judged)")
+    p.add_argument("--tiers", metavar="FILE",
+                   help="with --restated/--against: severity tiers {tier: [field, ...]}")
+    p.add_argument("--against", metavar="OLD",
+                   help="snapshot only: diff the older seal OLD against PATH")
+    p.set_defaults(func=run)
+
+
+def _clean(text: object) -> str:
+    from sealscope.core.sanitize import clean
+    return clean(text)
+
+
+def _fail(message: str, code: int) -> int:
+    error_line(_clean(message))
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as e:  # noqa: BLE001 - never a traceback
+        return _fail(f"export: internal error: {type(e).__name__}: {e}", 3)
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from sealscope.core import export
+    from sealscope.core.continuity import diff_seals, verify_continuation
+
+    path = args.path
+    if not os.path.exists(path):
+        return _fail(f"export: cannot read {path}: No such file or directory", 3)
+    if os.path.isdir(path):
+        return _fail(f"export: cannot read {path}: Is a directory", 3)
+    if args.loose and not args.restated:
+        return _fail("export: --loose goes with --restated FILE", 2)
+    if args.tiers and not (args.restated or args.against):
+        return _fail("export: --tiers goes with --restated or --against", 2)
+    inputs = [x for x in (path, args.restated, args.tiers, args.against) if x]
+    if args.output and any(_same(args.output, x) for x in inputs):
+        return _fail(f"export: refusing to write the report over an input: {args.output}", 2)
+
+    kind = args.kind or export.detect_kind(path)
+    if kind == "ledger" and (args.restated or args.against):
+        return _fail("export: --restated and --against apply to a snapshot, and "
+                     f"{path} reads as a ledger (use --as snapshot to insist)", 2)
+
+    session = []
+    seal = None
+    if kind == "snapshot":
+        seal = export.load_seal(path)
+        tiers = None
+        if args.tiers:
+            try:
+                tiers = export.load_tiers(args.tiers)
+            except ValueError as e:
+                return _fail(f"export: {e}", 3)
+        if args.against:
+            old = export.load_seal(args.against)
+            if old.status != "ok" or seal.status != "ok":
+                bad = [x for x in (old, seal) if x.status != "ok"]
+                code = 1 if any(x.status == "invalid" for x in bad) else 3
+                session.append(export.SessionRecord(
+                    "diff", f"diff {os.path.basename(args.against)} → {os.path.basename(path)}",
+                    {"previous": args.against, "current": path, "tiers": args.tiers},
+                    {"error": "; ".join(f"{x.path}: {x.error}" for x in bad),
+                     "previous": old.summary(), "current": seal.summary()}, code))
+            else:
+                session.append(export.diff_record(diff_seals(old.snap, seal.snap, tiers=tiers),
+                                                  args.against, path, tiers_path=args.tiers))
+        if args.restated:
+            if seal.status == "ok":
+                try:
+                    restated = export.load_restated(args.restated)
+                except ValueError as e:
+                    return _fail(f"export: {e}", 3)
+                try:
+                    v = verify_continuation(seal.snap, restated=restated,
+                                            strict=not args.loose, tiers=tiers)
+                    session.append(export.verdict_record(v, args.restated,
+                                                         tiers_path=args.tiers))
+                except (ValueError, TypeError) as e:
+                    session.append(export.SessionRecord(
+                        "verdict", f"restatement {os.path.basename(args.restated)}",
+                        {"restated": args.restated,
+                         "mode": "loose" if args.loose else "strict", "tiers": args.tiers},
+                        {"error": f"the sealed snapshot cannot be scored: {e}"}, 1))
+            # an invalid seal: nothing to score against; the snapshot verdict says why
+
+    report = export.build_report(path, kind=kind, session=session, seal=seal)
+    text = report.to_json() + "\n" if args.format == "json" else report.to_markdown()
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            return _fail(f"export: cannot write {args.output}: {e.strerror or e}", 3)
+        sys.stderr.write(f"sealscope: wrote {_clean(args.output)} ({report.verdict}, "
+                         f"exit {report.exit_code})\n")
+    else:
+        out = sys.stdout.buffer
+        out.write(text.encode("utf-8", "backslashreplace"))
+        out.flush()
+    return report.exit_code
