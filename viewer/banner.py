@@ -62,10 +62,28 @@ class Banner(Static):
 
     # ------------------------------------------------------------------ drawing
     @property
+    def combined_verdict(self) -> str | None:
+        """The chain verdict combined with a pin/witness check, as `verify --pin`
+        combines them: BROKEN if either is red, else COULD NOT LOOK if either could
+        not look, else VERIFIED. None while the chain is not finished."""
+        if self.state != "done" or self.result is None:
+            return None
+        chain = self.result.verdict
+        if self.check is None:
+            return chain
+        v = self.check[1]
+        verdict = getattr(v, "verdict", None) if v is not None else None
+        if chain == "BROKEN" or verdict in _RED:
+            return "BROKEN"
+        if chain != "VERIFIED" or verdict != "consistent":
+            return "COULD NOT LOOK"
+        return "VERIFIED"
+
+    @property
     def verdict_class(self) -> str:
         if self.state != "done" or self.result is None:
             return "-pending" if self.state in ("indexing", "verifying") else "-couldnot"
-        return {"VERIFIED": "-verified", "BROKEN": "-broken"}.get(self.result.verdict,
+        return {"VERIFIED": "-verified", "BROKEN": "-broken"}.get(self.combined_verdict or "",
                                                                 "-couldnot")
 
     def _paint(self) -> None:
@@ -93,8 +111,10 @@ class Banner(Static):
             t.append(clean(self.message))
         else:
             r = self.result
-            t.append(f" {r.verdict} ", "bold reverse")
+            t.append(f" {self.combined_verdict} ", "bold reverse")
             t.append(f"  {name}  ", "bold")
+            if self.check is not None:
+                t.append(f"chain {r.verdict} · ")
             t.append(f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
                      f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
                      f"declared breaks {r.declared_breaks:,}")

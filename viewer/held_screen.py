@@ -63,7 +63,7 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
         for it in items:
             by_digest.setdefault(it.digest, []).append((side, it))
 
-    t.append(f"\n drop manifest: {len(manifest)} entr{'y' if len(manifest) == 1 else 'ies'}\n",
+    t.append(f"drop manifest: {len(manifest)} entr{'y' if len(manifest) == 1 else 'ies'}\n",
              "bold underline")
     unexplained = []
     for pos, d in enumerate(manifest):
@@ -175,9 +175,11 @@ class HeldContentScreen(Screen):
             yield Label("post content")
             yield Input(value=str(self.post_path or ""), placeholder="path to the post "
                         "(survivor) content", suggester=PathSuggester(), id="post")
-        with VerticalScroll(classes="results", id="held-results"):
-            yield Static(id="held-verdict")
-            yield Static(id="held-matches")
+        with Horizontal(id="held-results"):
+            with VerticalScroll(id="held-left"):
+                yield Static(id="held-verdict")
+            with VerticalScroll(id="held-right"):
+                yield Static(id="held-matches")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -267,12 +269,12 @@ class HeldContentScreen(Screen):
                 t.append(clean(self.errors[which]), "bold red")
             elif items is not None:
                 t.append(f"{len(items)} item(s), {sum(i.size for i in items):,} B from "
-                         f"{clean(str(path))}")
+                         f"{clean(Path(str(path)).name)}")
             else:
                 t.append("not loaded", "dim")
             t.append("\n")
         t.append("\n")
-        t.append_text(render_receipt(self.row, check, cerr,
+        t.append_text(render_receipt(self.row, check, cerr, compact=True, bar_width=30,
                                      title="recomputed" if (pre or post) else "self-consistency only"))
         if check is not None:
             t.append_text(content_report(check))

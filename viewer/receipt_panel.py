@@ -69,7 +69,7 @@ def _num(d: Any, k: str) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
-def byte_bars(row: dict, width: int = 40) -> Text:
+def byte_bars(row: dict, width: int = 24) -> Text:
     """pre = kept + dropped, post = kept + introduced, drawn to one scale."""
     pre, post = row.get("pre"), row.get("post")
     dropped, intro = row.get("dropped"), row.get("introduced")
@@ -96,13 +96,14 @@ def byte_bars(row: dict, width: int = 40) -> Text:
     t.append("■ dropped ", "red")
     t.append("■ introduced", "blue")
     if ib is None:
-        t.append(" (v1: introduced bytes not recorded; shown as post − kept)", "italic")
+        t.append("\n       (v1: introduced bytes not recorded; drawn as post − kept)", "italic")
     t.append("\n")
     return t
 
 
 def render_receipt(row: Any, check: Any, error: str | None = None,
-                   title: str = "compaction receipt") -> Text:
+                   title: str = "compaction receipt", compact: bool = False,
+                   bar_width: int = 24) -> Text:
     t = Text(end="")
     schema = row.get("schema") if isinstance(row, dict) else None
     ver = getattr(check, "schema", None) if check is not None else None
@@ -132,7 +133,13 @@ def render_receipt(row: Any, check: Any, error: str | None = None,
         scope = str(getattr(check, "verified_scope", ""))
         t.append(clean(scope), "green" if scope == "full" else "yellow")
         t.append("\n")
-        for name, state, _notes in check_states(check):
+        states = check_states(check)
+        if compact and all(st == "pass" for _n, st, _x in states):
+            t.append(f"   ✓ all {len(states)} self-consistency checks pass\n", "green")
+            states = []
+        elif compact:
+            states = [x for x in states if x[1] != "pass"]
+        for name, state, _notes in states:
             mark, style = {"pass": ("✓", "green"), "fail": ("✗", "bold red")}.get(
                 state, ("–", "dim"))
             t.append(f"   {mark} ", style)
@@ -153,12 +160,12 @@ def render_receipt(row: Any, check: Any, error: str | None = None,
                 t.append(f"{clean(str(c)):>6} items  ")
                 t.append(f"{clean(str(b)) if 'bytes' in d else '—':>10} B")
                 if key == "dropped" and isinstance(d.get("items"), list):
-                    t.append(f"   manifest: {len(d['items'])} digest(s)", "dim")
+                    t.append(f"  ({len(d['items'])} in manifest)", "dim")
                 t.append("\n")
             else:
                 t.append(f"  {key:<11}", "bold")
                 t.append("missing\n", "red")
-        t.append_text(byte_bars(row))
+        t.append_text(byte_bars(row, bar_width))
         for key in ("compactor", "method", "opened_at", "receipt_digest"):
             if key in row:
                 t.append(f"  {key}: ", "bold")

@@ -1,0 +1,137 @@
+"""Snapshot SVGs (120x36) of every ledger-viewer screen and panel."""
+from __future__ import annotations
+
+from sealscope.viewer.app import SealscopeApp
+
+from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, settle
+
+SIZE = (120, 36)
+
+
+def app_on_samples() -> SealscopeApp:
+    return SealscopeApp([SAMPLES])
+
+
+def test_snapshot_verified_session_receipt_v2(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "session.jsonl")
+        await goto(pilot, 7)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_receipt_v1(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "session.jsonl")
+        await goto(pilot, 5)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_broken_banner_first_break(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "tampered.jsonl")
+        await pilot.press("b")
+        await pilot.pause()
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_hostile_content(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "hostile.jsonl")
+        await goto(pilot, 3)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_hostile_approval(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "hostile.jsonl")
+        await goto(pilot, 2)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_declared_break(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "declared-break.jsonl")
+        await goto(pilot, 5)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_continuity_row(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "session.jsonl")
+        await goto(pilot, 8)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_filter_receipts(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        tab = await activate(pilot.app, pilot, "session.jsonl")
+        tab.apply_filter("kind:compaction_receipt")
+        await settle(pilot.app, pilot)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_held_content_liar(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "liar.jsonl")
+        await goto(pilot, 3)
+        await pilot.press("h")
+        await pilot.pause()
+        scr = pilot.app.screen
+        scr.query_one("#pre").value = str(HELD / "liar-pre.json")
+        scr.query_one("#post").value = str(HELD / "liar-post.json")
+        await pilot.press("ctrl+r")
+        await settle(pilot.app, pilot)
+        scr.query_one("#pre").blur()
+        await pilot.pause()
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_lookup(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "session.jsonl")
+        await pilot.press("l")
+        await pilot.pause()
+        scr = pilot.app.screen
+        await settle(pilot.app, pilot)
+        scr._load_file(str(HELD / "session-pre.jsonl"))
+        await pilot.pause()
+        scr.query_one("#lookup-hits").focus()
+        await pilot.pause()
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_pin_screen(snap_compare):
+    pin = (SAMPLES / "truncated.pin").read_text().strip()
+
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "truncated.jsonl")
+        await pilot.press("c")
+        await pilot.pause()
+        pilot.app.screen.query_one("#pin").value = pin
+        await pilot.pause()
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_pin_truncated_banner(snap_compare):
+    pin = (SAMPLES / "truncated.pin").read_text().strip()
+
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await activate(pilot.app, pilot, "truncated.jsonl")
+        await pilot.press("c")
+        await pilot.pause()
+        pilot.app.screen.query_one("#pin").value = pin
+        await pilot.press("enter")
+        await settle(pilot.app, pilot)
+    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)

@@ -1,0 +1,494 @@
+"""SealTab: one continuity snapshot file, read-only.
+
+Top: the seal's state — VALID (its content reproduces its digests), INVALID with the
+exact reason `validate()` gave, or COULD NOT READ — its label, id scheme, probe count
+and snapshot digest, and where it was sealed in an open ledger. Left: the manifest as
+a tree (each declared item with its probe id). Right: the verdict of a restatement
+once one is scored (`VerdictView`), then the probes with their registered scores.
+
+Keys: r score a restatement, s strict/loose, t tiers, a added since the seal (a newer
+manifest or seal), d diff against another seal (`SealDiffScreen`), j jump to the
+ledger row that sealed it, e export the audit report (`ExportScreen`).
+
+Ledger link: `scan_ledger(path)` looks for `continuity_snapshot` rows whose
+`manifest_digest` and `probe_set_digest` equal this seal's and links each one; `j`
+then posts `SealTab.JumpToLedgerRow(tab, path, line)` for the app to show that line.
+For the other direction, `find_seal_tab(tabs, row)` names the open seal of a
+`continuity_snapshot` row, and `SealTab.seal_key` is the pair of digests to match.
+
+Everything is `TabPane` content: `SealTab(path, id="seal-1")`, added with
+`TabbedContent.add_pane`. Every string from the snapshot, a restatement or a tiers
+file goes through `sanitize.clean` and is shown as `rich.text.Text`.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static, TabPane, Tree
+
+from sealscope.core import export
+from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
+                                       verify_continuation)
+from sealscope.core.sanitize import clean
+from sealscope.viewer.verdict_view import VerdictView
+
+__all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
+
+_CSS = Path(__file__).with_name("seal_tab.tcss")
+VALUE_WIDTH = 60
+
+
+def _s(value: Any) -> str:
+    return clean(value if isinstance(value, str) else str(value))
+
+
+def _short(text: str, width: int = VALUE_WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _json(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def manifest_tree_labels(manifest: Any, id_scheme: Any = "index") -> list[tuple[str, list]]:
+    """[(key, [(probe id or None, value text), ...])] in derivation order (sorted keys,
+    then list order); probe ids only when the manifest derives probes cleanly."""
+    if not isinstance(manifest, dict):
+        return []
+    try:
+        ids = [p["id"] for p in derive_probes(manifest, id_scheme=id_scheme)]
+    except Exception:  # noqa: BLE001 - an odd manifest still shows, without ids
+        ids = None
+    out: list[tuple[str, list]] = []
+    i = 0
+    try:
+        keys = sorted(manifest.keys())
+    except TypeError:
+        keys = list(manifest.keys())
+    for key in keys:
+        value = manifest[key]
+        items = []
+        elems = value if isinstance(value, list) else [value]
+        for elem in elems:
+            if isinstance(value, list) and isinstance(elem, dict) and set(elem) == {"id", "value"}:
+                shown = _json(elem["value"])
+            else:
+                shown = _json(elem)
+            pid = ids[i] if ids is not None and i < len(ids) else None
+            items.append((pid, shown))
+            i += 1
+        out.append((str(key), items))
+    return out
+
+
+def find_seal_tab(tabs: Iterable[Any], row: Any) -> "SealTab | None":
+    """The open SealTab sealed by this `continuity_snapshot` row (both digests
+    equal), or None."""
+    if not isinstance(row, dict) or row.get("kind") != "continuity_snapshot":
+        return None
+    key = (row.get("manifest_digest"), row.get("probe_set_digest"))
+    for tab in tabs:
+        if isinstance(tab, SealTab) and tab.seal_key == key:
+            return tab
+    return None
+
+
+class SealTab(TabPane):
+    """A TabPane for one snapshot file."""
+
+    DEFAULT_CSS = _CSS.read_text(encoding="utf-8") if _CSS.is_file() else ""
+
+    BINDINGS = [
+        Binding("r", "restate", "Score restatement"),
+        Binding("s", "toggle_strict", "Strict/loose"),
+        Binding("t", "tiers", "Tiers"),
+        Binding("a", "added", "Added since seal"),
+        Binding("d", "diff", "Diff seals"),
+        Binding("j", "jump_ledger", "Ledger row"),
+        Binding("e", "export", "Export"),
+    ]
+
+    class JumpToLedgerRow(Message):
+        """The user asked to see the ledger row that sealed this snapshot."""
+        def __init__(self, tab: "SealTab", path: str, line: int) -> None:
+            super().__init__()
+            self.tab, self.path, self.line = tab, path, line
+
+    class Scored(Message):
+        """A restatement was scored (the verdict is in `tab.verdict`)."""
+        def __init__(self, tab: "SealTab", record: export.SessionRecord) -> None:
+            super().__init__()
+            self.tab, self.record = tab, record
+
+    def __init__(self, path: str | os.PathLike, *, id: str | None = None,
+                 tiers: str | os.PathLike | None = None) -> None:
+        self.path = os.fspath(path)
+        self.seal = export.load_seal(self.path)
+        super().__init__(Content(clean("◆ " + os.path.basename(self.path))), id=id)
+        self.verdict: Any = None
+        self.restated_path: str | None = None
+        self.restated: dict | None = None
+        self.strict = True
+        self.tiers: dict | None = None
+        self.tiers_path: str | None = None
+        self.tiers_error: str | None = None
+        self.added: dict | None = None
+        self.added_source: str | None = None
+        self.session: list[export.SessionRecord] = []
+        self.ledger_links: list[export.SnapshotRowRef] = []
+        self.banner_view: Text = Text("")
+        self.probes_view: Any = Text("")
+        if tiers is not None:
+            self._set_tiers(os.fspath(tiers))
+
+    @property
+    def snap(self) -> Any:
+        return self.seal.snap
+
+    @property
+    def seal_key(self) -> tuple[Any, Any] | None:
+        """(manifest_digest, probe_set_digest) of a valid seal, else None."""
+        if self.seal.status != "ok":
+            return None
+        return (self.snap.manifest_digest, self.snap.probe_set_digest)
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        self.banner_view = self._banner()
+        yield Static(self.banner_view, id="seal-banner", classes=self._banner_class())
+        with Horizontal(id="seal-body"):
+            yield Tree(Text("manifest", style="bold"), id="seal-manifest")
+            with VerticalScroll(id="seal-right"):
+                yield VerdictView(id="seal-verdict")
+                yield Static(self._probes(), id="seal-probes")
+
+    def on_mount(self) -> None:
+        self.query_one(VerdictView).display = False
+        tree = self.query_one("#seal-manifest", Tree)
+        self._fill_tree(tree)
+        tree.root.expand_all()
+        tree.cursor_line = 0
+
+    def focus_default(self) -> None:
+        """Give the keyboard to the tab (the app calls this on activation)."""
+        self.query_one("#seal-manifest", Tree).focus()
+
+    def _banner_class(self) -> str:
+        return {"ok": "-valid", "invalid": "-invalid"}.get(self.seal.status, "-couldnot")
+
+    def _banner(self) -> Text:
+        s = self.seal
+        doc = s.summary()
+        t = Text()
+        if s.status == "ok":
+            t.append(" SEAL VALID ", "bold white on dark_green")
+            t.append("  the content reproduces its digests", "dim")
+        elif s.status == "invalid":
+            t.append(" SEAL INVALID ", "bold white on dark_red")
+        else:
+            t.append(" COULD NOT READ ", "bold black on yellow")
+        t.append("  ")
+        t.append(_s(self.path))
+        t.append("\n")
+        if doc["label"] is not None or doc["id_scheme"] is not None:
+            t.append("label ", "dim")
+            t.append(_s(doc["label"]), "bold")
+            t.append("   id scheme ", "dim")
+            t.append(_s(doc["id_scheme"]))
+            t.append("   probes ", "dim")
+            t.append(_s(doc["probes"]))
+            if s.status == "ok":
+                t.append("   sealed ", "dim")
+                t.append(_s(self.snap.created_at))
+            t.append("\n")
+        if s.status == "ok":
+            t.append("digest ", "dim")
+            t.append(_s(doc["digest"]))
+        else:
+            t.append("reason ", "dim")
+            t.append(_s(s.error), "red")
+        if self.ledger_links:
+            ref = self.ledger_links[0]
+            t.append("\nsealed in ", "dim")
+            t.append(_s(ref.path))
+            t.append(f" line {ref.line}", "bold")
+            more = len(self.ledger_links) - 1
+            if more:
+                t.append(f" (+{more} more)", "dim")
+            t.append("   j to jump", "dim")
+        if self.tiers_path:
+            t.append("\ntiers ", "dim")
+            t.append(_s(self.tiers_path))
+        if self.tiers_error:
+            t.append("\ntiers not loaded: ", "dim")
+            t.append(_s(self.tiers_error), "red")
+        return t
+
+    def _fill_tree(self, tree: Tree) -> None:
+        s = self.seal
+        if s.status == "ok":
+            manifest, scheme = self.snap.manifest, self.snap.id_scheme
+        elif isinstance(s.raw, dict):
+            manifest, scheme = s.raw.get("manifest"), s.raw.get("id_scheme", "index")
+        else:
+            tree.root.add_leaf(Text("(no manifest to show)", style="dim"))
+            return
+        if not isinstance(manifest, dict):
+            tree.root.add_leaf(Text(_short(_s(_json(manifest))), style="red"))
+            return
+        for key, items in manifest_tree_labels(manifest, scheme):
+            node = tree.root.add(Text.assemble((_s(key), "bold"),
+                                               (f"  {len(items)}", "dim")), expand=True)
+            for pid, shown in items:
+                label = Text()
+                if pid is not None:
+                    label.append(_short(_s(pid), 28), "cyan")
+                    label.append("  ")
+                label.append(_short(_s(shown), 48))
+                node.add_leaf(label)
+
+    def _probes(self) -> Any:
+        s = self.seal
+        probes = self.snap.probes if s.status == "ok" else (
+            s.raw.get("probes") if isinstance(s.raw, dict) else None)
+        if not isinstance(probes, list) or not probes:
+            return Text("no probes", style="dim")
+        scores = {}
+        reg = (self.snap.registration if s.status == "ok" else
+               (s.raw.get("registration") if isinstance(s.raw, dict) else None))
+        if isinstance(reg, dict) and isinstance(reg.get("items"), list):
+            for it in reg["items"]:
+                if isinstance(it, dict):
+                    scores[str(it.get("id"))] = it.get("score")
+        diverged = {}
+        if self.verdict is not None:
+            for d in self.verdict.divergences:
+                diverged[str(d.get("id"))] = d.get("severity", "untiered")
+        t = Table(title=Text(f"probes ({len(probes)})", style="bold"), title_justify="left",
+                  box=None, expand=True, pad_edge=False, padding=(0, 1))
+        t.add_column("id", no_wrap=True, ratio=2)
+        t.add_column("declared answer", ratio=4)
+        t.add_column("registered", justify="right", no_wrap=True)
+        if self.verdict is not None:
+            t.add_column("now", no_wrap=True)
+        for p in probes:
+            if not isinstance(p, dict):
+                t.add_row(Text(_short(_s(_json(p))), style="red"), Text(""), Text(""))
+                continue
+            scoring = p.get("scoring") if isinstance(p.get("scoring"), dict) else {}
+            pid = str(p.get("id"))
+            row = [Text(_s(pid), style="cyan"), Text(_s(_json(scoring.get("answer")))),
+                   Text(_s(scores.get(pid, "—")))]
+            if self.verdict is not None:
+                if pid in diverged:
+                    from sealscope.viewer.verdict_view import SEVERITY_STYLE
+                    sev = diverged[pid]
+                    row.append(Text(f"✗ {_s(sev)}", style=SEVERITY_STYLE.get(sev, "red")))
+                elif self.verdict.valid:
+                    row.append(Text("✓", style="green"))
+                else:
+                    row.append(Text("—", style="dim"))
+            t.add_row(*row)
+        return t
+
+    def refresh_view(self) -> None:
+        """Repaint the banner, probes and verdict from the current state."""
+        self.banner_view = self._banner()
+        banner = self.query_one("#seal-banner", Static)
+        banner.update(self.banner_view)
+        banner.set_classes(self._banner_class())
+        self.probes_view = self._probes()
+        self.query_one("#seal-probes", Static).update(self.probes_view)
+        view = self.query_one(VerdictView)
+        if self.verdict is not None:
+            view.show(self.verdict, restated_path=self.restated_path,
+                      tiers_path=self.tiers_path, added=self.added,
+                      added_source=self.added_source)
+        elif self.added is not None:
+            view.show_added(self.added, self.added_source or "")
+
+    # ------------------------------------------------------------------ verdicts
+    def _need_seal(self) -> bool:
+        if self.seal.status != "ok":
+            self.notify("this seal is not valid: " + _s(self.seal.error), markup=False,
+                        severity="warning")
+            return False
+        return True
+
+    def score(self, restated_path: str | os.PathLike, *, strict: bool | None = None) -> Any:
+        """Score a restatement file against this seal (strict unless told); the verdict,
+        or None with the error shown."""
+        if not self._need_seal():
+            return None
+        path = os.fspath(restated_path)
+        if strict is not None:
+            self.strict = strict
+        try:
+            restated = export.load_restated(path)
+            v = verify_continuation(self.snap, restated=restated, strict=self.strict,
+                                    tiers=self.tiers)
+        except (ValueError, TypeError) as e:
+            self.query_one(VerdictView).show_error(str(e))
+            self.notify("could not score: " + _s(e), markup=False, severity="error")
+            return None
+        self.restated_path, self.restated, self.verdict = path, restated, v
+        record = export.verdict_record(v, path, tiers_path=self.tiers_path)
+        self.session.append(record)
+        self.refresh_view()
+        self.post_message(self.Scored(self, record))
+        return v
+
+    def _rescore(self) -> None:
+        if self.restated_path is not None:
+            self.score(self.restated_path)
+        else:
+            self.refresh_view()
+
+    def _set_tiers(self, path: str) -> bool:
+        try:
+            self.tiers = export.load_tiers(path)
+        except ValueError as e:
+            self.tiers_error = str(e)
+            return False
+        self.tiers_path, self.tiers_error = path, None
+        return True
+
+    def load_tiers(self, path: str | os.PathLike) -> bool:
+        """Use a tiers file for severities (re-scores a loaded restatement)."""
+        ok = self._set_tiers(os.fspath(path))
+        if not ok:
+            self.notify("tiers not loaded: " + _s(self.tiers_error), markup=False,
+                        severity="error")
+        if self.is_mounted:
+            self._rescore()
+        return ok
+
+    def load_newer_manifest(self, path: str | os.PathLike) -> dict | None:
+        """`added_since_seal` against a newer manifest (or a newer seal's manifest)."""
+        if not self._need_seal():
+            return None
+        p = os.fspath(path)
+        try:
+            added = added_since_seal(self.snap, export.load_manifest(p))
+        except (ValueError, TypeError) as e:
+            self.notify("manifest not loaded: " + _s(e), markup=False, severity="error")
+            return None
+        self.added, self.added_source = added, p
+        self.session.append(export.added_record(added, p))
+        self.refresh_view()
+        return added
+
+    # ------------------------------------------------------------------ diff
+    def open_diff(self, other: str | os.PathLike) -> Any:
+        """Push a SealDiffScreen of this seal and `other`, the older one first (by
+        `created_at`); the diff is recorded in the session. The screen, or None."""
+        from sealscope.viewer.seal_diff import SealDiffScreen
+
+        if not self._need_seal():
+            return None
+        got = export.load_seal(os.fspath(other))
+        if got.status != "ok":
+            self.notify(f"{_s(got.path)}: {_s(got.error)}", markup=False, severity="error")
+            return None
+        prev, cur = self.seal, got
+        if str(got.snap.created_at) < str(self.snap.created_at):
+            prev, cur = got, self.seal
+        doc = diff_seals(prev.snap, cur.snap, tiers=self.tiers)
+        self.session.append(export.diff_record(doc, prev.path, cur.path,
+                                               tiers_path=self.tiers_path))
+        screen = SealDiffScreen(prev, cur, tiers=self.tiers, tiers_path=self.tiers_path,
+                                doc=doc, owner=self)
+        self.app.push_screen(screen)
+        return screen
+
+    # ------------------------------------------------------------------ ledger link
+    def link_ledger(self, ref: export.SnapshotRowRef) -> bool:
+        """Link a `continuity_snapshot` row to this seal when its digests match."""
+        if self.seal.status != "ok" or not ref.matches(self.snap):
+            return False
+        if all((r.path, r.line) != (ref.path, ref.line) for r in self.ledger_links):
+            self.ledger_links.append(ref)
+            if self.is_mounted:
+                self.refresh_view()
+        return True
+
+    @work(thread=True, group="seal-link")
+    def scan_ledger(self, path: str | os.PathLike) -> None:
+        """Find this seal's `continuity_snapshot` rows in a ledger (thread worker)."""
+        if self.seal.status != "ok":
+            return
+        try:
+            refs = [r for r in export.iter_snapshot_rows(path) if r.matches(self.snap)]
+        except OSError:
+            return
+        for ref in refs:
+            self.app.call_from_thread(self.link_ledger, ref)
+
+    def action_jump_ledger(self) -> None:
+        if not self.ledger_links:
+            self.notify("no open ledger holds this seal's continuity_snapshot row",
+                        markup=False)
+            return
+        ref = self.ledger_links[0]
+        self.post_message(self.JumpToLedgerRow(self, ref.path, ref.line))
+
+    # ------------------------------------------------------------------ prompts
+    def _ask(self, title: str, placeholder: str, then) -> None:
+        from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
+
+        def done(value: str | None) -> None:
+            if not value:
+                return
+            p = pasted_path(value)
+            if p is None:
+                self.notify("no such file: " + _s(value), markup=False, severity="warning")
+                return
+            then(str(p))
+        self.app.push_screen(PromptScreen(title, placeholder, suggester=PathSuggester(),
+                                          id="seal-prompt"), done)
+
+    def action_restate(self) -> None:
+        if self._need_seal():
+            self._ask("Score a restatement against this seal",
+                      "path to a JSON object {probe_id: answer}", self.score)
+
+    def action_toggle_strict(self) -> None:
+        self.strict = not self.strict
+        self.notify(f"{'strict' if self.strict else 'loose (containment)'} mode",
+                    markup=False)
+        self._rescore()
+
+    def action_tiers(self) -> None:
+        self._ask("Severity tiers", "path to a JSON object {tier: [field, ...]}",
+                  self.load_tiers)
+
+    def action_added(self) -> None:
+        if self._need_seal():
+            self._ask("What was added since this seal?",
+                      "path to a newer manifest or a newer snapshot",
+                      self.load_newer_manifest)
+
+    def action_diff(self) -> None:
+        if self._need_seal():
+            self._ask("Diff against another seal", "path to another snapshot file",
+                      self.open_diff)
+
+    def action_export(self) -> None:
+        from sealscope.viewer.export_action import ExportScreen
+        self.app.push_screen(ExportScreen.for_seal(self))

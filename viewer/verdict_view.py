@@ -1,0 +1,165 @@
+"""VerdictView: a restatement scored against the open seal.
+
+Shows the verdict `verify_continuation` returned, as the CLI's `continuity --json`
+prints it: the `comparison` first, `faithful` (in loose mode "not judged", never a
+pass), the divergences grouped by severity with the declared and restated values
+side by side, the notes, the verdict digest, and — when a newer manifest was loaded —
+the items it declares that the seal never sealed (`added_since_seal`).
+
+Every string from the snapshot, the restatement or the tiers file goes through
+`sanitize.clean` and reaches the screen as `rich.text.Text` (never markup).
+Mount: `VerdictView(id="seal-verdict")`, then `show(verdict, restated_path=...,
+tiers_path=..., added=..., added_source=...)` or `show_error(text)`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from sealscope.core.export import grouped_divergences, verdict_word
+from sealscope.core.sanitize import clean
+
+__all__ = ["VerdictView", "render_verdict", "SEVERITY_STYLE", "WORD_STYLE"]
+
+SEVERITY_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
+                  "untiered": "magenta"}
+WORD_STYLE = {"FAITHFUL": "bold white on dark_green",
+              "CONTAINED ONLY": "bold black on yellow",
+              "DIVERGENCE": "bold white on dark_red",
+              "INVALID COMPARISON": "bold white on dark_red"}
+
+_CSS = Path(__file__).with_name("verdict_view.tcss")
+
+
+def _s(value: Any) -> str:
+    return clean(value if isinstance(value, str) else str(value))
+
+
+def _value(value: Any) -> Text:
+    if value is None:
+        return Text("(none)", style="dim italic")
+    if value == "":
+        return Text("(empty)", style="dim italic")
+    return Text(_s(value))
+
+
+def render_verdict(v: Any, *, restated_path: str | None = None,
+                   tiers_path: str | None = None, added: dict | None = None,
+                   added_source: str | None = None) -> RenderableType:
+    """The verdict as a renderable (what VerdictView shows)."""
+    strict = bool((v.policy or {}).get("strict", True))
+    word = verdict_word(v)
+    head = Text()
+    head.append(f" {word} ", WORD_STYLE.get(word, "bold"))
+    head.append(f"  {'strict' if strict else 'loose'} mode", "bold")
+    if restated_path:
+        head.append("  restatement ", "dim")
+        head.append(_s(restated_path))
+    if tiers_path:
+        head.append("  tiers ", "dim")
+        head.append(_s(tiers_path))
+
+    facts = Text()
+    facts.append("comparison ", "dim")
+    facts.append(_s(v.comparison) if v.comparison is not None else "null (not established)",
+                 "bold")
+    facts.append("   faithful ", "dim")
+    if not strict:
+        facts.append("not judged (loose mode)", "italic yellow")
+    elif v.faithful is True:
+        facts.append("true", "bold green")
+    else:
+        facts.append("false", "bold red")
+    facts.append("   valid ", "dim")
+    facts.append("true" if v.valid else "false", "green" if v.valid else "bold red")
+    facts.append(f"   divergences {len(v.divergences)}", "dim")
+
+    parts: list[RenderableType] = [head, facts]
+    if v.claimed_property:
+        parts.append(Text(_s(v.claimed_property), style="italic"))
+    if not strict:
+        parts.append(Text("loose mode: a pass means each declared value appeared in the "
+                          "answer, not that it was restated exactly", style="yellow"))
+
+    for sev, group in grouped_divergences(v.divergences):
+        style = SEVERITY_STYLE.get(sev, "magenta")
+        parts.append(Text.assemble("\n", (f"{_s(sev)}", style), (f"  {len(group)} "
+                                   f"divergence{'s' if len(group) != 1 else ''}", "dim")))
+        t = Table(show_header=True, header_style="bold", box=None, expand=True,
+                  pad_edge=False, padding=(0, 1))
+        t.add_column("id", style=style, no_wrap=True, ratio=2)
+        t.add_column("declared", ratio=3)
+        t.add_column("restated", ratio=3)
+        t.add_column("reason", style="dim", ratio=2)
+        for d in group:
+            t.add_row(Text(_s(d.get("id"))), _value(d.get("declared")),
+                      _value(d.get("restated")), _value(d.get("reason")))
+        parts.append(t)
+    if v.valid and not v.divergences:
+        parts.append(Text("\nno divergence", style="green"))
+
+    if added is not None:
+        src = f" ({_s(added_source)})" if added_source else ""
+        if added:
+            parts.append(Text(f"\nadded since the seal{src}", style="bold"))
+            for fld, ids in added.items():
+                line = Text("  ")
+                line.append(_s(fld), "bold")
+                line.append("  ")
+                line.append(", ".join(_s(i) for i in ids))
+                parts.append(line)
+        else:
+            parts.append(Text(f"\nnothing added since the seal{src}", style="dim"))
+
+    notes = [n for n in v.notes if n and not str(n).startswith("comparison=")]
+    if notes:
+        parts.append(Text(""))
+        for n in notes:
+            parts.append(Text("note: " + _s(n), style="dim"))
+    parts.append(Text.assemble(("verdict_digest ", "dim"), _s(v.verdict_digest)))
+    return Group(*parts)
+
+
+class VerdictView(Static):
+    """The verdict panel of a seal tab (hidden until a restatement is scored)."""
+
+    DEFAULT_CSS = _CSS.read_text(encoding="utf-8") if _CSS.is_file() else ""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(Text(""), **kw)
+        self.verdict: Any = None
+        self.view: RenderableType = Text("")
+
+    def show(self, verdict: Any, *, restated_path: str | None = None,
+             tiers_path: str | None = None, added: dict | None = None,
+             added_source: str | None = None) -> None:
+        self.verdict = verdict
+        self.view = render_verdict(verdict, restated_path=restated_path,
+                                   tiers_path=tiers_path, added=added,
+                                   added_source=added_source)
+        self.update(self.view)
+        self.display = True
+
+    def show_added(self, added: dict, source: str) -> None:
+        """Only the `added_since_seal` part (no restatement scored yet)."""
+        t = Text()
+        t.append(f"added since the seal ({_s(source)})", "bold")
+        if not added:
+            t.append("\n  nothing", "dim")
+        for fld, ids in added.items():
+            t.append("\n  ")
+            t.append(_s(fld), "bold")
+            t.append("  " + ", ".join(_s(i) for i in ids))
+        self.view = t
+        self.update(t)
+        self.display = True
+
+    def show_error(self, message: str) -> None:
+        self.view = Text.assemble(("COULD NOT SCORE  ", "bold red"), _s(message))
+        self.update(self.view)
+        self.display = True
