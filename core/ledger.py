@@ -17,6 +17,11 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
+try:  # optional C accelerator: same bodies, computed from the bytes in one pass
+    from sealscope.core._fastrow import body as _c_body
+except ImportError:  # pragma: no cover - no compiler at install time
+    _c_body = None
+
 from sealscope.core import lines as _lines
 from sealscope.core.clock import utc_stamp
 from sealscope.core.jsonio import (DuplicateKeyError, dumps_body, dumps_row, encode_body,
@@ -242,12 +247,23 @@ class _Walk:
         runs inline; everything else goes through `feed`/`row`."""
         sha256 = hashlib.sha256
         body_of = dumps_body
+        c_body = _c_body
         loads_o, dumps_o = orjson.loads, orjson.dumps
         decode_error = orjson.JSONDecodeError
         sp = _SPACE
         for raw in lines:
             n += 1
             if self.pending is None and self.began and raw[:1] == b"{" and raw[-1:] == b"}":
+                if c_body is not None:
+                    got = c_body(raw)
+                    if got is not None:
+                        if sha256(self.prev.encode("utf-8", "surrogatepass") + got[0]).hexdigest()[:32] == got[1]:
+                            self.rows += 1
+                            self.chained += 1
+                            self.prev = got[1]
+                            continue
+                        self.feed(n, raw)
+                        continue
                 try:
                     obj = loads_o(raw)
                     if dumps_o(obj).translate(None, sp) != raw.translate(None, sp):
