@@ -190,7 +190,7 @@ def load_manifest(path: str | os.PathLike) -> dict:
 
 def detect_kind(path: str | os.PathLike) -> str:
     """"snapshot" when the file is one JSON object whose `schema` is the snapshot
-    schema, else "ledger". Files over SNIFF_LIMIT bytes, and files that cannot be
+    schema and which has no `chain` key (a ledger row's), else "ledger". Files over SNIFF_LIMIT bytes, and files that cannot be
     read, are ledgers (the ledger verdict then says what is wrong)."""
     try:
         size = os.path.getsize(path)
@@ -206,8 +206,9 @@ def detect_kind(path: str | os.PathLike) -> str:
         doc = _loads(head.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return "ledger"
+    # a one-row ledger is one JSON object too: its row carries `chain`, a snapshot never
     return "snapshot" if isinstance(doc, dict) and doc.get("schema") == SNAPSHOT_SCHEMA \
-        else "ledger"
+        and "chain" not in doc else "ledger"
 
 
 # --------------------------------------------------------------------------- codes

@@ -34,7 +34,7 @@ __all__ = ["SealDiffScreen", "SEVERITY_STYLE", "KIND_STYLE"]
 SEVERITY_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan"}
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red", "unchanged": "dim"}
 KIND_MARK = {"changed": "~", "added": "+", "removed": "-", "unchanged": "="}
-CELL = 40
+CELL = 36
 
 
 def _s(value: Any) -> str:
@@ -92,7 +92,7 @@ class SealDiffScreen(Screen):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column("", key="mark", width=1)
-        table.add_column("id", key="id", width=28)
+        table.add_column("id", key="id", width=26)
         table.add_column("severity", key="severity", width=9)
         table.add_column(Text(f"previous · {_s(os.path.basename(self.previous.path))}"),
                          key="previous", width=CELL)
@@ -164,7 +164,7 @@ class SealDiffScreen(Screen):
         sev = e.get("severity")
         style = SEVERITY_STYLE.get(sev, "magenta") if sev is not None else KIND_STYLE[kind]
         self.rows.append((kind, e))
-        idt = _cell(e.get("id"), 28)
+        idt = _cell(e.get("id"), 26)
         idt.stylize(style)
         table.add_row(Text(KIND_MARK[kind], style=style), idt,
                       Text(_s(sev), style=style) if sev is not None else Text(""),
