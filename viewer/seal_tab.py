@@ -47,6 +47,7 @@ __all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
 
 _CSS = Path(__file__).with_name("seal_tab.tcss")
 VALUE_WIDTH = 60
+TREE_TEXT = 36   # characters of a manifest leaf label (the tree is 46 columns wide)
 
 
 def _s(value: Any) -> str:
@@ -222,7 +223,7 @@ class SealTab(TabPane):
             t.append(_s(doc["digest"]))
         else:
             t.append("reason ", "dim")
-            t.append(_s(s.error), "red")
+            t.append(_s(s.error), "bold")
         if self.ledger_links:
             ref = self.ledger_links[0]
             t.append("\nsealed in ", "dim")
@@ -257,10 +258,13 @@ class SealTab(TabPane):
                                                (f"  {len(items)}", "dim")), expand=True)
             for pid, shown in items:
                 label = Text()
+                room = TREE_TEXT
                 if pid is not None:
-                    label.append(_short(_s(pid), 28), "cyan")
+                    pid_text = _short(_s(pid), 26)
+                    label.append(pid_text, "cyan")
                     label.append("  ")
-                label.append(_short(_s(shown), 48))
+                    room -= len(pid_text) + 2
+                label.append(_short(_s(shown), max(8, room)))
                 node.add_leaf(label)
 
     def _probes(self) -> Any:
@@ -282,8 +286,9 @@ class SealTab(TabPane):
                 diverged[str(d.get("id"))] = d.get("severity", "untiered")
         t = Table(title=Text(f"probes ({len(probes)})", style="bold"), title_justify="left",
                   box=None, expand=True, pad_edge=False, padding=(0, 1))
-        t.add_column("id", no_wrap=True, ratio=2)
-        t.add_column("declared answer", ratio=4)
+        longest = max((len(_s(p.get("id"))) for p in probes if isinstance(p, dict)), default=2)
+        t.add_column("id", no_wrap=True, min_width=min(longest, 30), max_width=30)
+        t.add_column("declared answer", ratio=1)
         t.add_column("registered", justify="right", no_wrap=True)
         if self.verdict is not None:
             t.add_column("now", no_wrap=True)
@@ -300,8 +305,10 @@ class SealTab(TabPane):
                     from sealscope.viewer.verdict_view import SEVERITY_STYLE
                     sev = diverged[pid]
                     row.append(Text(f"✗ {_s(sev)}", style=SEVERITY_STYLE.get(sev, "red")))
+                elif self.verdict.valid and not (self.verdict.policy or {}).get("strict", True):
+                    row.append(Text("contained", style="yellow"))   # loose: never a pass
                 elif self.verdict.valid:
-                    row.append(Text("✓", style="green"))
+                    row.append(Text("✓ exact", style="green"))
                 else:
                     row.append(Text("—", style="dim"))
             t.add_row(*row)

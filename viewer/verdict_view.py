@@ -92,7 +92,9 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
                                    f"divergence{'s' if len(group) != 1 else ''}", "dim")))
         t = Table(show_header=True, header_style="bold", box=None, expand=True,
                   pad_edge=False, padding=(0, 1))
-        t.add_column("id", style=style, no_wrap=True, ratio=2)
+        longest = max(len(_s(d.get("id"))) for d in group)
+        t.add_column("id", style=style, no_wrap=True, min_width=min(longest, 28),
+                     max_width=28)
         t.add_column("declared", ratio=3)
         t.add_column("restated", ratio=3)
         t.add_column("reason", style="dim", ratio=2)
