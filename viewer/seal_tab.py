@@ -43,7 +43,7 @@ from sealscope.core.continuity import (added_since_seal, derive_probes, diff_sea
 from sealscope.core.sanitize import clean
 from sealscope.viewer.verdict_view import VerdictView
 
-__all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
+__all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels", "system_commands"]
 
 _CSS = Path(__file__).with_name("seal_tab.tcss")
 VALUE_WIDTH = 60
@@ -499,3 +499,45 @@ class SealTab(TabPane):
     def action_export(self) -> None:
         from sealscope.viewer.export_action import ExportScreen
         self.app.push_screen(ExportScreen.for_seal(self))
+
+
+SEAL_COMMANDS = (
+    ("Score a restatement", "Score a restatement file against this seal", "restate"),
+    ("Strict / loose scoring", "Re-score in the other mode (loose never judges faithful)",
+     "toggle_strict"),
+    ("Load severity tiers", "Colour divergences and diffs by a tiers file", "tiers"),
+    ("Added since this seal", "Load a newer manifest or seal: what it adds", "added"),
+    ("Diff against another seal", "Two seals side by side, aligned by probe id", "diff"),
+    ("Jump to the sealing ledger row", "Show the continuity_snapshot row of this seal",
+     "jump_ledger"),
+    ("Export the audit report", "Write this seal's report as Markdown and JSON", "export"),
+)
+DIFF_COMMANDS = (
+    ("Next change", "Select the next changed, added or removed probe", "next_change"),
+    ("Previous change", "Select the previous change", "prev_change"),
+    ("Show or hide unchanged probes", "Expand the unchanged count", "toggle_unchanged"),
+    ("Load severity tiers", "Colour the diff by a tiers file", "tiers"),
+    ("Export the audit report", "The current seal's report, this diff included", "export"),
+)
+
+
+def system_commands(app: Any, screen: Any) -> list:
+    """Command-palette entries for the seal tab in front (or the diff screen shown):
+    the app yields these from its `get_system_commands(screen)`."""
+    from textual.app import SystemCommand
+    from textual.widgets import TabbedContent
+
+    from sealscope.viewer.seal_diff import SealDiffScreen
+
+    if isinstance(screen, SealDiffScreen):
+        return [SystemCommand(t, h, (lambda n=n: getattr(screen, f"action_{n}")()))
+                for t, h, n in DIFF_COMMANDS]
+    try:
+        tabs = screen.query_one(TabbedContent)
+        pane = tabs.get_pane(tabs.active) if tabs.active else None
+    except Exception:  # noqa: BLE001 - no tabs on this screen
+        return []
+    if not isinstance(pane, SealTab):
+        return []
+    return [SystemCommand(t, h, (lambda n=n: getattr(pane, f"action_{n}")()))
+            for t, h, n in SEAL_COMMANDS]

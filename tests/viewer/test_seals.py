@@ -15,7 +15,7 @@ from sealscope.core import export
 from sealscope.core.continuity import snapshot
 from sealscope.viewer.export_action import ExportScreen, check_target, default_base
 from sealscope.viewer.seal_diff import SealDiffScreen
-from sealscope.viewer.seal_tab import SealTab, find_seal_tab
+from sealscope.viewer.seal_tab import SealTab, find_seal_tab, system_commands
 from sealscope.viewer.verdict_view import VerdictView
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +41,10 @@ class SealHost(App):
 
     def on_mount(self) -> None:
         self.query_one("#seal-1", SealTab).focus_default()
+
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        yield from system_commands(self, screen)
 
 
 def plain(renderable, width: int = 160) -> str:
@@ -353,5 +357,22 @@ def test_through_sealscope_app_with_ledger_link():
             row = ledger_tab.source.row(4).obj
             assert find_seal_tab(app.query(SealTab), row) is tab
             assert find_seal_tab(app.query(SealTab), ledger_tab.source.row(2).obj) is None
+
+    run(go())
+
+
+def test_command_palette_offers_the_seal_actions():
+    async def go():
+        app = SealHost(str(SEALS / "seal-day1.json"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            assert "Score a restatement" in titles and "Export the audit report" in titles
+            cmd = {c.title: c for c in app.get_system_commands(app.screen)}
+            cmd["Diff against another seal"].callback()
+            await answer_prompt(pilot, str(SEALS / "seal-day2.json"))
+            assert isinstance(app.screen, SealDiffScreen)
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            assert "Next change" in titles
 
     run(go())
