@@ -5,15 +5,14 @@ Receipt rows are the lines, split and decoded exactly as the verifier reads a le
 strip), that plain-parse (duplicate keys: last wins) to a JSON object whose `kind` is
 exactly `compaction_receipt`. Lines are numbered as the verifier numbers them.
 
-`DropIndex.build` reads every ledger once, window by window over a memory map, so
-memory grows with the number of manifest entries, not with the files. A manifest entry
+`DropIndex.build` reads every ledger once, window by window by offset (the verifier's
+reader), so memory grows with the number of manifest entries, not with the files. A manifest entry
 is one string in a receipt row's `dropped.items`; its position is its 0-based index
 there (non-string entries keep their place but never match). Whether the row verifies
 is not this module's question: every receipt row's manifest is indexed.
 """
 from __future__ import annotations
 
-import mmap
 import os
 import re
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
@@ -42,53 +41,26 @@ def iter_receipt_rows(path: str | os.PathLike, on_progress: ProgressFn | None = 
     when the file cannot be opened. `on_progress(done, total)` gets bytes read
     (offset by `done_before` out of `grand_total` when scanning several files)."""
     with open(path, "rb") as fh:
-        buf = _lines.open_map(fh)
-        try:
-            total = len(buf)
-            gt = total if grand_total is None else grand_total
-            n = 0
-            released = 0
-            for _s, e, pieces in _lines.iter_windows(buf):
-                released = _release(buf, released, e)
-                for raw in pieces:
-                    n += 1
-                    if not _maybe_receipt(raw):
-                        continue
-                    text = _lines.decode_line(raw)
-                    if not text:
-                        continue
-                    try:
-                        obj = loads(text)
-                    except ValueError:
-                        continue
-                    if is_receipt_row(obj):
-                        yield n, obj
-                if on_progress is not None:
-                    on_progress(done_before + e, gt)
-        finally:
-            close = getattr(buf, "close", None)
-            if close is not None:
-                close()
-
-
-_PAGE = mmap.PAGESIZE
-_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
-
-
-def _release(buf: Any, start: int, end: int) -> int:
-    """Let the kernel drop the mapped pages already scanned from this process's
-    resident set (they stay in the page cache), so RSS does not grow with the file.
-    Returns the new page-aligned release point."""
-    advise = getattr(buf, "madvise", None)
-    if _DONTNEED is None or advise is None:
-        return start
-    stop = end - end % _PAGE
-    if stop > start:
-        try:
-            advise(_DONTNEED, start, stop - start)
-        except (OSError, ValueError):
-            return start
-    return max(start, stop)
+        buf = _lines.FileSource(fh)
+        total = len(buf)
+        gt = total if grand_total is None else grand_total
+        n = 0
+        for _s, e, pieces in _lines.iter_windows(buf):
+            for raw in pieces:
+                n += 1
+                if not _maybe_receipt(raw):
+                    continue
+                text = _lines.decode_line(raw)
+                if not text:
+                    continue
+                try:
+                    obj = loads(text)
+                except ValueError:
+                    continue
+                if is_receipt_row(obj):
+                    yield n, obj
+            if on_progress is not None:
+                on_progress(done_before + e, gt)
 
 
 class Location(NamedTuple):
