@@ -376,3 +376,38 @@ def test_command_palette_offers_the_seal_actions():
             assert "Next change" in titles
 
     run(go())
+
+
+def test_export_a_ledger_tab_through_the_main_app(tmp_path, monkeypatch):
+    from sealscope.viewer.app import SealscopeApp
+    from sealscope.viewer.export_action import export_screen_for
+    from sealscope.viewer.ledger_tab import LedgerTab
+
+    monkeypatch.chdir(tmp_path)
+
+    class App_(SealscopeApp):
+        CSS_PATH = str(APP_CSS)
+
+    async def go():
+        app = App_([SEALS / "seals-ledger.jsonl"])
+        async with app.run_test(size=(120, 36)) as pilot:
+            tab = app.query_one(LedgerTab)
+            for _ in range(60):
+                await pilot.pause(0.05)
+                if tab.result is not None:
+                    break
+            screen = export_screen_for(tab)
+            app.push_screen(screen)
+            await pilot.pause()
+            screen.export_to(str(tmp_path / "ledger-audit"))
+            for _ in range(60):
+                await pilot.pause(0.05)
+                if screen.written:
+                    break
+            assert screen.written
+
+    asyncio.run(go())
+    doc = json.loads((tmp_path / "ledger-audit.json").read_text())
+    assert doc["kind"] == "ledger" and doc["verdict"] == "VERIFIED" and doc["exit_code"] == 3
+    assert [r["line"] for r in doc["receipts"]] == [3]
+    assert "verdict: **VERIFIED**" in (tmp_path / "ledger-audit.md").read_text()
