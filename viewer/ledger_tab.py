@@ -35,6 +35,45 @@ class _Cancelled(Exception):
     pass
 
 
+_CHILD = (
+    "import pickle, sys\n"
+    "from sealscope.core import ledger\n"
+    "def p(d, t):\n"
+    "    sys.stderr.write(f'{d} {t}\\n'); sys.stderr.flush()\n"
+    "r = ledger.verify(sys.argv[1], on_progress=p)\n"
+    "sys.stdout.buffer.write(pickle.dumps(r)); sys.stdout.flush()\n")
+
+
+def verify_in_child(path, progress, cancelled):
+    """`ledger.verify` in a child Python process, so the UI thread keeps the GIL and
+    the walk's memory is the child's; progress comes back on its stderr, the frozen
+    VerifyResult (our own code's pickle) on its stdout. None when no child can run."""
+    import pickle
+    import subprocess
+    import sys
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(path)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    except (OSError, ValueError):
+        return None
+    try:
+        for line in proc.stderr:
+            if cancelled():
+                raise _Cancelled()
+            parts = line.split()
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                progress(int(parts[0]), int(parts[1]))
+        out = proc.stdout.read()
+        if proc.wait() != 0 or not out:
+            return None
+        return pickle.loads(out)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 class LedgerTab(TabPane):
     """A TabPane for one file."""
 
@@ -165,7 +204,15 @@ class LedgerTab(TabPane):
                 self.post_message(self.VerifyProgress(self, pct))
 
         try:
-            result = ledger.verify(self.source.path, on_progress=progress)
+            result = verify_in_child(self.source.path, progress, lambda: worker.is_cancelled)
+            if result is None:  # no child process here: verify in this thread
+                last[0] = -1.0
+                try:
+                    result = ledger.verify(self.source.path, on_progress=progress)
+                except ValueError:
+                    # worker processes could not start from here: one process, same verdict
+                    last[0] = -1.0
+                    result = ledger.verify(self.source.path, on_progress=progress, workers=1)
         except _Cancelled:
             self.post_message(self.VerifyStopped(self, "verification was cancelled"))
             return

@@ -217,7 +217,7 @@ class LedgerSource:
     """One evidence file, read-only. Construct, then `index()` (slow, in a worker);
     `quick_index()` gives the first lines at once."""
 
-    ROW_CACHE = 4096
+    ROW_CACHE = 1024
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
@@ -235,6 +235,26 @@ class LedgerSource:
             self.error = f"{type(e).__name__}: {e}"
             self.buf = b""
         self.size = len(self.buf)
+        # whole-file scans read through pread, so their pages are not charged to RSS
+        self.scan_buf: Any = (_lines.FileSource(self._fh)
+                              if self._fh is not None and self.size else self.buf)
+
+    def _find(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
+        return self.scan_buf.find(needle, start, self.size if end is None else end)
+
+    def _rfind(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
+        """Last occurrence in [start, end), reading backwards in windows."""
+        end = self.size if end is None else end
+        step = 1 << 20
+        hi = end
+        while hi > start:
+            lo = max(start, hi - step)
+            block = self.scan_buf[lo:min(end, hi + len(needle) - 1)]
+            i = block.rfind(needle)
+            if i >= 0:
+                return lo + i
+            hi = lo
+        return -1
 
     # ------------------------------------------------------------------ index
     def quick_index(self, max_bytes: int = 1 << 20) -> None:
@@ -272,7 +292,7 @@ class LedgerSource:
     def raw_bytes(self, n: int) -> bytes:
         if not 1 <= n <= self.line_count:
             return b""
-        data = self.buf[self.offsets[n - 1]: self.offsets[n]]
+        data = self.scan_buf[self.offsets[n - 1]: self.offsets[n]]
         if data.endswith(b"\r\n"):
             return data[:-2]
         if data.endswith((b"\n", b"\r")):
@@ -312,26 +332,26 @@ class LedgerSource:
         lc = self.line_count
         if not backwards:
             begin = self.offsets[min(start_line, lc)]
-            hits = [p for p in (self.buf.find(x, begin) for x in pats) if p >= 0]
+            hits = [p for p in (self._find(x, begin) for x in pats) if p >= 0]
             if not hits:
-                hits = [p for p in (self.buf.find(x, 0, begin) for x in pats) if p >= 0]
+                hits = [p for p in (self._find(x, 0, begin) for x in pats) if p >= 0]
             return self.line_of_offset(min(hits)) if hits else None
         end = self.offsets[max(0, start_line - 1)]
-        hits = [p for p in (self.buf.rfind(x, 0, end) for x in pats) if p >= 0]
+        hits = [p for p in (self._rfind(x, 0, end) for x in pats) if p >= 0]
         if not hits:
-            hits = [p for p in (self.buf.rfind(x, end) for x in pats) if p >= 0]
+            hits = [p for p in (self._rfind(x, end) for x in pats) if p >= 0]
         return self.line_of_offset(max(hits)) if hits else None
 
     def receipt_lines(self, cancelled: Callable[[], bool] = lambda: False) -> list[int]:
         """Lines whose bytes mention `compaction_receipt` and parse as receipt rows."""
         out: list[int] = []
-        pos = self.buf.find(b"compaction_receipt") if self.size else -1
+        pos = self._find(b"compaction_receipt") if self.size else -1
         while pos >= 0 and not cancelled():
             n = self.line_of_offset(pos)
-            info = self.row(n)
+            info = self._make_row(n)   # not cached: receipts can be large
             if info.kind == "compaction_receipt":
                 out.append(n)
-            pos = self.buf.find(b"compaction_receipt", self.offsets[n])
+            pos = self._find(b"compaction_receipt", self.offsets[n])
         return out
 
     def scan(self, pred: Callable[[int, RowInfo], bool],
