@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -96,6 +98,64 @@ class VerifyResult:
 _SPACE = b" "
 
 
+# Nesting limits. CPython's parser and encoder recurse, so how deep a row may nest
+# before it is `unparseable` or `unhashable (RecursionError)` depends on how deep the
+# caller's stack already is. Rows that could come near the limit are parsed and hashed
+# on a fresh thread, padded to the stack arcaeon's verify_file has when a script calls
+# it at module level (calibrated and tested: 992 levels verify, 993 are unhashable,
+# 994+ unparseable, for arrays, objects and duplicate keys alike).
+_DEEP_BRACKETS = 900
+_PARSE_PAD = 39  # loads_strict
+_PLAIN_PAD = 38  # loads, the re-parse after a duplicate key
+_HASH_PAD = 42   # dumps_body
+
+
+def _near_limit(raw: bytes) -> bool:
+    """Whether a line has enough brackets to nest near the interpreter's limit."""
+    return len(raw) >= 2 * _DEEP_BRACKETS and raw.count(b"[") + raw.count(b"{") >= _DEEP_BRACKETS
+
+
+def _pad(k: int, fn: Callable, arg: Any) -> Any:
+    return _pad(k - 1, fn, arg) if k else fn(arg)
+
+
+class _FreshStack(threading.Thread):
+    """Runs one call at a fixed, shallow stack depth, whoever asks for it."""
+
+    def __init__(self, pad: int, fn: Callable, arg: Any):
+        super().__init__(daemon=True)
+        self.call = (pad, fn, arg)
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = _pad(*self.call)
+        except BaseException as e:  # handed back to the caller's thread
+            self.error = e
+
+
+_DEPTH_LOCK = threading.Lock()
+_HEADROOM = 40
+
+
+def _at_reference_depth(pad: int, fn: Callable, arg: Any) -> Any:
+    """fn(arg) on a fresh thread whose recursion budget, after `pad` frames, is what
+    arcaeon's call has under the default limit of 1000."""
+    with _DEPTH_LOCK:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(1000 + _HEADROOM)
+        try:
+            t = _FreshStack(pad, fn, arg)
+            t.start()
+            t.join()
+        finally:
+            sys.setrecursionlimit(old)
+    if t.error is not None:
+        raise t.error
+    return t.result
+
+
 def _fast_parse(raw: bytes) -> dict | None:
     """Parse a well-formed row with orjson, or None to take the exact slow path.
 
@@ -104,7 +164,7 @@ def _fast_parse(raw: bytes) -> dict | None:
     boundary and member, so equality means the text has exactly the parsed value's
     members (no duplicate key) and its numbers spelled as a round trip spells them
     (no big integer read as a float, no `-0`)."""
-    if raw[:1] != b"{" or raw[-1:] != b"}":
+    if raw[:1] != b"{" or raw[-1:] != b"}" or _near_limit(raw):
         return None
     try:
         obj = orjson.loads(raw)
@@ -151,13 +211,20 @@ class _Walk:
             if not text:
                 return
             try:
-                obj = loads_strict(text)
+                if _near_limit(raw):
+                    obj = _at_reference_depth(_PARSE_PAD, loads_strict, text)
+                else:
+                    obj = loads_strict(text)
             except DuplicateKeyError as e:
                 if self.pending is not None:
                     self.pending.append((n, raw))
                     return
                 self._break(n, f"line {n}: {e}")
-                obj = loads(text)
+                try:
+                    obj = (_at_reference_depth(_PLAIN_PAD, loads, text) if _near_limit(raw)
+                           else loads(text))
+                except ValueError:  # arcaeon raises here; the duplicate is the verdict
+                    return
             except ValueError:
                 if self.pending is not None:
                     self.pending.append((n, raw))
@@ -195,7 +262,9 @@ class _Walk:
             self.prev = ""
             return
         try:
-            want = hashlib.sha256(encode_body(str(self.prev) + dumps_body(obj))).hexdigest()[:CHAIN_LEN]
+            body = (_at_reference_depth(_HASH_PAD, dumps_body, obj) if _near_limit(raw)
+                    else dumps_body(obj))
+            want = hashlib.sha256(encode_body(str(self.prev) + body)).hexdigest()[:CHAIN_LEN]
         except (UnicodeEncodeError, ValueError, TypeError, RecursionError) as e:
             self._break(n, f"line {n}: unhashable row ({type(e).__name__})")
             self.prev = claimed
@@ -264,6 +333,9 @@ class _Walk:
                             continue
                         self.feed(n, raw)
                         continue
+                if _near_limit(raw):
+                    self.feed(n, raw)
+                    continue
                 try:
                     obj = loads_o(raw)
                     if dumps_o(obj).translate(None, sp) != raw.translate(None, sp):
@@ -435,7 +507,7 @@ def verify(path: str | os.PathLike, *, strict: bool = False,
         try:
             return _verify_parallel(str(path), buf, total, strict, declared, workers,
                                     chunk_bytes or CHUNK_BYTES, on_progress)
-        except (OSError, RuntimeError, ImportError):
+        except (OSError, RuntimeError, ImportError, ValueError):
             # no worker processes here (e.g. a __main__ without an import guard):
             # one process gives the same verdict
             return verify(path, strict=strict, on_progress=on_progress, workers=1)

@@ -326,3 +326,45 @@ def test_progress_is_reported(tmp_path):
     L.verify(p, on_progress=lambda d, t: seen.append((d, t)))
     size = p.stat().st_size
     assert seen and seen[-1] == (size, size)
+
+
+# ------------------------------------------------------------------ nesting limits
+
+def _deep_rows(tmp_path: Path) -> list[Path]:
+    out = []
+    for d in (990, 991, 992, 993, 994, 995):
+        for name, text in (
+                ("arr", '{"a": ' + "[" * (d - 1) + "]" * (d - 1) + ', "chain": "x"}\n'),
+                ("obj", '{"a": ' + '{"b": ' * (d - 2) + "1" + "}" * (d - 2) + ', "chain": "x"}\n'),
+                ("dup", '{"a": 1, "a": ' + "[" * (d - 1) + "]" * (d - 1) + ', "chain": "x"}\n')):
+            p = tmp_path / f"{name}-{d}.jsonl"
+            p.write_text(text)
+            out.append(p)
+    return out
+
+
+def test_nesting_limits_match_reference_at_module_level(tmp_path):
+    """Around the interpreter's recursion limit a row flips from verifying to
+    `unhashable` to `unparseable`; ours flips where arcaeon's verify_file does when a
+    script calls it, whatever the caller's own stack depth."""
+    import subprocess
+    import sys
+    files = _deep_rows(tmp_path)
+    code = ("import sys, json\nfrom arcaeon.record.ledger import verify_file\n"
+            "for p in sys.argv[1:]:\n    r = verify_file(p)\n"
+            "    print(json.dumps([r.first_break, r.breaks]))")
+    out = subprocess.run([sys.executable, "-c", code, *map(str, files)], capture_output=True,
+                         text=True, check=True).stdout.split("\n")
+    expected = [json.loads(x) for x in out if x]
+
+    def deep(k, p):
+        return deep(k - 1, p) if k else L.verify(p)
+
+    for p, want in zip(files, expected):
+        for k in (0, 150):
+            r = deep(k, p)
+            assert [r.first_break, r.breaks] == want, (p.name, k)
+    kinds = {json.dumps(w) for w in expected}
+    assert any("unhashable row (RecursionError)" in k for k in kinds)
+    assert any("unparseable" in k for k in kinds)
+    assert any("chain mismatch" in k for k in kinds)
