@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sealscope.output import emit_json, error_line, paint
+
+if TYPE_CHECKING:
+    from sealscope.core.sealfile import SealFile
 
 try:
     from sealscope.core.sanitize import clean as _clean
@@ -76,113 +78,19 @@ def _fail(args: argparse.Namespace, message: str, code: int, doc: dict | None = 
 
 # --------------------------------------------------------------------------- loading
 
-class _Unreadable(Exception):
-    """The file could not be read at all (missing, a folder, no permission)."""
-
-
-def _read_json(path: str) -> Any:
-    """Parse a UTF-8 JSON file. _Unreadable when it cannot be read; ValueError
-    when it is not UTF-8 JSON."""
-    from sealscope.core.jsonio import loads
-
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise _Unreadable(f"cannot read {path}: {e.strerror or e}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"not UTF-8: {e}") from None
-    try:
-        return loads(text)
-    except ValueError as e:
-        raise ValueError(f"not JSON: {e}") from None
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """One snapshot file's fate: `status` ok / invalid / unreadable."""
-    path: str
-    status: str
-    snap: Any = None
-    error: str | None = None
-    raw: Any = None
-
-    @property
-    def code(self) -> int:
-        return {"ok": 0, "invalid": 1}.get(self.status, 3)
-
-    def summary(self) -> dict:
-        """The `snapshot` verb's JSON object (CLI.md)."""
-        label = id_scheme = probes = digest = None
-        if self.status == "ok":
-            s = self.snap
-            label, id_scheme, digest = s.label, s.id_scheme, s.digest
-            probes = len(s.probes)
-        elif _is_snapshot_object(self.raw):
-            label = self.raw.get("label")
-            id_scheme = self.raw.get("id_scheme", "index")
-            p = self.raw.get("probes")
-            probes = len(p) if isinstance(p, list) else None
-        return {"path": self.path, "valid": self.status == "ok", "digest": digest,
-                "error": self.error, "label": label, "id_scheme": id_scheme,
-                "probes": probes}
-
-
-def _is_snapshot_object(raw: Any) -> bool:
-    from sealscope.core.continuity import SNAPSHOT_SCHEMA
-    return isinstance(raw, dict) and raw.get("schema") == SNAPSHOT_SCHEMA
-
-
-def load_snapshot(path: str) -> Loaded:
-    """Read, parse, load and validate; the digest is computed here too, so an
-    `ok` snapshot always has one."""
-    from sealscope.core.continuity import ContinuitySnapshot
-
-    try:
-        raw = _read_json(path)
-    except _Unreadable as e:
-        return Loaded(path, "unreadable", error=str(e))
-    except ValueError as e:
-        return Loaded(path, "invalid", error=str(e))
-    try:
-        snap = ContinuitySnapshot.from_dict(raw)
-        snap.digest  # noqa: B018 - a registration that cannot be digested is invalid
-    except Exception as e:  # noqa: BLE001 - any refusal makes the file invalid
-        return Loaded(path, "invalid", error=str(e) or type(e).__name__, raw=raw)
-    return Loaded(path, "ok", snap=snap, raw=raw)
+def load_snapshot(path: str) -> "SealFile":
+    from sealscope.core.sealfile import load_seal
+    return load_seal(path)
 
 
 def _load_tiers(path: str) -> dict:
-    """A tiers file: a JSON object whose values are lists of field names."""
-    try:
-        tiers = _read_json(path)
-    except _Unreadable as e:
-        raise ValueError(str(e)) from None
-    except ValueError as e:
-        raise ValueError(f"tiers file {path}: {e}") from None
-    if not isinstance(tiers, dict) or not all(
-            isinstance(v, list) and all(isinstance(f, str) for f in v) for v in tiers.values()):
-        raise ValueError(f"tiers file {path} must be a JSON object {{tier: [field, ...]}}")
-    return tiers
+    from sealscope.core.sealfile import load_tiers
+    return load_tiers(path)
 
 
 def _load_restated(path: str) -> dict:
-    """A restatement file: a JSON object of probe id → answer text."""
-    try:
-        restated = _read_json(path)
-    except _Unreadable as e:
-        raise ValueError(str(e)) from None
-    except ValueError as e:
-        raise ValueError(f"restated file {path}: {e}") from None
-    if not isinstance(restated, dict):
-        raise ValueError(f"restated file {path} must be a JSON object {{probe_id: answer}}")
-    for k, v in restated.items():
-        if not isinstance(v, str):
-            raise ValueError(f"restated file {path}: the answer for {k!r} is "
-                             f"{type(v).__name__}, not text")
-    return restated
+    from sealscope.core.sealfile import load_restated
+    return load_restated(path)
 
 
 # --------------------------------------------------------------------------- snapshot
@@ -216,7 +124,7 @@ _KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 _KIND_MARK = {"changed": "~", "added": "+", "removed": "-"}
 
 
-def _both(args: argparse.Namespace, a: Loaded, b: Loaded) -> int | None:
+def _both(args: argparse.Namespace, a: "SealFile", b: "SealFile") -> int | None:
     """Exit code and error output when either seal is not usable, else None."""
     bad = [x for x in (a, b) if x.status != "ok"]
     if not bad:

@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import ledger as _ledger
 from sealscope.core import lines as _lines
-from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
+from sealscope.core.continuity import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 from sealscope.core.sanitize import clean
 
@@ -68,124 +68,9 @@ def worst(codes: Iterable[int]) -> int:
 
 # --------------------------------------------------------------------------- readers
 
-class Unreadable(Exception):
-    """The file could not be read at all (missing, a folder, no permission)."""
-
-
-def read_json_file(path: str | os.PathLike) -> Any:
-    """Parse a UTF-8 JSON file. `Unreadable` when it cannot be read; ValueError
-    (`not UTF-8: …` / `not JSON: …`) when it is not UTF-8 JSON. Same texts as the
-    CLI's snapshot/diff/continuity verbs."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise Unreadable(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"not UTF-8: {e}") from None
-    try:
-        return _loads(text)
-    except ValueError as e:
-        raise ValueError(f"not JSON: {e}") from None
-
-
-@dataclass(frozen=True)
-class SealFile:
-    """One snapshot file's fate: `status` ok / invalid / unreadable; `snap` when ok,
-    `error` (the exact reason) otherwise, `raw` the parsed JSON when it parsed."""
-    path: str
-    status: str
-    snap: ContinuitySnapshot | None = None
-    error: str | None = None
-    raw: Any = None
-
-    @property
-    def code(self) -> int:
-        return {"ok": 0, "invalid": 1}.get(self.status, 3)
-
-    @property
-    def word(self) -> str:
-        return {"ok": "VALID", "invalid": "INVALID"}.get(self.status, "COULD NOT LOOK")
-
-    def summary(self) -> dict:
-        """`sealscope snapshot --json`'s object."""
-        label = id_scheme = probes = digest = None
-        if self.status == "ok":
-            s = self.snap
-            label, id_scheme, digest = s.label, s.id_scheme, s.digest
-            probes = len(s.probes)
-        elif isinstance(self.raw, dict) and self.raw.get("schema") == SNAPSHOT_SCHEMA:
-            label = self.raw.get("label")
-            id_scheme = self.raw.get("id_scheme", "index")
-            p = self.raw.get("probes")
-            probes = len(p) if isinstance(p, list) else None
-        return {"path": self.path, "valid": self.status == "ok", "digest": digest,
-                "error": self.error, "label": label, "id_scheme": id_scheme,
-                "probes": probes}
-
-
-def load_seal(path: str | os.PathLike) -> SealFile:
-    """Read, parse, load and validate a snapshot file (never raises)."""
-    p = os.fspath(path)
-    try:
-        raw = read_json_file(p)
-    except Unreadable as e:
-        return SealFile(p, "unreadable", error=str(e))
-    except ValueError as e:
-        return SealFile(p, "invalid", error=str(e))
-    try:
-        snap = ContinuitySnapshot.from_dict(raw)
-        snap.digest  # noqa: B018 - a registration that cannot be digested is invalid
-    except Exception as e:  # noqa: BLE001 - any refusal makes the file invalid
-        return SealFile(p, "invalid", error=str(e) or type(e).__name__, raw=raw)
-    return SealFile(p, "ok", snap=snap, raw=raw)
-
-
-def _read_side(path: str, what: str) -> Any:
-    try:
-        return read_json_file(path)
-    except Unreadable as e:
-        raise ValueError(str(e)) from None
-    except ValueError as e:
-        raise ValueError(f"{what} file {path}: {e}") from None
-
-
-def load_tiers(path: str | os.PathLike) -> dict:
-    """A tiers file: a JSON object `{tier: [field, ...]}`. ValueError otherwise."""
-    p = os.fspath(path)
-    tiers = _read_side(p, "tiers")
-    if not isinstance(tiers, dict) or not all(
-            isinstance(v, list) and all(isinstance(f, str) for f in v) for v in tiers.values()):
-        raise ValueError(f"tiers file {p} must be a JSON object {{tier: [field, ...]}}")
-    return tiers
-
-
-def load_restated(path: str | os.PathLike) -> dict:
-    """A restatement file: a JSON object of probe id → answer text. ValueError otherwise."""
-    p = os.fspath(path)
-    restated = _read_side(p, "restated")
-    if not isinstance(restated, dict):
-        raise ValueError(f"restated file {p} must be a JSON object {{probe_id: answer}}")
-    for k, v in restated.items():
-        if not isinstance(v, str):
-            raise ValueError(f"restated file {p}: the answer for {k!r} is "
-                             f"{type(v).__name__}, not text")
-    return restated
-
-
-def load_manifest(path: str | os.PathLike) -> dict:
-    """A newer manifest: a manifest JSON object, or a snapshot file (its manifest)."""
-    p = os.fspath(path)
-    doc = _read_side(p, "manifest")
-    if isinstance(doc, dict) and doc.get("schema") == SNAPSHOT_SCHEMA:
-        doc = doc.get("manifest")
-        if not isinstance(doc, dict):
-            raise ValueError(f"snapshot file {p} carries no manifest object")
-    if not isinstance(doc, dict):
-        raise ValueError(f"manifest file {p} must be a JSON object (a manifest, or a snapshot)")
-    return doc
+from sealscope.core.sealfile import (  # noqa: E402  (re-exported for the viewer)
+    SealFile, Unreadable, load_manifest, load_restated, load_seal, load_tiers,
+    read_json_file)
 
 
 def detect_kind(path: str | os.PathLike) -> str:
