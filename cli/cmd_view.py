@@ -1,7 +1,10 @@
 """`sealscope view [PATH ...]`: the terminal viewer (the default with no verb).
 
-With no paths it opens the bundled `sample_ledgers/` folder. Textual is imported only
-here, inside the verb, so the other verbs never pay for it."""
+Each path opens as a ledger, a continuity snapshot (seal) or a harn transcript / run
+record tab; a folder opens those it holds. With no paths it opens the bundled
+`sample_ledgers/` folder: its ledgers, the two seals and the seals ledger from
+`seals/`, and the harn session transcript (see sample_ledgers/README.md). Textual is
+imported only here, inside the verb, so the other verbs never pay for it."""
 from __future__ import annotations
 
 import argparse
@@ -16,10 +19,13 @@ def samples_dir() -> Path:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("view", help="open the terminal viewer on ledgers (default: the samples)",
-                       description="Open the terminal audit viewer on the given ledgers or "
-                                   "folders of ledgers; with none, the bundled sample ledgers.")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="a ledger file or a folder of them")
+    p = sub.add_parser("view", help="open the terminal viewer on ledgers, seals and harn "
+                                    "files (default: the samples)",
+                       description="Open the terminal audit viewer on the given ledgers, "
+                                   "continuity snapshots, harn transcripts or run records, "
+                                   "or folders of them; with none, the bundled samples.")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="a ledger, snapshot or harn file, or a folder of them")
     p.set_defaults(func=run)
 
 

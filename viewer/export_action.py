@@ -182,10 +182,12 @@ class ExportScreen(ModalScreen[list[str] | None]):
 
 
 def export_screen_for(tab: Any, **kw: Any) -> ExportScreen | None:
-    """The ExportScreen for an open SealTab or LedgerTab (None for anything else)."""
+    """The ExportScreen for an open SealTab or LedgerTab (None for anything else); a
+    ledger tab's own `session` records (held content recomputed, lookups) go in."""
     from sealscope.viewer.seal_tab import SealTab
     if isinstance(tab, SealTab):
         return ExportScreen.for_seal(tab, **kw)
     if hasattr(tab, "source") and hasattr(getattr(tab, "source"), "path"):
+        kw.setdefault("session", list(getattr(tab, "session", None) or ()))
         return ExportScreen.for_ledger(tab, **kw)
     return None

@@ -8,7 +8,8 @@ literally. Every string taken from the file goes through `sealscope.core.sanitiz
 and reaches the screen as a `rich.text.Text`, never as markup.
 
 Mount it with a path (or a loaded `HarnDocument`): `HarnTab("run.json", id="harn")`.
-A file that cannot be read shows its one-line error in place of the panels.
+A file that cannot be read shows its one-line error in place of the panels. In the
+app it sits in a `HarnPane` (a `TabPane`): `HarnPane(doc_or_path, id="harn-3")`.
 """
 from __future__ import annotations
 
@@ -21,14 +22,15 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from sealscope.core import harn
 from sealscope.core.sanitize import clean
 
-__all__ = ["HarnTab"]
+__all__ = ["HarnTab", "HarnPane"]
 
 SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 BAR_WIDTH = 32
@@ -334,3 +336,26 @@ class HarnTab(Widget):
                 body.append(f"\n… {elided} more characters not shown", style="dim italic")
             grid.add_row(Text("  │"), body)
         return Group(head, grid)
+
+
+class HarnPane(TabPane):
+    """A TabPane holding one HarnTab (the app's tab for a harn file)."""
+
+    DEFAULT_CSS = """
+    HarnPane { layout: vertical; padding: 0; height: 1fr; }
+    """
+
+    def __init__(self, source: str | os.PathLike | harn.HarnDocument, *,
+                 path: str | os.PathLike | None = None, id: str | None = None) -> None:
+        if path is None:
+            path = (source.path if isinstance(source, harn.HarnDocument) else source) or ""
+        self.path = os.fspath(path)
+        self.harn = HarnTab(source, id=f"{id}-view" if id else None)
+        stem = os.path.splitext(os.path.basename(self.path))[0] or self.path
+        super().__init__(Content(clean("⚙ " + stem)), self.harn, id=id)
+
+    def focus_default(self) -> None:
+        """Give the keyboard to the event list (the app calls this on activation)."""
+        events = self.harn.query("#harn-events")
+        if events:
+            events.first().focus()

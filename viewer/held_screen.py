@@ -231,7 +231,7 @@ class HeldContentScreen(Screen):
 
     def action_lookup(self) -> None:
         from sealscope.viewer.lookup_screen import LookupScreen
-        self.app.push_screen(LookupScreen(path=self.pre_path))
+        self.app.push_screen(LookupScreen(path=self.pre_path, origin=self.tab))
 
     # ------------------------------------------------------------------ work
     @work(thread=True, exclusive=True, group="held")
@@ -255,6 +255,23 @@ class HeldContentScreen(Screen):
             cerr = f"held content cannot be digested: {e}"
         self.app.call_from_thread(self._show, pre, post, errors, check, cerr)
 
+    def _record(self, pre, post, check) -> None:
+        """A recomputation with held content goes into the ledger tab's session (the
+        audit report lists it); the same content recomputed again replaces it."""
+        if check is None or (pre is None and post is None):
+            return
+        add = getattr(self.tab, "add_session", None)
+        if add is None:
+            return
+        from sealscope.core.export import recompute_record
+        pre_s = str(self.pre_path) if pre is not None and self.pre_path else None
+        post_s = str(self.post_path) if post is not None and self.post_path else None
+        try:
+            record = recompute_record(self.line, check, pre=pre_s, post=post_s)
+        except Exception:  # noqa: BLE001 - a check the report cannot hold is not recorded
+            return
+        add(record, key=("recompute", self.line, pre_s, post_s))
+
     def _recompute_now(self) -> None:
         check, err = check_receipt(self.row)
         self._show(self.pre_items, self.post_items, dict(self.errors), check, err)
@@ -262,6 +279,7 @@ class HeldContentScreen(Screen):
     def _show(self, pre, post, errors, check, cerr) -> None:
         self.pre_items, self.post_items, self.check = pre, post, check
         self.errors.update(errors)
+        self._record(pre, post, check)
         t = Text(end="")
         for which, items, path in (("pre", pre, self.pre_path), ("post", post, self.post_path)):
             t.append(f" {which}: ", "bold")

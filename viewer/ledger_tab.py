@@ -4,6 +4,14 @@ Two thread workers per file: the line index (mmap + `lines.line_offsets`) and th
 verification (`ledger.verify` with `on_progress`). Until the verdict arrives every row
 is "pending" and the banner says "verifying… n%"; a verification that is cancelled or
 fails never turns the banner green.
+
+Moving the cursor repaints the row list and the one-line status at once; the detail
+pane follows a single move at once too, but a run of navigation keys (a held arrow
+or page key) is coalesced: the pane is drawn for the row the run stops on,
+`DETAIL_SETTLE` seconds after its last key.
+
+`session` holds what was done on this ledger beyond reading it (held content
+recomputed, items looked up), as `core.export.SessionRecord`s for the audit report.
 """
 from __future__ import annotations
 
@@ -22,7 +30,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static, TabPane
 from textual.worker import get_current_worker
 
-from sealscope.core import ledger
+from sealscope.core import export, ledger
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.prompt import PromptScreen
@@ -31,8 +39,19 @@ from sealscope.viewer.row_list import RowList
 from sealscope.viewer.source import STATUSES, LedgerSource
 
 
+DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
+
+
 class _Cancelled(Exception):
     pass
+
+
+def tab_label(name: str) -> str:
+    """A ledger's tab label: its file name without a ledger suffix (the banner names
+    the whole file), so a dozen tabs fit a 120-column bar."""
+    stem, dot, suffix = name.rpartition(".")
+    return stem if dot and stem and f".{suffix.lower()}" in (".jsonl", ".ndjson", ".log") \
+        else name
 
 
 _CHILD = (
@@ -78,17 +97,18 @@ class LedgerTab(TabPane):
     """A TabPane for one file."""
 
     BINDINGS = [
-        Binding("b", "first_break", "First break"),
-        Binding("n", "next_break", "Next break"),
-        Binding("p", "prev_break", "Prev break"),
-        Binding("g", "goto", "Go to line"),
+        Binding("b", "first_break", "Break"),
+        Binding("n", "next_break", "Next"),
+        Binding("p", "prev_break", "Prev break", show=False),
+        Binding("g", "goto", "Go to"),
         Binding("f", "filter", "Filter"),
         Binding("F", "clear_filter", "Clear filter", show=False),
         Binding("slash", "search", "Search"),
         Binding("s", "search_next", "Next match", show=False),
         Binding("S", "search_prev", "Prev match", show=False),
-        Binding("h", "held", "Held content"),
+        Binding("h", "held", "Held"),
         Binding("enter", "held", "Held content", show=False),
+        Binding("j", "jump_seal", "Seal"),
     ]
 
     class IndexProgress(Message):
@@ -124,12 +144,17 @@ class LedgerTab(TabPane):
     def __init__(self, path: Path, *, id: str) -> None:
         self.source = LedgerSource(path)
         from textual.content import Content
-        super().__init__(Content(clean(self.source.name)), id=id)
+        super().__init__(Content(clean(tab_label(self.source.name))), id=id)
         self.result: Any = None
         self.filter_label = ""
         self.last_search = ""
         self.receipts: list[int] | None = None
         self._verify_worker = None
+        self.session: list[export.SessionRecord] = []
+        self._session_keys: list[Any] = []
+        self.detail_line = 0          # the line the detail pane shows
+        self._last_nav = 0.0          # monotonic time of the last navigation-key move
+        self._detail_timer = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -267,19 +292,48 @@ class LedgerTab(TabPane):
             self.banner.cancelled(m.why)
             self.query_one(ProgressBar).display = False
 
+    def add_session(self, record: export.SessionRecord, key: Any = None) -> None:
+        """Keep a session record for the audit report; one with the same `key` (the
+        same work done again) replaces the earlier one."""
+        if key is not None and key in self._session_keys:
+            i = self._session_keys.index(key)
+            del self.session[i], self._session_keys[i]
+        self.session.append(record)
+        self._session_keys.append(key)
+
     def on_row_list_selected(self, m: RowList.Selected) -> None:
         if m.row_list is not self.rows:
             return
-        info = self.source.row(m.line)
-        st = self.rows.status(m.line, info)
-        f = self.rows.findings.get(m.line)
+        self._update_status()
+        now = time.monotonic()
+        burst = m.nav and now - self._last_nav < DETAIL_SETTLE
+        self._last_nav = now if m.nav else 0.0
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        if burst:
+            self._detail_timer = self.set_timer(DETAIL_SETTLE, self._settle_detail)
+        else:
+            self.show_detail(m.line)
+
+    def _settle_detail(self) -> None:
+        self._detail_timer = None
+        line = self.rows.current_line
+        if line:
+            self.show_detail(line)
+
+    def show_detail(self, line: int) -> None:
+        """Draw the detail pane for `line`."""
+        self.detail_line = line
+        info = self.source.row(line)
+        st = self.rows.status(line, info)
+        f = self.rows.findings.get(line)
         honored = None
         if info.kind == "chain_break_declared" and self.result is not None:
             ol = info.obj.get("orphan_line")
             of = self.rows.findings.get(ol) if isinstance(ol, int) else None
             honored = bool(of and of[0] == "declared")
         self.query_one(RowDetail).show(info, st, f[1] if f else None, honored)
-        self._update_status()
 
     def _update_status(self) -> None:
         rl = self.rows
@@ -292,7 +346,7 @@ class LedgerTab(TabPane):
             t.append(f"· {rl.line_count:,} lines")
             if not self.source.complete:
                 t.append(" (indexing…)", "italic")
-        self.query_one("#list-status", Static).update(t)
+        self.query_one("#list-status", Static).update(t, layout=False)
 
     # ------------------------------------------------------------------ navigation
     def _finding_lines(self) -> list[int]:
@@ -428,6 +482,10 @@ class LedgerTab(TabPane):
             self.app.notify("select a compaction receipt row first", markup=False)
             return
         self.app.open_held(self, info.line)
+
+    def action_jump_seal(self) -> None:
+        """From a `continuity_snapshot` row to the open seal it sealed."""
+        self.app.jump_to_seal(self)
 
     # ------------------------------------------------------------------ checks
     @work(thread=True, exclusive=False, group="check")

@@ -55,9 +55,11 @@ class LookupScreen(Screen):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, origin: Any = None) -> None:
         super().__init__()
         self.start_path = path
+        self.origin = origin          # the ledger tab in front when the lookup began
+        self.held_path: str | None = None
         self.index: Any = None
         self.items: list[_Item] = []
         self.hits: list[tuple[Any, int]] = []   # (LedgerTab, line) per option
@@ -114,6 +116,7 @@ class LookupScreen(Screen):
         event.stop()
         if event.input.id == "lookup-text":
             self.items = text_items(event.value)
+            self.held_path = None
             self._refresh()
         else:
             self._load_file(event.value)
@@ -129,6 +132,7 @@ class LookupScreen(Screen):
         else:
             self.query_one("#lookup-text", Input).value = event.text
             self.items = text_items(event.text)
+            self.held_path = None
             self._refresh()
 
     def _load_file(self, value: str) -> None:
@@ -143,6 +147,7 @@ class LookupScreen(Screen):
             return
         self.items = [_Item(f"{clean(Path(i.source).name)}#{i.index}", i.value, i.digest, i.size)
                       for i in items or []]
+        self.held_path = str(p)
         self._refresh()
 
     # ------------------------------------------------------------------ results
@@ -183,6 +188,27 @@ class LookupScreen(Screen):
                 self.hits.append((tab, loc.line))
                 ol.add_option(Option(prompt))
         self.query_one("#lookup-summary", Static).update(summary)
+        self._record(tabs)
+
+    def _record(self, tabs: list) -> None:
+        """The lookup goes into the session of each open ledger it found an item in,
+        and of the ledger it began from (absence is a finding there): `sealscope
+        lookup`'s items (digest, bytes, found line/position) for that ledger."""
+        if self.index is None or not self.items:
+            return
+        from sealscope.core.export import lookup_record
+        key = ("lookup", self.held_path, tuple(i.digest for i in self.items))
+        for tab in tabs:
+            docs, hit = [], False
+            for item in self.items:
+                found = [{"line": loc.line, "position": loc.position}
+                         for loc in self.index.where(item.digest)
+                         if str(loc.ledger) == str(tab.source.path)]
+                hit = hit or bool(found)
+                docs.append({"digest": item.digest, "bytes": item.size, "found": found})
+            if (hit or tab is self.origin) and hasattr(tab, "add_session"):
+                tab.add_session(lookup_record(docs, held=[self.held_path] if self.held_path
+                                              else []), key=key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         tab, line = self.hits[event.option_index]

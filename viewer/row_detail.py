@@ -72,7 +72,8 @@ def snapshot_panel(obj: dict) -> Text:
     for key in ("label", "manifest_digest", "probe_set_digest", "aggregate_mean"):
         t.append(f"  {key}: ", "bold")
         t.append(clean(str(obj.get(key, "—"))) + "\n")
-    t.append("  (open the sealed snapshot file to check it against a restatement)\n", "dim")
+    t.append("  j jumps to its seal when the snapshot file is open (o opens it); there a "
+             "restatement can be scored\n", "dim")
     return t
 
 

@@ -61,10 +61,11 @@ class RowList(ScrollView, can_focus=True):
     class Selected(Message):
         """The cursor moved to `line`."""
 
-        def __init__(self, row_list: "RowList", line: int) -> None:
+        def __init__(self, row_list: "RowList", line: int, nav: bool = False) -> None:
             super().__init__()
             self.row_list = row_list
             self.line = line
+            self.nav = nav    # moved by a navigation key (up/down/page/home/end)
 
         @property
         def control(self) -> "RowList":
@@ -81,6 +82,7 @@ class RowList(ScrollView, can_focus=True):
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self.rendered_rows = 0
         self._last_selected = -1
+        self._nav = False
 
     # ------------------------------------------------------------------ data
     @property
@@ -158,7 +160,7 @@ class RowList(ScrollView, can_focus=True):
         line = self.current_line
         if line and line != self._last_selected:
             self._last_selected = line
-            self.post_message(self.Selected(self, line))
+            self.post_message(self.Selected(self, line, nav=self._nav))
 
     def force_announce(self) -> None:
         self._last_selected = -1
@@ -179,10 +181,18 @@ class RowList(ScrollView, can_focus=True):
         elif self.cursor >= top + h:
             self.scroll_to(y=self.cursor - h + 1, animate=False, immediate=True)
 
+    def _move(self, idx: int) -> None:
+        """A cursor move by a navigation key (the detail pane may coalesce these)."""
+        self._nav = True
+        try:
+            self.cursor = idx
+        finally:
+            self._nav = False
+        self.scroll_to_cursor()
+
     def action_cursor(self, delta: int) -> None:
         if self.count:
-            self.cursor = max(0, min(self.count - 1, self.cursor + delta))
-            self.scroll_to_cursor()
+            self._move(max(0, min(self.count - 1, self.cursor + delta)))
 
     def action_page(self, direction: int) -> None:
         h = max(1, self.scrollable_content_region.height - 1)
@@ -190,8 +200,7 @@ class RowList(ScrollView, can_focus=True):
 
     def action_edge(self, end: int) -> None:
         if self.count:
-            self.cursor = self.count - 1 if end else 0
-            self.scroll_to_cursor()
+            self._move(self.count - 1 if end else 0)
 
     def on_click(self, event: events.Click) -> None:
         off = event.get_content_offset(self)

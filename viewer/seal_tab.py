@@ -141,7 +141,9 @@ class SealTab(TabPane):
                  tiers: str | os.PathLike | None = None) -> None:
         self.path = os.fspath(path)
         self.seal = export.load_seal(self.path)
-        super().__init__(Content(clean("◆ " + os.path.basename(self.path))), id=id)
+        stem, ext = os.path.splitext(os.path.basename(self.path))
+        label = stem if ext.lower() == ".json" and stem else os.path.basename(self.path)
+        super().__init__(Content(clean("◆ " + label)), id=id)
         self.verdict: Any = None
         self.restated_path: str | None = None
         self.restated: dict | None = None
