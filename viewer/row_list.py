@@ -248,6 +248,9 @@ class RowList(ScrollView, can_focus=True):
         if f and st in ("break", "declared", "unparseable"):
             t.append(f"[{clean(reason_of(f[1]))}] ", mark_style)
         body = info.summary if info.state in ("object", "nonobject") else info.raw
+        # only what can show: truncating a long row's whole text costs more than the rest
+        keep = 2 * width + 8
+        body = body[:keep] if len(body) > keep else body
         t.append(clean(body), row_style or None)
         t.truncate(width, overflow="ellipsis", pad=True)
         if selected:
