@@ -281,6 +281,17 @@ class SealscopeApp(App):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         self._focus_pane(event.pane)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`x` only where there is a report to write (a ledger or seal tab on the main
+        screen); `c` only with a ledger in front."""
+        if action == "export":
+            return self.screen is self.screen_stack[0] and \
+                isinstance(self.current_tab(), (LedgerTab, SealTab))
+        if action == "check":
+            return self.current_ledger() is not None
+        return True
 
     # ------------------------------------------------------------------ seals
     def on_seal_tab_jump_to_ledger_row(self, m: SealTab.JumpToLedgerRow) -> None:

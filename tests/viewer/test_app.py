@@ -226,11 +226,15 @@ async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monke
 
 
 @sync
-async def test_x_on_a_harn_tab_says_what_it_exports():
+async def test_no_export_from_a_harn_tab():
     app = SealscopeApp([SAMPLES / "harn" / "session-transcript.json"])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
+        assert app.check_action("export", ()) is False      # not in the footer here
         await pilot.press("x")
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportScreen)
+        app.action_export()                                 # e.g. from a script
         await pilot.pause()
         assert not isinstance(app.screen, ExportScreen)
         assert any("ledger or seal tab" in str(m.message) for m in app._notifications)
