@@ -70,8 +70,8 @@ def classify(path: os.PathLike | str) -> Openable:
     if p.suffix.lower() == ".json":
         try:
             return Openable(p, "harn", doc=harn.load(p))
-        except harn.HarnShapeError:
-            pass                                  # JSON, but not harn: a ledger
+        except (harn.HarnShapeError, harn.HarnParseError, harn.HarnTooLargeError):
+            pass                  # not a harn transcript (or too big to be one): a ledger
         except harn.HarnError as e:
             return Openable(p, "error", error=e.message)
         except Exception as e:  # noqa: BLE001 - never a traceback for a file's content

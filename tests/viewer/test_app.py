@@ -57,8 +57,11 @@ def test_classify_each_kind(tmp_path):
     assert classify(SEALS / "tiers.json").kind == "ledger"        # JSON, not harn
     bad = tmp_path / "broken.json"
     bad.write_text('{"_type": "transcript", ')
-    got = classify(bad)
-    assert got.kind == "error" and "not JSON" in got.error
+    assert classify(bad).kind == "ledger"   # not JSON: the ledger verdict says so
+    jsonl = tmp_path / "rows.json"
+    jsonl.write_text('{"a": 1}\n{"b": 2}\n')
+    assert classify(jsonl).kind == "ledger"  # a JSONL ledger saved as .json
+    assert classify(tmp_path / "missing.json").kind == "error"
     # a plain folder: its ledgers, snapshots and harn files, not its other JSON
     assert [p.name for p in expand_paths([SEALS])] == [
         "seal-day1-tampered.json", "seal-day1.json", "seal-day2.json", "seals-ledger.jsonl"]
@@ -108,13 +111,13 @@ async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_pa
         assert isinstance(app.current_tab(), HarnPane)
         n = len(app.panes())
         await pilot.press("o")
-        await answer(pilot, str(bad))
-        assert len(app.panes()) == n
-        notes = [str(m.message) for m in app._notifications]
-        assert any("broken.json" in m and "not JSON" in m for m in notes)
+        await answer(pilot, str(bad))        # not JSON: opened as a ledger, judged BROKEN
+        await settle(app, pilot)
+        assert len(app.panes()) == n + 1
+        assert app.current_tab().result.first_break == "line 1: unparseable"
         # the same file again shows its tab, no second one
         await app.open_paths([SEALS / "seal-day1.json"])
-        assert app.current_tab() is seal and len(app.panes()) == n
+        assert app.current_tab() is seal and len(app.panes()) == n + 1
 
 
 # --------------------------------------------------------------------------- seals

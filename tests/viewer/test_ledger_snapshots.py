@@ -78,7 +78,11 @@ def test_snapshot_filter_receipts(snap_compare):
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
-def test_snapshot_held_content_liar(snap_compare):
+def test_snapshot_held_content_liar(snap_compare, monkeypatch):
+    # paths typed relative to the project, so the picture does not depend on where
+    # the checkout lives
+    monkeypatch.chdir(SAMPLES.parent)
+
     async def run(pilot):
         await settle(pilot.app, pilot)
         await activate(pilot.app, pilot, "liar.jsonl")
@@ -86,8 +90,8 @@ def test_snapshot_held_content_liar(snap_compare):
         await pilot.press("h")
         await pilot.pause()
         scr = pilot.app.screen
-        scr.query_one("#pre").value = str(HELD / "liar-pre.json")
-        scr.query_one("#post").value = str(HELD / "liar-post.json")
+        scr.query_one("#pre").value = str((HELD / "liar-pre.json").relative_to(SAMPLES.parent))
+        scr.query_one("#post").value = str((HELD / "liar-post.json").relative_to(SAMPLES.parent))
         await pilot.press("ctrl+r")
         await settle(pilot.app, pilot)
         scr.query_one("#pre").blur()
