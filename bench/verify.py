@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -36,9 +37,10 @@ print(json.dumps({"wall": wall, "rss_self_kb": me, "rss_child_kb": kids, "result
 """
 
 
-def run_one(which: str, path: Path) -> dict:
+def run_one(which: str, path: Path, pure: bool = False) -> dict:
+    env = dict(os.environ, SEALSCOPE_PURE_PYTHON="1") if pure else None
     out = subprocess.run([sys.executable, "-c", CHILD, which, str(path)],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout)
 
 
@@ -47,6 +49,8 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--path", type=Path, default=HERE / "out" / "verify-1m.jsonl")
+    ap.add_argument("--pure", action="store_true",
+                    help="sealscope without its C accelerator (the pure-Python paths)")
     a = ap.parse_args()
     if not a.path.exists():
         sys.path.insert(0, str(HERE))
@@ -57,7 +61,7 @@ def main() -> int:
     print(f"ledger: {a.path} ({size / 1e6:.0f} MB)")
     ours, ref = [], []
     for i in range(a.runs):
-        o, r = run_one("sealscope", a.path), run_one("arcaeon", a.path)
+        o, r = run_one("sealscope", a.path, a.pure), run_one("arcaeon", a.path)
         if o["result"] != r["result"]:
             print("VERDICTS DIFFER:", o["result"], r["result"])
             return 1
@@ -71,7 +75,7 @@ def main() -> int:
     o_parent = max(x["rss_self_kb"] for x in ours) / 1024
     r_rss = max(x["rss_self_kb"] for x in ref) / 1024
     print(f"verdict (both): {json.dumps(ours[0]['result'])}")
-    print(f"sealscope: {ow:.2f}s (median of {a.runs}), peak RSS {o_rss:.0f} MB "
+    print(f"sealscope{' (pure Python)' if a.pure else ''}: {ow:.2f}s (median of {a.runs}), peak RSS {o_rss:.0f} MB "
           f"(parent {o_parent:.0f} MB + largest worker)")
     print(f"arcaeon:   {rw:.2f}s (median of {a.runs}), peak RSS {r_rss:.0f} MB")
     print(f"ratio: {rw / ow:.2f}x faster")

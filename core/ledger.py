@@ -23,6 +23,8 @@ try:  # optional C accelerator: same bodies, computed from the bytes in one pass
     from sealscope.core._fastrow import body as _c_body
 except ImportError:  # pragma: no cover - no compiler at install time
     _c_body = None
+if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
+    _c_body = None
 
 from sealscope.core import lines as _lines
 from sealscope.core.clock import utc_stamp

@@ -278,6 +278,18 @@ def test_verify_equals_reference(tmp_path, data):
         assert ours(p, strict) == ref_dict(p, strict)
 
 
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=ledgers())
+def test_verify_without_the_c_accelerator_equals_reference(tmp_path, monkeypatch, data):
+    """The pure-Python paths (orjson, then exact) alone give the same verdicts."""
+    monkeypatch.setattr(L, "_c_body", None)
+    p = tmp_path / "l.jsonl"
+    p.write_bytes(data)
+    for strict in (False, True):
+        assert ours(p, strict) == ref_dict(p, strict)
+
+
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=ledgers(), chunk=st.integers(1, 400), strict=st.booleans())
