@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("md", "json"), default="md",
                    help="Markdown (default) or one JSON document")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
-    p.add_argument("--as", dest="kind", choices=("ledger", "snapshot"),
+    p.add_argument("--as", dest="kind", choices=("ledger", "snapshot", "harn"),
                    help="read PATH as this kind instead of detecting it")
     p.add_argument("--restated", metavar="FILE",
                    help="snapshot only: score this restatement {probe_id: answer}")
@@ -92,10 +92,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.output and any(_same(args.output, x) for x in inputs):
         return _fail(f"export: refusing to write the report over an input: {args.output}", 2)
 
-    kind = args.kind or export.detect_kind(path)
-    if kind == "ledger" and (args.restated or args.against):
+    kind = args.kind or export.report_kind(path)
+    if kind != "snapshot" and (args.restated or args.against):
         return _fail("export: --restated and --against apply to a snapshot, and "
-                     f"{path} reads as a ledger (use --as snapshot to insist)", 2)
+                     f"{path} reads as a {kind} (use --as snapshot to insist)", 2)
 
     session = []
     seal = None

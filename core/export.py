@@ -204,7 +204,7 @@ def lookup_record(items: Sequence[dict], *, held: Sequence[str] = ()) -> Session
 @dataclass(frozen=True)
 class AuditReport:
     """The audit report of one file (see the module docstring)."""
-    kind: str                         # "ledger" | "snapshot"
+    kind: str                         # "ledger" | "snapshot" | "harn"
     path: str
     verdict: str                      # the file's own verdict word
     exit_code: int                    # worst of the file's and every session record's
@@ -213,6 +213,7 @@ class AuditReport:
     receipts: tuple = ()              # {"line", **verify_receipt fields}
     receipts_verdict: str | None = None
     snapshot: dict | None = None      # the snapshot verb's object
+    harn: tuple = ()                  # the harn verb's objects, one per compaction
     session: tuple = ()               # SessionRecords
 
     def to_dict(self) -> dict:
@@ -223,6 +224,8 @@ class AuditReport:
             out["breaks"] = list(self.breaks)
             out["receipts"] = list(self.receipts)
             out["receipts_verdict"] = self.receipts_verdict
+        elif self.kind == "harn":
+            out["harn"] = list(self.harn)
         else:
             out["snapshot"] = self.snapshot
         out["session"] = [r.to_dict() for r in self.session]
@@ -243,15 +246,17 @@ def build_report(path: str | os.PathLike, *, kind: str | None = None,
     already holds its VerifyResult passes it as `verify_result`; a seal tab its
     loaded `SealFile` as `seal`. Never raises for any file content."""
     p = os.fspath(path)
-    kind = kind or detect_kind(p)
+    kind = kind or report_kind(p)
     session = tuple(session)
+    if kind == "harn":
+        return _harn_report(p, session)
     if kind == "snapshot":
         got = seal if seal is not None else load_seal(p)
         code = worst([got.code, *(r.code for r in session)])
         return AuditReport("snapshot", p, got.word, code, snapshot=got.summary(),
                            session=session)
     if kind != "ledger":
-        raise ValueError(f"unknown report kind {kind!r} (ledger or snapshot)")
+        raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
     res = verify_result if verify_result is not None else \
         _ledger.verify(p, on_progress=on_progress)
     doc = res.to_dict()
@@ -274,6 +279,42 @@ def build_report(path: str | os.PathLike, *, kind: str | None = None,
                        receipts=tuple(receipts),
                        receipts_verdict=_receipts_word(rcode, len(receipts)),
                        session=session)
+
+
+def report_kind(path: str | os.PathLike) -> str:
+    """`detect_kind`, plus "harn" for a `.json` file that reads as a harn transcript or
+    run record."""
+    kind = detect_kind(path)
+    if kind == "ledger" and os.fspath(path).lower().endswith(".json") and _is_harn(path):
+        return "harn"
+    return kind
+
+
+def _is_harn(path: str | os.PathLike) -> bool:
+    """A `.json` file that reads as a harn transcript or run record."""
+    from sealscope.core import harn
+    try:
+        harn.load(path)
+    except harn.HarnError:
+        return False
+    return True
+
+
+def _harn_report(path: str, session: tuple) -> AuditReport:
+    """A harn transcript: every compaction event with its findings, judged as
+    `sealscope harn` judges it (1 on a high-severity finding, 3 unreadable)."""
+    from sealscope.core import harn
+    try:
+        doc = harn.load(path)
+    except harn.HarnError as e:
+        return AuditReport("harn", path, "COULD NOT LOOK", worst([3, *(r.code for r in session)]),
+                           harn=({"error": e.message},), session=session)
+    checks = tuple(c.to_dict() for c in harn.check_document(doc))
+    sev = {f["severity"] for c in checks for f in c["findings"]}
+    verdict = "FINDINGS" if "high" in sev else "REVIEW" if "medium" in sev else "OK"
+    code = 1 if "high" in sev else 0
+    return AuditReport("harn", path, verdict, worst([code, *(r.code for r in session)]),
+                       harn=checks, session=session)
 
 
 # --------------------------------------------------------------------------- ledger links
@@ -404,6 +445,8 @@ class _Markdown:
                  f"3 could not look or bounded)", "")
         if r.kind == "ledger":
             self.ledger()
+        elif r.kind == "harn":
+            self.harn()
         else:
             self.snapshot()
         for rec in r.session:
@@ -450,6 +493,30 @@ class _Markdown:
                 self.add(*[f"- {md_text(n)}" for n in c["notes"]], "")
 
     # ------------------------------------------------------------------ snapshot
+    def harn(self) -> None:
+        self.add("## harn compaction events", "")
+        checks = self.r.harn
+        if checks and "error" in checks[0]:
+            self.add(f"Could not read the file: {md_text(checks[0]['error'])}", "")
+            return
+        if not checks:
+            self.add("No compaction event.", "")
+            return
+        self.add("| # | event | path | mode / strategy | archived | tokens before → after | worst finding |",
+                 "|---:|---|---|---|---:|---|---|")
+        for i, c in enumerate(checks, 1):
+            self.add(f"| {i} | {md_code(c.get('id'), in_table=True)} | {_cell(c.get('path'))} | "
+                     f"{md_text(c.get('mode'))} / {md_text(c.get('strategy'))} | "
+                     f"{_cell(c.get('archived_messages'))} | "
+                     f"{_cell(c.get('estimated_tokens_before'))} → "
+                     f"{_cell(c.get('estimated_tokens_after'))} | {_cell(c.get('worst'))} |")
+        self.add("")
+        for i, c in enumerate(checks, 1):
+            if c.get("findings"):
+                self.add(f"Findings of event {i}:", "")
+                self.add(*[f"- {f['severity']}: {md_code(f['code'])} — {md_text(f['message'])}"
+                           for f in c["findings"]], "")
+
     def snapshot(self) -> None:
         s = self.r.snapshot or {}
         self.add("## Snapshot validation", "", "| field | value |", "|---|---|")

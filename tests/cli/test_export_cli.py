@@ -67,6 +67,23 @@ def test_snapshot_report_equals_snapshot_verb(path):
     assert exp.returncode == report["exit_code"] == snap.returncode
 
 
+HARN = sorted((SAMPLES / "harn").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", HARN, ids=_ids)
+def test_harn_report_equals_harn_verb(path):
+    verb = sealscope("harn", path, "--json")
+    rep = sealscope("export", path, "--format", "json")
+    doc = as_json(rep)
+    assert doc["kind"] == "harn" and doc["harn"] == as_json(verb)
+    assert rep.returncode == verb.returncode == doc["exit_code"]
+    sev = {f["severity"] for c in doc["harn"] for f in c["findings"]}
+    want = "FINDINGS" if "high" in sev else "REVIEW" if "medium" in sev else "OK"
+    assert doc["verdict"] == want
+    md = sealscope("export", path)
+    assert md.returncode == verb.returncode and "## harn compaction events" in md.stdout
+
+
 def _verdict(doc: dict) -> dict:
     doc = json.loads(json.dumps(doc))
     doc.get("receipt", {}).pop("compared_at", None)   # a clock stamp
