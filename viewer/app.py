@@ -284,11 +284,11 @@ class SealscopeApp(App):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`x` only where there is a report to write (a ledger or seal tab on the main
-        screen); `c` only with a ledger in front."""
+        """`x` only where there is a report to write (a ledger, seal or harn tab on the
+        main screen); `c` only with a ledger in front."""
         if action == "export":
             return self.screen is self.screen_stack[0] and \
-                isinstance(self.current_tab(), (LedgerTab, SealTab))
+                isinstance(self.current_tab(), (LedgerTab, SealTab, HarnPane))
         if action == "check":
             return self.current_ledger() is not None
         return True
@@ -340,8 +340,7 @@ class SealscopeApp(App):
             return
         screen = export_screen_for(self.current_tab())
         if screen is None:
-            self.notify("export works on a ledger or seal tab (for a harn file use "
-                        "`sealscope harn`)", markup=False)
+            self.notify("export works on a ledger, seal or harn tab", markup=False)
             return
         self.push_screen(screen)
 

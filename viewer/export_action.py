@@ -182,11 +182,15 @@ class ExportScreen(ModalScreen[list[str] | None]):
 
 
 def export_screen_for(tab: Any, **kw: Any) -> ExportScreen | None:
-    """The ExportScreen for an open SealTab or LedgerTab (None for anything else); a
-    ledger tab's own `session` records (held content recomputed, lookups) go in."""
+    """The ExportScreen for an open SealTab, HarnPane or LedgerTab (None for anything
+    else); a ledger tab's own `session` records (held content recomputed, lookups) go
+    in."""
+    from sealscope.viewer.harn_tab import HarnPane
     from sealscope.viewer.seal_tab import SealTab
     if isinstance(tab, SealTab):
         return ExportScreen.for_seal(tab, **kw)
+    if isinstance(tab, HarnPane):
+        return ExportScreen(tab.path, kind="harn", **kw)
     if hasattr(tab, "source") and hasattr(getattr(tab, "source"), "path"):
         kw.setdefault("session", list(getattr(tab, "session", None) or ()))
         return ExportScreen.for_ledger(tab, **kw)

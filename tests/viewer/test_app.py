@@ -229,18 +229,28 @@ async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monke
 
 
 @sync
-async def test_no_export_from_a_harn_tab():
-    app = SealscopeApp([SAMPLES / "harn" / "session-transcript.json"])
+async def test_export_from_a_harn_tab(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = SealscopeApp([SAMPLES / "harn" / "run-record.json"])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert app.check_action("export", ()) is False      # not in the footer here
+        assert app.check_action("export", ()) is True
         await pilot.press("x")
         await pilot.pause()
-        assert not isinstance(app.screen, ExportScreen)
-        app.action_export()                                 # e.g. from a script
-        await pilot.pause()
-        assert not isinstance(app.screen, ExportScreen)
-        assert any("ledger or seal tab" in str(m.message) for m in app._notifications)
+        scr = app.screen
+        assert isinstance(scr, ExportScreen) and scr.kind == "harn"
+        scr.query_one(Input).value = str(tmp_path / "out" / "run-audit")
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if scr.written:
+                break
+        assert scr.written
+    doc = json.loads((tmp_path / "out" / "run-audit.json").read_text())
+    assert doc["kind"] == "harn" and doc["verdict"] == "FINDINGS" and doc["exit_code"] == 1
+    codes = [f["code"] for c in doc["harn"] for f in c["findings"]]
+    assert "archived_understated" in codes
+    assert "## harn compaction events" in (tmp_path / "out" / "run-audit.md").read_text()
 
 
 # --------------------------------------------------------------------------- responsiveness
