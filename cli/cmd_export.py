@@ -31,8 +31,8 @@ from sealscope.output import error_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the audit report of a ledger or a snapshot")
-    p.add_argument("path", metavar="PATH", help="a ledger (JSONL) or a snapshot (JSON)")
+    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot or a harn transcript")
+    p.add_argument("path", metavar="PATH", help="a ledger (JSONL), a snapshot or a harn transcript (JSON)")
     p.add_argument("--format", choices=("md", "json"), default="md",
                    help="Markdown (default) or one JSON document")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
