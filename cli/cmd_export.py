@@ -139,7 +139,9 @@ def _run(args: argparse.Namespace) -> int:
                         {"error": f"the sealed snapshot cannot be scored: {e}"}, 1))
             # an invalid seal: nothing to score against; the snapshot verdict says why
 
-    report = export.build_report(path, kind=kind, session=session, seal=seal)
+    from sealscope.output import progress_callback
+    report = export.build_report(path, kind=kind, session=session, seal=seal,
+                                 on_progress=progress_callback(f"export {path}"))
     text = report.to_json() + "\n" if args.format == "json" else report.to_markdown()
     if args.output:
         try:
