@@ -13,10 +13,9 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from sealscope.core import ledger as _ledger
-from sealscope.core import lines as _lines
 from sealscope.core.jsonio import dumps_body, encode_body, loads
 
 __all__ = ["WITNESS_GENESIS", "WitnessVerdict", "StoreCheck", "record_digest",
@@ -316,10 +315,3 @@ def record(store_path: str | os.PathLike, namespace: str, rows: int, chain: Any,
         fh.write((json.dumps(rec) + "\n").encode("utf-8"))
     return rec
 
-
-def iter_records(path: str | os.PathLike) -> Iterable[tuple[int, Any]]:
-    """(line, parsed value) of a store, split as the verifier splits."""
-    return _ledger.iter_rows(path)
-
-
-_ = _lines  # line splitting is shared with the ledger reader

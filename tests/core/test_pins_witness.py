@@ -139,3 +139,13 @@ def test_record_refuses_going_backwards_and_future_stamps(tmp_path):
     with pytest.raises(ValueError, match="AHEAD"):
         witness.record(s, "n", 6, "c", "2026-01-01T00:10:00Z", received_at="2026-01-01T00:00:00Z")
     assert witness.verify_store(s).ok is True
+
+
+def test_rows_since_pin_and_staleness(tmp_path):
+    p = _ledger(tmp_path / "g.jsonl", 5)
+    from arcaeon.record.ledger.witness import rows_since_pin
+    assert pins.rows_since_pin(p, {"rows": 2}) == rows_since_pin(p, {"rows": 2}) == 3
+    for bad in ({"rows": True}, {"rows": -1}, {}, [1]):
+        with pytest.raises(ValueError, match="pin rows is not a non-negative integer"):
+            pins.rows_since_pin(p, bad)
+    assert (pins.stale(100), pins.stale(101)) == (False, True)
