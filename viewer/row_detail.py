@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from sealscope.core.sanitize import clean
 from sealscope.viewer.receipt_panel import ReceiptPanel, check_receipt
-from sealscope.viewer.row_list import STATUS_LOOK, reason_of
+from sealscope.viewer.row_list import STATUS_LOOK
 from sealscope.viewer.source import RowInfo
 
 MAX_PRETTY = 200_000   # characters of pretty JSON drawn; the rest is cut with a note

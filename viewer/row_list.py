@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from array import array
 
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding

@@ -6,8 +6,6 @@ import hashlib
 import os
 from pathlib import Path
 
-import pytest
-from rich.text import Text
 from textual import events
 
 from sealscope.viewer.app import SealscopeApp, expand_paths
