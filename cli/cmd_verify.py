@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from sealscope.output import emit_json, error_line, paint, progress_callback
@@ -27,12 +28,13 @@ def worst(codes: list[int]) -> int:
     return max(codes, key=lambda c: _SEVERITY.get(c, 3)) if codes else 0
 
 
-def judge(path: str, args: argparse.Namespace, pin=None) -> tuple[dict, int]:
-    """Verify one ledger (and its pin/witness); the JSON object and the exit code."""
+def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
+          ns: str | None = None, progress: bool = False) -> tuple[dict, int]:
+    """Verify one ledger (and its pin or witness); the JSON object and the exit code."""
     from sealscope.core import ledger, pins, witness
 
-    on_progress = None if args.json and not sys.stderr.isatty() else progress_callback(f"verify {path}")
-    res = ledger.verify(path, strict=args.strict, on_progress=on_progress)
+    on_progress = progress_callback(f"verify {path}") if progress else None
+    res = ledger.verify(path, strict=strict, on_progress=on_progress)
     doc = res.to_dict()
     red = res.ok is False and not res.unreadable
     looked = not (res.unreadable or res.ok is None)
@@ -40,8 +42,8 @@ def judge(path: str, args: argparse.Namespace, pin=None) -> tuple[dict, int]:
     if pin is not None:
         other = pins.check_pin(path, pin, local=res)
         doc["pin"] = other.to_dict()
-    elif args.witness:
-        other = witness.verify_against_witness(args.witness, args.ns, path, local=res)
+    elif store:
+        other = witness.verify_against_witness(store, ns, path, local=res)
         doc["witness"] = other.to_dict()
     if other is not None:
         red = red or other.red
@@ -54,6 +56,41 @@ def judge(path: str, args: argparse.Namespace, pin=None) -> tuple[dict, int]:
         verdict, code = "VERIFIED", 0
     doc["verdict"] = verdict
     return doc, code
+
+
+# Several ledgers: the small ones are verified side by side in worker processes while
+# the large ones (each already split across workers) go one at a time here.
+MANY_MIN_BYTES = 16 << 20
+
+
+def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
+              progress: bool) -> list[tuple[dict, int]]:
+    from sealscope.core.ledger import PARALLEL_MIN_BYTES
+
+    sizes = []
+    for p in paths:
+        try:
+            sizes.append(os.stat(p).st_size)
+        except OSError:
+            sizes.append(None)
+    small = [i for i, n in enumerate(sizes) if n is not None and n < PARALLEL_MIN_BYTES]
+    results: list = [None] * len(paths)
+    if len(small) > 1 and sum(sizes[i] for i in small) >= MANY_MIN_BYTES and (os.cpu_count() or 1) > 1:
+        try:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(max_workers=min(len(small), os.cpu_count() or 1),
+                                     mp_context=mp.get_context("spawn")) as pool:
+                futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns) for i in small}
+                for i in range(len(paths)):
+                    if i not in futures:
+                        results[i] = judge(paths[i], strict, pin, store, ns, progress)
+                for i, f in futures.items():
+                    results[i] = f.result()
+        except Exception:  # noqa: BLE001 - no worker processes here: one at a time below
+            pass
+    return [r if r is not None else judge(p, strict, pin, store, ns, progress)
+            for p, r in zip(paths, results)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             error_line(f"verify: --pin: {e}")
             return 2
-    results = [judge(p, args, pin) for p in args.ledgers]
+    progress = not args.json or sys.stderr.isatty()
+    results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress)
     code = worst([c for _d, c in results])
     if args.json:
         emit_json(results[0][0] if len(results) == 1 else

@@ -132,3 +132,33 @@ def test_hostile_row_text_is_escaped_in_the_human_report(tmp_path):
     p.write_bytes(b"{oops\n")
     res = run("verify", str(p))
     assert "\x1b[31m" not in res.stdout and "\\x1b[31m" in res.stdout
+
+
+def test_many_ledgers_side_by_side_equal_one_at_a_time(tmp_path, monkeypatch):
+    """Several small ledgers verified in worker processes give the same documents, in
+    the given order, as verifying them one at a time."""
+    from sealscope import cmd_verify
+    paths = []
+    for i in range(5):
+        p = _honest(tmp_path / f"l{i}.jsonl", 3 + i)
+        paths.append(str(p))
+    bad = Path(paths[2])
+    bad.write_bytes(bad.read_bytes().replace(b'"i": 1', b'"i": 7'))
+    paths.append(str(tmp_path / "missing.jsonl"))
+    one_by_one = [cmd_verify.judge(p) for p in paths]
+    monkeypatch.setattr(cmd_verify, "MANY_MIN_BYTES", 0)
+    import concurrent.futures
+    submitted = []
+
+    class Counting(concurrent.futures.ProcessPoolExecutor):
+        def submit(self, fn, *args, **kw):
+            future = super().submit(fn, *args, **kw)
+            submitted.append((args[0], future))
+            return future
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counting)
+    side_by_side = cmd_verify.judge_all(paths, False, None, None, None, False)
+    assert sorted(p for p, _f in submitted) == sorted(paths[:5])  # the missing one: here
+    assert all(f.exception() is None for _p, f in submitted)     # results came from workers
+    assert side_by_side == one_by_one
+    assert [c for _d, c in side_by_side] == [0, 0, 1, 0, 0, 3]
