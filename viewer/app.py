@@ -280,6 +280,8 @@ class SealscopeApp(App):
             pass
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if not self.screen_stack:  # a late activation while the app shuts down
+            return
         self._focus_pane(event.pane)
         self.refresh_bindings()
 
@@ -287,7 +289,7 @@ class SealscopeApp(App):
         """`x` only where there is a report to write (a ledger, seal or harn tab on the
         main screen); `c` only with a ledger in front."""
         if action == "export":
-            return self.screen is self.screen_stack[0] and \
+            return bool(self.screen_stack) and self.screen is self.screen_stack[0] and \
                 isinstance(self.current_tab(), (LedgerTab, SealTab, HarnPane))
         if action == "check":
             return self.current_ledger() is not None
