@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import ledger as _ledger
-from sealscope.core import lines as _lines
 from sealscope.core.continuity import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 from sealscope.core.sanitize import clean
@@ -341,27 +340,11 @@ def iter_snapshot_rows(path: str | os.PathLike) -> Iterator[SnapshotRowRef]:
     """Every `continuity_snapshot` row of a ledger, in file order, with its line
     number as the verifier counts lines. OSError when the file cannot be opened."""
     p = os.fspath(path)
-    with open(p, "rb") as fh:
-        buf = _lines.open_map(fh)
-        try:
-            n = 0
-            for _s, _e, pieces in _lines.iter_windows(buf):
-                for raw in pieces:
-                    n += 1
-                    if _SNAP_NEEDLE not in raw and b"\\u" not in raw:
-                        continue
-                    text = _lines.decode_line(raw)
-                    try:
-                        obj = _loads(text) if text else None
-                    except ValueError:
-                        continue
-                    if isinstance(obj, dict) and obj.get("kind") == "continuity_snapshot":
-                        yield SnapshotRowRef(p, n, obj.get("label"), obj.get("manifest_digest"),
-                                             obj.get("probe_set_digest"))
-        finally:
-            close = getattr(buf, "close", None)
-            if close is not None:
-                close()
+    for n, obj in _ledger.iter_rows(
+            p, prefilter=lambda raw: _SNAP_NEEDLE in raw or b"\\u" in raw):
+        if isinstance(obj, dict) and obj.get("kind") == "continuity_snapshot":
+            yield SnapshotRowRef(p, n, obj.get("label"), obj.get("manifest_digest"),
+                                 obj.get("probe_set_digest"))
 
 
 # --------------------------------------------------------------------------- markdown

@@ -596,21 +596,31 @@ def _reline(text: str, old: int, new: int) -> str:
 
 # --------------------------------------------------------------------------- reading
 
-def iter_rows(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
-    """(line number, plain-parsed value) for every non-blank line that parses."""
+def iter_rows(path: str | os.PathLike, *, prefilter: Callable[[bytes], bool] | None = None,
+              on_progress: ProgressFn | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, plain-parsed value) for every non-blank line that parses, lines
+    split and numbered as the verifier does. `prefilter(raw)` false skips a line before
+    it is decoded; `on_progress(done, total)` gets bytes read. OSError when the file
+    cannot be opened."""
     with open(path, "rb") as fh:
         buf = _lines.FileSource(fh)
+        total = len(buf)
         n = 0
-        for _s, _e, lines in _lines.iter_windows(buf):
+        for _s, e, lines in _lines.iter_windows(buf):
             for raw in lines:
                 n += 1
+                if prefilter is not None and not prefilter(raw):
+                    continue
                 text = _lines.decode_line(raw)
                 if not text:
                     continue
                 try:
-                    yield n, loads(text)
+                    value = loads(text)
                 except ValueError:
                     continue
+                yield n, value
+            if on_progress is not None:
+                on_progress(e, total)
 
 
 def row_kind(row: dict) -> str:

@@ -17,8 +17,7 @@ import os
 import re
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
-from sealscope.core import lines as _lines
-from sealscope.core.jsonio import loads
+from sealscope.core.ledger import iter_rows
 from sealscope.core.receipt import KIND, is_receipt_row
 
 __all__ = ["iter_receipt_rows", "Location", "Entry", "DropIndex"]
@@ -40,27 +39,13 @@ def iter_receipt_rows(path: str | os.PathLike, on_progress: ProgressFn | None = 
     """(line number, row) for every receipt row of one ledger, in file order. OSError
     when the file cannot be opened. `on_progress(done, total)` gets bytes read
     (offset by `done_before` out of `grand_total` when scanning several files)."""
-    with open(path, "rb") as fh:
-        buf = _lines.FileSource(fh)
-        total = len(buf)
-        gt = total if grand_total is None else grand_total
-        n = 0
-        for _s, e, pieces in _lines.iter_windows(buf):
-            for raw in pieces:
-                n += 1
-                if not _maybe_receipt(raw):
-                    continue
-                text = _lines.decode_line(raw)
-                if not text:
-                    continue
-                try:
-                    obj = loads(text)
-                except ValueError:
-                    continue
-                if is_receipt_row(obj):
-                    yield n, obj
-            if on_progress is not None:
-                on_progress(done_before + e, gt)
+    def progress(done: int, total: int) -> None:
+        on_progress(done_before + done, total if grand_total is None else grand_total)
+
+    for n, obj in iter_rows(path, prefilter=_maybe_receipt,
+                            on_progress=progress if on_progress is not None else None):
+        if is_receipt_row(obj):
+            yield n, obj
 
 
 class Location(NamedTuple):
