@@ -45,7 +45,11 @@ ProgressFn = Callable[[int, int], None]
 
 def link(prev: Any, row: dict) -> str:
     """The chain link of `row` after `prev` (a non-string prev is `str()`-ed)."""
-    body = dumps_body({k: v for k, v in row.items() if k != "chain"})
+    return _link_of(prev, dumps_body({k: v for k, v in row.items() if k != "chain"}))
+
+
+def _link_of(prev: Any, body: str) -> str:
+    """First 32 hex of sha256(prev + body), UTF-8 with surrogatepass."""
     return hashlib.sha256(encode_body(str(prev) + body)).hexdigest()[:CHAIN_LEN]
 
 
@@ -264,9 +268,8 @@ class _Walk:
             self.prev = ""
             return
         try:
-            body = (_at_reference_depth(_HASH_PAD, dumps_body, obj) if _near_limit(raw)
-                    else dumps_body(obj))
-            want = hashlib.sha256(encode_body(str(self.prev) + body)).hexdigest()[:CHAIN_LEN]
+            want = _link_of(self.prev, _at_reference_depth(_HASH_PAD, dumps_body, obj)
+                            if _near_limit(raw) else dumps_body(obj))
         except (UnicodeEncodeError, ValueError, TypeError, RecursionError) as e:
             self._break(n, f"line {n}: unhashable row ({type(e).__name__})")
             self.prev = claimed
@@ -317,11 +320,7 @@ class _Walk:
         The common case (a well-formed row whose chain verifies after the chain began)
         runs inline; everything else goes through `feed`/`row`."""
         sha256 = hashlib.sha256
-        body_of = dumps_body
         c_body = _c_body
-        loads_o, dumps_o = orjson.loads, orjson.dumps
-        decode_error = orjson.JSONDecodeError
-        sp = _SPACE
         for raw in lines:
             n += 1
             if self.pending is None and self.began and raw[:1] == b"{" and raw[-1:] == b"}":
@@ -335,20 +334,12 @@ class _Walk:
                             continue
                         self.feed(n, raw)
                         continue
-                if _near_limit(raw):
-                    self.feed(n, raw)
-                    continue
-                try:
-                    obj = loads_o(raw)
-                    if dumps_o(obj).translate(None, sp) != raw.translate(None, sp):
-                        obj = None
-                except (decode_error, TypeError):
-                    obj = None
+                obj = _fast_parse(raw)
                 if obj is not None:
                     claimed = obj.pop("chain", None)
                     if claimed.__class__ is str:
                         try:
-                            want = sha256((self.prev + body_of(obj)).encode()).hexdigest()[:32]
+                            want = _link_of(self.prev, dumps_body(obj))
                         except (ValueError, TypeError, RecursionError):
                             want = None
                         if want == claimed:
