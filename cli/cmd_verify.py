@@ -7,9 +7,6 @@ import sys
 
 from sealscope.output import emit_json, error_line, paint, progress_callback
 
-# exit codes: 0 held in full, 1 evidence wrong, 3 could not look / bounded
-_SEVERITY = {0: 0, 3: 1, 1: 2}
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="walk and verify the hash chain of one or more ledgers")
@@ -21,11 +18,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
-
-
-def worst(codes: list[int]) -> int:
-    """The most severe exit code: 1 (broken) over 3 (could not look) over 0."""
-    return max(codes, key=lambda c: _SEVERITY.get(c, 3)) if codes else 0
 
 
 def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
@@ -114,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     progress = not args.json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress)
-    code = worst([c for _d, c in results])
+    from sealscope.core.export import worst  # 1 (broken) over 3 (could not look) over 0
+    code = worst(c for _d, c in results)
     if args.json:
         emit_json(results[0][0] if len(results) == 1 else
                   [dict(d, path=p) for p, (d, _c) in zip(args.ledgers, results)])
