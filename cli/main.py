@@ -43,13 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         mod.register(sub)
+    parser.set_defaults(verbs=frozenset(sub.choices))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    if not argv or (argv[0] not in parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    if not argv or (argv[0] not in parser.get_default("verbs")
                     and not argv[0].startswith("-")):
         # no verb, or bare paths: open the viewer
         argv = ["view", *argv]
