@@ -11,19 +11,13 @@ from typing import Any, Callable
 
 def emit_json(doc: Any) -> None:
     """Exactly one UTF-8 JSON document on stdout."""
-    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str, allow_nan=False) \
-        if _finite(doc) else json.dumps(doc, ensure_ascii=True, indent=2, default=str)
+    try:
+        text = json.dumps(doc, ensure_ascii=False, indent=2, default=str, allow_nan=False)
+    except ValueError:  # a non-finite number: written as Python writes it, ASCII only
+        text = json.dumps(doc, ensure_ascii=True, indent=2, default=str)
     out = sys.stdout.buffer
     out.write(text.encode("utf-8", "backslashreplace") + b"\n")
     out.flush()
-
-
-def _finite(doc: Any) -> bool:
-    try:
-        json.dumps(doc, allow_nan=False, default=str)
-        return True
-    except ValueError:
-        return False
 
 
 def use_colour(stream=None) -> bool:
