@@ -16,8 +16,10 @@ CHECK = SHARED / "conformance" / "check.py"
 
 
 def sealscope_cmd() -> str:
-    """The command check.py should drive: the installed script, else the module."""
-    exe = shutil.which("sealscope")
+    """The command check.py should drive: the script beside this interpreter, else on PATH,
+    else the module."""
+    here = Path(sys.executable).parent / "sealscope"
+    exe = str(here) if here.is_file() else shutil.which("sealscope")
     return exe if exe else f"{sys.executable} -m sealscope"
 
 
