@@ -1,3 +1,5 @@
 """sealscope: a terminal audit viewer, on a headless core, for arcaeon evidence files."""
 
-__version__ = "0.1.0"
+from sealscope.core.version import __version__
+
+__all__ = ["__version__"]

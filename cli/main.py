@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sealscope",
                      description="Audit arcaeon ledgers, compaction receipts and continuity seals.")
-    from sealscope import __version__
+    from sealscope.core.version import __version__
     parser.add_argument("--version", action="version", version=f"sealscope {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
     for name in VERB_MODULES:

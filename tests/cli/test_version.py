@@ -1,0 +1,23 @@
+"""One version: `--version`, the package and the MCP server all report the installed
+distribution's metadata version."""
+from __future__ import annotations
+
+import subprocess
+from importlib.metadata import version
+
+from sealscope.core.version import __version__
+
+from tests.conftest import sealscope_cmd
+
+
+def test_version_is_the_distribution_metadata():
+    import sealscope
+    assert __version__ == version("sealscope") == sealscope.__version__
+    assert __version__ != "0+unknown"
+
+
+def test_version_flag_prints_the_metadata_version():
+    cmd = sealscope_cmd().split() + ["--version"]
+    out = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    assert out.stdout.strip() == f"sealscope {version('sealscope')}"
