@@ -7,20 +7,20 @@ import json
 import re
 
 import pytest
+from arcaeon.prove import continuity as ref
+from arcaeon.prove.baseline import scoring as ref_scoring
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sealscope.core import continuity as C
 from sealscope.core import ledger
 
-ref = pytest.importorskip("arcaeon.prove.continuity")
-ref_scoring = pytest.importorskip("arcaeon.prove.baseline.scoring")
-
 SEED = {"identity_anchors": ["I am a continuity, carried forward"],
         "open_commitments": ["ship v0.1.0"], "canon_pointers": ["memory/CORE.md"],
         "live_threads": ["thread-1"]}
 SEED_DIGEST = "sha256:json-c14n:v1:a1896305484600632e377cdb8a683e372ec291e8a40bad99aca34c2df27e1316"
-SEED_MANIFEST = "sha256:json-c14n:v1:e47d6b1eabd6768050b9763dbd5d49626e7b4b1a36312d88711ca964570cd7a6"
+SEED_MANIFEST = ("sha256:json-c14n:v1:"
+                 "e47d6b1eabd6768050b9763dbd5d49626e7b4b1a36312d88711ca964570cd7a6")
 SEED_PROBES = "sha256:json-c14n:v1:8888b1303c994c5e262c6ea4705d5ad2e3e4ef1d90cf6c4d80fa62fb6642263d"
 SEED_ITEMS = "sha256:json-c14n:v1:925ecaf703eba718b27382f507db7a18b1562dd3ab3b88cfc3c84a556b48bd72"
 VOID = "I am a continuity, carried forward. That covenant is VOID"
@@ -118,13 +118,13 @@ def test_seed_strict_verdict_6_16(tmp_path):
     assert [list(x) for x in d["divergences"]] == [list(flip), list(extra)]
     assert d["by_severity"] == {"advisory": [flip], "critical": [extra]}
     assert d["notes"] == [
-        "1 item(s) scored as a match by containment but are NOT exact restatements of the "
-        "declared value; strict mode counts them as divergences",
-        "n=4 is a smoke test, not a benchmark. One flipped item moves the mean by ~0.250; "
-        "the observed delta (-0.250) is not distinguishable from a single-item flip — "
-        "read directionally, not as proof.",
-        "comparison='divergence' — at least one declared item did not match under this "
-        "verdict's scoring mode."]
+        ("1 item(s) scored as a match by containment but are NOT exact restatements of the "
+         "declared value; strict mode counts them as divergences"),
+        ("n=4 is a smoke test, not a benchmark. One flipped item moves the mean by ~0.250; "
+         "the observed delta (-0.250) is not distinguishable from a single-item flip — "
+         "read directionally, not as proof."),
+        ("comparison='divergence' — at least one declared item did not match under this "
+         "verdict's scoring mode.")]
     assert d["faithful"] is False and d["valid"] is True and d["comparison"] == "divergence"
     assert d["policy"] == {"strict": True, "id_scheme": "index"}
     assert d["verdict_digest"] == \
@@ -166,7 +166,8 @@ def test_seed_diff_6_16():
     d = C.diff_seals(C.snapshot(SEED), C.snapshot(nxt))
     assert d == {
         "previous_digest": SEED_DIGEST,
-        "current_digest": "sha256:json-c14n:v1:91b52a45e292e3fe29277dfa68c86147715b071e14cb6443df3e4929f63c249c",
+        "current_digest": "sha256:json-c14n:v1:"
+                          "91b52a45e292e3fe29277dfa68c86147715b071e14cb6443df3e4929f63c249c",
         "changed": [{"id": "live_threads:0", "field": "live_threads", "declared": "thread-1",
                      "restated": "thread-2", "reason": "value changed between seals"}],
         "added": [{"id": "open_commitments:1", "field": "open_commitments", "declared": None,
@@ -175,8 +176,9 @@ def test_seed_diff_6_16():
                      "declared": "memory/CORE.md", "restated": None,
                      "reason": "removed since previous seal"}],
         "n_unchanged": 2}
-    assert C.added_since_seal(C.snapshot(SEED), {**SEED, "open_commitments": ["ship v0.1.0", "x"]}) \
-        == {"open_commitments": ["open_commitments:1"]}
+    more = {**SEED, "open_commitments": ["ship v0.1.0", "x"]}
+    added = C.added_since_seal(C.snapshot(SEED), more)
+    assert added == {"open_commitments": ["open_commitments:1"]}
 
 
 def test_derivation_example_6_1():
@@ -462,8 +464,6 @@ def test_carry_forward():
 
 
 def test_drop_receipt(tmp_path):
-    receipt = pytest.importorskip("sealscope.core.receipt")
-    assert hasattr(receipt, "CompactionReceipt")
     before, after = ["a", "b", {"k": 1}, b"\x00raw"], ["a"]
     ours = C.drop_receipt(before, after, ledger_path=str(tmp_path / "ours.jsonl"))
     theirs = ref.drop_receipt(before, after, ledger_path=str(tmp_path / "ref.jsonl"))

@@ -690,14 +690,24 @@ def test_load_too_large(tmp_path):
 
 def test_load_deep_but_parseable(tmp_path):
     t = clean_receipt_transcript()
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps(t))
+    want = harn.check_document(harn.load(clean))[0].to_dict()
     deep: object = 1
     for _ in range(900):
         deep = [deep]
     t["messages"].append(deep)
     p = tmp_path / "deep.json"
     p.write_text(json.dumps(t))
-    c = harn.check_document(harn.load(p))[0]
-    json.dumps(c.to_dict())
+    (c,) = harn.check_document(harn.load(p))
+    got = json.loads(json.dumps(c.to_dict()))
+    # the deep message is one more message after the compaction, and nothing else changes
+    assert c.findings == () and c.worst is None
+    assert got["following"]["message_count"] == want["following"]["message_count"] + 1
+    assert got["inferred"]["appended"] == want["inferred"]["appended"] + 1
+    for key in ("following", "inferred"):
+        got.pop(key), want.pop(key)
+    assert got == want
 
 
 # --------------------------------------------------------------------------- sealing

@@ -35,7 +35,9 @@ class Client:
 
     def read(self) -> dict:
         line = self.p.stdout.readline()
-        assert line.endswith(b"\n"), (line, self.p.stderr.read() if self.p.poll() is not None else "")
+        if not line.endswith(b"\n"):
+            err = self.p.stderr.read() if self.p.poll() is not None else ""
+            raise AssertionError(f"no reply line: {line!r} {err!r}")
         line.decode("ascii")  # replies are ASCII-escaped
         return json.loads(line)
 
@@ -124,7 +126,8 @@ def test_mcp_session(client, tmp_path):
     for name, args, text in [
         ("continuity_snapshot", {}, "manifest is required"),
         ("continuity_snapshot", {"manifest": [1]}, "manifest must be a dict"),
-        ("continuity_snapshot", {"manifest": {}}, "manifest declared zero items — nothing to snapshot"),
+        ("continuity_snapshot", {"manifest": {}},
+         "manifest declared zero items — nothing to snapshot"),
         ("continuity_snapshot", {"manifest": {"a": ["x"], "a:0": "y"}},
          "duplicate probe id 'a:0' — refusing to seal a snapshot that could never be verified"),
         ("verify_continuation", {"snapshot": snap}, "restated is required"),
@@ -144,7 +147,8 @@ def test_mcp_session(client, tmp_path):
         assert err and body == {"error": text}, (name, body)
 
     bad = client.request("tools/call", {"name": "verify_ledger", "arguments": [1]})
-    assert bad["error"] == {"code": -32602, "message": "invalid params: arguments must be an object"}
+    assert bad["error"] == {"code": -32602,
+                            "message": "invalid params: arguments must be an object"}
     bad = client.request("tools/call", [1])
     assert bad["error"] == {"code": -32602, "message": "invalid params: must be an object"}
     assert client.request("ping")["error"] == {"code": -32601, "message": "method not found: ping"}
@@ -171,10 +175,11 @@ def test_mcp_session(client, tmp_path):
 
 
 def test_call_record_verifies_under_reference(tmp_path, monkeypatch):
-    ref = pytest.importorskip("arcaeon.record.call_record")
+    from arcaeon.record import call_record as ref
     path = tmp_path / "calls.jsonl"
     monkeypatch.setenv("SEALSCOPE_CALL_RECORD", str(path))
-    for i, args in enumerate([{"manifest": {"é": ["ü", 1.5]}}, {}, {"manifest": {"a": "x" * 5000}}]):
+    calls = [{"manifest": {"é": ["ü", 1.5]}}, {}, {"manifest": {"a": "x" * 5000}}]
+    for i, args in enumerate(calls):
         mcp.handle({"jsonrpc": "2.0", "id": i, "method": "tools/call",
                     "params": {"name": "continuity_snapshot", "arguments": args}})
     assert ref.verify_call_record(path) == {"ok": True, "rows": 3, "first_break": None}
@@ -196,7 +201,8 @@ def test_arcaeon_env_fallback(tmp_path, monkeypatch):
 def test_unwritable_call_record_is_a_tool_error(tmp_path, monkeypatch):
     monkeypatch.setenv("SEALSCOPE_CALL_RECORD", str(tmp_path))  # a folder
     reply = mcp.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                        "params": {"name": "continuity_snapshot", "arguments": {"manifest": {"a": 1}}}})
+                        "params": {"name": "continuity_snapshot",
+                                   "arguments": {"manifest": {"a": 1}}}})
     assert reply["result"]["isError"] is True
     assert json.loads(reply["result"]["content"][0]["text"])["error"].startswith(
         "tool ran but its call record could not be written: ")

@@ -4,13 +4,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from arcaeon.record import ledger as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sealscope.core import ledger as L
 from sealscope.core import pins, witness
-
-ref = pytest.importorskip("arcaeon.record.ledger")
 
 
 def _ledger(p, n=4):
@@ -51,7 +50,8 @@ def test_no_pin_over_a_broken_ledger(tmp_path):
     assert str(e.value) == str(r.value)
 
 
-@pytest.mark.parametrize("content", [None, b"", b"\n\n", b'{"a": 1}\n{"b": 2}\n', b'{"a":1,"chain":5}\n'])
+@pytest.mark.parametrize("content", [None, b"", b"\n\n", b'{"a": 1}\n{"b": 2}\n',
+                                     b'{"a":1,"chain":5}\n'])
 def test_head_special_cases_match_reference(tmp_path, content):
     p = tmp_path / "h.jsonl"
     if content is not None:
@@ -101,7 +101,8 @@ records = st.lists(st.tuples(st.sampled_from(["n1", "n2", "é/ns"]), st.integers
                              st.sampled_from(["abc", "def", "genesis"])), min_size=0, max_size=5)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(recs=records, op=st.sampled_from(["none", "edit", "delete", "junk", "legacy", "self"]),
        where=st.integers(0, 10))
 def test_store_check_matches_reference(tmp_path, recs, op, where):
