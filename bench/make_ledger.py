@@ -40,17 +40,20 @@ def make_row(rng: random.Random, i: int) -> dict:
         row["ts"] = ts
         return row
     if kind < 0.45:
-        return {"kind": "tool_call", "step": i, "tool": rng.choice(["web.search", "fetch", "fs.read", "shell"]),
-                "args": {"query": _text(rng, 4, 12), "limit": rng.randint(1, 50),
-                         "opts": {"lang": rng.choice(["en", "fr", "ja"]), "safe": rng.random() < 0.5}},
+        tool = rng.choice(["web.search", "fetch", "fs.read", "shell"])
+        opts = {"lang": rng.choice(["en", "fr", "ja"]), "safe": rng.random() < 0.5}
+        return {"kind": "tool_call", "step": i, "tool": tool,
+                "args": {"query": _text(rng, 4, 12), "limit": rng.randint(1, 50), "opts": opts},
                 "result_ok": rng.random() < 0.9, "latency_s": round(rng.random() * 3, 3),
                 "ts": ts}
     if kind < 0.75:
         return {"kind": "observation", "step": i, "text": _text(rng, 20, 60),
-                "score": rng.randint(0, 1000), "tags": [rng.choice(WORDS) for _ in range(rng.randint(0, 4))],
+                "score": rng.randint(0, 1000),
+                "tags": [rng.choice(WORDS) for _ in range(rng.randint(0, 4))],
                 "ts": ts}
     if kind < 0.9:
-        return {"kind": "decision", "step": i, "text": _text(rng, 8, 24), "approved": rng.random() < 0.7,
+        return {"kind": "decision", "step": i, "text": _text(rng, 8, 24),
+                "approved": rng.random() < 0.7,
                 "reviewer": None if rng.random() < 0.5 else "agent-7",
                 "meta": {"confidence": round(rng.random(), 4), "gloss": _text(rng, 1, 3)}, "ts": ts}
     return {"kind": "note", "step": i, "text": _text(rng, 24, 80), "ts": ts}

@@ -75,8 +75,8 @@ def main() -> int:
     o_parent = max(x["rss_self_kb"] for x in ours) / 1024
     r_rss = max(x["rss_self_kb"] for x in ref) / 1024
     print(f"verdict (both): {json.dumps(ours[0]['result'])}")
-    print(f"sealscope{' (pure Python)' if a.pure else ''}: {ow:.2f}s (median of {a.runs}), peak RSS {o_rss:.0f} MB "
-          f"(parent {o_parent:.0f} MB + largest worker)")
+    print(f"sealscope{' (pure Python)' if a.pure else ''}: {ow:.2f}s (median of {a.runs}), "
+          f"peak RSS {o_rss:.0f} MB (parent {o_parent:.0f} MB + largest worker)")
     print(f"arcaeon:   {rw:.2f}s (median of {a.runs}), peak RSS {r_rss:.0f} MB")
     print(f"ratio: {rw / ow:.2f}x faster")
     return 0

@@ -37,7 +37,8 @@ def build(path: Path, rows: int) -> None:
             row = {"tool": "search" if i % 3 else "fetch",
                    "args": {"query": f"question number {i}", "page": i % 17},
                    "result": {"status": "ok", "n": i, "note": pad},
-                   "agent": "bench-agent-7", "ts": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z"}
+                   "agent": "bench-agent-7",
+                   "ts": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z"}
             row["chain"] = prev = link(prev, row)
             out.append(dumps_row(row))
             if len(out) >= 10000:
@@ -114,7 +115,8 @@ def main() -> int:
     if not args.path.exists():
         t = time.perf_counter()
         build(args.path, args.rows)
-        print(f"built {args.path} ({args.path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
+        mb = args.path.stat().st_size / 1e6
+        print(f"built {args.path} ({mb:.0f} MB) in {time.perf_counter() - t:.1f}s")
     size = args.path.stat().st_size
     res = asyncio.run(measure(args.path))
     me, kids = peak_rss_mb()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from sealscope.core.jsonio import dumps_canonical
 
@@ -61,7 +62,8 @@ def item_digest(item: Any) -> ItemDigest:
     return ItemDigest(JSON_C14N_PREFIX + hashlib.sha256(data).hexdigest(), len(data))
 
 
-EMPTY_LIST_DIGEST = "sha256:json-c14n:v1:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+EMPTY_LIST_DIGEST = ("sha256:json-c14n:v1:"
+                     "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")
 
 
 def list_digest(items: Iterable[Any]) -> tuple[str, int, list[ItemDigest]]:

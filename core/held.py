@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Iterable
+from collections.abc import Iterable
+from typing import Any, BinaryIO
 
 from sealscope.core import digest as _digest
 from sealscope.core.jsonio import loads
@@ -123,7 +124,7 @@ def _load_folder(path: str) -> list[HeldItem]:
             for name in names]
 
 
-def load_held(path: str | os.PathLike, stdin: BinaryIO | None = None) -> list[HeldItem]:
+def load_held(path: str | os.PathLike[str], stdin: BinaryIO | None = None) -> list[HeldItem]:
     """The items of one held-content argument (rules above). `stdin` is read for `-`.
     Raises HeldContentError, never anything else for a bad file."""
     p = os.fspath(path)
@@ -145,7 +146,8 @@ def load_held(path: str | os.PathLike, stdin: BinaryIO | None = None) -> list[He
     return [_item(p, 0, _read(p), "file")]
 
 
-def load_many(paths: Iterable[str | os.PathLike], stdin: BinaryIO | None = None) -> list[HeldItem]:
+def load_many(paths: Iterable[str | os.PathLike[str]],
+              stdin: BinaryIO | None = None) -> list[HeldItem]:
     """The items of several arguments, concatenated in argument order."""
     out: list[HeldItem] = []
     for p in paths:

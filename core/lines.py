@@ -12,12 +12,23 @@ from __future__ import annotations
 import mmap
 import os
 from array import array
-from typing import BinaryIO, Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO, Protocol
 
 __all__ = ["WINDOW", "open_map", "window_bounds", "iter_windows", "split_window",
-           "decode_line", "line_offsets", "count_lines", "FileSource"]
+           "decode_line", "line_offsets", "count_lines", "FileSource", "Buffer"]
 
 WINDOW = 8 << 20
+
+
+class Buffer(Protocol):
+    """What the splitter reads: bytes, an mmap, a `FileSource`, or a view of one."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, sl: slice, /) -> bytes: ...
+
+    def find(self, needle: bytes, start: int = ..., end: int = ..., /) -> int: ...
 
 
 def open_map(fh: BinaryIO) -> mmap.mmap | bytes:
@@ -67,7 +78,8 @@ class FileSource:
         return -1
 
 
-def window_bounds(buf, start: int, end: int, size: int = WINDOW) -> Iterator[tuple[int, int]]:
+def window_bounds(buf: Buffer, start: int, end: int,
+                  size: int = WINDOW) -> Iterator[tuple[int, int]]:
     """Split [start, end) into windows that each end just after a `\\n` (or at `end`)."""
     pos = start
     while pos < end:
@@ -94,7 +106,7 @@ def split_window(data: bytes, final: bool) -> list[bytes]:
     return parts
 
 
-def iter_windows(buf, start: int = 0, end: int | None = None,
+def iter_windows(buf: Buffer, start: int = 0, end: int | None = None,
                  size: int = WINDOW) -> Iterator[tuple[int, int, list[bytes]]]:
     """Yield (byte_start, byte_end, lines) for each window of [start, end).
 
@@ -117,7 +129,7 @@ def decode_line(raw: bytes) -> str:
     return raw.decode("utf-8", "replace").strip()
 
 
-def count_lines(buf, start: int, end: int) -> int:
+def count_lines(buf: Buffer, start: int, end: int) -> int:
     """Number of line terminators in [start, end) under universal newlines."""
     data = buf[start:end]
     n = data.count(b"\n")
@@ -127,7 +139,8 @@ def count_lines(buf, start: int, end: int) -> int:
     return n
 
 
-def line_offsets(buf, on_progress=None) -> array:
+def line_offsets(buf: Buffer,
+                 on_progress: Callable[[int, int], object] | None = None) -> array[int]:
     """Byte offset of the start of every line (1-based line N starts at [N-1]), plus
     a final sentinel len(buf): line N spans [off[N-1], off[N]) including its end, and
     there are len(off) - 1 lines, as in the reference's split."""

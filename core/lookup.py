@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 from sealscope.core.ledger import iter_rows
 from sealscope.core.receipt import KIND, is_receipt_row
@@ -33,14 +34,15 @@ def _maybe_receipt(raw: bytes) -> bool:
     return _NEEDLE in raw or b"\\u" in raw
 
 
-def iter_receipt_rows(path: str | os.PathLike, on_progress: ProgressFn | None = None,
+def iter_receipt_rows(path: str | os.PathLike[str], on_progress: ProgressFn | None = None,
                       *, done_before: int = 0, grand_total: int | None = None
-                      ) -> Iterator[tuple[int, dict]]:
+                      ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) for every receipt row of one ledger, in file order. OSError
     when the file cannot be opened. `on_progress(done, total)` gets bytes read
     (offset by `done_before` out of `grand_total` when scanning several files)."""
     def progress(done: int, total: int) -> None:
-        on_progress(done_before + done, total if grand_total is None else grand_total)
+        if on_progress is not None:
+            on_progress(done_before + done, total if grand_total is None else grand_total)
 
     for n, obj in iter_rows(path, prefilter=_maybe_receipt,
                             on_progress=progress if on_progress is not None else None):
@@ -109,8 +111,8 @@ class DropIndex:
         self._map: dict[bytes | str, Any] = {}
 
     @classmethod
-    def build(cls, paths: str | os.PathLike | Iterable[str | os.PathLike],
-              on_progress: ProgressFn | None = None) -> "DropIndex":
+    def build(cls, paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+              on_progress: ProgressFn | None = None) -> DropIndex:
         """Index every receipt row's `dropped.items` of the ledgers, in one pass each.
         OSError when a ledger cannot be read."""
         if isinstance(paths, (str, os.PathLike)):
@@ -119,12 +121,12 @@ class DropIndex:
         sizes = [os.stat(p).st_size for p in paths]
         idx = cls()
         done = 0
-        for p, size in zip(paths, sizes):
+        for p, size in zip(paths, sizes, strict=True):
             idx.add_ledger(p, on_progress, done_before=done, grand_total=sum(sizes))
             done += size
         return idx
 
-    def add_ledger(self, path: str | os.PathLike, on_progress: ProgressFn | None = None,
+    def add_ledger(self, path: str | os.PathLike[str], on_progress: ProgressFn | None = None,
                    *, done_before: int = 0, grand_total: int | None = None) -> None:
         """Add one ledger's manifests (its locations report `path` as given)."""
         name = os.fspath(path)

@@ -51,11 +51,11 @@ class Pin:
     rows: int
     as_of: str
 
-    def as_record(self) -> dict:
+    def as_record(self) -> dict[str, Any]:
         return {"rows": self.rows, "chain": self.chain, "as_of": self.as_of}
 
 
-def head(path: str | os.PathLike, *, reference_split: bool = False) -> Head:
+def head(path: str | os.PathLike[str], *, reference_split: bool = False) -> Head:
     """The ledger's tip; never raises. A missing or empty file is a green genesis head.
 
     The tip is read with the verifier's line rules (see ledger.tail_chain), so a pin
@@ -71,7 +71,7 @@ def head(path: str | os.PathLike, *, reference_split: bool = False) -> Head:
                 rows=res.rows, as_of=utc_stamp(), ok=ok, first_break=first)
 
 
-def _absent(path: str | os.PathLike) -> bool:
+def _absent(path: str | os.PathLike[str]) -> bool:
     try:
         Path(path).stat()
         return False
@@ -89,7 +89,8 @@ def parse_pin(text: str) -> Pin:
     `chain`, `rows` (a whole number) and `as_of` are required."""
     m = _PIN.match(text or "")
     if not m:
-        raise ValueError("not a head pin: expected 'arcaeon-ledger head chain=... rows=N as_of=...'")
+        raise ValueError(
+            "not a head pin: expected 'arcaeon-ledger head chain=... rows=N as_of=...'")
     fields: dict[str, str] = {}
     for tok in m.group("fields").split():
         key, sep, value = tok.partition("=")
@@ -106,15 +107,15 @@ def parse_pin(text: str) -> Pin:
     return Pin(chain=fields["chain"], rows=int(fields["rows"]), as_of=fields["as_of"])
 
 
-def check_pin(ledger_path: str | os.PathLike, pin: Pin,
-              local: "_ledger.VerifyResult | None" = None) -> _witness.WitnessVerdict:
+def check_pin(ledger_path: str | os.PathLike[str], pin: Pin,
+              local: _ledger.VerifyResult | None = None) -> _witness.WitnessVerdict:
     """Judge a ledger against one pin, as a witness store holding only that pin (an
     unchained legacy record, so the store's self-integrity is `unestablished`)."""
     return _witness.compare_pin(pin.as_record(), "pin", ledger_path, local,
                                 integrity="unestablished")
 
 
-def rows_since_pin(ledger_path: str | os.PathLike, pin: dict) -> int:
+def rows_since_pin(ledger_path: str | os.PathLike[str], pin: dict[str, Any]) -> int:
     rows = pin.get("rows") if isinstance(pin, dict) else None
     if not isinstance(rows, int) or isinstance(rows, bool) or rows < 0:
         raise ValueError(f"pin rows is not a non-negative integer: {rows!r}")

@@ -29,7 +29,7 @@ _BIDI_ISOLATE = frozenset("\u2066\u2067\u2068\u2069")
 _BIDI_MARK = frozenset("\u200e\u200f\u061c")
 
 
-def _escape(m: re.Match) -> str:
+def _escape(m: re.Match[str]) -> str:
     ch = m.group(0)
     named = _NAMED.get(ch)
     if named is not None:

@@ -28,7 +28,7 @@ STAMP_TOLERANCE_S = 300
 RED_VERDICTS = frozenset({"truncated", "rewritten", "local_broken", "witness_broken"})
 
 
-def record_digest(rec: dict) -> str:
+def record_digest(rec: dict[str, Any]) -> str:
     """The digest of a pin record: its content without `prev` and `self`."""
     body = dumps_body({k: v for k, v in rec.items() if k not in ("prev", "self")})
     return hashlib.sha256(encode_body(body)).hexdigest()[:_ledger.CHAIN_LEN]
@@ -45,7 +45,7 @@ class StoreCheck:
     breaks: int = 0
     first_break: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "pins": self.pins, "chained": self.chained,
                 "unchained": self.unchained, "breaks": self.breaks,
                 "first_break": self.first_break}
@@ -68,19 +68,19 @@ class WitnessVerdict:
     def red(self) -> bool:
         return self.verdict in RED_VERDICTS
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "detail": self.detail,
                 "witness_rows": self.witness_rows, "witness_chain": self.witness_chain,
                 "local_rows": self.local_rows,
                 "witness_self_integrity": self.witness_self_integrity}
 
 
-def _store_lines(path: str | os.PathLike) -> list[str]:
+def _store_lines(path: str | os.PathLike[str]) -> list[str]:
     """The store's lines as the verifier splits them (OSError when unreadable)."""
     return Path(path).read_text(encoding="utf-8", errors="replace").split("\n")
 
 
-def verify_store(path: str | os.PathLike) -> StoreCheck:
+def verify_store(path: str | os.PathLike[str]) -> StoreCheck:
     """Walk the store's own chain; never raises."""
     try:
         lines = _store_lines(path)
@@ -134,14 +134,14 @@ def verify_store(path: str | os.PathLike) -> StoreCheck:
                       breaks=breaks, first_break=first)
 
 
-def _safe_digest(rec: dict) -> str:
+def _safe_digest(rec: dict[str, Any]) -> str:
     try:
         return record_digest(rec)
     except (ValueError, TypeError, RecursionError):
         return ""
 
 
-def _namespace_records(path: str | os.PathLike) -> list[dict]:
+def _namespace_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Every object record, split like the reference's latest()/history() (splitlines)."""
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
@@ -161,16 +161,16 @@ def _namespace_records(path: str | os.PathLike) -> list[dict]:
     return out
 
 
-def history(path: str | os.PathLike, namespace: str) -> list[dict]:
+def history(path: str | os.PathLike[str], namespace: str) -> list[dict[str, Any]]:
     return [r for r in _namespace_records(path) if r.get("namespace") == namespace]
 
 
-def latest(path: str | os.PathLike, namespace: str) -> dict | None:
+def latest(path: str | os.PathLike[str], namespace: str) -> dict[str, Any] | None:
     found = history(path, namespace)
     return found[-1] if found else None
 
 
-def namespaces(path: str | os.PathLike) -> list[str]:
+def namespaces(path: str | os.PathLike[str]) -> list[str]:
     """The namespaces a store holds pins for, in order of first appearance."""
     seen: dict[str, None] = {}
     for r in _namespace_records(path):
@@ -184,8 +184,8 @@ def _integrity(check: StoreCheck) -> str:
     return {True: "verified", False: "broken"}.get(check.ok, "unestablished")  # type: ignore[arg-type]
 
 
-def compare_pin(pin: dict | None, namespace: str, ledger_path: str | os.PathLike,
-                local: "_ledger.VerifyResult | None" = None,
+def compare_pin(pin: dict[str, Any] | None, namespace: str, ledger_path: str | os.PathLike[str],
+                local: _ledger.VerifyResult | None = None,
                 integrity: str = "unestablished") -> WitnessVerdict:
     """Judge a ledger against one pin record (`rows`, `chain`), after its own chain.
 
@@ -230,9 +230,9 @@ def compare_pin(pin: dict | None, namespace: str, ledger_path: str | os.PathLike
     return v("consistent", detail, **kw)
 
 
-def verify_against_witness(store_path: str | os.PathLike, namespace: str,
-                           ledger_path: str | os.PathLike,
-                           local: "_ledger.VerifyResult | None" = None) -> WitnessVerdict:
+def verify_against_witness(store_path: str | os.PathLike[str], namespace: str,
+                           ledger_path: str | os.PathLike[str],
+                           local: _ledger.VerifyResult | None = None) -> WitnessVerdict:
     """The store's own chain first (witness_broken when red with pins), then
     `compare_pin` against the namespace's latest pin. Pass `local` to reuse a verdict
     already computed for the ledger."""
@@ -283,13 +283,13 @@ def _tail_digest(path: Path) -> str:
     return WITNESS_GENESIS
 
 
-def record(store_path: str | os.PathLike, namespace: str, rows: int, chain: Any, as_of: str,
-           received_at: str | None = None) -> dict:
+def record(store_path: str | os.PathLike[str], namespace: str, rows: int, chain: Any, as_of: str,
+           received_at: str | None = None) -> dict[str, Any]:
     """Append a pin record. Refuses (ValueError) a row count below the namespace's
     high-water mark, and a publisher stamp more than 300 s ahead of `received_at`."""
     path = Path(store_path)
-    marks = [r.get("rows") for r in history(path, namespace)
-             if isinstance(r.get("rows"), int) and not isinstance(r.get("rows"), bool)]
+    marks: list[int] = [r["rows"] for r in history(path, namespace)
+                        if isinstance(r.get("rows"), int) and not isinstance(r["rows"], bool)]
     if marks and rows < max(marks):
         raise ValueError(
             f"monotonic violation: a witness never goes backward — namespace {namespace!r} "

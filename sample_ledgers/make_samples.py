@@ -158,7 +158,8 @@ def hostile(path: Path) -> None:
     put(path, {"tool": "shell", "cmd": "ls reports/", "result": "1.txt 2.txt 3.txt"}, c())
     put(path, {"kind": "approval", "decision": "APPROVED\rREJECTED",
                "reviewer": "[bold red]FORGED[/] [@click=app.quit]click to continue[/]"}, c())
-    put(path, {"kind": "tool_output", "stdout": "\x1b[32mall tests passed\x1b[0m \x1b[8mhidden\x1b[0m",
+    put(path, {"kind": "tool_output",
+               "stdout": "\x1b[32mall tests passed\x1b[0m \x1b[8mhidden\x1b[0m",
                "title": "\x1b]0;sealscope: all clear\x07",
                "link": "\x1b]8;;https://evil.example/\x1b\\open the report\x1b]8;;\x1b\\"}, c())
     put(path, {"kind": "attachment", "filename": "invoice_\u202efdp.exe",

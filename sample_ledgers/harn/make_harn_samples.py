@@ -48,6 +48,11 @@ def msg(role: str, content, **extra) -> dict:
     return out
 
 
+def call(name: str, **args: str) -> dict:
+    """A tool call's `function`: its arguments as the compact JSON text harn records."""
+    return {"name": name, "arguments": json.dumps(args, separators=(",", ":"))}
+
+
 def message_event(ids: Ids, m: dict) -> dict:
     role = m.get("role", "user")
     text = m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
@@ -182,18 +187,18 @@ def session_messages() -> list[dict]:
                     "but don't change the public API of Invoice."),
         msg("assistant", "I'll start by running the test suite to see what fails.",
             tool_calls=[{"id": "call_01", "type": "function",
-                         "function": {"name": "run", "arguments": "{\"cmd\":\"pytest -q\"}"}}]),
+                         "function": call("run", cmd="pytest -q")}]),
         msg("tool", PYTEST_FAIL, tool_call_id="call_01", name="run"),
         msg("assistant", "One failure: invoice totals round half-up but the test expects "
                          "banker's rounding. Let me read the implementation.",
             tool_calls=[{"id": "call_02", "type": "function",
-                         "function": {"name": "read", "arguments": "{\"path\":\"billing/invoice.py\"}"}}]),
+                         "function": call("read", path="billing/invoice.py")}]),
         msg("tool", INVOICE_PY, tool_call_id="call_02", name="read"),
         msg("user", "Before you change it: finance says statements since March used "
                     "half-even. Check the changelog so we don't break older exports."),
         msg("assistant", "Checking CHANGELOG.md for the rounding decision.",
             tool_calls=[{"id": "call_03", "type": "function",
-                         "function": {"name": "grep", "arguments": "{\"pattern\":\"round\",\"path\":\"CHANGELOG.md\"}"}}]),
+                         "function": call("grep", pattern="round", path="CHANGELOG.md")}]),
         msg("tool", "CHANGELOG.md:41: - Invoice totals now use ROUND_HALF_EVEN (finance "
                     "request FIN-212), effective 2026-03-01.\nCHANGELOG.md:97: - Tax lines "
                     "round per line, not per invoice.", tool_call_id="call_03", name="grep"),
@@ -208,12 +213,13 @@ def session_more() -> list[dict]:
     return [
         msg("assistant", "Applying the fix.",
             tool_calls=[{"id": "call_04", "type": "function",
-                         "function": {"name": "edit", "arguments": "{\"path\":\"billing/invoice.py\",\"old\":\"ROUND_HALF_UP\",\"new\":\"ROUND_HALF_EVEN\"}"}}]),
+                         "function": call("edit", path="billing/invoice.py", old="ROUND_HALF_UP",
+                                          new="ROUND_HALF_EVEN")}]),
         msg("tool", "Edited billing/invoice.py: 2 replacements.", tool_call_id="call_04",
             name="edit"),
         msg("assistant", "Rerunning the suite.",
             tool_calls=[{"id": "call_05", "type": "function",
-                         "function": {"name": "run", "arguments": "{\"cmd\":\"pytest -q\"}"}}]),
+                         "function": call("run", cmd="pytest -q")}]),
         msg("tool", "........................................................\n48 passed "
                     "in 2.37s", tool_call_id="call_05", name="run"),
         msg("user", "Nice. Please also add a regression test for the 0.335 case and write "
@@ -268,7 +274,8 @@ def make_session() -> dict:
                 "regression test for the 0.335 case and a PR description.")
     t = compact(ids, t, keep_last=2, summary=summary2, mode="manual", reason="manual",
                 strategy="llm", engine="llm", session=session,
-                measurement={"source_message_count": len(archived2), "source_bytes": size_of(archived2),
+                measurement={"source_message_count": len(archived2),
+                             "source_bytes": size_of(archived2),
                              "summary_bytes": len(summary2.encode()),
                              "carried_source_bytes": None})
     append(ids, t, *session_tail())
@@ -298,7 +305,7 @@ def make_run() -> dict:
         msg("user", "Implement step 2 of docs/migration-ledger.md."),
         msg("assistant", "Creating the migration.", tool_calls=[{
             "id": "call_21", "type": "function",
-            "function": {"name": "write", "arguments": "{\"path\":\"migrations/0042_ledger.sql\"}"}}]),
+            "function": call("write", path="migrations/0042_ledger.sql")}]),
         msg("tool", "Wrote migrations/0042_ledger.sql (38 lines).", tool_call_id="call_21",
             name="write"),
         msg("user", "Skip the backfill for archived customers; legal hold applies to them."),

@@ -21,7 +21,7 @@ RANK = {0: 0, 3: 1, 1: 2}
 
 def sealscope(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sealscope", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, timeout=120)
+                          capture_output=True, text=True, cwd=cwd, timeout=120, check=False)
 
 
 def as_json(p: subprocess.CompletedProcess):

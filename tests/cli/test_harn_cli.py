@@ -226,11 +226,11 @@ def test_file_named_seal_is_reachable(tmp_path, capsys, monkeypatch):
 def test_entry_point_subprocess(tmp_path):
     p = subprocess.run([sys.executable, "-m", "sealscope", "harn",
                         str(SAMPLES / "run-record.json"), "--json"],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, check=False)
     assert p.returncode == 1 and p.stderr == ""
     assert len(json.loads(p.stdout)) == 2
     p = subprocess.run([sys.executable, "-m", "sealscope", "harn", str(tmp_path / "x")],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, check=False)
     assert p.returncode == 3 and p.stdout == "" and "Traceback" not in p.stderr
 
 

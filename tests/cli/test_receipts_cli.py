@@ -19,7 +19,8 @@ POST = ["the quick brown fox", "summary: user said hello"]
 
 def run(*argv: str, cwd=None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     cmd = sealscope_cmd().split() + list(argv)
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, input=stdin, timeout=120)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, input=stdin, timeout=120,
+                          check=False)
 
 
 def in_process(capsys, *argv: str) -> tuple[int, str, str]:
@@ -105,7 +106,8 @@ def test_human_output_escapes_control_characters(capsys, tmp_path):
 def test_unreadable_inputs_exit_3_without_traceback(files, argv, as_json):
     (files / "notarray.json").write_text('{"a": 1}')
     (files / "nan.jsonl").write_text('{"a": NaN}\n')
-    names = {"missing": str(files / "missing.jsonl"), "dir": str(files), "led": str(files / "l.jsonl"),
+    names = {"missing": str(files / "missing.jsonl"), "dir": str(files),
+             "led": str(files / "l.jsonl"),
              "pre": str(files / "pre.json"), "notarray": str(files / "notarray.json"),
              "nan": str(files / "nan.jsonl")}
     p = run(*[a.format(**names) for a in argv], *(["--json"] if as_json else []))

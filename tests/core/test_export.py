@@ -15,8 +15,8 @@ from sealscope.core.receipt import build_row
 
 ROOT = Path(__file__).resolve().parents[2]
 SEALS = ROOT / "sample_ledgers" / "seals"
-HOSTILE = "APPROVED\rREJECTED \x1b[31mred\x1b[0m \u202egnp.exe <script>alert(1)</script> " \
-          "[click](http://evil.example) ![img](x.png) www.evil.example a@b.example `tick` | pipe"
+HOSTILE = ("APPROVED\rREJECTED \x1b[31mred\x1b[0m \u202egnp.exe <script>alert(1)</script> "
+           "[click](http://evil.example) ![img](x.png) www.evil.example a@b.example `tick` | pipe")
 
 
 def _seal(name: str) -> export.SealFile:
@@ -250,7 +250,8 @@ def test_snapshot_rows_of_a_ledger():
 def test_core_export_imports_no_ui():
     code = ("import sys, sealscope.core.export; "
             "print([m for m in ('textual', 'rich') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=False)
     assert out.stdout.strip() == "[]", out.stderr
 
 

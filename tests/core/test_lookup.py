@@ -98,7 +98,8 @@ def test_keys_are_exact():
     canon = _d("a")
     assert isinstance(_key(canon), bytes) and len(_key(canon)) == 33
     assert _unkey(_key(canon)) == canon
-    for odd in (canon.upper(), canon[:-1], canon + "0", "a:b:c:0", "sha256:json-c14n:v1:" + "g" * 64):
+    for odd in (canon.upper(), canon[:-1], canon + "0", "a:b:c:0",
+                "sha256:json-c14n:v1:" + "g" * 64):
         assert _key(odd) == odd
     assert _key(canon.replace("raw-bytes", "json-c14n")) != _key(canon)
 

@@ -236,7 +236,8 @@ def test_to_dict_key_order_and_extras():
 def test_early_returns(edit, notes):
     v = verify_receipt(edit(_golden_row()), PRE, POST)
     assert list(v.notes) == notes
-    assert (v.ok, v.self_consistent, v.content, v.verified_scope) == (False, False, "skipped", "none")
+    assert (v.ok, v.self_consistent, v.content, v.verified_scope) == \
+        (False, False, "skipped", "none")
 
 
 def test_every_self_consistency_note_v2():
@@ -298,7 +299,8 @@ def test_content_notes():
         "post.bytes: recomputed 43 != claimed 44", "dropped.bytes: recomputed 38 != claimed 37")
     ib = _resealed(dict(row, introduced={"count": 1, "bytes": 23},
                         post=dict(row["post"], bytes=42)))
-    assert verify_receipt(ib, PRE, POST).notes[-1] == "introduced.bytes: recomputed 24 != claimed 23"
+    assert verify_receipt(ib, PRE, POST).notes[-1] == \
+        "introduced.bytes: recomputed 24 != claimed 23"
 
 
 def test_kind_and_times_are_never_examined():

@@ -68,8 +68,9 @@ def test_lone_surrogate_output_encodes():
     assert out == "a\\ud83d b\\udc00"
 
 
-_DANGEROUS = set(range(0x00, 0x20)) | set(range(0x7F, 0xA0)) | {
-    0x061C, 0x200E, 0x200F, 0x2028, 0x2029} | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+_DANGEROUS = (set(range(0x00, 0x20)) | set(range(0x7F, 0xA0))
+              | {0x061C, 0x200E, 0x200F, 0x2028, 0x2029}
+              | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)))
 
 
 @given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
