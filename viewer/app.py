@@ -26,6 +26,7 @@ from textual.widgets import Footer, Header, TabbedContent
 from sealscope.core.sanitize import clean
 from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.ledger_tab import LedgerTab
+from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
 from sealscope.viewer.seal_tab import SealTab, find_seal_tab, system_commands
 
@@ -296,7 +297,7 @@ class SealscopeApp(App):
         return True
 
     # ------------------------------------------------------------------ seals
-    def on_seal_tab_jump_to_ledger_row(self, m: SealTab.JumpToLedgerRow) -> None:
+    def on_jump_to_ledger_row(self, m: JumpToLedgerRow) -> None:
         for lt in self.ledger_tabs():
             if str(lt.source.path) == m.path:
                 self.show_line(lt, m.line)

@@ -1,7 +1,8 @@
 """One open ledger: verdict banner, progress, the virtual row list and the detail pane.
 
 Two thread workers per file: the line index (mmap + `lines.line_offsets`) and the
-verification (`ledger.verify` with `on_progress`). Until the verdict arrives every row
+verification (`ledger.verify` with `on_progress`, in a child process: `verify_child`);
+they report to the tab with the messages of `messages`. Until the verdict arrives every row
 is "pending" and the banner says "verifying… n%"; a verification that is cancelled or
 fails never turns the banner green.
 
@@ -25,7 +26,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static, TabPane
 from textual.worker import get_current_worker
@@ -33,17 +33,16 @@ from textual.worker import get_current_worker
 from sealscope.core import export, ledger
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
+from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, RowSelected,
+                                       Verified, VerifyProgress, VerifyStopped)
 from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList
 from sealscope.viewer.source import STATUSES, LedgerSource
+from sealscope.viewer.verify_child import Cancelled, verify_in_child
 
 
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
-
-
-class _Cancelled(Exception):
-    pass
 
 
 def tab_label(name: str) -> str:
@@ -52,45 +51,6 @@ def tab_label(name: str) -> str:
     stem, dot, suffix = name.rpartition(".")
     return stem if dot and stem and f".{suffix.lower()}" in (".jsonl", ".ndjson", ".log") \
         else name
-
-
-_CHILD = (
-    "import pickle, sys\n"
-    "from sealscope.core import ledger\n"
-    "def p(d, t):\n"
-    "    sys.stderr.write(f'{d} {t}\\n'); sys.stderr.flush()\n"
-    "r = ledger.verify(sys.argv[1], on_progress=p)\n"
-    "sys.stdout.buffer.write(pickle.dumps(r)); sys.stdout.flush()\n")
-
-
-def verify_in_child(path, progress, cancelled):
-    """`ledger.verify` in a child Python process, so the UI thread keeps the GIL and
-    the walk's memory is the child's; progress comes back on its stderr, the frozen
-    VerifyResult (our own code's pickle) on its stdout. None when no child can run."""
-    import pickle
-    import subprocess
-    import sys
-    try:
-        proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(path)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-    except (OSError, ValueError):
-        return None
-    try:
-        for line in proc.stderr:
-            if cancelled():
-                raise _Cancelled()
-            parts = line.split()
-            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
-                progress(int(parts[0]), int(parts[1]))
-        out = proc.stdout.read()
-        if proc.wait() != 0 or not out:
-            return None
-        return pickle.loads(out)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 class LedgerTab(TabPane):
@@ -110,36 +70,6 @@ class LedgerTab(TabPane):
         Binding("enter", "held", "Held content", show=False),
         Binding("j", "jump_seal", "Seal"),
     ]
-
-    class IndexProgress(Message):
-        def __init__(self, tab: "LedgerTab", pct: float) -> None:
-            super().__init__()
-            self.tab, self.pct = tab, pct
-
-    class Indexed(Message):
-        def __init__(self, tab: "LedgerTab") -> None:
-            super().__init__()
-            self.tab = tab
-
-    class VerifyProgress(Message):
-        def __init__(self, tab: "LedgerTab", pct: float) -> None:
-            super().__init__()
-            self.tab, self.pct = tab, pct
-
-    class Verified(Message):
-        def __init__(self, tab: "LedgerTab", result: Any) -> None:
-            super().__init__()
-            self.tab, self.result = tab, result
-
-    class VerifyStopped(Message):
-        def __init__(self, tab: "LedgerTab", why: str) -> None:
-            super().__init__()
-            self.tab, self.why = tab, why
-
-    class Filtered(Message):
-        def __init__(self, tab: "LedgerTab", view: array | None, label: str) -> None:
-            super().__init__()
-            self.tab, self.view, self.label = tab, view, label
 
     def __init__(self, path: Path, *, id: str) -> None:
         self.source = LedgerSource(path)
@@ -203,17 +133,17 @@ class LedgerTab(TabPane):
 
         def progress(done: int, total: int) -> None:
             if worker.is_cancelled:
-                raise _Cancelled()
+                raise Cancelled()
             pct = 100.0 * done / total if total else 100.0
             if pct - last[0] >= 2 or done >= total:
                 last[0] = pct
-                self.post_message(self.IndexProgress(self, pct))
+                self.post_message(IndexProgress(pct))
 
         try:
             self.source.index(progress)
-        except _Cancelled:
+        except Cancelled:
             return
-        self.post_message(self.Indexed(self))
+        self.post_message(Indexed())
 
     @work(thread=True, exclusive=True, group="verify")
     def verify_worker(self) -> None:
@@ -222,11 +152,11 @@ class LedgerTab(TabPane):
 
         def progress(done: int, total: int) -> None:
             if worker.is_cancelled:
-                raise _Cancelled()
+                raise Cancelled()
             pct = 100.0 * done / total if total else 100.0
             if pct - last[0] >= 1 or done >= total:
                 last[0] = pct
-                self.post_message(self.VerifyProgress(self, pct))
+                self.post_message(VerifyProgress(pct))
 
         try:
             result = verify_in_child(self.source.path, progress, lambda: worker.is_cancelled)
@@ -238,16 +168,16 @@ class LedgerTab(TabPane):
                     # worker processes could not start from here: one process, same verdict
                     last[0] = -1.0
                     result = ledger.verify(self.source.path, on_progress=progress, workers=1)
-        except _Cancelled:
-            self.post_message(self.VerifyStopped(self, "verification was cancelled"))
+        except Cancelled:
+            self.post_message(VerifyStopped("verification was cancelled"))
             return
         except Exception as e:  # never green on an error
-            self.post_message(self.VerifyStopped(self, f"verification failed: {type(e).__name__}: {e}"))
+            self.post_message(VerifyStopped(f"verification failed: {type(e).__name__}: {e}"))
             return
         if worker.is_cancelled:
-            self.post_message(self.VerifyStopped(self, "verification was cancelled"))
+            self.post_message(VerifyStopped("verification was cancelled"))
             return
-        self.post_message(self.Verified(self, result))
+        self.post_message(Verified(result))
 
     @work(thread=True, exclusive=True, group="receipts")
     def receipts_worker(self) -> None:
@@ -255,14 +185,13 @@ class LedgerTab(TabPane):
         self.receipts = self.source.receipt_lines(lambda: worker.is_cancelled)
 
     # ------------------------------------------------------------------ messages
-    def on_ledger_tab_index_progress(self, m: IndexProgress) -> None:
-        if m.tab is self and self.result is None:
+    def on_index_progress(self, m: IndexProgress) -> None:
+        if self.result is None:
             self.banner.indexing(m.pct)
             self.query_one(ProgressBar).update(progress=m.pct)
 
-    def on_ledger_tab_indexed(self, m: Indexed) -> None:
-        if m.tab is self:
-            self._after_index()
+    def on_indexed(self, _m: Indexed) -> None:
+        self._after_index()
 
     def _after_index(self) -> None:
         self.rows.reload()
@@ -272,14 +201,12 @@ class LedgerTab(TabPane):
         self.receipts_worker()
         self._verify_worker = self.verify_worker()
 
-    def on_ledger_tab_verify_progress(self, m: VerifyProgress) -> None:
-        if m.tab is self and self.result is None:
+    def on_verify_progress(self, m: VerifyProgress) -> None:
+        if self.result is None:
             self.banner.verifying(min(m.pct, 99.0))
             self.query_one(ProgressBar).update(progress=m.pct)
 
-    def on_ledger_tab_verified(self, m: Verified) -> None:
-        if m.tab is not self:
-            return
+    def on_verified(self, m: Verified) -> None:
         self.result = m.result
         self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
         self.banner.done(m.result)
@@ -287,10 +214,9 @@ class LedgerTab(TabPane):
         self._update_status()
         self.rows.force_announce()
 
-    def on_ledger_tab_verify_stopped(self, m: VerifyStopped) -> None:
-        if m.tab is self:
-            self.banner.cancelled(m.why)
-            self.query_one(ProgressBar).display = False
+    def on_verify_stopped(self, m: VerifyStopped) -> None:
+        self.banner.cancelled(m.why)
+        self.query_one(ProgressBar).display = False
 
     def add_session(self, record: export.SessionRecord, key: Any = None) -> None:
         """Keep a session record for the audit report; one with the same `key` (the
@@ -301,9 +227,7 @@ class LedgerTab(TabPane):
         self.session.append(record)
         self._session_keys.append(key)
 
-    def on_row_list_selected(self, m: RowList.Selected) -> None:
-        if m.row_list is not self.rows:
-            return
+    def on_row_selected(self, m: RowSelected) -> None:
         self._update_status()
         now = time.monotonic()
         burst = m.nav and now - self._last_nav < DETAIL_SETTLE
@@ -419,7 +343,7 @@ class LedgerTab(TabPane):
             want = spec
             view = array("q", sorted(n for n, (k, _t) in self.rows.findings.items()
                                      if k == want and self.rows.status(n) == want))
-            self.post_message(self.Filtered(self, view, spec))
+            self.post_message(Filtered(view, spec))
             return
         self.filter_worker(spec)
 
@@ -438,11 +362,9 @@ class LedgerTab(TabPane):
             return
         view = self.source.scan(pred, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(self.Filtered(self, view, spec))
+            self.post_message(Filtered(view, spec))
 
-    def on_ledger_tab_filtered(self, m: Filtered) -> None:
-        if m.tab is not self:
-            return
+    def on_filtered(self, m: Filtered) -> None:
         self.filter_label = m.label
         self.rows.set_view(m.view)
         self._update_status()

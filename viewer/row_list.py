@@ -13,12 +13,12 @@ from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import RowSelected
 from sealscope.viewer.source import LedgerSource, RowInfo, status_of
 
 # status → (mark, mark style, row style)
@@ -55,19 +55,6 @@ class RowList(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"rowlist--cursor"}
 
     cursor: reactive[int] = reactive(0, always_update=False, repaint=False)
-
-    class Selected(Message):
-        """The cursor moved to `line`."""
-
-        def __init__(self, row_list: "RowList", line: int, nav: bool = False) -> None:
-            super().__init__()
-            self.row_list = row_list
-            self.line = line
-            self.nav = nav    # moved by a navigation key (up/down/page/home/end)
-
-        @property
-        def control(self) -> "RowList":
-            return self.row_list
 
     def __init__(self, source: LedgerSource, **kw) -> None:
         super().__init__(**kw)
@@ -158,7 +145,7 @@ class RowList(ScrollView, can_focus=True):
         line = self.current_line
         if line and line != self._last_selected:
             self._last_selected = line
-            self.post_message(self.Selected(self, line, nav=self._nav))
+            self.post_message(RowSelected(line, nav=self._nav))
 
     def force_announce(self) -> None:
         self._last_selected = -1

@@ -12,7 +12,7 @@ ledger row that sealed it, e export the audit report (`ExportScreen`).
 
 Ledger link: `scan_ledger(path)` looks for `continuity_snapshot` rows whose
 `manifest_digest` and `probe_set_digest` equal this seal's and links each one; `j`
-then posts `SealTab.JumpToLedgerRow(tab, path, line)` for the app to show that line.
+then posts `messages.JumpToLedgerRow(path, line)` for the app to show that line.
 For the other direction, `find_seal_tab(tabs, row)` names the open seal of a
 `continuity_snapshot` row, and `SealTab.seal_key` is the pair of digests to match.
 
@@ -34,13 +34,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Static, TabPane, Tree
 
 from sealscope.core import export
 from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
                                        verify_continuation)
 from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
 from sealscope.viewer.verdict_view import VerdictView
 
 __all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels", "system_commands"]
@@ -124,18 +124,6 @@ class SealTab(TabPane):
         Binding("j", "jump_ledger", "Ledger row"),
         Binding("e", "export", "Export"),
     ]
-
-    class JumpToLedgerRow(Message):
-        """The user asked to see the ledger row that sealed this snapshot."""
-        def __init__(self, tab: "SealTab", path: str, line: int) -> None:
-            super().__init__()
-            self.tab, self.path, self.line = tab, path, line
-
-    class Scored(Message):
-        """A restatement was scored (the verdict is in `tab.verdict`)."""
-        def __init__(self, tab: "SealTab", record: export.SessionRecord) -> None:
-            super().__init__()
-            self.tab, self.record = tab, record
 
     def __init__(self, path: str | os.PathLike, *, id: str | None = None,
                  tiers: str | os.PathLike | None = None) -> None:
@@ -360,7 +348,7 @@ class SealTab(TabPane):
         record = export.verdict_record(v, path, tiers_path=self.tiers_path)
         self.session.append(record)
         self.refresh_view()
-        self.post_message(self.Scored(self, record))
+        self.post_message(RestatementScored(record))
         return v
 
     def _rescore(self) -> None:
@@ -455,7 +443,7 @@ class SealTab(TabPane):
                         markup=False)
             return
         ref = self.ledger_links[0]
-        self.post_message(self.JumpToLedgerRow(self, ref.path, ref.line))
+        self.post_message(JumpToLedgerRow(ref.path, ref.line))
 
     # ------------------------------------------------------------------ prompts
     def _ask(self, title: str, placeholder: str, then) -> None:

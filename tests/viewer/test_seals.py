@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input, TabbedContent
 from sealscope.core import export
 from sealscope.core.continuity import snapshot
 from sealscope.viewer.export_action import ExportScreen, check_target, default_base
+from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab, find_seal_tab, system_commands
 from sealscope.viewer.verdict_view import VerdictView
@@ -328,7 +329,7 @@ def test_through_sealscope_app_with_ledger_link():
                 tab.scan_ledger(lt.source.path)
             return tab
 
-        def on_seal_tab_jump_to_ledger_row(self, m: SealTab.JumpToLedgerRow) -> None:
+        def on_jump_to_ledger_row(self, m: JumpToLedgerRow) -> None:
             for lt in self.ledger_tabs():
                 if str(lt.source.path) == m.path:
                     self.show_line(lt, m.line)

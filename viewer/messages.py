@@ -1,0 +1,82 @@
+"""Every message the viewer's widgets post, as small dataclasses in one module.
+
+A message names what happened, not who it happened to: a worker posts to its own tab
+and the tab's handler reads it there, so no message carries its tab to be compared.
+Progress messages `can_replace` an older one of their kind still queued, so a flood
+of progress coalesces into the latest figure.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from sealscope.core.export import SessionRecord
+from sealscope.core.ledger import VerifyResult
+
+__all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
+           "Filtered", "RowSelected", "JumpToLedgerRow", "RestatementScored"]
+
+
+@dataclass
+class IndexProgress(Message):
+    """The line index of a ledger has reached `pct` percent of the file."""
+    pct: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgress)
+
+
+@dataclass
+class Indexed(Message):
+    """The line index of a ledger is complete."""
+
+
+@dataclass
+class VerifyProgress(Message):
+    """The verification of a ledger has reached `pct` percent of its rows."""
+    pct: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, VerifyProgress)
+
+
+@dataclass
+class Verified(Message):
+    """The verification finished with `result`."""
+    result: VerifyResult
+
+
+@dataclass
+class VerifyStopped(Message):
+    """The verification did not finish (cancelled or failed): `why`, in words."""
+    why: str
+
+
+@dataclass
+class Filtered(Message):
+    """A filter's matching lines (`view`; None shows every line), labelled `label`."""
+    view: array | None
+    label: str
+
+
+@dataclass
+class RowSelected(Message):
+    """The row list's cursor moved to `line`; `nav` when a navigation key (up, down,
+    page, home, end) moved it, so the detail pane may coalesce a run of them."""
+    line: int
+    nav: bool = False
+
+
+@dataclass
+class JumpToLedgerRow(Message):
+    """Show line `line` of the open ledger at `path` (a seal's sealing row)."""
+    path: str
+    line: int
+
+
+@dataclass
+class RestatementScored(Message):
+    """A restatement was scored against a seal; `record` went into its session."""
+    record: SessionRecord

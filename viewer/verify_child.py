@@ -1,0 +1,88 @@
+"""A ledger verified in a child process, so the UI thread keeps the GIL and the walk's
+memory is the child's.
+
+The child is this module run as a program, `python -m sealscope.viewer.verify_child
+PATH`: it calls `ledger.verify(PATH)`, writes progress to stderr as lines `done total`
+and the frozen `VerifyResult` (our own code's pickle) to stdout, and exits 0. The
+parent side is `verify_in_child`. The child imports only `sealscope.core`.
+"""
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import threading
+from os import PathLike
+from typing import Callable
+
+from sealscope.core import ledger
+from sealscope.core.ledger import VerifyResult
+
+__all__ = ["Cancelled", "verify_in_child", "main"]
+
+MODULE = "sealscope.viewer.verify_child"
+
+
+class Cancelled(Exception):
+    """The caller cancelled the work in progress."""
+
+
+def verify_in_child(path: str | PathLike[str], progress: Callable[[int, int], None],
+                    cancelled: Callable[[], bool]) -> VerifyResult | None:
+    """`ledger.verify(path)` in a child Python process, `progress(done, total)` called
+    as its stderr reports. Raises `Cancelled` when `cancelled()` turns true (the
+    child is killed); None when no child can run here or it did not finish."""
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", MODULE, str(path)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    except (OSError, ValueError):
+        return None
+    stdout, stderr = proc.stdout, proc.stderr
+    assert stdout is not None and stderr is not None
+    # the result is read while progress is: a result larger than a pipe's buffer
+    # (a ledger with thousands of findings) would otherwise block the child for ever
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(stdout.read()), daemon=True)
+    reader.start()
+    try:
+        for line in stderr:
+            if cancelled():
+                raise Cancelled()
+            parts = line.split()
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                progress(int(parts[0]), int(parts[1]))
+        reader.join()
+        out = got[0] if got else b""
+        if proc.wait() != 0 or not out:
+            return None
+        result = pickle.loads(out)
+        return result if isinstance(result, VerifyResult) else None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join()
+        stdout.close()
+        stderr.close()
+
+
+def _report(done: int, total: int) -> None:
+    sys.stderr.write(f"{done} {total}\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The child: verify the one path given, report progress, write the result."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write(f"usage: python -m {MODULE} PATH\n")
+        return 2
+    result = ledger.verify(args[0], on_progress=_report)
+    sys.stdout.buffer.write(pickle.dumps(result))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
