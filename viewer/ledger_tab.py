@@ -83,7 +83,8 @@ class LedgerTab(TabPane):
         self.session: list[export.SessionRecord] = []
         self._session_keys: list[Any] = []
         self.detail_line = 0          # the line the detail pane shows
-        self._last_nav = 0.0          # monotonic time of the last navigation-key move
+        self.clock = time.monotonic   # when keys arrive (a test holds it still)
+        self._last_nav = 0.0          # clock time of the last navigation-key move
         self._detail_timer = None
 
     # ------------------------------------------------------------------ layout
@@ -229,7 +230,7 @@ class LedgerTab(TabPane):
 
     def on_row_selected(self, m: RowSelected) -> None:
         self._update_status()
-        now = time.monotonic()
+        now = self.clock()
         burst = m.nav and now - self._last_nav < DETAIL_SETTLE
         self._last_nav = now if m.nav else 0.0
         if self._detail_timer is not None:

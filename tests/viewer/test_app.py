@@ -264,16 +264,18 @@ async def test_a_run_of_keys_draws_the_detail_once_it_stops():
         shown = []
         real = tab.show_detail
         tab.show_detail = lambda line: (shown.append(line), real(line))
+        # the keys arrive at one instant however loaded the machine is
+        tab.clock = lambda: 1000.0
         tab._last_nav = 0.0
         await pilot.press("down")              # a single key: drawn at once
         assert shown == [2] and tab.detail_line == 2
         await pilot.press(*["down"] * 6)       # a run: drawn once, for where it stops
-        for _ in range(50):
+        for _ in range(500):
             await pilot.pause(0.02)
             if tab.detail_line == 8:
                 break
         assert tab.rows.current_line == 8 and tab.detail_line == 8
-        assert shown[0] == 2 and shown[-1] == 8 and len(shown) < 7
+        assert shown == [2, 8]
         # jumps are never deferred
         await goto(pilot, 5)
         assert tab.detail_line == 5
