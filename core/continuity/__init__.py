@@ -1,0 +1,45 @@
+"""Continuity seals (FORMATS §6): snapshots of a declared manifest, the baseline
+registration sealed inside them, verdicts on a later restatement, checkpoints,
+diffs between seals, and drop receipts.
+
+Every digest and verdict equals arcaeon 0.10.0's (`arcaeon.prove.continuity`
+0.2.4 over `arcaeon.prove.baseline` 0.1.9) for the same input. Verdicts,
+checkpoints and diffs are values; only bad arguments raise (ValueError /
+TypeError, as the reference does). Nothing here prints or touches a temporary
+file: the reference's JSONL/registration round trip is reproduced in memory.
+
+Modules, in layer order: `schema` (labels), `scoring` (one answer), `probes` (the
+questions), `running` (a probe set through a runner), `baseline` (registration and
+comparison), `snapshots` (sealing), `divergences`, `continuation` (verdicts),
+`checkpoint`, `diff`, `handoff`. Every public name is re-exported here.
+"""
+from __future__ import annotations
+
+from sealscope.core.continuity.checkpoint import (CHECKPOINT_OUTCOMES, CheckpointReceipt,
+                                                  classify_checkpoint)
+from sealscope.core.continuity.continuation import (CLAIMED_PROPERTY, VERDICT_COMPARISONS,
+                                                    ContinuationVerdict, verify_continuation)
+from sealscope.core.continuity.diff import added_since_seal, diff_seals
+from sealscope.core.continuity.handoff import (CarryResult, DropReceipt, carry_forward,
+                                               drop_receipt)
+from sealscope.core.continuity.probes import derive_probes, probe_set_digest, restate
+from sealscope.core.continuity.running import RunnerError
+from sealscope.core.continuity.schema import (AGAINST_FILE, BASELINE_VERSION,
+                                              CHECKPOINT_SCHEMA, DIFF_SCHEMA,
+                                              KNOWN_SCORING_TYPES, PROBES_FILE,
+                                              REGISTRATION_SCHEMA, SCORING_SEMANTICS,
+                                              SNAPSHOT_SCHEMA, VERDICT_SCHEMA)
+from sealscope.core.continuity.scoring import (ExactMatchScore, contains_whole,
+                                               normalize_answer, score_exact_match)
+from sealscope.core.continuity.snapshots import ContinuitySnapshot, snapshot
+
+__all__ = [
+    "SNAPSHOT_SCHEMA", "VERDICT_SCHEMA", "CHECKPOINT_SCHEMA", "REGISTRATION_SCHEMA",
+    "DIFF_SCHEMA", "SCORING_SEMANTICS", "BASELINE_VERSION", "KNOWN_SCORING_TYPES",
+    "VERDICT_COMPARISONS", "CLAIMED_PROPERTY", "CHECKPOINT_OUTCOMES", "AGAINST_FILE",
+    "PROBES_FILE", "RunnerError", "ExactMatchScore", "normalize_answer", "contains_whole",
+    "score_exact_match", "derive_probes", "restate", "probe_set_digest",
+    "ContinuitySnapshot", "snapshot", "ContinuationVerdict", "verify_continuation",
+    "CheckpointReceipt", "classify_checkpoint", "added_since_seal", "diff_seals",
+    "CarryResult", "carry_forward", "DropReceipt", "drop_receipt",
+]
