@@ -295,36 +295,61 @@ def _is_count(v: Any) -> bool:
 
 
 class _Gate(Exception):
-    """An early return: the note, the gate's name."""
+    """A shape gate that failed: its name and note; verification stops there."""
+
+    def __init__(self, name: str, note: str, schema: str | None = None,
+                 under: str | None = None) -> None:
+        super().__init__(note)
+        self.name, self.note, self.schema, self.under = name, note, schema, under
 
 
-def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
-    """Verify a receipt row (FORMATS.md 5.4); never raises for any row.
+class _Log:
+    """Named checks in the order they ran, their failure notes appended to a shared
+    `notes` list (one list for the whole verdict, so notes keep their order)."""
 
-    `pre`/`post`: the content held (a list of items, or a ContentDigest). Content is
-    digested only once the row passes its shape gates; an item that cannot be
-    canonicalised raises ValueError, as opening a receipt on it would. Where the
-    reference raises on a core it cannot canonicalise, this returns
-    `self_consistent=False` with a note saying so."""
-    notes: list[str] = []
-    checks: list[Check] = []
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+        self.checks: list[Check] = []
 
-    def early(name: str, note: str, schema=None, under=None) -> ReceiptCheck:
-        notes.append(note)
-        checks.append(Check(name, False, note))
-        return ReceiptCheck(schema=schema, understatement_check=under,
-                            notes=tuple(notes), checks=tuple(checks))
+    def check(self, name: str, failed: list[str], detail: str = "") -> bool:
+        self.notes.extend(failed)
+        self.checks.append(Check(name, not failed, "; ".join(failed) or detail))
+        return not failed
 
+    def compare(self, name: str, got: Any, want: Any) -> bool:
+        same = not (got != want)
+        return self.check(name, [] if same else
+                          [f"{name}: recomputed {_show(got)} != claimed {_show(want)}"])
+
+    @property
+    def all_ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A row that passed the shape gates: its version and the blocks it claims."""
+    version: str
+    under: str
+    pre: dict
+    post: dict
+    dropped: dict
+    introduced: dict
+    manifest: list
+    intro_bytes: int | None
+
+
+def _shape(row: Any, log: _Log) -> _Shape:
+    """The shape gates, in order; raises _Gate at the first that fails."""
     if not isinstance(row, dict):
-        return early("row is an object", "malformed receipt row: expected a JSON "
-                     f"object, got {type(row).__name__}")
-    checks.append(Check("row is an object", True))
+        raise _Gate("row is an object", "malformed receipt row: expected a JSON object, "
+                    f"got {type(row).__name__}")
+    log.check("row is an object", [])
     label = row.get("schema")
     if not (isinstance(label, str) and label in _SCHEMAS):
-        return early("schema known", f"unknown schema {_show(label)} — cannot verify")
+        raise _Gate("schema known", f"unknown schema {_show(label)} — cannot verify")
     version, under = _SCHEMAS[label]
-    checks.append(Check("schema known", True, version))
-
+    log.check("schema known", [], version)
     try:
         pre_b, post_b, drop_b = row["pre"], row["post"], row["dropped"]
         intro_b = row["introduced"]
@@ -336,134 +361,131 @@ def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
             intro_bytes = intro_b["bytes"]
             counts.append(intro_bytes)
     except (LookupError, TypeError) as e:
-        return early("fields present", f"malformed receipt row: missing {e}", version, under)
-    checks.append(Check("fields present", True))
+        raise _Gate("fields present", f"malformed receipt row: missing {e}",
+                    version, under) from None
+    log.check("fields present", [])
     if not all(_is_count(c) for c in counts):
-        return early("counts are non-negative integers", "malformed receipt row: "
-                     "counts/bytes must be non-negative integers", version, under)
-    checks.append(Check("counts are non-negative integers", True))
+        raise _Gate("counts are non-negative integers", "malformed receipt row: "
+                    "counts/bytes must be non-negative integers", version, under)
+    log.check("counts are non-negative integers", [])
     if not isinstance(manifest, list) or not all(isinstance(d, str) for d in manifest):
-        return early("dropped.items are strings", "malformed receipt row: dropped.items "
-                     "must be a list of digest strings", version, under)
-    checks.append(Check("dropped.items are strings", True))
+        raise _Gate("dropped.items are strings", "malformed receipt row: dropped.items "
+                    "must be a list of digest strings", version, under)
+    log.check("dropped.items are strings", [])
+    return _Shape(version, under, pre_b, post_b, drop_b, intro_b, manifest, intro_bytes)
 
-    # -- self-consistency: every check runs
-    def check(name: str, failed: list[str]) -> None:
-        notes.extend(failed)
-        checks.append(Check(name, not failed, "; ".join(failed)))
 
-    for lab, val in (("pre.digest", pre_b.get("digest")), ("post.digest", post_b.get("digest")),
-                     ("receipt_digest", row.get("receipt_digest"))):
-        check(f"well-formed {lab}", [] if _digest.is_well_formed(val) else
-              [f"{lab} is not a well-formed self-describing digest"])
-    check("well-formed dropped.items",
-          [f"dropped.items[{i}] is not a well-formed self-describing digest"
-           for i, d in enumerate(manifest) if not _digest.is_well_formed(d)])
-
-    pc, qc, dc, ic = pre_b["count"], post_b["count"], drop_b["count"], intro_b["count"]
-    pb, qb, db = pre_b["bytes"], post_b["bytes"], drop_b["bytes"]
-    check("manifest length", [] if len(manifest) == dc else
-          [f"manifest length {len(manifest)} != dropped.count {_int_text(dc)}"])
-    kept = pc - dc
-    if kept < 0:
-        check("counts reconcile", ["dropped.count exceeds pre.count"])
-    else:
-        check("counts reconcile", [] if qc - ic == kept else
-              ["counts do not reconcile: post - introduced != pre - dropped"])
-
-    bad: list[str] = []
+def _byte_problems(s: _Shape) -> list[str]:
+    """The bytes rule: drops come out of pre; v2 pins post exactly, v1 only bounds it
+    from below when something was introduced."""
+    pb, qb, db = s.pre["bytes"], s.post["bytes"], s.dropped["bytes"]
     if db > pb:
-        bad.append(f"dropped.bytes {_int_text(db)} exceeds pre.bytes {_int_text(pb)} — "
-                   f"impossible, drops come out of pre")
-    elif dc == 0 and db != 0:
-        bad.append(f"dropped.count is 0 but dropped.bytes is {_int_text(db)}")
-    elif version == "v2":
-        want = pb - db + intro_bytes
+        return [f"dropped.bytes {_int_text(db)} exceeds pre.bytes {_int_text(pb)} — "
+                f"impossible, drops come out of pre"]
+    if s.dropped["count"] == 0 and db != 0:
+        return [f"dropped.count is 0 but dropped.bytes is {_int_text(db)}"]
+    if s.version == "v2":
+        want = pb - db + (s.intro_bytes or 0)
         if qb != want:
-            bad.append(f"bytes do not reconcile: pre.bytes - dropped.bytes + "
-                       f"introduced.bytes = {_int_text(want)}, got post.bytes {_int_text(qb)}")
-    else:
-        kept_bytes = pb - db
-        if ic == 0 and qb != kept_bytes:
-            bad.append(f"bytes do not reconcile: nothing was introduced, so post.bytes "
-                       f"must equal pre.bytes - dropped.bytes ({_int_text(kept_bytes)}), "
-                       f"got {_int_text(qb)}")
-        elif qb < kept_bytes:
-            bad.append(f"bytes do not reconcile: post.bytes {_int_text(qb)} is below the "
-                       f"kept bytes it must contain ({_int_text(kept_bytes)}) -- v1 schema: "
-                       f"this is only a lower bound, not an exact pin, whenever "
-                       f"introduced.count>0 (the HIGH-1 gap; re-seal under v2 to close it)")
-    check("bytes reconcile", bad)
+            return [f"bytes do not reconcile: pre.bytes - dropped.bytes + "
+                    f"introduced.bytes = {_int_text(want)}, got post.bytes {_int_text(qb)}"]
+        return []
+    kept_bytes = pb - db
+    if s.introduced["count"] == 0 and qb != kept_bytes:
+        return [f"bytes do not reconcile: nothing was introduced, so post.bytes "
+                f"must equal pre.bytes - dropped.bytes ({_int_text(kept_bytes)}), "
+                f"got {_int_text(qb)}"]
+    if qb < kept_bytes:
+        return [f"bytes do not reconcile: post.bytes {_int_text(qb)} is below the "
+                f"kept bytes it must contain ({_int_text(kept_bytes)}) -- v1 schema: "
+                f"this is only a lower bound, not an exact pin, whenever "
+                f"introduced.count>0 (the HIGH-1 gap; re-seal under v2 to close it)"]
+    return []
 
+
+def _self_consistency(row: dict, s: _Shape, log: _Log) -> str | None:
+    """Every self-consistency check runs; returns the recomputed core digest (None when
+    the core cannot be canonicalised)."""
+    for lab, val in (("pre.digest", s.pre.get("digest")),
+                     ("post.digest", s.post.get("digest")),
+                     ("receipt_digest", row.get("receipt_digest"))):
+        log.check(f"well-formed {lab}", [] if _digest.is_well_formed(val) else
+                  [f"{lab} is not a well-formed self-describing digest"])
+    log.check("well-formed dropped.items",
+              [f"dropped.items[{i}] is not a well-formed self-describing digest"
+               for i, d in enumerate(s.manifest) if not _digest.is_well_formed(d)])
+    pc, qc, dc, ic = (s.pre["count"], s.post["count"], s.dropped["count"],
+                      s.introduced["count"])
+    log.check("manifest length", [] if len(s.manifest) == dc else
+              [f"manifest length {len(s.manifest)} != dropped.count {_int_text(dc)}"])
+    if pc - dc < 0:
+        log.check("counts reconcile", ["dropped.count exceeds pre.count"])
+    else:
+        log.check("counts reconcile", [] if qc - ic == pc - dc else
+                  ["counts do not reconcile: post - introduced != pre - dropped"])
+    log.check("bytes reconcile", _byte_problems(s))
     try:
-        core_digest: str | None = _digest.digest_json(core_of(row))
+        core_digest = _digest.digest_json(core_of(row))
     except (ValueError, RecursionError) as e:
-        core_digest = None
         reason = str(e).split("\n", 1)[0][:200]
-        check("receipt_digest reproduces",
-              [f"receipt_digest cannot be recomputed: the row's core cannot be "
-               f"canonicalised ({reason}) — the row was altered"])
-    else:
-        check("receipt_digest reproduces", [] if row.get("receipt_digest") == core_digest
-              else ["receipt_digest does not reproduce from the row's core — the row was altered"])
-    self_consistent = all(c.ok for c in checks)
+        log.check("receipt_digest reproduces",
+                  [f"receipt_digest cannot be recomputed: the row's core cannot be "
+                   f"canonicalised ({reason}) — the row was altered"])
+        return None
+    log.check("receipt_digest reproduces", [] if row.get("receipt_digest") == core_digest
+              else ["receipt_digest does not reproduce from the row's core — the row was "
+                    "altered"])
+    return core_digest
 
-    # -- content recomputation
-    content_checks: list[Check] = []
 
-    def compare(name: str, got: Any, want: Any) -> bool:
-        same = not (got != want)
-        note = "" if same else f"{name}: recomputed {_show(got)} != claimed {_show(want)}"
-        if note:
-            notes.append(note)
-        content_checks.append(Check(name, same, note))
-        return same
+def _missing_from_pre(manifest: list, pre_c: ContentDigest) -> list[str]:
+    """A note for each manifest digest the pre content cannot supply (as a multiset)."""
+    avail = Counter(pre_c.digests)
+    missing: list[str] = []
+    for d in manifest:
+        if avail[d] > 0:
+            avail[d] -= 1
+        else:
+            missing.append(f"manifest digest {d[:40]}… not found in pre_content — "
+                           f"receipt claims a drop of an item the pre-content never "
+                           f"contained")
+    return missing
 
-    mismatch = False
+
+def _recompute(s: _Shape, pre: Any, post: Any, log: _Log) -> Recomputed:
+    """Recompute every number the content given can pin, each as a content check."""
     pre_c = post_c = drops = None
     if pre is not None:
         pre_c = _as_content(pre)
-        for name, got, want in (("pre.digest", pre_c.digest, pre_b.get("digest")),
-                                ("pre.count", pre_c.count, pc), ("pre.bytes", pre_c.bytes, pb)):
-            mismatch |= not compare(name, got, want)
-        avail = Counter(pre_c.digests)
-        missing: list[str] = []
-        for d in manifest:
-            if avail[d] > 0:
-                avail[d] -= 1
-            else:
-                missing.append(f"manifest digest {d[:40]}… not found in pre_content — "
-                               f"receipt claims a drop of an item the pre-content never "
-                               f"contained")
-        notes.extend(missing)
-        mismatch |= bool(missing)
-        content_checks.append(Check("manifest within pre", not missing, "; ".join(missing)))
+        log.compare("pre.digest", pre_c.digest, s.pre.get("digest"))
+        log.compare("pre.count", pre_c.count, s.pre["count"])
+        log.compare("pre.bytes", pre_c.bytes, s.pre["bytes"])
+        log.check("manifest within pre", _missing_from_pre(s.manifest, pre_c))
     if post is not None:
         post_c = _as_content(post)
-        for name, got, want in (("post.digest", post_c.digest, post_b.get("digest")),
-                                ("post.count", post_c.count, qc), ("post.bytes", post_c.bytes, qb)):
-            mismatch |= not compare(name, got, want)
+        log.compare("post.digest", post_c.digest, s.post.get("digest"))
+        log.compare("post.count", post_c.count, s.post["count"])
+        log.compare("post.bytes", post_c.bytes, s.post["bytes"])
     if pre_c is not None and post_c is not None:
         drops = infer_drops(pre_c, post_c)
-        if Counter(drops.items) != Counter(manifest):
-            note = (f"drop-manifest disagrees with content: recomputed {len(drops.items)} "
-                    f"dropped item(s), manifest claims {len(manifest)}")
-            notes.append(note)
-            content_checks.append(Check("drop manifest", False, note))
-            mismatch = True
+        if Counter(drops.items) != Counter(s.manifest):
+            log.check("drop manifest", [f"drop-manifest disagrees with content: recomputed "
+                                        f"{len(drops.items)} dropped item(s), manifest "
+                                        f"claims {len(s.manifest)}"])
         else:
-            content_checks.append(Check("drop manifest", True))
-            mismatch |= not compare("dropped.bytes", drops.bytes, db)
-        if drops.introduced_count != ic:
-            mismatch |= not compare("introduced.count", drops.introduced_count, ic)
+            log.check("drop manifest", [])
+            log.compare("dropped.bytes", drops.bytes, s.dropped["bytes"])
+        if drops.introduced_count != s.introduced["count"]:
+            log.compare("introduced.count", drops.introduced_count, s.introduced["count"])
         else:
-            content_checks.append(Check("introduced.count", True))
-            if version == "v2":
-                mismatch |= not compare("introduced.bytes", drops.introduced_bytes, intro_bytes)
+            log.check("introduced.count", [])
+            if s.version == "v2":
+                log.compare("introduced.bytes", drops.introduced_bytes, s.intro_bytes)
+    return Recomputed(None, pre_c, post_c, drops)
 
-    checked = pre is not None or post is not None
-    content = "mismatch" if mismatch else ("match" if checked else "skipped")
 
+def _scope(s: _Shape, pre: Any, post: Any) -> tuple[str, list[str]]:
+    """`verified_scope` for the content given, and the notes that bound it."""
     if pre is not None and post is not None:
         scope = "full"
     elif pre is not None:
@@ -472,25 +494,54 @@ def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
         scope = "bounded_post_only"
     else:
         scope = "bounded_no_content"
-    v1_gap = version == "v1" and scope != "full" and ic > 0
+    v1_gap = s.version == "v1" and scope != "full" and s.introduced["count"] > 0
     if v1_gap:
         scope += "+v1_lower_bound"
-    if scope != "full":
-        if scope.startswith("bounded_no_content"):
-            notes.append("bounded scan: no content supplied, so nothing was recomputed -- "
-                         "this is self-consistency only, not proof that pre/post/dropped "
-                         f"are true (verified_scope={scope})")
-        else:
-            notes.append("bounded scan: only one side of the content was supplied, so the "
-                         f"drop set was not recomputed (verified_scope={scope})")
+    notes = []
+    if scope.startswith("bounded_no_content"):
+        notes.append("bounded scan: no content supplied, so nothing was recomputed -- "
+                     "this is self-consistency only, not proof that pre/post/dropped "
+                     f"are true (verified_scope={scope})")
+    elif scope != "full":
+        notes.append("bounded scan: only one side of the content was supplied, so the "
+                     f"drop set was not recomputed (verified_scope={scope})")
     if v1_gap:
         notes.append("bounded scan: v1 row claiming an introduction -- post.bytes is only "
                      "a lower bound, so dropped.bytes could be understated behind the "
                      "claimed introduction (HIGH-1). Supply content or re-seal under v2 "
                      "to pin it.")
+    return scope, notes
+
+
+def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
+    """Verify a receipt row (FORMATS.md 5.4); never raises for any row.
+
+    `pre`/`post`: the content held (a list of items, or a ContentDigest). Content is
+    digested only once the row passes its shape gates; an item that cannot be
+    canonicalised raises ValueError, as opening a receipt on it would. Where the
+    reference raises on a core it cannot canonicalise, this returns
+    `self_consistent=False` with a note saying so."""
+    notes: list[str] = []
+    log = _Log(notes)
+    try:
+        s = _shape(row, log)
+    except _Gate as g:
+        log.check(g.name, [g.note])
+        return ReceiptCheck(schema=g.schema, understatement_check=g.under,
+                            notes=tuple(notes), checks=tuple(log.checks))
+    core_digest = _self_consistency(row, s, log)
+    self_consistent = log.all_ok
+    content_log = _Log(notes)
+    recomputed = _recompute(s, pre, post, content_log)
+    mismatch = not content_log.all_ok
+    checked = pre is not None or post is not None
+    content = "mismatch" if mismatch else ("match" if checked else "skipped")
+    scope, scope_notes = _scope(s, pre, post)
+    notes.extend(scope_notes)
     return ReceiptCheck(
         ok=self_consistent and not mismatch, self_consistent=self_consistent,
-        content=content, schema=version, understatement_check=under,
-        verified_scope=scope, notes=tuple(notes), checks=tuple(checks),
-        content_checks=tuple(content_checks),
-        recomputed=Recomputed(core_digest, pre_c, post_c, drops))
+        content=content, schema=s.version, understatement_check=s.under,
+        verified_scope=scope, notes=tuple(notes), checks=tuple(log.checks),
+        content_checks=tuple(content_log.checks),
+        recomputed=Recomputed(core_digest, recomputed.pre, recomputed.post,
+                              recomputed.drops))
