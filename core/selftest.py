@@ -148,100 +148,111 @@ def run() -> SelftestResult:
     return SelftestResult(all(c.ok for c in checks), tuple(checks))
 
 
+# The behaviour checks run in order against one ledger; each may read what an earlier
+# one sealed (`state`). A check whose predecessor failed fails by raising (KeyError),
+# which `_guard` reports.
+
+def _seal_honest(led: Path, state: dict[str, Any]) -> SelfCheck:
+    r = _receipt.CompactionReceipt.open(list(PRE))
+    r.record_kept(list(POST))
+    state["row"] = r.seal(led, compactor="golden-fixture", method="test:v1")
+    return _equal("pre.digest vector", state["row"]["pre"]["digest"], PRE_DIGEST)
+
+
+def _sealed_digest(led: Path, state: dict[str, Any]) -> SelfCheck:
+    return _equal("receipt_digest vector (v2, as sealed)", state["row"]["receipt_digest"],
+                  RECEIPT_V2)
+
+
+def _sealed_line(led: Path, state: dict[str, Any]) -> SelfCheck:
+    first = led.read_bytes().split(b"\n", 1)[0].decode("utf-8")
+    row = state["row"]
+    want = (SEALED_LINE.replace("{opened_at}", str(row["opened_at"]))
+            .replace("{ts}", str(row["ts"])).replace("{chain}", str(row["chain"])))
+    link = _ledger.link(_ledger.GENESIS, row)
+    good = first == want and link == row["chain"]
+    return SelfCheck("sealed line matches the golden row", good,
+                     f"chain {row['chain']}" if good else
+                     f"line {first[:120]!r}... chain {row['chain']} link {link}")
+
+
+def _v1_vector(led: Path, state: dict[str, Any]) -> SelfCheck:
+    state["v1"] = _receipt.build_row(list(PRE), list(POST), "golden-fixture", "test:v1", "v1")
+    return _equal("receipt_digest vector (v1 legacy)", state["v1"]["receipt_digest"],
+                  RECEIPT_V1)
+
+
+def _honest(led: Path, state: dict[str, Any]) -> SelfCheck:
+    v = _receipt.verify_receipt(state["row"], list(PRE), list(POST))
+    return SelfCheck("honest receipt verifies with content",
+                     v.ok and v.content == "match", _verdict(v))
+
+
+def _planted(led: Path, state: dict[str, Any]) -> SelfCheck:
+    liar = _receipt.CompactionReceipt.open(list(PRE))
+    liar.record_kept(list(PRE))  # claims nothing was dropped
+    state["lie"] = liar.seal(led, compactor="liar", method="test:v1")
+    v = _receipt.verify_receipt(state["lie"], list(PRE), list(PRE[:2]))
+    return SelfCheck("planted drop is caught with content",
+                     (not v.ok) and v.content == "mismatch", _verdict(v))
+
+
+def _lie_alone(led: Path, state: dict[str, Any]) -> SelfCheck:
+    v = _receipt.verify_receipt(state["lie"])
+    return SelfCheck("planted drop passes without content (by design)",
+                     v.ok and v.content == "skipped", _verdict(v))
+
+
+def _legacy(led: Path, state: dict[str, Any]) -> SelfCheck:
+    v = _receipt.verify_receipt(state["v1"])
+    return SelfCheck("legacy v1 row verifies", v.ok and v.self_consistent and
+                     v.schema == "v1" and v.understatement_check == "truncation-only",
+                     _verdict(v))
+
+
+def _summarizer(led: Path, state: dict[str, Any]) -> SelfCheck:
+    r = _receipt.CompactionReceipt.open(["a" * 100, "b" * 400])
+    r.record_kept(["a" * 100, "sum"])
+    state["sum"] = r.seal(led, compactor="summarizer", method="llm-summary")
+    v = _receipt.verify_receipt(state["sum"])
+    ib = state["sum"]["introduced"].get("bytes")
+    return SelfCheck("honest v2 summarizer receipt verifies",
+                     v.ok and v.schema == "v2" and v.understatement_check == "full"
+                     and ib == 3, f"{_verdict(v)} introduced.bytes={ib}")
+
+
+def _forged(led: Path, state: dict[str, Any]) -> SelfCheck:
+    row = copy.deepcopy(state["sum"])
+    row["dropped"] = {**row["dropped"], "bytes": 1}
+    row["receipt_digest"] = _digest.digest_json(_receipt.core_of(row))
+    v = _receipt.verify_receipt(row)
+    return SelfCheck("understated dropped.bytes caught without content (v2)",
+                     (not v.ok) and (not v.self_consistent) and v.schema == "v2",
+                     _verdict(v))
+
+
+def _chain(led: Path, state: dict[str, Any]) -> SelfCheck:
+    res = _ledger.verify(led)
+    return SelfCheck("self-test ledger verifies", res.ok is True and res.rows == 3,
+                     f"ok={res.ok} rows={res.rows} breaks={res.breaks}")
+
+
+_BEHAVIOUR: tuple[tuple[str, Callable[[Path, dict[str, Any]], SelfCheck]], ...] = (
+    ("pre.digest vector", _seal_honest),
+    ("receipt_digest vector (v2, as sealed)", _sealed_digest),
+    ("sealed line matches the golden row", _sealed_line),
+    ("receipt_digest vector (v1 legacy)", _v1_vector),
+    ("honest receipt verifies with content", _honest),
+    ("planted drop is caught with content", _planted),
+    ("planted drop passes without content (by design)", _lie_alone),
+    ("legacy v1 row verifies", _legacy),
+    ("honest v2 summarizer receipt verifies", _summarizer),
+    ("understated dropped.bytes caught without content (v2)", _forged),
+    ("self-test ledger verifies", _chain),
+)
+
+
 def _behaviour(led: Path) -> list[SelfCheck]:
-    out: list[SelfCheck] = []
+    """Every behaviour check in order against the ledger at `led`."""
     state: dict[str, Any] = {}
-
-    def seal_honest() -> SelfCheck:
-        r = _receipt.CompactionReceipt.open(list(PRE))
-        r.record_kept(list(POST))
-        state["row"] = r.seal(led, compactor="golden-fixture", method="test:v1")
-        return _equal("pre.digest vector", state["row"]["pre"]["digest"], PRE_DIGEST)
-
-    out.append(_guard("pre.digest vector", seal_honest))
-    out.append(_guard("receipt_digest vector (v2, as sealed)", lambda: _equal(
-        "receipt_digest vector (v2, as sealed)", state["row"]["receipt_digest"], RECEIPT_V2)))
-
-    def sealed_line() -> SelfCheck:
-        first = led.read_bytes().split(b"\n", 1)[0].decode("utf-8")
-        row = state["row"]
-        want = (SEALED_LINE.replace("{opened_at}", str(row["opened_at"]))
-                .replace("{ts}", str(row["ts"])).replace("{chain}", str(row["chain"])))
-        link = _ledger.link(_ledger.GENESIS, row)
-        good = first == want and link == row["chain"]
-        return SelfCheck("sealed line matches the golden row", good,
-                         f"chain {row['chain']}" if good else
-                         f"line {first[:120]!r}... chain {row['chain']} link {link}")
-
-    out.append(_guard("sealed line matches the golden row", sealed_line))
-
-    def v1_vector() -> SelfCheck:
-        state["v1"] = _receipt.build_row(list(PRE), list(POST), "golden-fixture", "test:v1",
-                                         "v1")
-        return _equal("receipt_digest vector (v1 legacy)", state["v1"]["receipt_digest"],
-                      RECEIPT_V1)
-
-    out.append(_guard("receipt_digest vector (v1 legacy)", v1_vector))
-
-    def honest() -> SelfCheck:
-        v = _receipt.verify_receipt(state["row"], list(PRE), list(POST))
-        return SelfCheck("honest receipt verifies with content",
-                         v.ok and v.content == "match", _verdict(v))
-
-    out.append(_guard("honest receipt verifies with content", honest))
-
-    def planted() -> SelfCheck:
-        liar = _receipt.CompactionReceipt.open(list(PRE))
-        liar.record_kept(list(PRE))  # claims nothing was dropped
-        state["lie"] = liar.seal(led, compactor="liar", method="test:v1")
-        v = _receipt.verify_receipt(state["lie"], list(PRE), list(PRE[:2]))
-        return SelfCheck("planted drop is caught with content",
-                         (not v.ok) and v.content == "mismatch", _verdict(v))
-
-    out.append(_guard("planted drop is caught with content", planted))
-
-    def lie_alone() -> SelfCheck:
-        v = _receipt.verify_receipt(state["lie"])
-        return SelfCheck("planted drop passes without content (by design)",
-                         v.ok and v.content == "skipped", _verdict(v))
-
-    out.append(_guard("planted drop passes without content (by design)", lie_alone))
-
-    def legacy() -> SelfCheck:
-        v = _receipt.verify_receipt(state["v1"])
-        return SelfCheck("legacy v1 row verifies", v.ok and v.self_consistent and
-                         v.schema == "v1" and v.understatement_check == "truncation-only",
-                         _verdict(v))
-
-    out.append(_guard("legacy v1 row verifies", legacy))
-
-    def summarizer() -> SelfCheck:
-        r = _receipt.CompactionReceipt.open(["a" * 100, "b" * 400])
-        r.record_kept(["a" * 100, "sum"])
-        state["sum"] = r.seal(led, compactor="summarizer", method="llm-summary")
-        v = _receipt.verify_receipt(state["sum"])
-        ib = state["sum"]["introduced"].get("bytes")
-        return SelfCheck("honest v2 summarizer receipt verifies",
-                         v.ok and v.schema == "v2" and v.understatement_check == "full"
-                         and ib == 3, f"{_verdict(v)} introduced.bytes={ib}")
-
-    out.append(_guard("honest v2 summarizer receipt verifies", summarizer))
-
-    def forged() -> SelfCheck:
-        row = copy.deepcopy(state["sum"])
-        row["dropped"] = {**row["dropped"], "bytes": 1}
-        row["receipt_digest"] = _digest.digest_json(_receipt.core_of(row))
-        v = _receipt.verify_receipt(row)
-        return SelfCheck("understated dropped.bytes caught without content (v2)",
-                         (not v.ok) and (not v.self_consistent) and v.schema == "v2",
-                         _verdict(v))
-
-    out.append(_guard("understated dropped.bytes caught without content (v2)", forged))
-
-    def chain() -> SelfCheck:
-        res = _ledger.verify(led)
-        return SelfCheck("self-test ledger verifies", res.ok is True and res.rows == 3,
-                         f"ok={res.ok} rows={res.rows} breaks={res.breaks}")
-
-    out.append(_guard("self-test ledger verifies", chain))
-    return out
+    return [_guard(name, lambda fn=fn: fn(led, state)) for name, fn in _BEHAVIOUR]
