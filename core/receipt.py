@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sealscope.core import digest as _digest
 from sealscope.core import ledger as _ledger
@@ -158,7 +159,7 @@ class CompactionReceipt:
         raise TypeError("use CompactionReceipt.open(pre_content)")
 
     @classmethod
-    def open(cls, pre_content: Sequence[Any]) -> "CompactionReceipt":
+    def open(cls, pre_content: Sequence[Any]) -> CompactionReceipt:
         """Digest every pre item and stamp `opened_at`. ValueError for an item that
         cannot be canonicalised."""
         self = object.__new__(cls)
@@ -317,7 +318,7 @@ class _Log:
         return not failed
 
     def compare(self, name: str, got: Any, want: Any) -> bool:
-        same = not (got != want)
+        same = not (got != want)  # noqa: SIM202 - the reference tests `!=`; keep its operator
         return self.check(name, [] if same else
                           [f"{name}: recomputed {_show(got)} != claimed {_show(want)}"])
 
@@ -380,26 +381,26 @@ def _byte_problems(s: _Shape) -> list[str]:
     from below when something was introduced."""
     pb, qb, db = s.pre["bytes"], s.post["bytes"], s.dropped["bytes"]
     if db > pb:
-        return [f"dropped.bytes {_int_text(db)} exceeds pre.bytes {_int_text(pb)} — "
-                f"impossible, drops come out of pre"]
+        return [(f"dropped.bytes {_int_text(db)} exceeds pre.bytes {_int_text(pb)} — "
+                 f"impossible, drops come out of pre")]
     if s.dropped["count"] == 0 and db != 0:
         return [f"dropped.count is 0 but dropped.bytes is {_int_text(db)}"]
     if s.version == "v2":
         want = pb - db + (s.intro_bytes or 0)
         if qb != want:
-            return [f"bytes do not reconcile: pre.bytes - dropped.bytes + "
-                    f"introduced.bytes = {_int_text(want)}, got post.bytes {_int_text(qb)}"]
+            return [(f"bytes do not reconcile: pre.bytes - dropped.bytes + "
+                     f"introduced.bytes = {_int_text(want)}, got post.bytes {_int_text(qb)}")]
         return []
     kept_bytes = pb - db
     if s.introduced["count"] == 0 and qb != kept_bytes:
-        return [f"bytes do not reconcile: nothing was introduced, so post.bytes "
-                f"must equal pre.bytes - dropped.bytes ({_int_text(kept_bytes)}), "
-                f"got {_int_text(qb)}"]
+        return [(f"bytes do not reconcile: nothing was introduced, so post.bytes "
+                 f"must equal pre.bytes - dropped.bytes ({_int_text(kept_bytes)}), "
+                 f"got {_int_text(qb)}")]
     if qb < kept_bytes:
-        return [f"bytes do not reconcile: post.bytes {_int_text(qb)} is below the "
-                f"kept bytes it must contain ({_int_text(kept_bytes)}) -- v1 schema: "
-                f"this is only a lower bound, not an exact pin, whenever "
-                f"introduced.count>0 (the HIGH-1 gap; re-seal under v2 to close it)"]
+        return [(f"bytes do not reconcile: post.bytes {_int_text(qb)} is below the "
+                 f"kept bytes it must contain ({_int_text(kept_bytes)}) -- v1 schema: "
+                 f"this is only a lower bound, not an exact pin, whenever "
+                 f"introduced.count>0 (the HIGH-1 gap; re-seal under v2 to close it)")]
     return []
 
 
@@ -429,12 +430,12 @@ def _self_consistency(row: dict, s: _Shape, log: _Log) -> str | None:
     except (ValueError, RecursionError) as e:
         reason = str(e).split("\n", 1)[0][:200]
         log.check("receipt_digest reproduces",
-                  [f"receipt_digest cannot be recomputed: the row's core cannot be "
-                   f"canonicalised ({reason}) — the row was altered"])
+                  [(f"receipt_digest cannot be recomputed: the row's core cannot be "
+                    f"canonicalised ({reason}) — the row was altered")])
         return None
     log.check("receipt_digest reproduces", [] if row.get("receipt_digest") == core_digest
-              else ["receipt_digest does not reproduce from the row's core — the row was "
-                    "altered"])
+              else [("receipt_digest does not reproduce from the row's core — the row was "
+                     "altered")])
     return core_digest
 
 
@@ -469,9 +470,9 @@ def _recompute(s: _Shape, pre: Any, post: Any, log: _Log) -> Recomputed:
     if pre_c is not None and post_c is not None:
         drops = infer_drops(pre_c, post_c)
         if Counter(drops.items) != Counter(s.manifest):
-            log.check("drop manifest", [f"drop-manifest disagrees with content: recomputed "
-                                        f"{len(drops.items)} dropped item(s), manifest "
-                                        f"claims {len(s.manifest)}"])
+            log.check("drop manifest", [(f"drop-manifest disagrees with content: recomputed "
+                                         f"{len(drops.items)} dropped item(s), manifest "
+                                         f"claims {len(s.manifest)}")])
         else:
             log.check("drop manifest", [])
             log.compare("dropped.bytes", drops.bytes, s.dropped["bytes"])

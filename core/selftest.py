@@ -10,7 +10,8 @@ import copy
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from sealscope.core import digest as _digest
 from sealscope.core import ledger as _ledger

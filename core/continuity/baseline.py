@@ -4,7 +4,8 @@ round trip through a temporary folder is never written."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from sealscope.core.clock import utc_stamp
 from sealscope.core.continuity.probes import probe_set_digest

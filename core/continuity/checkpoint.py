@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from sealscope.core.continuity.continuation import ContinuationVerdict, verify_continuation
 from sealscope.core.continuity.schema import CHECKPOINT_SCHEMA

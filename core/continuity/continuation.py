@@ -10,7 +10,8 @@ import copy
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from sealscope.core import ledger as _ledger
 from sealscope.core.continuity.baseline import _compare, _reload_probes
@@ -193,8 +194,8 @@ def _baseline_report(snap: ContinuitySnapshot, probe_list: Sequence[dict],
 def _invalid_verdict(report: dict, strict: Any, common: dict) -> ContinuationVerdict:
     return ContinuationVerdict(
         faithful=False if strict else None, valid=False, divergences=(), receipt=report,
-        notes=(report.get("reason"), "comparison not established: the probe set does "
-               "not match the sealed baseline"), **common)
+        notes=(report.get("reason"), ("comparison not established: the probe set does "
+                                      "not match the sealed baseline")), **common)
 
 
 def _valid_verdict(report: dict, probe_list: Sequence[dict], answers: Mapping, strict: Any,

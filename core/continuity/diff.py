@@ -1,7 +1,8 @@
 """What changed between two seals, and what a manifest adds to one (§6.14)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from sealscope.core.continuity.divergences import _apply_severity, _field_of
 from sealscope.core.continuity.probes import restate

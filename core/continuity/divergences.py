@@ -2,7 +2,8 @@
 and tiered by severity (§6.11)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 __all__: list[str] = []
 

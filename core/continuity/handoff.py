@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from sealscope.core.continuity.continuation import ContinuationVerdict, verify_continuation
 from sealscope.core.continuity.snapshots import ContinuitySnapshot

@@ -2,7 +2,8 @@
 does; plus the caveats the comparison report carries about them."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from sealscope.core.continuity.scoring import _score
 
@@ -23,7 +24,7 @@ def _labelled(fn: Callable[[str], Any], label: str) -> Callable[[str], Any]:
     def run(prompt: str) -> Any:
         try:
             return fn(prompt)
-        except Exception as e:  # noqa: BLE001 - every failure is a per-probe failure
+        except Exception as e:  # every failure is a per-probe failure
             raise RunnerError(f"callable runner {label!r} raised: {e}") from e
     return run
 
@@ -40,7 +41,7 @@ def _run_items(probes: Sequence[dict], run: Callable[[str], Any]) -> list[dict]:
             out = run(p["prompt"])
             if not isinstance(out, str):
                 raise RunnerError(f"runner returned {type(out).__name__}, not str")
-        except Exception as e:  # noqa: BLE001 - filtered just below
+        except Exception as e:  # filtered just below
             if not _is_runner_error(e):
                 raise
             row.update(output=None, score=None, max_score=1.0, error=str(e), detail={})

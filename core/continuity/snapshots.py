@@ -103,7 +103,7 @@ class ContinuitySnapshot:
             raise ValueError("registration items do not cover exactly the snapshot's probes")
 
     @classmethod
-    def from_dict(cls, d: Any, validate: bool = True) -> "ContinuitySnapshot":
+    def from_dict(cls, d: Any, validate: bool = True) -> ContinuitySnapshot:
         """Load a snapshot object; refuses a non-object, a wrong schema and a
         missing required field, then runs validate() unless told not to."""
         if not isinstance(d, dict):
@@ -125,11 +125,11 @@ class ContinuitySnapshot:
         return snap
 
     @classmethod
-    def from_json(cls, text: str | bytes, validate: bool = True) -> "ContinuitySnapshot":
+    def from_json(cls, text: str | bytes, validate: bool = True) -> ContinuitySnapshot:
         return cls.from_dict(_loads(text), validate=validate)
 
     @classmethod
-    def load(cls, path: str | Path, validate: bool = True) -> "ContinuitySnapshot":
+    def load(cls, path: str | Path, validate: bool = True) -> ContinuitySnapshot:
         return cls.from_json(Path(path).read_text(encoding="utf-8"), validate=validate)
 
 

@@ -6,7 +6,8 @@ the content shows comes from `sealscope.core.harn.infer`, never from the claim.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sealscope.core import jsonio as _jsonio
 from sealscope.core.harn.findings import _RANK, Finding, _finding

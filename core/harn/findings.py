@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 __all__ = ["SEVERITIES", "RULES", "Finding", "worst_severity"]
 
@@ -18,17 +18,17 @@ _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 # code -> (severity, what it means). The one table behind every finding.
 RULES: Mapping[str, tuple[str, str]] = MappingProxyType({
     "archived_understated": (
-        "high", "the snapshot and the surviving messages show more messages gone than "
-                "the receipt's archived_messages: the receipt hides part of what was removed"),
+        "high", ("the snapshot and the surviving messages show more messages gone than "
+                 "the receipt's archived_messages: the receipt hides part of what was removed")),
     "archived_overstated": (
-        "medium", "archived_messages claims more than the snapshot and the survivors "
-                  "show removed"),
+        "medium", ("archived_messages claims more than the snapshot and the survivors "
+                   "show removed")),
     "measurement_count_mismatch": (
-        "medium", "source_measurement.source_message_count disagrees with archived_messages "
-                  "in the same receipt"),
+        "medium", ("source_measurement.source_message_count disagrees with archived_messages "
+                   "in the same receipt")),
     "nothing_carried_forward": (
-        "medium", "source_bytes > 0 but carried_source_bytes is a measured 0: nothing of the "
-                  "compacted source was carried forward"),
+        "medium", ("source_bytes > 0 but carried_source_bytes is a measured 0: nothing of the "
+                   "compacted source was carried forward")),
     "tokens_grew": (
         "medium", "estimated_tokens_after is larger than estimated_tokens_before"),
     "tokens_unchanged": (
@@ -40,14 +40,14 @@ RULES: Mapping[str, tuple[str, str]] = MappingProxyType({
     "duplicate_receipt_id": (
         "medium", "two compaction events in one transcript carry the same receipt_id"),
     "receipt_malformed": (
-        "medium", "metadata.receipt is present but harn cannot read it; the event was read "
-                  "from the flat metadata instead"),
+        "medium", ("metadata.receipt is present but harn cannot read it; the event was read "
+                   "from the flat metadata instead")),
     "snapshot_not_found": (
-        "medium", "the snapshot asset the event names is not in the transcript or any "
-                  "nested snapshot"),
+        "medium", ("the snapshot asset the event names is not in the transcript or any "
+                   "nested snapshot")),
     "snapshot_unreadable": (
-        "medium", "the snapshot asset is present but its data is not a transcript with a "
-                  "messages list"),
+        "medium", ("the snapshot asset is present but its data is not a transcript with a "
+                   "messages list")),
     "snapshot_conflict": (
         "medium", "several assets carry the snapshot id with different data"),
     "snapshot_metadata_mismatch": (
@@ -61,11 +61,11 @@ RULES: Mapping[str, tuple[str, str]] = MappingProxyType({
     "event_id_missing": (
         "info", "the compaction event has no string id; the record uses the receipt id"),
     "kept_messages_rewritten": (
-        "info", "kept messages changed content across the compaction (harn clamps oversized "
-                "tool output); a sealed receipt counts them as dropped and introduced"),
+        "info", ("kept messages changed content across the compaction (harn clamps oversized "
+                 "tool output); a sealed receipt counts them as dropped and introduced")),
     "no_following_state": (
-        "info", "the state after this compaction is not recorded (the next compaction has no "
-                "snapshot, or the transcript has no messages list)"),
+        "info", ("the state after this compaction is not recorded (the next compaction has no "
+                 "snapshot, or the transcript has no messages list)")),
     "check_inconclusive": (
         "info", "the archived count could not be inferred from the content"),
 })

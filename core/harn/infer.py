@@ -10,7 +10,8 @@ it sat in counts as gone (reported, conservatively, as more archived than claime
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from sealscope.core import digest as _digest
 from sealscope.core.harn.model import ArchiveInference

@@ -7,7 +7,8 @@ A `CompactionEvent` carries harn's `CompactionReceipt` fields under harn's names
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sealscope.core import jsonio as _jsonio
 from sealscope.core.harn.findings import Finding, worst_severity

@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 import stat as _stat
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sealscope.core import jsonio as _jsonio
 from sealscope.core.harn.model import (ASSET_KIND, DEFAULT_MAX_BYTES, CompactionEvent,

@@ -14,7 +14,8 @@ means "measured zero"; the two are never merged here.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sealscope.core.harn.model import (RECEIPT_FIELDS, U32_MAX, U64_MAX, RecapMetrics,
                                        SourceMeasurement, _str_or_none)
@@ -78,7 +79,7 @@ def _fields(value: Any, names: Sequence[str], what: str, *, all_required: bool) 
         if len(value) > len(names) or (all_required and len(value) < len(names)):
             raise SerdeError(f"{what}: an array of {len(value)} elements, expected "
                        f"{len(names)}")
-        return dict(zip(names, value))
+        return dict(zip(names, value, strict=False))  # length checked above
     raise SerdeError(f"{what}: expected an object, got {_describe(value)}")
 
 
