@@ -33,7 +33,7 @@ from sealscope.core.jsonio import (DuplicateKeyError, dumps_body, dumps_row, enc
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
            "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
-           "LedgerWriteError", "iter_rows", "row_kind"]
+           "LedgerWriteError", "iter_rows", "row_kind", "WalkState", "Walked", "walk_span"]
 
 GENESIS = "genesis"
 CHAIN_LEN = 32
@@ -180,6 +180,80 @@ def _fast_parse(raw: bytes) -> dict | None:
     return obj if same else None
 
 
+@dataclass(frozen=True)
+class WalkState:
+    """Everything the walk knows after line `lines`, which ends at byte `offset` just
+    after a line break: with the file's bytes from `offset` on, enough to finish
+    exactly as an uninterrupted walk would. `declared` holds the declarations found
+    in [0, offset), reduced to what the walk reads."""
+    offset: int
+    lines: int
+    strict: bool
+    prev: str
+    began: bool
+    rows: int
+    chained: int
+    prechain: int
+    breaks: int
+    declared_breaks: int
+    first_chained: int
+    findings: tuple[tuple[int, str, str], ...]
+    declared: dict[int, dict]
+
+    def to_dict(self) -> dict:
+        """JSON-able (strings may hold lone surrogates: dump with ensure_ascii)."""
+        return {"offset": self.offset, "lines": self.lines, "strict": self.strict,
+                "prev": self.prev, "began": self.began, "rows": self.rows,
+                "chained": self.chained, "prechain": self.prechain, "breaks": self.breaks,
+                "declared_breaks": self.declared_breaks,
+                "first_chained": self.first_chained,
+                "findings": [list(f) for f in self.findings],
+                "declared": [[n, _decl_core(d)] for n, d in sorted(self.declared.items())]}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> WalkState:
+        """The inverse of `to_dict`; ValueError naming the first thing out of shape."""
+        def want(key: str, typ: type) -> Any:
+            v = d.get(key)
+            if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+                raise ValueError(f"walk state: `{key}` is not {typ.__name__}")
+            if typ is int and v < 0:
+                raise ValueError(f"walk state: `{key}` is negative")
+            return v
+        if not isinstance(d, dict):
+            raise ValueError("walk state is not an object")
+        findings = []
+        for f in want("findings", list):
+            if not (isinstance(f, list) and len(f) == 3 and isinstance(f[0], int)
+                    and f[1] in ("break", "declared") and isinstance(f[2], str)):
+                raise ValueError("walk state: a finding is out of shape")
+            findings.append((f[0], f[1], f[2]))
+        declared: dict[int, dict] = {}
+        for item in want("declared", list):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
+                    and isinstance(item[1], dict)
+                    and isinstance(item[1].get("orphan_sha256"), str)
+                    and isinstance(item[1].get("why"), str)):
+                raise ValueError("walk state: a declaration is out of shape")
+            declared[item[0]] = _decl_core(item[1])
+        return cls(offset=want("offset", int), lines=want("lines", int),
+                   strict=want("strict", bool), prev=want("prev", str),
+                   began=want("began", bool), rows=want("rows", int),
+                   chained=want("chained", int), prechain=want("prechain", int),
+                   breaks=want("breaks", int), declared_breaks=want("declared_breaks", int),
+                   first_chained=want("first_chained", int), findings=tuple(findings),
+                   declared=declared)
+
+
+def _decl_core(d: dict) -> dict:
+    """What the walk reads of a declaration: its hash, why, and a usable resume_prev."""
+    out = {"orphan_sha256": d["orphan_sha256"], "why": d["why"]}
+    rp = d.get("resume_prev")
+    if isinstance(rp, str) and rp:
+        out["resume_prev"] = rp
+    return out
+
+
 class _Walk:
     """The verifier's state machine over lines, exactly the reference's walk.
 
@@ -200,6 +274,27 @@ class _Walk:
         self.pending: list[tuple[int, bytes]] | None = [] if detached else None
         self.held: list[tuple[int, bytes]] = []
         self.first_chained = 0
+
+    def export(self, offset: int, lines: int) -> WalkState:
+        """The complete state after line `lines`, which ends at byte `offset`."""
+        assert self.pending is None, "a detached walk has no state of its own yet"
+        return WalkState(offset=offset, lines=lines, strict=self.strict, prev=self.prev,
+                         began=self.began, rows=self.rows, chained=self.chained,
+                         prechain=self.prechain, breaks=self.breaks,
+                         declared_breaks=self.declared_breaks,
+                         first_chained=self.first_chained, findings=tuple(self.findings),
+                         declared=dict(self.declared))
+
+    @classmethod
+    def resume(cls, state: WalkState, declared: dict[int, dict]) -> _Walk:
+        """A walk continuing from `state`, with the declarations of the whole file."""
+        w = cls(state.strict, declared)
+        w.prev, w.began = state.prev, state.began
+        w.rows, w.chained, w.prechain = state.rows, state.chained, state.prechain
+        w.breaks, w.declared_breaks = state.breaks, state.declared_breaks
+        w.first_chained = state.first_chained
+        w.findings = list(state.findings)
+        return w
 
     def _break(self, n: int, text: str) -> None:
         self.breaks += 1
@@ -370,15 +465,16 @@ def _qualifying_declaration(text: str) -> tuple[int, dict] | None:
     return None
 
 
-def _scan_declarations(buf) -> dict[int, dict]:
-    """Declarations keyed by the line they excuse; the last one for a line wins."""
+def _scan_declarations(buf, start: int = 0, first_line: int = 1) -> dict[int, dict]:
+    """Declarations keyed by the line they excuse; the last one for a line wins.
+    `start` (a line start, numbered `first_line`) scans only the rest of the file."""
     found: dict[int, dict] = {}
-    pos = buf.find(_DECLARE_OP_B)
+    pos = buf.find(_DECLARE_OP_B, start)
     if pos < 0:
         return found
     # a declaration exists: walk lines properly (rare, so one plain pass is fine)
-    n = 0
-    for _s, _e, lines in _lines.iter_windows(buf):
+    n = first_line - 1
+    for _s, _e, lines in _lines.iter_windows(buf, start):
         for raw in lines:
             n += 1
             if _DECLARE_OP_B not in raw:
@@ -415,23 +511,36 @@ def _open_checked(path: str | os.PathLike) -> tuple[Any, Any]:
 
 
 def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
-                declared: dict[int, dict], detached: bool) -> dict:
-    """Worker body: walk [start, end) of the file; line numbers from `first_line`."""
+                declared: dict[int, dict], detached: bool, final: bool | None = None) -> dict:
+    """Worker body: walk [start, end) of the file; line numbers from `first_line`.
+    `final`: whether `end` is the end of the file (its last line is kept)."""
     with open(path, "rb") as fh:
         return _walk_buf(_lines.FileSource(fh), start, end, first_line, strict, declared,
-                         detached)
+                         detached, final=final)
+
+
+def _walk_lines(w: _Walk, buf, start: int, end: int, n: int, final: bool,
+                on_progress: ProgressFn | None = None) -> int:
+    """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
+    number. `final`: `end` is the end of the file, so the piece after its last line
+    break is a line (empty when the file ends with one); otherwise `end` is just after
+    a line break and nothing after it is read."""
+    total = len(buf)
+    if start >= end:
+        return w.walk([b""], n) if final else n
+    for s, e in _lines.window_bounds(buf, start, end):
+        n = w.walk(_lines.split_window(buf[s:e], final and e == end), n)
+        if on_progress is not None:
+            on_progress(e, total)
+    return n
 
 
 def _walk_buf(buf, start: int, end: int, first_line: int, strict: bool,
               declared: dict[int, dict], detached: bool,
-              on_progress: ProgressFn | None = None) -> dict:
+              on_progress: ProgressFn | None = None, final: bool | None = None) -> dict:
     w = _Walk(strict, declared, detached)
-    n = first_line - 1
-    total = len(buf)
-    for _s, e, lines in _lines.iter_windows(buf, start, end):
-        n = w.walk(lines, n)
-        if on_progress is not None:
-            on_progress(e, total)
+    n = _walk_lines(w, buf, start, end, first_line - 1,
+                    end == len(buf) if final is None else final, on_progress)
     held = w.pending if w.pending is not None else w.held
     return {"held": held, "detached_all": w.pending is not None, "last_line": n,
             "prev": w.prev, "began": w.began, "rows": w.rows, "chained": w.chained,
@@ -489,24 +598,41 @@ def verify(path: str | os.PathLike, *, strict: bool = False,
     try:
         total = len(buf)
         declared = _scan_declarations(buf)
-        if workers is None:
-            workers = min(2, os.cpu_count() or 1) if total >= PARALLEL_MIN_BYTES else 1
-        if workers <= 1 or fh is None or total == 0:
-            w = _Walk(strict, declared)
-            out = _walk_buf(buf, 0, total, 1, strict, declared, False, on_progress)
-            _absorb(w, out)
-            w.prev, w.began = out["prev"], out["began"]
-            return _finish(w, strict, declared, out["last_line"])
-        try:
-            return _verify_parallel(str(path), buf, total, strict, declared, workers,
-                                    chunk_bytes or CHUNK_BYTES, on_progress)
-        except (OSError, RuntimeError, ImportError, ValueError):
-            # no worker processes here (e.g. a __main__ without an import guard):
-            # one process gives the same verdict
-            return verify(path, strict=strict, on_progress=on_progress, workers=1)
+        w = _Walk(strict, declared)
+        n = _walk_into(w, str(path) if fh is not None else None, buf, 0, total, 0, True,
+                       workers, chunk_bytes, on_progress)
+        return _finish(w, strict, declared, n)
     finally:
         if fh is not None:
             fh.close()
+
+
+def _walk_into(w: _Walk, path: str | None, buf, start: int, end: int, n: int, final: bool,
+               workers: int | None, chunk_bytes: int | None,
+               on_progress: ProgressFn | None) -> int:
+    """Continue `w` over [start, end) from line n+1, in worker processes when the span
+    is large and the file can be reopened by `path`; the last line number."""
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1) if end - start >= PARALLEL_MIN_BYTES else 1
+    if workers > 1 and path is not None and end > start:
+        before = w.export(start, n)
+        try:
+            return _walk_parallel(path, buf, start, end, final, w, n, workers,
+                                  chunk_bytes or CHUNK_BYTES, on_progress)
+        except (OSError, RuntimeError, ImportError, ValueError):
+            # no worker processes here (e.g. a __main__ without an import guard):
+            # one process gives the same verdict
+            fresh = _Walk.resume(before, w.declared)
+            n = _walk_lines(fresh, buf, start, end, n, final, on_progress)
+            _copy_state(fresh, w)
+            return n
+    return _walk_lines(w, buf, start, end, n, final, on_progress)
+
+
+def _copy_state(src: _Walk, dst: _Walk) -> None:
+    for k in ("prev", "began", "rows", "chained", "prechain", "breaks", "declared_breaks",
+              "findings", "first_chained"):
+        setattr(dst, k, getattr(src, k))
 
 
 def _absorb(w: _Walk, out: dict) -> None:
@@ -524,27 +650,38 @@ def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[in
                      workers: int, chunk: int, on_progress: ProgressFn | None,
                      run_jobs: Callable[[list[tuple]], Iterator[dict]] | None = None
                      ) -> VerifyResult:
-    """Verify byte ranges independently and merge them into one sequential verdict.
+    """The whole file by byte ranges, merged (see `_walk_parallel`)."""
+    w = _Walk(strict, declared)
+    n = _walk_parallel(path, buf, 0, total, True, w, 0, workers, chunk, on_progress, run_jobs)
+    return _finish(w, strict, declared, n)
 
-    Each range after the first is walked detached: its lines up to and including its
+
+def _walk_parallel(path: str, buf, start: int, end: int, final: bool, w: _Walk, n: int,
+                   workers: int, chunk: int, on_progress: ProgressFn | None,
+                   run_jobs: Callable[[list[tuple]], Iterator[dict]] | None = None) -> int:
+    """Verify byte ranges of [start, end) independently and merge them into `w` as one
+    sequential pass would leave it; the last line number.
+
+    Each range not at byte 0 is walked detached: its lines up to and including its
     first row with a non-null chain are held back and replayed here with the true
     incoming state; from that row on the range's outcome depends on nothing before it.
     Line numbers are range-relative (shifted here) unless a declaration needs absolute
     ones. `run_jobs` maps `_walk_range` argument tuples to results in order."""
-    bounds = list(_lines.window_bounds(buf, 0, total, chunk))
+    declared = w.declared
+    total = len(buf)
+    bounds = list(_lines.window_bounds(buf, start, end, chunk))
     firsts: list[int] = []
-    n = 1
+    first = n + 1
     for s, e in bounds:
-        firsts.append(n)
+        firsts.append(first)
         if declared:
-            n += _lines.count_lines(buf, s, e)
+            first += _lines.count_lines(buf, s, e)
     relative = not declared
     if relative:
         firsts = [1] * len(bounds)
-    jobs = [(path, s, e, f, strict, declared, i > 0)
-            for i, ((s, e), f) in enumerate(zip(bounds, firsts))]
-    w = _Walk(strict, declared)
-    line_base = 0
+    jobs = [(path, s, e, f, w.strict, declared, s > 0, final and e == end)
+            for (s, e), f in zip(bounds, firsts)]
+    line_base = n
     for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
         shift = line_base if relative else 0
         if shift:
@@ -561,7 +698,7 @@ def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[in
         line_base = out["last_line"] + shift
         if on_progress is not None:
             on_progress(bounds[i][1], total)
-    return _finish(w, strict, declared, line_base)
+    return line_base
 
 
 def _pool_runner(workers: int) -> Callable[[list[tuple]], Iterator[dict]]:
@@ -578,6 +715,68 @@ def _serial_runner(jobs: list[tuple]) -> Iterator[dict]:
     """Run range jobs in this process (tests use it to exercise the merge)."""
     for job in jobs:
         yield _walk_range(*job)
+
+
+@dataclass(frozen=True)
+class Walked:
+    """`walk_span`'s answer: the whole file's verdict, the walk state at the cut, and
+    why a given state was not used (the walk then began at byte 0), if it was not."""
+    result: VerifyResult
+    state: WalkState
+    restarted: str | None = None
+
+
+def walk_span(path: str | None, buf, *, strict: bool, cut: int,
+              state: WalkState | None = None, on_progress: ProgressFn | None = None,
+              workers: int | None = None, chunk_bytes: int | None = None) -> Walked:
+    """Verify the file in `buf` (reopenable by `path` for worker processes, or None)
+    continuing from `state` (whose bytes [0, state.offset) the caller has proven to be
+    this file's), and export the state at byte `cut` (just after a line break, at or
+    after state.offset; the bytes after it are walked but kept out of the state).
+
+    The declarations are the state's plus those found from its offset on, later ones
+    winning, as the whole-file pre-scan gives. A later declaration naming a line
+    before the state that broke (a chain mismatch, an unchained row after the chain
+    began, or an excused break) could change that line's outcome and everything that
+    follows through `prev`; the walk then starts again at byte 0."""
+    total = len(buf)
+    start, n = (state.offset, state.lines) if state is not None else (0, 0)
+    later = _scan_declarations(buf, start, n + 1)
+    if state is not None:
+        why = None if strict else _redecided(state, later)
+        if why is not None:
+            again = walk_span(path, buf, strict=strict, cut=cut, state=None,
+                              on_progress=on_progress, workers=workers,
+                              chunk_bytes=chunk_bytes)
+            return Walked(again.result, again.state, why)
+        declared = dict(state.declared)
+        declared.update(later)
+        w = _Walk.resume(state, declared)
+    else:
+        declared = later
+        w = _Walk(strict, declared)
+    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress)
+    at_cut = w.export(cut, n)
+    n = _walk_lines(w, buf, cut, total, n, True, on_progress)
+    return Walked(_finish(w, strict, declared, n), at_cut)
+
+
+_REDECIDABLE = ("chain mismatch", "unchained row after chain began", "declared break (")
+
+
+def _redecided(state: WalkState, later: dict[int, dict]) -> str | None:
+    """Why a declaration found after `state` changes a line already walked, or None.
+    Only lines of the two excusable classes ever read a declaration."""
+    old = [ln for ln in later if 0 < ln <= state.lines]
+    if not old:
+        return None
+    hits = {n for n, _k, t in state.findings
+            if any(t.startswith(f"line {n}: {w}") for w in _REDECIDABLE)}
+    for ln in sorted(old):
+        if ln in hits:
+            return (f"a declaration after the checkpoint names line {ln}, which broke "
+                    f"before it; walked again from the start")
+    return None
 
 
 def _reline(text: str, old: int, new: int) -> str:

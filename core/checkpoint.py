@@ -1,0 +1,387 @@
+"""Checkpoints: what a finished verification knew at a line boundary, so the next one
+walks only what was appended.
+
+A checkpoint holds the byte length N of the verified prefix (ending just after a
+line break), the walk state there, the SHA-256 of bytes [0, N) and of each 64 MiB
+chunk, the file's identity and the rules version. Resuming hashes [0, N) without
+parsing: a shorter file or a different hash is BROKEN (the first break says what the
+checkpoint saw; the full walk still runs for the rest of the verdict); a match walks
+only the bytes after N, from the saved state, and gives exactly the full verdict.
+A trailing line without a line break is walked but never taken into a checkpoint.
+
+A checkpoint is a cache, not a trust root: it proves the prefix is byte-identical to
+what this machine verified, not that those bytes were honest. Checkpoints live in
+`$XDG_CACHE_HOME/sealscope/checkpoints/` (else `~/.cache/...`), keyed by the file's
+real path, or in a file the caller names; never beside the evidence. One that cannot
+be read, comes from another rules version or names another file is ignored with a
+one-line note and the walk starts at byte 0.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from sealscope.core import ledger
+from sealscope.core.clock import utc_stamp
+from sealscope.core.ledger import Finding, VerifyResult, WalkState
+
+__all__ = ["RULES", "CHUNK", "FORMAT", "MAX_FINDINGS", "Checkpoint", "Resumed",
+           "Incremental", "cache_dir", "default_location", "line_cut", "verify_incremental",
+           "load", "save", "prefix_digests", "span_text", "changed_result"]
+
+FORMAT = "sealscope-checkpoint/1"
+# Bumped whenever the walk's rules or its state change: an older checkpoint is then
+# ignored rather than resumed with other rules.
+RULES = "sealscope-walk/1 (arcaeon 0.10.0)"
+CHUNK = 64 << 20
+MAX_FINDINGS = 100_000  # more breaks than this: no checkpoint (it would not be small)
+_READ = 8 << 20
+
+
+# --------------------------------------------------------------------------- where
+
+def cache_dir(env: dict | None = None) -> Path:
+    """`$XDG_CACHE_HOME/sealscope/checkpoints`, else `~/.cache/sealscope/checkpoints`."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME") or ""
+    root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
+    return root / "sealscope" / "checkpoints"
+
+
+def default_location(real_path: str, strict: bool, env: dict | None = None) -> Path:
+    """The cache file for a ledger's real path (strict walks keep their own)."""
+    key = hashlib.sha256(real_path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return cache_dir(env) / f"{key}{'-strict' if strict else ''}.json"
+
+
+# --------------------------------------------------------------------------- document
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The document. `length` is N; `identity` is (device, inode, size, mtime_ns) of the
+    file when it was verified; `chunks` are the SHA-256 of [i*CHUNK, min((i+1)*CHUNK, N))."""
+    path: str
+    identity: tuple[int, int, int, int]
+    length: int
+    sha256: str
+    chunks: tuple[str, ...]
+    state: WalkState
+    rules: str = RULES
+    written_at: str = ""
+
+    def to_json(self) -> bytes:
+        doc = {"format": FORMAT, "rules": self.rules, "path": self.path,
+               "identity": dict(zip(("device", "inode", "size", "mtime_ns"), self.identity)),
+               "length": self.length, "lines": self.state.lines, "rows": self.state.rows,
+               "sha256": self.sha256, "chunk_bytes": CHUNK, "chunks": list(self.chunks),
+               "written_at": self.written_at, "state": self.state.to_dict()}
+        return json.dumps(doc, ensure_ascii=True, indent=1).encode("ascii") + b"\n"
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Checkpoint:
+        """ValueError naming what is wrong, for anything but a well-formed document."""
+        try:
+            doc = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ValueError(f"not JSON ({e})") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ValueError("not a sealscope checkpoint")
+        ident = doc.get("identity")
+        keys = ("device", "inode", "size", "mtime_ns")
+        if not isinstance(ident, dict) or not all(_nat(ident.get(k)) for k in keys):
+            raise ValueError("identity out of shape")
+        chunks = doc.get("chunks")
+        length = doc.get("length")
+        if not (_nat(length) and isinstance(chunks, list)
+                and all(_hex64(c) for c in chunks) and _hex64(doc.get("sha256"))
+                and isinstance(doc.get("path"), str) and isinstance(doc.get("rules"), str)
+                and doc.get("chunk_bytes") == CHUNK
+                and len(chunks) == -(-length // CHUNK)):
+            raise ValueError("fields out of shape")
+        state = WalkState.from_dict(doc.get("state"))
+        if state.offset != length:
+            raise ValueError("walk state and length disagree")
+        return cls(path=doc["path"], identity=tuple(ident[k] for k in keys),  # type: ignore[arg-type]
+                   length=length, sha256=doc["sha256"], chunks=tuple(chunks), state=state,
+                   rules=doc["rules"], written_at=str(doc.get("written_at", "")))
+
+
+def _nat(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _hex64(v: Any) -> bool:
+    return isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+
+
+def load(where: Path, real_path: str, strict: bool) -> tuple[Checkpoint | None, str | None]:
+    """The checkpoint at `where` if it may be resumed for this file and mode, else
+    (None, a one-line note; None when there simply is none yet)."""
+    try:
+        data = where.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        return None, f"checkpoint {where} ignored: unreadable ({e.strerror or e}); verified in full"
+    try:
+        cp = Checkpoint.from_json(data)
+    except ValueError as e:
+        return None, f"checkpoint {where} ignored: unreadable ({e}); verified in full"
+    if cp.rules != RULES:
+        return None, (f"checkpoint {where} ignored: made by rules {cp.rules!r}, these are "
+                      f"{RULES!r}; verified in full")
+    if cp.path != real_path:
+        return None, f"checkpoint {where} ignored: it is for another file ({cp.path}); verified in full"
+    if cp.state.strict != strict:
+        mode = "strict" if cp.state.strict else "non-strict"
+        return None, f"checkpoint {where} ignored: made by a {mode} walk; verified in full"
+    return cp, None
+
+
+def save(where: Path, cp: Checkpoint) -> None:
+    """Write atomically: a temporary file in the same directory, fsynced, renamed."""
+    where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = where.with_name(f".{where.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(cp.to_json())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, where)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# --------------------------------------------------------------------------- bytes
+
+def line_cut(buf, start: int, total: int) -> int:
+    """The end of the last line of [start, total) that has its line break: just after
+    the last `\\n`, or after a lone `\\r` that is not the last byte (a last `\\r` may
+    yet become `\\r\\n`). `start` when there is none."""
+    block = 1 << 16
+    end = total
+    while end > start:
+        lo = max(start, end - block)
+        data = buf[lo:end]
+        nl = data.rfind(b"\n")
+        cr = data.rfind(b"\r", 0, len(data) - 1 if end == total else len(data))
+        hit = max(nl, cr)
+        if hit >= 0:
+            return lo + hit + 1
+        end = lo
+        block = min(block * 4, _READ)
+    return start
+
+
+def _read_hash(fd: int, h: Any, start: int, end: int) -> None:
+    pos = start
+    while pos < end:
+        data = os.pread(fd, min(_READ, end - pos), pos)
+        if not data:
+            raise OSError(f"file ended at byte {pos} while hashing to {end}")
+        h.update(data)
+        pos += len(data)
+
+
+def _digest(fd: int, start: int, end: int) -> str:
+    h = hashlib.sha256()
+    _read_hash(fd, h, start, end)
+    return h.hexdigest()
+
+
+def prefix_digests(fd: int, end: int, first_chunk: int = 0) -> list[str]:
+    """SHA-256 of each CHUNK of [first_chunk*CHUNK, end), hashed on two threads."""
+    spans = [(a, min(a + CHUNK, end)) for a in range(first_chunk * CHUNK, end, CHUNK)]
+    if len(spans) <= 1:
+        return [_digest(fd, a, b) for a, b in spans]
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        return list(pool.map(lambda ab: _digest(fd, *ab), spans))
+
+
+def span_text(a: int, b: int) -> str:
+    """A byte span for people: `0–64 MiB` on MiB boundaries, else `0–5,000`."""
+    mib = 1 << 20
+    if a % mib == 0 and b % mib == 0:
+        return f"{a // mib}–{b // mib} MiB"
+    return f"{a:,}–{b:,}"
+
+
+def changed_result(full: VerifyResult, text: str) -> VerifyResult:
+    """A full walk's verdict made BROKEN by what a checkpoint saw (`text` is the first
+    break; the walk's own findings follow)."""
+    return replace(full, ok=False, first_break=text, breaks=full.breaks + 1,
+                   findings=(Finding(0, "break", text),) + full.findings)
+
+
+# --------------------------------------------------------------------------- resume
+
+@dataclass(frozen=True)
+class Resumed:
+    """How much of a verification was resumed: rows 1..rows_before and bytes
+    [0, bytes_before) unchanged since the checkpoint; the rest walked now."""
+    rows_before: int
+    rows_after: int
+    lines_before: int
+    bytes_before: int
+    bytes_after: int
+    checkpoint_written_at: str
+
+    def to_dict(self) -> dict:
+        return {"rows_unchanged": self.rows_before, "rows_total": self.rows_after,
+                "lines_unchanged": self.lines_before, "bytes_unchanged": self.bytes_before,
+                "bytes_total": self.bytes_after,
+                "checkpoint_written_at": self.checkpoint_written_at}
+
+    def sentence(self) -> str:
+        k, m = self.rows_before, self.rows_after
+        now = f"{k + 1:,}..{m:,} verified now" if m > k else "no new rows"
+        return f"rows 1..{k:,} unchanged since checkpoint (prefix hash matched), {now}"
+
+
+@dataclass(frozen=True)
+class Incremental:
+    """`verify_incremental`'s answer. `change` is "shrank" or "changed" when the
+    checkpoint caught the file; `saved` whether a new checkpoint was written."""
+    result: VerifyResult
+    checkpoint: str | None
+    resumed: Resumed | None = None
+    notes: tuple[str, ...] = ()
+    saved: bool = False
+    change: str | None = None
+
+
+def verify_incremental(path: str | os.PathLike, *, strict: bool = False,
+                       checkpoint: str | os.PathLike | None = None, save_new: bool = True,
+                       on_progress: ledger.ProgressFn | None = None,
+                       workers: int | None = None, env: dict | None = None) -> Incremental:
+    """Verify a ledger using and updating its checkpoint (default: the user's cache).
+    Never raises for any file; checkpoint trouble becomes a note."""
+    try:
+        fh, buf = ledger._open_checked(path)
+    except OSError as e:
+        return Incremental(ledger._unreadable(e), None)
+    if fh is None:
+        res = ledger.verify(path, strict=strict, on_progress=on_progress, workers=workers)
+        return Incremental(res, None, notes=("not a regular file: no checkpoint",))
+    with fh:
+        return _incremental(str(path), fh.fileno(), buf, strict, checkpoint, save_new,
+                            on_progress, workers, env)
+
+
+def _incremental(path: str, fd: int, buf, strict: bool, checkpoint, save_new: bool,
+                 on_progress, workers, env) -> Incremental:
+    st = os.fstat(fd)
+    real = os.path.realpath(path)
+    where = Path(checkpoint) if checkpoint is not None else default_location(real, strict, env)
+    notes: list[str] = []
+    cp, note = load(where, real, strict)
+    if note:
+        notes.append(note)
+    total = len(buf)
+    cut = line_cut(buf, 0, total)
+
+    def walk(state: WalkState | None) -> ledger.Walked:
+        return ledger.walk_span(path, buf, strict=strict, cut=cut, state=state,
+                                on_progress=on_progress, workers=workers)
+
+    if cp is not None:
+        if (st.st_dev, st.st_ino) != cp.identity[:2]:
+            notes.append(f"the file was replaced since the checkpoint (inode {cp.identity[1]} "
+                         f"→ {st.st_ino}); its prefix is checked byte for byte")
+        if total < cp.length:
+            text = f"checkpoint: file shrank from {cp.length:,} to {total:,} bytes"
+            full = walk(None).result
+            return _caught(full, text, "shrank", where, notes)
+        # hash the prefix (and on to the new cut) while the appended bytes are walked
+        h = hashlib.sha256()
+        box: dict[str, Any] = {}
+
+        def hash_prefix() -> None:
+            try:
+                _read_hash(fd, h, 0, cp.length)
+                box["prefix"] = h.hexdigest()
+                _read_hash(fd, h, cp.length, cut)
+                box["cut"] = h.hexdigest()
+            except OSError as e:
+                box["error"] = e
+
+        t = threading.Thread(target=hash_prefix, daemon=True)
+        t.start()
+        walked = walk(cp.state)
+        t.join()
+        if "error" in box or box.get("prefix") != cp.sha256:
+            text = _changed_text(fd, cp, total)
+            full = walk(None).result
+            return _caught(full, text, "changed", where, notes)
+        if walked.restarted:
+            notes.append(walked.restarted)
+        resumed = None if walked.restarted else Resumed(
+            cp.state.rows, walked.result.rows, cp.state.lines, cp.length, total, cp.written_at)
+        keep = cp.length // CHUNK
+        chunks = list(cp.chunks[:keep]) + prefix_digests(fd, cut, keep)
+        return _finish(path, fd, st, where, walked, box["cut"], chunks, resumed, notes,
+                       save_new)
+    walked = walk(None)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        whole = pool.submit(_digest, fd, 0, cut)
+        chunks = prefix_digests(fd, cut)
+        digest = whole.result()
+    return _finish(path, fd, st, where, walked, digest, chunks, None, notes, save_new)
+
+
+def _changed_text(fd: int, cp: Checkpoint, total: int) -> str:
+    """Name the first 64 MiB chunk of the prefix whose bytes changed."""
+    try:
+        now = prefix_digests(fd, cp.length)
+    except OSError:
+        now = []
+    i = next((k for k, (a, b) in enumerate(zip(cp.chunks, now)) if a != b), 0)
+    a, b = i * CHUNK, min((i + 1) * CHUNK, cp.length)
+    return f"checkpoint: prefix changed in bytes {span_text(a, b)} since it was verified"
+
+
+def _caught(full: VerifyResult, text: str, change: str, where: Path,
+            notes: list[str]) -> Incremental:
+    if full.first_break:
+        notes.append(f"the full walk's first break: {full.first_break}")
+    else:
+        notes.append("the full walk alone finds no break: the file was rewritten or cut "
+                     "consistently")
+    notes.append(f"checkpoint {where} kept: remove it to accept the file as it is now")
+    return Incremental(changed_result(full, text), str(where), notes=tuple(notes),
+                       change=change)
+
+
+def _finish(path: str, fd: int, st: os.stat_result, where: Path, walked: ledger.Walked,
+            digest: str, chunks: list[str], resumed: Resumed | None, notes: list[str],
+            save_new: bool) -> Incremental:
+    res = walked.result
+    saved = False
+    if save_new:
+        try:
+            now = os.stat(path)
+            same = (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
+        except OSError:
+            same = False
+        if not same:
+            notes.append("the file was replaced while it was verified: no checkpoint written")
+        elif len(walked.state.findings) > MAX_FINDINGS:
+            notes.append(f"more than {MAX_FINDINGS:,} findings: no checkpoint written")
+        else:
+            cp = Checkpoint(path=os.path.realpath(path),
+                            identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+                            length=walked.state.offset, sha256=digest, chunks=tuple(chunks),
+                            state=walked.state, written_at=utc_stamp())
+            try:
+                save(where, cp)
+                saved = True
+            except OSError as e:
+                notes.append(f"checkpoint {where} not written: {e.strerror or e}")
+    return Incremental(res, str(where), resumed=resumed, notes=tuple(notes), saved=saved)
