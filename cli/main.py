@@ -14,6 +14,7 @@ import sys
 VERB_MODULES = (
     "sealscope.cmd_view",
     "sealscope.cmd_verify",
+    "sealscope.cmd_watch",
     "sealscope.cmd_receipts",
     "sealscope.cmd_continuity",
     "sealscope.cmd_harn",

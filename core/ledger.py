@@ -33,7 +33,8 @@ from sealscope.core.jsonio import (DuplicateKeyError, dumps_body, dumps_row, enc
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
            "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
-           "LedgerWriteError", "iter_rows", "row_kind", "WalkState", "Walked", "walk_span"]
+           "LedgerWriteError", "iter_rows", "row_kind", "WalkState", "Walked", "walk_span",
+           "state_result"]
 
 GENESIS = "genesis"
 CHAIN_LEN = 32
@@ -759,6 +760,13 @@ def walk_span(path: str | None, buf, *, strict: bool, cut: int,
     at_cut = w.export(cut, n)
     n = _walk_lines(w, buf, cut, total, n, True, on_progress)
     return Walked(_finish(w, strict, declared, n), at_cut)
+
+
+def state_result(state: WalkState) -> VerifyResult:
+    """The verdict of the file as if it ended at the state's offset (`verify` of
+    exactly those bytes): what is known for sure while a writer may be mid-line."""
+    return _finish(_Walk.resume(state, state.declared), state.strict, state.declared,
+                   state.lines + 1)
 
 
 _REDECIDABLE = ("chain mismatch", "unchained row after chain began", "declared break (")

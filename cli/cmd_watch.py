@@ -1,0 +1,159 @@
+"""`sealscope watch LEDGER... [--strict] [--json] [--interval S] [--rehash S]`.
+
+Follows ledgers as they grow: each new complete row is verified as it lands, from
+the walk state of the last poll (never from byte 0). One line per new break,
+declared break and compaction receipt, a status line whenever rows arrive, and a
+loud line when a file is truncated, replaced or rewritten. Ctrl-C (SIGINT) or
+SIGTERM ends it with the exit code of the worst verdict seen.
+
+It polls (stat, then read from the last offset), as toolong's tail does, rather
+than using watchfiles/inotify: no new dependency, the same behaviour on Linux and
+macOS, and it sees appends on NFS and other network filesystems where kernel
+change events are not delivered. A poll of an unchanged file is two stat calls
+and a 4 KiB read.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+
+from sealscope.output import error_line, paint, progress_callback
+
+_CODE = {"VERIFIED": 0, "BROKEN": 1, "COULD NOT LOOK": 3}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="follow ledgers as they grow, verifying each new row")
+    p.add_argument("ledgers", nargs="+", metavar="LEDGER")
+    p.add_argument("--strict", action="store_true",
+                   help="treat unchained rows as breaks and ignore declarations")
+    p.add_argument("--json", action="store_true", help="one JSON event per line")
+    p.add_argument("--interval", type=float, default=0.5, metavar="SECONDS",
+                   help="how often each file is polled (default 0.5)")
+    p.add_argument("--rehash", type=float, default=30.0, metavar="SECONDS",
+                   help="re-hash the whole verified prefix at least this often (default 30)")
+    p.set_defaults(func=run)
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop(_signum, _frame) -> None:
+    raise _Stop
+
+
+def run(args: argparse.Namespace) -> int:
+    from sealscope.core.export import worst
+    from sealscope.core.follow import Follower
+
+    if args.interval <= 0 or args.rehash <= 0:
+        error_line("watch: --interval and --rehash must be positive")
+        return 2
+    out = _Out(args.json)
+    followers = [Follower(p, strict=args.strict, rehash_seconds=args.rehash)
+                 for p in args.ledgers]
+    seen: list[int] = []
+    old = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for f in followers:
+            res = f.open(on_progress=None if args.json else progress_callback(f"watch {f.path}"))
+            seen.append(_CODE[res.verdict])
+            if f.alarm is not None:
+                out.alarm(f, f.alarm)
+            else:
+                out.status(f, "open")
+        while True:
+            time.sleep(args.interval)
+            for f in followers:
+                events = f.poll()
+                for ev in events:
+                    if ev.kind == "grew":
+                        continue
+                    if f.alarm is ev:
+                        out.alarm(f, ev)
+                    else:
+                        out.finding(f, ev)
+                if events and f.alarm is None:
+                    out.status(f, "grew", next((e.rows for e in events if e.kind == "grew"), 0))
+                seen.append(_CODE[f.result.verdict])
+    except (_Stop, KeyboardInterrupt):
+        pass
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        for f in followers:
+            f.close()
+    code = worst(seen)
+    out.end(followers, code)
+    return code
+
+
+class _Out:
+    """Human lines or JSON events on stdout, one per line, flushed at once."""
+
+    def __init__(self, as_json: bool):
+        self.json = as_json
+
+    def _emit(self, line: str) -> None:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    def _event(self, doc: dict) -> None:
+        self._emit(json.dumps(doc, ensure_ascii=True, default=str))
+
+    def status(self, f, what: str, new: int = 0) -> None:
+        from sealscope.core.sanitize import clean
+
+        r = f.result
+        if self.json:
+            self._event({"event": what, "path": f.path, "verdict": r.verdict, **r.to_dict(),
+                         "new_rows": new, "rows_since_open": f.rows_added})
+            return
+        colour = {"VERIFIED": "green", "BROKEN": "red"}.get(r.verdict, "yellow")
+        line = (f"{paint(r.verdict, colour)}  {clean(f.path)}  rows={r.rows:,}"
+                f"{f' (+{new:,})' if what == 'grew' else ''} breaks={r.breaks} "
+                f"scope={r.verified_scope}")
+        if r.declared_breaks:
+            line += f" declared={r.declared_breaks}"
+        if what == "open":
+            line += "  following"
+            if r.first_break:
+                line += f"\n  first break: {clean(r.first_break)}"
+        self._emit(line)
+
+    def finding(self, f, ev) -> None:
+        from sealscope.core.sanitize import clean
+
+        if self.json:
+            self._event({"event": ev.kind, "path": f.path, "line": ev.line, "text": ev.text})
+            return
+        word = {"break": paint("BREAK", "red"), "declared": paint("DECLARED", "yellow"),
+                "receipt": paint("RECEIPT", "cyan")}.get(ev.kind, ev.kind.upper())
+        self._emit(f"  {word}  {clean(f.path)}  {clean(ev.text)}")
+
+    def alarm(self, f, ev) -> None:
+        from sealscope.core.sanitize import clean
+
+        if self.json:
+            self._event({"event": ev.kind, "path": f.path, "text": ev.text, "rows_gone": ev.rows,
+                         "verdict": f.result.verdict})
+            return
+        self._emit(paint(f"!! {ev.kind.upper()} while open: {clean(f.path)}: {clean(ev.text)}",
+                         "red"))
+
+    def end(self, followers, code: int) -> None:
+        if self.json:
+            self._event({"event": "stopped", "exit_code": code,
+                         "verdicts": {f.path: f.result.verdict for f in followers
+                                      if f.result is not None}})
+            return
+        from sealscope.core.sanitize import clean
+
+        for f in followers:
+            if f.result is not None:
+                self._emit(f"stopped: {f.result.verdict}  {clean(f.path)}  rows={f.result.rows:,} "
+                           f"(+{f.rows_added:,} while watched)")

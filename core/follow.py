@@ -1,0 +1,248 @@
+"""Following a ledger as it grows: each poll walks only the complete lines appended
+since the last one, from the saved walk state, and says what changed.
+
+The verdict is always that of the file up to its last line break (a writer may be
+mid-line; the partial line waits for its break). A file that shrinks, is replaced
+at its path (another inode) or whose verified bytes change is caught: the bytes just
+before the cut are compared on every poll, the whole prefix is re-hashed
+periodically, when the file changes without growing, and when an appended row does
+not chain from the verified head. Once caught, the verdict stays BROKEN ("latched")
+and the file is no longer followed. Frontends poll; this module never sleeps.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from sealscope.core import checkpoint as _cp
+from sealscope.core import ledger
+from sealscope.core import lines as _lines
+from sealscope.core.jsonio import loads
+from sealscope.core.ledger import VerifyResult
+from sealscope.core.receipt import KIND, is_receipt_row, verify_receipt
+
+__all__ = ["Event", "Follower", "ALARMS", "SEAM", "REHASH_SECONDS"]
+
+SEAM = 4096            # bytes before the cut compared on every poll
+REHASH_SECONDS = 30.0  # the whole verified prefix re-hashed at least this often
+ALARMS = ("truncated", "replaced", "rewritten", "unreadable")
+_RECEIPT_B = KIND.encode()
+
+
+@dataclass(frozen=True)
+class Event:
+    """What one poll saw. kind: "grew" (rows appended: `rows` new, `line` the last
+    complete line), "break" / "declared" (a new finding at `line`), "receipt" (a
+    compaction receipt row at `line`, `text` its check), or an alarm in ALARMS
+    (`rows` = rows gone for "truncated")."""
+    kind: str
+    text: str
+    line: int = 0
+    rows: int = 0
+
+
+class _Fd:
+    def __init__(self, fd: int):
+        self._fd = fd
+
+    def fileno(self) -> int:
+        return self._fd
+
+
+class Follower:
+    """One ledger, followed. `open()` walks it once; `poll()` takes what was appended.
+    `result` is the verdict of the complete lines so far (BROKEN once an alarm
+    latched); `rows_added` counts rows appended since `open()`."""
+
+    def __init__(self, path: str | os.PathLike, *, strict: bool = False,
+                 rehash_seconds: float = REHASH_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
+        self.path = str(path)
+        self.strict = strict
+        self.rehash_seconds = rehash_seconds
+        self.clock = clock
+        self.fd: int | None = None
+        self.state: ledger.WalkState | None = None
+        self.result: VerifyResult | None = None
+        self.alarm: Event | None = None
+        self.rows_added = 0
+        self._ident = (0, 0)
+        self._size = self._mtime = 0
+        self._h: Any = None           # SHA-256 of [0, cut)
+        self._chunks: list[str] = []  # SHA-256 of each complete CHUNK of the prefix
+        self._hc: Any = None          # SHA-256 of the prefix's last, partial chunk
+        self._seam = b""
+        self._hashed_at = 0.0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def open(self, on_progress: ledger.ProgressFn | None = None,
+             workers: int | None = None) -> VerifyResult:
+        """Open and walk the whole file; the verdict of its complete lines. An
+        unreadable file latches the "unreadable" alarm."""
+        try:
+            self.fd = os.open(self.path, os.O_RDONLY)
+            st = os.fstat(self.fd)
+        except OSError as e:
+            self.result = ledger._unreadable(e)
+            self.alarm = Event("unreadable", str(e))
+            return self.result
+        self._ident, self._size, self._mtime = (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns
+        buf = self._source()
+        cut = _cp.line_cut(buf, 0, len(buf))
+        walked = ledger.walk_span(self.path, buf, strict=self.strict, cut=cut,
+                                  on_progress=on_progress, workers=workers)
+        self.state = walked.state
+        self.result = ledger.state_result(walked.state)
+        full = (cut // _cp.CHUNK) * _cp.CHUNK
+        self._chunks = _cp.prefix_digests(self.fd, full)
+        self._h = hashlib.sha256()
+        _cp._read_hash(self.fd, self._h, 0, cut)
+        self._hc = hashlib.sha256()
+        _cp._read_hash(self.fd, self._hc, full, cut)
+        self._seam = os.pread(self.fd, min(SEAM, cut), cut - min(SEAM, cut))
+        self._hashed_at = self.clock()
+        return self.result
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _source(self) -> _lines.FileSource:
+        assert self.fd is not None
+        return _lines.FileSource(_Fd(self.fd))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ polling
+
+    def poll(self) -> list[Event]:
+        """Check the file once: alarms first, then the rows appended since the last
+        poll. Returns nothing once an alarm has latched."""
+        if self.alarm is not None or self.fd is None or self.state is None:
+            return []
+        try:
+            return self._poll()
+        except OSError as e:
+            return [self._latch(Event("unreadable", f"the file could not be read: {e}"))]
+
+    def _poll(self) -> list[Event]:
+        state = self.state
+        assert state is not None and self.fd is not None
+        try:
+            now = os.stat(self.path)
+            here = (now.st_dev, now.st_ino)
+        except FileNotFoundError:
+            here = None
+        if here != self._ident:
+            what = ("the file was removed from its path" if here is None else
+                    f"another file is at the path (inode {self._ident[1]} → {here[1]})")
+            return [self._latch(Event("replaced", what))]
+        st = os.fstat(self.fd)
+        if st.st_size < state.offset:
+            return [self._truncated(st.st_size)]
+        seam = os.pread(self.fd, len(self._seam), state.offset - len(self._seam))
+        due = self.clock() - self._hashed_at >= self.rehash_seconds
+        still = st.st_size == self._size and st.st_mtime_ns != self._mtime
+        if seam != self._seam or due or still:
+            caught = self._rehash()
+            if caught is not None:
+                return [caught]
+        self._size, self._mtime = st.st_size, st.st_mtime_ns
+        buf = self._source()
+        cut = _cp.line_cut(buf, state.offset, len(buf))
+        if cut <= state.offset:
+            return []
+        walked = ledger.walk_span(None, buf, strict=self.strict, cut=cut, state=state)
+        data = buf[state.offset:cut]
+        new = walked.state
+        events: list[Event] = []
+        old_keys = set(state.findings) if walked.restarted else None
+        mismatch = False
+        for n, kind, text in new.findings:
+            if (n > state.lines) if old_keys is None else ((n, kind, text) not in old_keys):
+                events.append(Event(kind, text, n))
+                mismatch = mismatch or "chain mismatch" in text
+        events.extend(self._receipts(data, state.lines))
+        events.sort(key=lambda e: e.line)
+        if mismatch:  # an appended row that does not chain: was the prefix rewritten?
+            caught = self._rehash()
+            if caught is not None:
+                return [caught]
+        self._extend_hashes(data)
+        self._seam = (self._seam + data)[-SEAM:] if SEAM else b""
+        grown = new.rows - state.rows
+        self.rows_added += grown
+        self.state = new
+        self.result = ledger.state_result(new)
+        return [Event("grew", f"{grown} new rows", new.lines, grown)] + events
+
+    def _receipts(self, data: bytes, n: int) -> list[Event]:
+        out = []
+        for s, e in _lines.window_bounds(data, 0, len(data)):
+            for raw in _lines.split_window(data[s:e], False):
+                n += 1
+                if _RECEIPT_B not in raw and b"\\u" not in raw:
+                    continue
+                try:
+                    row = loads(_lines.decode_line(raw))
+                except (ValueError, RecursionError):
+                    continue
+                if is_receipt_row(row):
+                    chk = verify_receipt(row)
+                    word = "verified" if chk.ok else "does not verify"
+                    out.append(Event("receipt", f"line {n}: compaction receipt {word} "
+                                                f"(scope {chk.verified_scope})", n))
+        return out
+
+    # ------------------------------------------------------------------ hashing
+
+    def _extend_hashes(self, data: bytes) -> None:
+        assert self.state is not None
+        self._h.update(data)
+        pos = self.state.offset
+        view = memoryview(data)
+        while view:
+            room = _cp.CHUNK - pos % _cp.CHUNK
+            self._hc.update(view[:room])
+            if len(view) >= room:
+                self._chunks.append(self._hc.hexdigest())
+                self._hc = hashlib.sha256()
+            pos += min(room, len(view))
+            view = view[room:]
+
+    def _rehash(self) -> Event | None:
+        """Re-hash [0, cut) from disk; the "rewritten" alarm naming the first changed
+        chunk when it differs from what was verified."""
+        assert self.state is not None and self.fd is not None
+        self._hashed_at = self.clock()
+        cut = self.state.offset
+        h = hashlib.sha256()
+        _cp._read_hash(self.fd, h, 0, cut)
+        if h.hexdigest() == self._h.hexdigest():
+            return None
+        want = list(self._chunks)
+        if cut % _cp.CHUNK:
+            want.append(self._hc.hexdigest())
+        now = _cp.prefix_digests(self.fd, cut)
+        i = next((k for k, (a, b) in enumerate(zip(want, now)) if a != b), 0)
+        a, b = i * _cp.CHUNK, min((i + 1) * _cp.CHUNK, cut)
+        return self._latch(Event("rewritten", f"prefix changed in bytes {_cp.span_text(a, b)}"))
+
+    def _truncated(self, size: int) -> Event:
+        assert self.state is not None and self.fd is not None
+        buf = self._source()
+        now = ledger.walk_span(None, buf, strict=self.strict,
+                               cut=_cp.line_cut(buf, 0, len(buf))).state.rows
+        gone = max(0, self.state.rows - now)
+        return self._latch(Event(
+            "truncated", f"{gone:,} rows gone (file shrank from {self.state.offset:,} to "
+                         f"{size:,} bytes)", rows=gone))
+
+    def _latch(self, ev: Event) -> Event:
+        self.alarm = ev
+        assert self.result is not None
+        self.result = _cp.changed_result(self.result, f"{ev.kind} while open: {ev.text}")
+        return ev
