@@ -1,4 +1,8 @@
-"""`sealscope verify LEDGER... [--strict] [--pin PIN] [--witness STORE --ns NS] [--json]`."""
+"""`sealscope verify LEDGER... [--strict] [--pin PIN] [--witness STORE --ns NS] [--json]
+[--incremental [--checkpoint FILE]]`.
+
+`--incremental` resumes from the ledger's checkpoint (the user's cache, or FILE) and
+writes the new one: the verified prefix is hashed, only the appended bytes walked."""
 from __future__ import annotations
 
 import argparse
@@ -17,17 +21,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--witness", metavar="STORE", help="a witness store file to check against")
     p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument("--incremental", action="store_true",
+                   help="resume from the ledger's checkpoint and update it: walk only "
+                        "what was appended since (see README: checkpoints)")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="the checkpoint file (with --incremental; default: "
+                        "$XDG_CACHE_HOME/sealscope/checkpoints/)")
     p.set_defaults(func=run)
 
 
 def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
-          ns: str | None = None, progress: bool = False) -> tuple[dict, int]:
+          ns: str | None = None, progress: bool = False, incremental: bool = False,
+          checkpoint: str | None = None) -> tuple[dict, int]:
     """Verify one ledger (and its pin or witness); the JSON object and the exit code."""
     from sealscope.core import ledger, pins, witness
 
     on_progress = progress_callback(f"verify {path}") if progress else None
-    res = ledger.verify(path, strict=strict, on_progress=on_progress)
-    doc = res.to_dict()
+    if incremental:
+        from sealscope.core.checkpoint import verify_incremental
+        inc = verify_incremental(path, strict=strict, checkpoint=checkpoint,
+                                 on_progress=on_progress)
+        res = inc.result
+        doc = res.to_dict()
+        doc["resumed"] = {"resumed": inc.resumed is not None,
+                          **(inc.resumed.to_dict() if inc.resumed else {}),
+                          "sentence": inc.resumed.sentence() if inc.resumed else None,
+                          "checkpoint": inc.checkpoint, "written": inc.saved,
+                          "caught": inc.change, "notes": list(inc.notes)}
+    else:
+        res = ledger.verify(path, strict=strict, on_progress=on_progress)
+        doc = res.to_dict()
     red = res.ok is False and not res.unreadable
     looked = not (res.unreadable or res.ok is None)
     other = None
@@ -56,7 +79,8 @@ MANY_MIN_BYTES = 16 << 20
 
 
 def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
-              progress: bool) -> list[tuple[dict, int]]:
+              progress: bool, incremental: bool = False,
+              checkpoint: str | None = None) -> list[tuple[dict, int]]:
     from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
     sizes = []
@@ -73,15 +97,18 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
             from concurrent.futures import ProcessPoolExecutor
             with ProcessPoolExecutor(max_workers=min(len(small), os.cpu_count() or 1),
                                      mp_context=mp.get_context("spawn")) as pool:
-                futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns) for i in small}
+                futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns, False,
+                                          incremental, checkpoint) for i in small}
                 for i in range(len(paths)):
                     if i not in futures:
-                        results[i] = judge(paths[i], strict, pin, store, ns, progress)
+                        results[i] = judge(paths[i], strict, pin, store, ns, progress,
+                                           incremental, checkpoint)
                 for i, f in futures.items():
                     results[i] = f.result()
         except Exception:  # noqa: BLE001 - no worker processes here: one at a time below
             pass
-    return [r if r is not None else judge(p, strict, pin, store, ns, progress)
+    return [r if r is not None else judge(p, strict, pin, store, ns, progress, incremental,
+                                          checkpoint)
             for p, r in zip(paths, results)]
 
 
@@ -94,6 +121,12 @@ def run(args: argparse.Namespace) -> int:
     if args.ns and not args.witness:
         error_line("verify: --ns goes with --witness STORE")
         return 2
+    if args.checkpoint and not args.incremental:
+        error_line("verify: --checkpoint goes with --incremental")
+        return 2
+    if args.checkpoint and len(args.ledgers) > 1:
+        error_line("verify: --checkpoint FILE holds one ledger's checkpoint; give one LEDGER")
+        return 2
     if args.pin and args.witness:
         error_line("verify: give --pin or --witness, not both")
         return 2
@@ -105,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
             error_line(f"verify: --pin: {e}")
             return 2
     progress = not args.json or sys.stderr.isatty()
-    results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress)
+    results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
+                        args.incremental, args.checkpoint)
     from sealscope.core.export import worst  # 1 (broken) over 3 (could not look) over 0
     code = worst(c for _d, c in results)
     if args.json:
@@ -138,4 +172,9 @@ def human_line(path: str, doc: dict) -> str:
     for side in ("pin", "witness"):
         if side in doc:
             extra.append(f"{side}: {doc[side]['verdict']} — {clean(doc[side]['detail'])}")
+    resumed = doc.get("resumed")
+    if resumed is not None:
+        if resumed["sentence"]:
+            extra.append(resumed["sentence"])
+        extra.extend(f"note: {clean(n)}" for n in resumed["notes"])
     return "\n".join([head] + ["  " + e for e in extra])
