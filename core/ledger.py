@@ -668,6 +668,8 @@ def _walk_parallel(path: str, buf, start: int, end: int, final: bool, w: _Walk, 
     incoming state; from that row on the range's outcome depends on nothing before it.
     Line numbers are range-relative (shifted here) unless a declaration needs absolute
     ones. `run_jobs` maps `_walk_range` argument tuples to results in order."""
+    if start >= end:
+        return _walk_lines(w, buf, start, end, n, final)
     declared = w.declared
     total = len(buf)
     bounds = list(_lines.window_bounds(buf, start, end, chunk))

@@ -315,3 +315,26 @@ def test_parallel_resume_equals_single_pass(tmp_path):
         merged = L.walk_span(str(p), buf, strict=False, cut=cut, state=state, workers=2,
                              chunk_bytes=300)
     assert merged.result == L.verify(p, workers=1)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(case=growing(), strict=st.booleans(), chunk=st.integers(1, 300))
+def test_resumed_range_merge_equals_single_pass(tmp_path, case, strict, chunk):
+    """Resuming with the appended part split into worker ranges (run in-process here)
+    merges into exactly one sequential pass, whatever the ranges cut through."""
+    data, a, _b = case
+    p = tmp_path / "l.jsonl"
+    p.write_bytes(data)
+    with open(p, "rb") as fh:
+        buf = L._lines.FileSource(fh)
+        cut = _ref_cut(data[:a])
+        state = L.walk_span(None, buf, strict=strict, cut=cut).state
+        later = L._scan_declarations(buf, cut, state.lines + 1)
+        if not strict and L._redecided(state, later):
+            return
+        declared = {**state.declared, **later}
+        w = L._Walk.resume(state, declared)
+        n = L._walk_parallel(str(p), buf, cut, len(buf), True, w, state.lines, 2, chunk, None,
+                             run_jobs=L._serial_runner)
+        assert L._finish(w, strict, declared, n) == L.verify(p, strict=strict, workers=1)
