@@ -312,10 +312,22 @@ def _incremental(path: str, fd: int, buf, strict: bool, checkpoint, save_new: bo
             except OSError as e:
                 box["error"] = e
 
-        t = threading.Thread(target=hash_prefix, daemon=True)
-        t.start()
+        keep = cp.length // CHUNK  # whole chunks inside the prefix keep their digests
+        tail: dict[str, Any] = {}
+
+        def hash_tail() -> None:  # the last partial chunk and the new ones, on the other core
+            try:
+                tail["chunks"] = [_digest(fd, a, min(a + CHUNK, cut))
+                                  for a in range(keep * CHUNK, cut, CHUNK)]
+            except OSError as e:
+                tail["error"] = e
+
+        threads = [threading.Thread(target=f, daemon=True) for f in (hash_prefix, hash_tail)]
+        for t in threads:
+            t.start()
         walked = walk(cp.state)
-        t.join()
+        for t in threads:
+            t.join()
         if "error" in box or box.get("prefix") != cp.sha256:
             text = _changed_text(fd, cp, total)
             full = walk(None).result
@@ -324,15 +336,18 @@ def _incremental(path: str, fd: int, buf, strict: bool, checkpoint, save_new: bo
             notes.append(walked.restarted)
         resumed = None if walked.restarted else Resumed(
             cp.state.rows, walked.result.rows, cp.state.lines, cp.length, total, cp.written_at)
-        keep = cp.length // CHUNK
-        chunks = list(cp.chunks[:keep]) + prefix_digests(fd, cut, keep)
+        chunks = None if "error" in tail else list(cp.chunks[:keep]) + tail["chunks"]
         return _finish(path, fd, st, where, walked, box["cut"], chunks, resumed, notes,
                        save_new)
     walked = walk(None)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        whole = pool.submit(_digest, fd, 0, cut)
-        chunks = prefix_digests(fd, cut)
-        digest = whole.result()
+    digest, chunks = "", None
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            whole = pool.submit(_digest, fd, 0, cut)
+            chunks = prefix_digests(fd, cut)
+            digest = whole.result()
+    except OSError:
+        chunks = None
     return _finish(path, fd, st, where, walked, digest, chunks, None, notes, save_new)
 
 
@@ -360,11 +375,13 @@ def _caught(full: VerifyResult, text: str, change: str, where: Path,
 
 
 def _finish(path: str, fd: int, st: os.stat_result, where: Path, walked: ledger.Walked,
-            digest: str, chunks: list[str], resumed: Resumed | None, notes: list[str],
-            save_new: bool) -> Incremental:
+            digest: str, chunks: list[str] | None, resumed: Resumed | None,
+            notes: list[str], save_new: bool) -> Incremental:
     res = walked.result
     saved = False
-    if save_new:
+    if save_new and chunks is None:
+        notes.append("the file changed while it was hashed: no checkpoint written")
+    elif save_new:
         try:
             now = os.stat(path)
             same = (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
