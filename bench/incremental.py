@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import statistics
@@ -65,7 +64,6 @@ def append_rows(path: Path, n: int, seed: int = 11) -> None:
     """n rows chained from the file's tail, written as arcaeon's append writes them."""
     sys.path.insert(0, str(HERE))
     from make_ledger import make_row
-
     from sealscope.core.ledger import link, tail_chain
     rng = random.Random(seed)
     prev = tail_chain(path)

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
 from sealscope.core import checkpoint as C
 from sealscope.core import ledger as L
 
