@@ -164,3 +164,22 @@ def test_unreadable_file(tmp_path):
     f = F.Follower(tmp_path / "missing.jsonl")
     res = f.open()
     assert res.unreadable and f.alarm.kind == "unreadable" and f.poll() == []
+
+
+def test_adopting_a_snapshot_from_another_process(tmp_path):
+    """The viewer walks in a child and follows in the app: the snapshot carries the
+    state; a file changed in between is caught on adoption."""
+    p = tmp_path / "l.jsonl"
+    _ledger(p, 6)
+    child = F.Follower(p)
+    child.open()
+    snap = child.snapshot()
+    child.close()
+    f = F.Follower(p)
+    assert f.adopt(snap) == L.verify(p) and f.alarm is None
+    _ledger(p, 2, 6)
+    assert [e.kind for e in f.poll()] == ["grew"] and f.result == L.verify(p)
+    g = F.Follower(p)
+    p.write_bytes(p.read_bytes().replace(b'"i": 0,', b'"i": 5,', 1))
+    g.adopt(snap)
+    assert g.alarm.kind == "rewritten" and g.result.ok is False
