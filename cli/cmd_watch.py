@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(args.interval)
             for f in followers:
                 events = f.poll()
+                seen.append(_CODE[f.result.verdict])
                 for ev in events:
                     if ev.kind == "grew":
                         continue
@@ -79,7 +80,6 @@ def run(args: argparse.Namespace) -> int:
                         out.finding(f, ev)
                 if events and f.alarm is None:
                     out.status(f, "grew", next((e.rows for e in events if e.kind == "grew"), 0))
-                seen.append(_CODE[f.result.verdict])
     except (_Stop, KeyboardInterrupt):
         pass
     finally:
@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(s, h)
         for f in followers:
             f.close()
-    code = worst(seen)
+    # every verdict seen, and the last ones (an alarm latches before it is printed)
+    code = worst(seen + [_CODE[f.result.verdict] for f in followers if f.result is not None])
     out.end(followers, code)
     return code
 
