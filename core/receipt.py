@@ -78,7 +78,7 @@ class DropSet:
     bytes: int
     introduced_count: int
     introduced_bytes: int
-    leftover: Counter = field(compare=False, repr=False, default_factory=Counter)
+    leftover: Counter[Any] = field(compare=False, repr=False, default_factory=Counter)
 
 
 def infer_drops(pre: ContentDigest, post: ContentDigest) -> DropSet:
@@ -104,13 +104,13 @@ def infer_drops(pre: ContentDigest, post: ContentDigest) -> DropSet:
 
 # --------------------------------------------------------------------------- building
 
-def core_of(row: dict) -> dict:
+def core_of(row: dict[str, Any]) -> dict[str, Any]:
     """The receipt core: exactly the seven core keys, a missing one as null."""
     return {k: row.get(k) for k in CORE_KEYS}
 
 
 def _core(schema: str, pre: ContentDigest, post: ContentDigest, drops: DropSet,
-          compactor: Any, method: Any) -> dict:
+          compactor: Any, method: Any) -> dict[str, Any]:
     introduced: dict[str, int] = {"count": drops.introduced_count}
     if schema == SCHEMA_V2:
         introduced["bytes"] = drops.introduced_bytes
@@ -127,7 +127,7 @@ def _core(schema: str, pre: ContentDigest, post: ContentDigest, drops: DropSet,
 
 
 def build_row(pre: Any, post: Any, compactor: Any, method: Any, schema: str = "v2", *,
-              opened_at: str | None = None, envelope: bool | None = None) -> dict:
+              opened_at: str | None = None, envelope: bool | None = None) -> dict[str, Any]:
     """The receipt row for pre → post, without writing it anywhere.
 
     `pre`/`post` are item lists or ContentDigests; `schema` is "v2"/"v1" (or the full
@@ -154,6 +154,11 @@ class CompactionReceipt:
     `seal(path, compactor=, method=)`. Sealed receipts refuse every further call."""
 
     __slots__ = ("_pre", "_opened_at", "_post", "_claim", "_row")
+    _pre: ContentDigest
+    _opened_at: str
+    _post: ContentDigest | None
+    _claim: list[str] | None
+    _row: dict[str, Any] | None
 
     def __init__(self, *_a: Any, **_k: Any) -> None:
         raise TypeError("use CompactionReceipt.open(pre_content)")
@@ -165,9 +170,9 @@ class CompactionReceipt:
         self = object.__new__(cls)
         self._pre = digest_content(pre_content)
         self._opened_at = utc_stamp()
-        self._post: ContentDigest | None = None
-        self._claim: list[str] | None = None
-        self._row: dict | None = None
+        self._post = None
+        self._claim = None
+        self._row = None
         return self
 
     @property
@@ -193,7 +198,8 @@ class CompactionReceipt:
         self._unsealed()
         self._claim = [_digest.item_digest(x).digest for x in items]
 
-    def seal(self, ledger_path: str | os.PathLike, *, compactor: Any, method: Any) -> dict:
+    def seal(self, ledger_path: str | os.PathLike[str], *, compactor: Any,
+             method: Any) -> dict[str, Any]:
         """Build the v2 row, append it to the ledger, return it with its `chain`."""
         self._unsealed()
         if self._post is None:
@@ -260,7 +266,7 @@ class ReceiptCheck:
     def __bool__(self) -> bool:
         return self.ok
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "self_consistent": self.self_consistent,
                 "content": self.content, "schema": self.schema,
                 "understatement_check": self.understatement_check,
@@ -332,11 +338,11 @@ class _Shape:
     """A row that passed the shape gates: its version and the blocks it claims."""
     version: str
     under: str
-    pre: dict
-    post: dict
-    dropped: dict
-    introduced: dict
-    manifest: list
+    pre: dict[str, Any]
+    post: dict[str, Any]
+    dropped: dict[str, Any]
+    introduced: dict[str, Any]
+    manifest: list[Any]
     intro_bytes: int | None
 
 
@@ -404,7 +410,7 @@ def _byte_problems(s: _Shape) -> list[str]:
     return []
 
 
-def _self_consistency(row: dict, s: _Shape, log: _Log) -> str | None:
+def _self_consistency(row: dict[str, Any], s: _Shape, log: _Log) -> str | None:
     """Every self-consistency check runs; returns the recomputed core digest (None when
     the core cannot be canonicalised)."""
     for lab, val in (("pre.digest", s.pre.get("digest")),
@@ -439,7 +445,7 @@ def _self_consistency(row: dict, s: _Shape, log: _Log) -> str | None:
     return core_digest
 
 
-def _missing_from_pre(manifest: list, pre_c: ContentDigest) -> list[str]:
+def _missing_from_pre(manifest: list[Any], pre_c: ContentDigest) -> list[str]:
     """A note for each manifest digest the pre content cannot supply (as a multiset)."""
     avail = Counter(pre_c.digests)
     missing: list[str] = []

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 import tempfile
-from dataclasses import dataclass
-from pathlib import Path
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from sealscope.core import digest as _digest
@@ -82,7 +83,7 @@ class SelfCheck:
     ok: bool
     detail: str = ""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "ok": self.ok, "detail": self.detail}
 
 
@@ -99,7 +100,7 @@ class SelftestResult:
     def failed(self) -> tuple[SelfCheck, ...]:
         return tuple(c for c in self.checks if not c.ok)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "checks": [c.to_dict() for c in self.checks]}
 
 
@@ -122,6 +123,14 @@ def _verdict(v: _receipt.ReceiptCheck) -> str:
             f"verified_scope={v.verified_scope}")
 
 
+def _vector(fn: Callable[[Any], str], name: str, value: Any, want: str) -> SelfCheck:
+    return _equal(name, fn(value), want)
+
+
+def _item_digest(value: Any) -> str:
+    return _digest.item_digest(value).digest
+
+
 def _refuses_nan() -> SelfCheck:
     try:
         got = _digest.digest_json({"bad": float("nan")})
@@ -134,15 +143,12 @@ def run() -> SelftestResult:
     """Run every check; never raises."""
     checks: list[SelfCheck] = []
     for name, value, want in JSON_VECTORS:
-        checks.append(_guard(name, lambda n=name, v=value, w=want:
-                             _equal(n, _digest.digest_json(v), w)))
+        checks.append(_guard(name, partial(_vector, _digest.digest_json, name, value, want)))
     for name, value, want in BYTES_VECTORS:
-        checks.append(_guard(name, lambda n=name, v=value, w=want:
-                             _equal(n, _digest.digest_bytes(v), w)))
+        checks.append(_guard(name, partial(_vector, _digest.digest_bytes, name, value, want)))
     checks.append(_guard("json-c14n refuses NaN", _refuses_nan))
     for name, value, want in ITEM_VECTORS:
-        checks.append(_guard(name, lambda n=name, v=value, w=want:
-                             _equal(n, _digest.item_digest(v).digest, w)))
+        checks.append(_guard(name, partial(_vector, _item_digest, name, value, want)))
 
     with tempfile.TemporaryDirectory(prefix="sealscope-selftest-") as td:
         checks.extend(_behaviour(Path(td) / "receipts.jsonl"))
@@ -256,4 +262,4 @@ _BEHAVIOUR: tuple[tuple[str, Callable[[Path, dict[str, Any]], SelfCheck]], ...] 
 def _behaviour(led: Path) -> list[SelfCheck]:
     """Every behaviour check in order against the ledger at `led`."""
     state: dict[str, Any] = {}
-    return [_guard(name, lambda fn=fn: fn(led, state)) for name, fn in _BEHAVIOUR]
+    return [_guard(name, partial(fn, led, state)) for name, fn in _BEHAVIOUR]

@@ -28,7 +28,7 @@ _CHAIN_SKIPPED = {
 }
 
 
-def _register(probes: list[dict], label: str) -> dict:
+def _register(probes: list[dict[str, Any]], label: str) -> dict[str, Any]:
     """The baseline registration sealed into a snapshot (§6.4): every probe answered
     by its own declared answer and scored."""
     digest = probe_set_digest(probes)
@@ -85,12 +85,12 @@ def _check_scoring(sc: Any, where: str) -> None:
                                  f"number, got {val!r}") from None
 
 
-def _reload_probes(lines: Sequence[str]) -> list[dict]:
+def _reload_probes(lines: Sequence[str]) -> list[dict[str, Any]]:
     """The baseline loader's view of the probe list written as ASCII-escaped
     JSONL lines: each probe validated, id and prompt as text, duplicate ids
     refused, sorted by id."""
-    out: list[dict] = []
-    seen: set = set()
+    out: list[dict[str, Any]] = []
+    seen: set[Any] = set()
     src = PROBES_FILE
     for n, raw in enumerate(lines, 1):
         try:
@@ -120,8 +120,8 @@ def _reload_probes(lines: Sequence[str]) -> list[dict]:
     return sorted(out, key=lambda p: p["id"])
 
 
-def _invalid_report(reg: dict, reason: str, registered: Any, current: str,
-                    semantics: Any, kind: str | None) -> dict:
+def _invalid_report(reg: dict[str, Any], reason: str, registered: Any, current: str,
+                    semantics: Any, kind: str | None) -> dict[str, Any]:
     rep = {"schema": DIFF_SCHEMA, "valid": False, "reason": reason,
            "against_label": reg.get("label"), "against_file": AGAINST_FILE,
            "registered_probe_set_digest": registered, "current_probe_set_digest": current,
@@ -132,8 +132,8 @@ def _invalid_report(reg: dict, reason: str, registered: Any, current: str,
     return rep
 
 
-def _compare(reg: dict, probes: list[dict], run: Callable[[str], Any],
-             describe: Callable[[], dict]) -> dict:
+def _compare(reg: dict[str, Any], probes: list[dict[str, Any]], run: Callable[[str], Any],
+             describe: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """The baseline comparison report (§6.10): invalid when the probe set or the
     scorer changed since registration; else every probe re-scored and flips listed."""
     current = probe_set_digest(probes)

@@ -41,14 +41,14 @@ class CheckpointReceipt:
     label: Any
     verdict: ContinuationVerdict | None
     refusal: str | None
-    notes: tuple = ()
+    notes: tuple[Any, ...] = ()
 
     @property
     def is_unresolved(self) -> bool:
         """True for the two outcomes that carry no fidelity judgment at all."""
         return self.outcome in ("due_not_attempted", "attempted_no_receipt")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"schema": self.schema, "outcome": self.outcome,
                 "snapshot_digest": self.snapshot_digest, "label": self.label,
                 "verdict": self.verdict.to_dict() if self.verdict is not None else None,
@@ -59,14 +59,15 @@ class CheckpointReceipt:
 def classify_checkpoint(snap: ContinuitySnapshot, *, attempted: Any,
                         receipt_stored: Any = False, restated: Any = None, runner: Any = None,
                         refusal: Any = None, ledger_path: str | Path | None = None,
-                        strict: Any = True, tiers: Mapping | None = None,
-                        severity_of: Callable[[dict], Any] | None = None
+                        strict: Any = True, tiers: Mapping[str, Any] | None = None,
+                        severity_of: Callable[[dict[str, Any]], Any] | None = None
                         ) -> CheckpointReceipt:
     """First match wins: a refusal text → refused_explicitly; not attempted →
     due_not_attempted (contradicted by content: ValueError); `restated={}` →
     ValueError; no stored receipt → attempted_no_receipt; no content → ValueError;
     else the verdict decides faithful / contained / divergent (invalid → divergent)."""
-    def receipt(outcome: str, verdict=None, text=None, note=None) -> CheckpointReceipt:
+    def receipt(outcome: str, verdict: ContinuationVerdict | None = None,
+                text: str | None = None, note: str | None = None) -> CheckpointReceipt:
         return CheckpointReceipt(CHECKPOINT_SCHEMA, outcome, snap.digest, snap.label,
                                  verdict, text, (note or _CHECKPOINT_NOTES[outcome],))
 

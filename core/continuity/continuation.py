@@ -49,14 +49,14 @@ class ContinuationVerdict:
     schema: str
     faithful: bool | None
     valid: bool
-    divergences: tuple = ()
-    receipt: dict = field(default_factory=dict)
-    notes: tuple = ()
+    divergences: tuple[Any, ...] = ()
+    receipt: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[Any, ...] = ()
     comparison: str | None = None
     claimed_property: str | None = None
     manifest_digest: str | None = None
     probe_set_digest: str | None = None
-    policy: dict | None = None
+    policy: dict[str, Any] | None = None
 
     def __bool__(self) -> bool:
         return self.faithful is True
@@ -75,15 +75,15 @@ class ContinuationVerdict:
             "divergence_ids": sorted(str(d.get("id")) for d in self.divergences)})
 
     @property
-    def by_severity(self) -> dict:
+    def by_severity(self) -> dict[str, Any]:
         """Divergences grouped by `severity` (`untiered` when absent), groups in
         order of first appearance."""
-        out: dict = {}
+        out: dict[str, Any] = {}
         for d in self.divergences:
             out.setdefault(d.get("severity", "untiered"), []).append(dict(d))
         return out
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"schema": self.schema, "faithful": self.faithful, "valid": self.valid,
                 "divergences": [dict(d) for d in self.divergences],
                 "receipt": copy.deepcopy(self.receipt), "notes": list(self.notes),
@@ -94,7 +94,8 @@ class ContinuationVerdict:
                 "policy": copy.deepcopy(self.policy), "verdict_digest": self.verdict_digest}
 
 
-def _strict_extras(probe_list: Sequence[dict], answers: Mapping) -> list[dict]:
+def _strict_extras(probe_list: Sequence[dict[str, Any]],
+                   answers: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Strict layer: an answered exact_match probe passes only when the answer
     equals the declared value after Python-whitespace trimming."""
     out = []
@@ -115,11 +116,11 @@ class _Answers:
     """Where a restatement comes from: `run` answers one prompt, `describe` names the
     runner in the report, `answered` gives `{probe id: answer}` once the run is over."""
     run: Callable[[str], Any]
-    describe: Callable[[], dict]
-    restated: dict | None = None
-    recorded: dict | None = None
+    describe: Callable[[], dict[str, Any]]
+    restated: dict[str, Any] | None = None
+    recorded: dict[str, Any] | None = None
 
-    def answered(self, prompts: Mapping[str, str]) -> dict:
+    def answered(self, prompts: Mapping[str, str]) -> dict[str, Any]:
         if self.restated is not None:
             return {pid: self.restated[pid] for pid in prompts if pid in self.restated}
         got = self.recorded or {}
@@ -140,9 +141,10 @@ def _from_restated(restated: Any, prompts: Mapping[str, str]) -> _Answers:
         pid = by_prompt.get(prompt)
         if pid is None or pid not in restated:
             raise RunnerError(f"no restated answer for prompt: {prompt!r}")
-        return restated[pid]
+        answer: str = restated[pid]  # checked to be a str above
+        return answer
 
-    def describe() -> dict:
+    def describe() -> dict[str, Any]:
         return {"type": "callable", "label": "restated"}
 
     return _Answers(_labelled(lookup, "restated"), describe, restated=restated)
@@ -155,15 +157,15 @@ def _from_runner(runner: Any) -> _Answers:
     if callable(runner) and not hasattr(runner, "run"):
         inner = _labelled(runner, "continuation")
 
-        def describe() -> dict:
+        def describe() -> dict[str, Any]:
             return {"type": "callable", "label": "continuation"}
     else:
         def inner(prompt: str) -> Any:
             return runner.run(prompt)
 
-        def describe() -> dict:
+        def describe() -> dict[str, Any]:
             return _describe(runner)
-    recorded: dict = {}
+    recorded: dict[str, Any] = {}
 
     def run(prompt: str) -> str:
         out = inner(prompt)
@@ -176,8 +178,8 @@ def _from_runner(runner: Any) -> _Answers:
     return _Answers(run, describe, recorded=recorded)
 
 
-def _baseline_report(snap: ContinuitySnapshot, probe_list: Sequence[dict],
-                     answers: _Answers) -> dict:
+def _baseline_report(snap: ContinuitySnapshot, probe_list: Sequence[dict[str, Any]],
+                     answers: _Answers) -> dict[str, Any]:
     """The reference's file round trip, in memory: probes as ASCII JSONL, the
     registration as UTF-8 JSON, both re-read by the baseline loader, then compared."""
     probe_lines = [json.dumps(p, ensure_ascii=True) for p in probe_list]
@@ -191,16 +193,18 @@ def _baseline_report(snap: ContinuitySnapshot, probe_list: Sequence[dict],
     return _compare(reg, _reload_probes(probe_lines), answers.run, answers.describe)
 
 
-def _invalid_verdict(report: dict, strict: Any, common: dict) -> ContinuationVerdict:
+def _invalid_verdict(report: dict[str, Any], strict: Any,
+                     common: dict[str, Any]) -> ContinuationVerdict:
     return ContinuationVerdict(
         faithful=False if strict else None, valid=False, divergences=(), receipt=report,
         notes=(report.get("reason"), ("comparison not established: the probe set does "
                                       "not match the sealed baseline")), **common)
 
 
-def _valid_verdict(report: dict, probe_list: Sequence[dict], answers: Mapping, strict: Any,
-                   tiers: Mapping | None, severity_of: Callable[[dict], Any] | None,
-                   common: dict) -> ContinuationVerdict:
+def _valid_verdict(report: dict[str, Any], probe_list: Sequence[dict[str, Any]],
+                   answers: Mapping[str, Any], strict: Any, tiers: Mapping[str, Any] | None,
+                   severity_of: Callable[[dict[str, Any]], Any] | None,
+                   common: dict[str, Any]) -> ContinuationVerdict:
     """Divergences: the score flips, plus (strict) the inexact answers; then tiered."""
     divs = list(report.get("flips", []))
     notes = []
@@ -233,8 +237,8 @@ def _valid_verdict(report: dict, probe_list: Sequence[dict], answers: Mapping, s
 
 def verify_continuation(snap: ContinuitySnapshot, *, probes: Any = None, runner: Any = None,
                         restated: Any = None, ledger_path: str | Path | None = None,
-                        strict: Any = True, tiers: Mapping | None = None,
-                        severity_of: Callable[[dict], Any] | None = None
+                        strict: Any = True, tiers: Mapping[str, Any] | None = None,
+                        severity_of: Callable[[dict[str, Any]], Any] | None = None
                         ) -> ContinuationVerdict:
     """Score a restatement (a `{probe id: text}` dict, or a runner: a `prompt →
     text` function or an object with `.run`) against the sealed baseline (§6.10).

@@ -10,14 +10,14 @@ from sealscope.core.continuity.snapshots import ContinuitySnapshot
 
 __all__ = ["added_since_seal", "diff_seals"]
 
-def added_since_seal(snap: ContinuitySnapshot, manifest: Any) -> dict:
+def added_since_seal(snap: ContinuitySnapshot, manifest: Any) -> dict[str, Any]:
     """`{field: [new id, ...]}`: ids `manifest` derives (with the snapshot's scheme)
     that the snapshot never sealed, sorted; fields without additions omitted."""
     if not isinstance(manifest, dict):
         raise TypeError("manifest must be a dict")
     fresh = restate(manifest, id_scheme=getattr(snap, "id_scheme", "index"))
     sealed = {p["id"] for p in snap.probes}
-    out: dict = {}
+    out: dict[str, Any] = {}
     for pid in sorted(fresh):
         if pid not in sealed:
             out.setdefault(_field_of(pid), []).append(pid)
@@ -25,16 +25,18 @@ def added_since_seal(snap: ContinuitySnapshot, manifest: Any) -> dict:
 
 
 def diff_seals(previous: ContinuitySnapshot, current: ContinuitySnapshot, *,
-               tiers: Mapping | None = None,
-               severity_of: Callable[[dict], Any] | None = None) -> dict:
+               tiers: Mapping[str, Any] | None = None,
+               severity_of: Callable[[dict[str, Any]], Any] | None = None) -> dict[str, Any]:
     """Compare two seals' declared exact_match answers by id (§6.14): changed,
     added and removed entries in sorted-id order, tiered like divergences."""
-    def answers(s: ContinuitySnapshot) -> dict:
+    def answers(s: ContinuitySnapshot) -> dict[str, Any]:
         return {p["id"]: p["scoring"].get("answer") for p in s.probes
                 if (p.get("scoring") or {}).get("type") == "exact_match"}
 
     old, new = answers(previous), answers(current)
-    changed, added, removed = [], [], []
+    changed: list[dict[str, Any]] = []
+    added: list[dict[str, Any]] = []
+    removed: list[dict[str, Any]] = []
     for pid in sorted(set(old) | set(new)):
         if pid in old and pid in new:
             if old[pid] == new[pid]:

@@ -11,7 +11,7 @@ def _field_of(pid: Any) -> str:
     return str(pid).split(":", 1)[0]
 
 
-def _normalize_divergence(d: dict) -> dict:
+def _normalize_divergence(d: dict[str, Any]) -> dict[str, Any]:
     """Complete a divergence to carry id, field, declared, restated and reason
     (original keys kept; new ones appended in that order)."""
     out = dict(d)
@@ -26,8 +26,8 @@ def _normalize_divergence(d: dict) -> dict:
     return out
 
 
-def _apply_severity(d: dict, tiers: Mapping | None,
-                    severity_of: Callable[[dict], Any] | None) -> dict:
+def _apply_severity(d: dict[str, Any], tiers: Mapping[str, Any] | None,
+                    severity_of: Callable[[dict[str, Any]], Any] | None) -> dict[str, Any]:
     """`severity` = first tier (map order) listing the field, else `notable`; then a
     non-null `severity_of(d)` overrides. Never changes faithful/valid."""
     if tiers is not None:

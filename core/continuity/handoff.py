@@ -15,7 +15,7 @@ __all__ = ["CarryResult", "carry_forward", "DropReceipt", "drop_receipt"]
 @dataclass(frozen=True)
 class CarryResult:
     """The handoff: the declared manifest, the snapshot, and a bound `verify`."""
-    manifest: dict
+    manifest: dict[str, Any]
     snapshot: ContinuitySnapshot
     verify: Callable[..., ContinuationVerdict]
 
@@ -31,9 +31,9 @@ def carry_forward(snap: ContinuitySnapshot) -> CarryResult:
 @dataclass(frozen=True)
 class DropReceipt:
     """A sealed compaction-receipt row for what a compaction cut."""
-    row: dict
+    row: dict[str, Any]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dict(self.row)
 
     def verify(self, pre_content: Sequence[Any] | None = None,

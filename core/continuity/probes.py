@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sealscope.core.digest import digest_json
@@ -24,7 +24,7 @@ def _check_scheme(id_scheme: Any) -> None:
 
 
 def _list_item(key: Any, idx: int, item: Any, id_scheme: str,
-               seen: dict) -> tuple[str, str, str]:
+               seen: dict[str, Any]) -> tuple[str, str, str]:
     """(id, answer, prompt) of list element `idx` of `key` (§6.1 table)."""
     if isinstance(item, dict) and set(item.keys()) == {"id", "value"}:
         pid = f"{key}:{item['id']}"
@@ -39,12 +39,13 @@ def _list_item(key: Any, idx: int, item: Any, id_scheme: str,
     return f"{key}:{idx}", answer, f"Restate the declared manifest item {key}[{idx}] exactly."
 
 
-def _walk_manifest(manifest: Mapping, id_scheme: str):
+def _walk_manifest(manifest: Mapping[str, Any],
+                   id_scheme: str) -> Iterator[tuple[str, Any, str]]:
     """Yield (id, answer, prompt) in derivation order: sorted keys, then list order."""
     for key in sorted(manifest.keys()):
         value = manifest[key]
         if isinstance(value, list):
-            seen: dict = {}
+            seen: dict[str, Any] = {}
             for idx, item in enumerate(value):
                 yield _list_item(key, idx, item, id_scheme, seen)
         else:
@@ -52,7 +53,7 @@ def _walk_manifest(manifest: Mapping, id_scheme: str):
                 f"Restate the declared manifest field {key!r} exactly."
 
 
-def derive_probes(manifest: Mapping, id_scheme: str = "index") -> list[dict]:
+def derive_probes(manifest: Mapping[str, Any], id_scheme: str = "index") -> list[dict[str, Any]]:
     """One exact_match probe per declared item, in derivation order (§6.1).
     Refuses a bad scheme and a manifest declaring zero items."""
     _check_scheme(id_scheme)
@@ -64,7 +65,7 @@ def derive_probes(manifest: Mapping, id_scheme: str = "index") -> list[dict]:
     return probes
 
 
-def restate(manifest: Mapping, id_scheme: str = "index") -> dict[str, str]:
+def restate(manifest: Mapping[str, Any], id_scheme: str = "index") -> dict[str, str]:
     """`{probe id: answer}` for a manifest with the sealing derivation (§6.2): no
     uniqueness check (a later duplicate overwrites), `{}` for an empty manifest."""
     _check_scheme(id_scheme)
@@ -73,10 +74,10 @@ def restate(manifest: Mapping, id_scheme: str = "index") -> dict[str, str]:
     return {pid: answer for pid, answer, _p in _walk_manifest(manifest, id_scheme)}
 
 
-def _require_unique(probes: Sequence[dict]) -> None:
+def _require_unique(probes: Sequence[dict[str, Any]]) -> None:
     """Ids, then prompts, must be unique across the probe set."""
     for name in ("id", "prompt"):
-        seen: set = set()
+        seen: set[Any] = set()
         for p in probes:
             v = p[name]
             if v in seen:
@@ -85,13 +86,13 @@ def _require_unique(probes: Sequence[dict]) -> None:
             seen.add(v)
 
 
-def probe_set_digest(probes: Sequence[dict]) -> str:
+def probe_set_digest(probes: Sequence[dict[str, Any]]) -> str:
     """json-c14n of the `{id, prompt, scoring}` objects sorted by id (§6.4.1)."""
     return digest_json([{"id": p["id"], "prompt": p["prompt"], "scoring": p["scoring"]}
                         for p in sorted(probes, key=lambda p: p["id"])])
 
 
-def _coerce_probes(probes: Any) -> list[dict]:
+def _coerce_probes(probes: Any) -> list[dict[str, Any]]:
     """Caller probes: dicts (or objects with id/prompt/scoring attributes), id and
     prompt turned into text."""
     out = []

@@ -29,7 +29,7 @@ def _labelled(fn: Callable[[str], Any], label: str) -> Callable[[str], Any]:
     return run
 
 
-def _run_items(probes: Sequence[dict], run: Callable[[str], Any]) -> list[dict]:
+def _run_items(probes: Sequence[dict[str, Any]], run: Callable[[str], Any]) -> list[dict[str, Any]]:
     """Score each probe's answer. A runner failure (or a non-string answer) is an
     item with null output/score and its error text; lone surrogates in an answer
     become U+FFFD before scoring."""
@@ -54,11 +54,11 @@ def _run_items(probes: Sequence[dict], run: Callable[[str], Any]) -> list[dict]:
     return items
 
 
-def _aggregate(items: Sequence[dict]) -> dict:
+def _aggregate(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """n, n_scored, n_errors, sum (int 0 when nothing scored), mean, by_type."""
     scored = [it for it in items if it["score"] is not None]
     total = sum(it["score"] for it in scored)
-    by_type: dict[str, dict] = {}
+    by_type: dict[str, dict[str, Any]] = {}
     for it in scored:
         b = by_type.setdefault(it["scoring_type"], {"n": 0, "sum": 0.0})
         b["n"] += 1
@@ -84,7 +84,7 @@ def _significance_note(n_scored: int, delta: float | None) -> str | None:
             f"too small for a real significance claim.")
 
 
-def _scope(before: dict, after: dict) -> str:
+def _scope(before: dict[str, Any], after: dict[str, Any]) -> str:
     b, a = bool(before.get("n_errors")), bool(after.get("n_errors"))
     if a and b:
         return "bounded_both_unscored"
@@ -93,7 +93,7 @@ def _scope(before: dict, after: dict) -> str:
     return "bounded_before_unscored" if b else "full"
 
 
-def _coverage_note(before: dict, after: dict) -> str | None:
+def _coverage_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
     parts = [f"{agg.get('n_errors')} of {agg.get('n')} probe(s) could not be scored in {where}"
              for where, agg in (("this run", after), ("the registered baseline", before))
              if agg.get("n_errors") or 0]
@@ -105,8 +105,9 @@ def _coverage_note(before: dict, after: dict) -> str | None:
             "verified_scope, not the whole probe set.")
 
 
-def _describe(obj: Any) -> dict:
+def _describe(obj: Any) -> dict[str, Any]:
     try:
-        return obj.describe()
+        described: dict[str, Any] = obj.describe()
+        return described
     except Exception:  # noqa: BLE001 - provenance never breaks a verdict
         return {"type": type(obj).__name__}

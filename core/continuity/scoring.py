@@ -35,7 +35,7 @@ class ExactMatchScore:
     """One exact_match outcome: score 1.0/0.0 out of 1.0, with its detail."""
     score: float
     max_score: float
-    detail: dict
+    detail: dict[str, Any]
 
 
 def score_exact_match(output: Any, answer: Any, distractors: Any = None) -> ExactMatchScore:
@@ -54,7 +54,7 @@ def score_exact_match(output: Any, answer: Any, distractors: Any = None) -> Exac
                                       else "whole-word-in-output"})
 
 
-def _score(scoring: dict, output: str) -> ExactMatchScore:
+def _score(scoring: dict[str, Any], output: str) -> ExactMatchScore:
     kind = scoring.get("type")
     if kind == "exact_match":
         return score_exact_match(output, scoring["answer"], scoring.get("distractors"))

@@ -47,7 +47,7 @@ class ContinuitySnapshot:
             core["id_scheme"] = self.id_scheme
         return digest_json(core)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The snapshot JSON (§6.5 key order), with a fresh `digest`; a copy."""
         return {"schema": self.schema, "label": self.label,
                 "manifest": copy.deepcopy(self.manifest),

@@ -6,6 +6,8 @@ messages gone than the receipt admits.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 from types import MappingProxyType
 from collections.abc import Iterable, Mapping
@@ -78,7 +80,7 @@ class Finding:
     severity: str
     message: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "severity": self.severity, "message": self.message}
 
 

@@ -64,7 +64,8 @@ class HarnSealError(HarnError):
     """The ledger could not be written; `sealed` holds the rows appended before."""
     kind = "seal_failed"
 
-    def __init__(self, message: str, sealed: Sequence[dict] = (), path: str | None = None):
+    def __init__(self, message: str, sealed: Sequence[dict[str, Any]] = (),
+                 path: str | None = None):
         super().__init__(message, path)
         self.sealed = list(sealed)
 
@@ -78,7 +79,7 @@ class RecapMetrics:
     dropped_count: int
     carried_prior_recap: bool
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"recap_bytes": self.recap_bytes, "budget_bytes": self.budget_bytes,
                 "kept_results_count": self.kept_results_count,
                 "dropped_count": self.dropped_count,
@@ -94,7 +95,7 @@ class SourceMeasurement:
     summary_bytes: int | None = None
     carried_source_bytes: int | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"source_message_count": self.source_message_count,
                 "source_bytes": self.source_bytes, "summary_bytes": self.summary_bytes,
                 "carried_source_bytes": self.carried_source_bytes}
@@ -148,7 +149,7 @@ class CompactionEvent:
     flat: Mapping[str, Any] = field(default_factory=dict, compare=False)
     text: str | None = None
 
-    def receipt_dict(self) -> dict:
+    def receipt_dict(self) -> dict[str, Any]:
         """The receipt fields, harn's names and order (nested values bounded)."""
         out: dict[str, Any] = {}
         for name in RECEIPT_FIELDS:
@@ -172,17 +173,17 @@ class Transcript:
     node_id: str | None = None
 
     @property
-    def messages(self) -> list | None:
+    def messages(self) -> list[Any] | None:
         m = self.raw.get("messages")
         return m if isinstance(m, list) else None
 
     @property
-    def events(self) -> list:
+    def events(self) -> list[Any]:
         e = self.raw.get("events")
         return e if isinstance(e, list) else []
 
     @property
-    def assets(self) -> list:
+    def assets(self) -> list[Any]:
         a = self.raw.get("assets")
         return a if isinstance(a, list) else []
 
@@ -206,12 +207,12 @@ class SnapshotRef:
     asset_id: str
     location: str
     kind: Any
-    messages: tuple | None
+    messages: tuple[Any, ...] | None
     metadata: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     data: Any = field(default=None, compare=False, repr=False)
     conflicting: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"asset_id": self.asset_id, "location": self.location,
                 "kind": self.kind if isinstance(self.kind, str) else None,
                 "message_count": None if self.messages is None else len(self.messages)}
@@ -222,11 +223,11 @@ class FollowingState:
     """The messages that followed a compaction: `source` "snapshot" (the next
     compaction's snapshot, `next_event_id`) or "current" (the transcript's messages)."""
     source: str
-    messages: tuple
+    messages: tuple[Any, ...]
     next_event_id: str | None = None
     asset_id: str | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "message_count": len(self.messages),
                 "next_event_id": self.next_event_id, "asset_id": self.asset_id}
 
@@ -244,7 +245,7 @@ class ArchiveInference:
     appended: int
     summary: bool
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"prefix": self.prefix, "archived": self.archived, "kept": self.kept,
                 "rewritten": self.rewritten, "appended": self.appended,
                 "summary": self.summary}
@@ -265,14 +266,14 @@ class CompactionCheck:
         return worst_severity(self.findings)
 
     @property
-    def archived(self) -> tuple:
+    def archived(self) -> tuple[Any, ...]:
         """The archived messages as the content shows them (empty when unknown)."""
         if self.snapshot is None or self.snapshot.messages is None or self.inference is None:
             return ()
         i = self.inference
         return self.snapshot.messages[i.prefix:i.prefix + i.archived]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         ev = self.event
         out: dict[str, Any] = {
             "location": ev.location, "transcript": self.transcript.id,

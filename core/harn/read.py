@@ -35,7 +35,7 @@ __all__ = ["load", "document_from_value", "transcripts_of_run", "transcripts_of"
            "compaction_events", "find_snapshot"]
 
 
-def load(path: str | os.PathLike, *, max_bytes: int = DEFAULT_MAX_BYTES) -> HarnDocument:
+def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> HarnDocument:
     """Read a transcript or run record file. Raises a `HarnError` subclass with a
     one-line message for a missing/unreadable file, one over `max_bytes`, text that is
     not JSON (or nests too deeply to parse), and JSON that is not a harn transcript or
@@ -112,7 +112,7 @@ def _json_kind(v: Any) -> str:
             int: "number", float: "number"}.get(type(v), type(v).__name__)
 
 
-def _transcript(location: str, raw: dict, stage_id: str | None = None,
+def _transcript(location: str, raw: dict[str, Any], stage_id: str | None = None,
                 node_id: str | None = None) -> Transcript:
     return Transcript(location, raw, _str_or_none(raw.get("id")), stage_id, node_id)
 
@@ -156,8 +156,9 @@ def compaction_events(transcript: Transcript | Mapping[str, Any]) -> tuple[Compa
     return tuple(out)
 
 
-def _event(t: Transcript, idx: int, ordinal: int, ev: dict) -> CompactionEvent:
-    event_id = ev.get("id") if isinstance(ev.get("id"), str) else ""
+def _event(t: Transcript, idx: int, ordinal: int, ev: dict[str, Any]) -> CompactionEvent:
+    raw_id = ev.get("id")
+    event_id = raw_id if isinstance(raw_id, str) else ""
     meta = ev.get("metadata")
     meta_map = meta if isinstance(meta, dict) else {}
     flat = MappingProxyType({k: v for k, v in meta_map.items() if k != "receipt"})
@@ -196,7 +197,7 @@ def find_snapshot(transcript: Transcript | Mapping[str, Any], asset_id: str | No
     if not isinstance(asset_id, str) or not asset_id:
         return None
     raw = transcript.raw if isinstance(transcript, Transcript) else transcript
-    matches: list[tuple[str, dict]] = []
+    matches: list[tuple[str, dict[str, Any]]] = []
     queue: list[tuple[str, Any]] = [("", raw)]
     seen: set[int] = set()
     head = 0

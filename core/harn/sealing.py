@@ -41,8 +41,8 @@ class SealPlan:
     (following messages) content, or why it cannot be sealed (`skip`)."""
     transcript: Transcript
     event: CompactionEvent
-    pre: tuple | None
-    post: tuple | None
+    pre: tuple[Any, ...] | None
+    post: tuple[Any, ...] | None
     compactor: str
     method: str
     skip: str | None = None
@@ -78,16 +78,16 @@ def seal_plan(source: Any) -> tuple[SealPlan, ...]:
 class SealOutcome:
     """What `seal` did: the sealed (plan, row) pairs in order, the skipped (plan, reason)
     pairs, and the write error that stopped it (None when it ran to the end)."""
-    sealed: tuple[tuple[SealPlan, dict], ...]
+    sealed: tuple[tuple[SealPlan, dict[str, Any]], ...]
     skipped: tuple[tuple[SealPlan, str], ...]
     error: str | None = None
 
     @property
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, Any]]:
         return [row for _plan, row in self.sealed]
 
 
-def seal(source: Any, ledger_path: str | os.PathLike) -> SealOutcome:
+def seal(source: Any, ledger_path: str | os.PathLike[str]) -> SealOutcome:
     """Seal every compaction of `source` (a HarnDocument, Transcript or parsed value)
     that has a snapshot and a recorded following state, as an arcaeon v2 compaction
     receipt appended to `ledger_path`: pre = the snapshot's messages, post = the
@@ -98,11 +98,12 @@ def seal(source: Any, ledger_path: str | os.PathLike) -> SealOutcome:
     any transcript content."""
     from sealscope.core.receipt import CompactionReceipt  # lazy: sealing only
 
-    sealed: list[tuple[SealPlan, dict]] = []
+    sealed: list[tuple[SealPlan, dict[str, Any]]] = []
     skipped: list[tuple[SealPlan, str]] = []
     for plan in seal_plan(source):
-        if plan.skip is not None:
-            skipped.append((plan, plan.skip))
+        if plan.skip is not None or plan.pre is None or plan.post is None:
+            # (seal_plan gives both lists whenever it gives no skip reason)
+            skipped.append((plan, plan.skip or "nothing to seal"))
             continue
         try:
             rec = CompactionReceipt.open(list(plan.pre))
@@ -123,7 +124,7 @@ def seal(source: Any, ledger_path: str | os.PathLike) -> SealOutcome:
     return SealOutcome(tuple(sealed), tuple(skipped))
 
 
-def seal_transcript(transcript: Any, ledger_path: str | os.PathLike) -> list[dict]:
+def seal_transcript(transcript: Any, ledger_path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """`seal`, returning the sealed rows in order (each with its `chain`). Raises
     HarnSealError when the ledger cannot be written (its `sealed` holds the rows
     appended before). Compactions that cannot be sealed are left out; `seal` says why."""

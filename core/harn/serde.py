@@ -70,7 +70,7 @@ def _opt_string(v: Any, name: str) -> str | None:
     return None if v is None else _string(v, name)
 
 
-def _fields(value: Any, names: Sequence[str], what: str, *, all_required: bool) -> dict:
+def _fields(value: Any, names: Sequence[str], what: str, *, all_required: bool) -> dict[str, Any]:
     """The fields of a serde struct given as an object (unknown keys ignored) or an
     array (in declaration order; no more elements than fields)."""
     if isinstance(value, dict):
@@ -98,7 +98,11 @@ def _read_recap(value: Any, what: str = "recap") -> RecapMetrics:
     flag = f["carried_prior_recap"]
     if not isinstance(flag, bool):
         raise SerdeError(f"{what}.carried_prior_recap: expected a boolean, got {_describe(flag)}")
-    return RecapMetrics(*(_uint(f[n], f"{what}.{n}") for n in _RECAP_FIELDS[:4]), flag)
+    def count(name: str) -> int:
+        return _uint(f[name], f"{what}.{name}")
+
+    return RecapMetrics(count("recap_bytes"), count("budget_bytes"),
+                        count("kept_results_count"), count("dropped_count"), flag)
 
 
 def _read_measurement(value: Any) -> SourceMeasurement:
@@ -107,7 +111,7 @@ def _read_measurement(value: Any) -> SourceMeasurement:
                                for n in _MEASURE_FIELDS))
 
 
-def read_receipt(value: Any) -> dict:
+def read_receipt(value: Any) -> dict[str, Any]:
     """The receipt's fields as serde reads harn's struct (container default, unknown keys
     ignored). Raises SerdeError with the first reason it fails."""
     f = _fields(value, RECEIPT_FIELDS, "receipt", all_required=False)
@@ -138,7 +142,7 @@ def read_receipt(value: Any) -> dict:
     return out
 
 
-def read_legacy(meta: Mapping[str, Any]) -> dict:
+def read_legacy(meta: Mapping[str, Any]) -> dict[str, Any]:
     """harn's flat-metadata migration: schema_version 0, strings or "", counts or 0."""
     def s(name: str) -> str:
         v = meta.get(name)
