@@ -32,13 +32,6 @@ def _no_duplicates(pairs: list) -> dict:
 
 _strict_decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates)
 
-# Warm the hook up: CPython 3.11 specialises a function after a few calls, and a cold
-# hook costs extra recursion when first called at the bottom of a deeply nested line,
-# which would move the nesting limit (see ledger's reference-depth parsing).
-for _ in range(16):
-    _strict_decoder.decode('{"a": {"b": 1}}')
-
-
 def loads(text: str | bytes) -> Any:
     """Plain parse (duplicate keys: last wins). Every failure is a ValueError,
     including nesting too deep for the interpreter."""

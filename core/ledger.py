@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,8 +26,8 @@ if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths 
 
 from sealscope.core import lines as _lines
 from sealscope.core.clock import utc_stamp
-from sealscope.core.jsonio import (DuplicateKeyError, dumps_body, dumps_row, encode_body,
-                                   loads, loads_strict)
+from sealscope.core.jsonio import dumps_body, dumps_row, encode_body
+from sealscope.core.nesting import near_limit, read_declaration, read_row, read_value, row_body
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
            "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
@@ -105,64 +103,6 @@ class VerifyResult:
 _SPACE = b" "
 
 
-# Nesting limits. CPython's parser and encoder recurse, so how deep a row may nest
-# before it is `unparseable` or `unhashable (RecursionError)` depends on how deep the
-# caller's stack already is. Rows that could come near the limit are parsed and hashed
-# on a fresh thread, padded to the stack arcaeon's verify_file has when a script calls
-# it at module level (calibrated and tested: 992 levels verify, 993 are unhashable,
-# 994+ unparseable, for arrays, objects and duplicate keys alike).
-_DEEP_BRACKETS = 900
-_PARSE_PAD = 39  # loads_strict
-_PLAIN_PAD = 38  # loads, the re-parse after a duplicate key
-_HASH_PAD = 42   # dumps_body
-
-
-def _near_limit(raw: bytes) -> bool:
-    """Whether a line has enough brackets to nest near the interpreter's limit."""
-    return len(raw) >= 2 * _DEEP_BRACKETS and raw.count(b"[") + raw.count(b"{") >= _DEEP_BRACKETS
-
-
-def _pad(k: int, fn: Callable, arg: Any) -> Any:
-    return _pad(k - 1, fn, arg) if k else fn(arg)
-
-
-class _FreshStack(threading.Thread):
-    """Runs one call at a fixed, shallow stack depth, whoever asks for it."""
-
-    def __init__(self, pad: int, fn: Callable, arg: Any):
-        super().__init__(daemon=True)
-        self.call = (pad, fn, arg)
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = _pad(*self.call)
-        except BaseException as e:  # handed back to the caller's thread
-            self.error = e
-
-
-_DEPTH_LOCK = threading.Lock()
-_HEADROOM = 40
-
-
-def _at_reference_depth(pad: int, fn: Callable, arg: Any) -> Any:
-    """fn(arg) on a fresh thread whose recursion budget, after `pad` frames, is what
-    arcaeon's call has under the default limit of 1000."""
-    with _DEPTH_LOCK:
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(1000 + _HEADROOM)
-        try:
-            t = _FreshStack(pad, fn, arg)
-            t.start()
-            t.join()
-        finally:
-            sys.setrecursionlimit(old)
-    if t.error is not None:
-        raise t.error
-    return t.result
-
-
 def _fast_parse(raw: bytes) -> dict | None:
     """Parse a well-formed row with orjson, or None to take the exact slow path.
 
@@ -171,7 +111,7 @@ def _fast_parse(raw: bytes) -> dict | None:
     boundary and member, so equality means the text has exactly the parsed value's
     members (no duplicate key) and its numbers spelled as a round trip spells them
     (no big integer read as a float, no `-0`)."""
-    if raw[:1] != b"{" or raw[-1:] != b"}" or _near_limit(raw):
+    if raw[:1] != b"{" or raw[-1:] != b"}" or near_limit(raw):
         return None
     try:
         obj = orjson.loads(raw)
@@ -313,26 +253,21 @@ class _Walk:
             if not text:
                 return
             try:
-                if _near_limit(raw):
-                    obj = _at_reference_depth(_PARSE_PAD, loads_strict, text)
-                else:
-                    obj = loads_strict(text)
-            except DuplicateKeyError as e:
-                if self.pending is not None:
-                    self.pending.append((n, raw))
-                    return
-                self._break(n, f"line {n}: {e}")
-                try:
-                    obj = (_at_reference_depth(_PLAIN_PAD, loads, text) if _near_limit(raw)
-                           else loads(text))
-                except ValueError:  # arcaeon raises here; the duplicate is the verdict
-                    return
+                parsed = read_row(text, raw)
             except ValueError:
                 if self.pending is not None:
                     self.pending.append((n, raw))
                     return
                 self._break(n, f"line {n}: unparseable")
                 return
+            if parsed.duplicate is not None:
+                if self.pending is not None:
+                    self.pending.append((n, raw))
+                    return
+                self._break(n, f"line {n}: {parsed.duplicate}")
+                if not parsed.ok:  # arcaeon raises here; the duplicate is the verdict
+                    return
+            obj = parsed.value
             if not isinstance(obj, dict):
                 if self.pending is not None:
                     self.pending.append((n, raw))
@@ -364,8 +299,7 @@ class _Walk:
             self.prev = ""
             return
         try:
-            want = _link_of(self.prev, _at_reference_depth(_HASH_PAD, dumps_body, obj)
-                            if _near_limit(raw) else dumps_body(obj))
+            want = _link_of(self.prev, row_body(obj, near_limit(raw)))
         except (UnicodeEncodeError, ValueError, TypeError, RecursionError) as e:
             self._break(n, f"line {n}: unhashable row ({type(e).__name__})")
             self.prev = claimed
@@ -452,7 +386,7 @@ class _Walk:
 def _qualifying_declaration(text: str) -> tuple[int, dict] | None:
     """A pre-scan hit: (orphan_line, row) when the line is a usable declaration."""
     try:
-        d = loads(text)
+        d = read_declaration(text)
     except ValueError:
         return None
     if not isinstance(d, dict) or d.get("op") != DECLARE_OP:
@@ -815,7 +749,7 @@ def iter_rows(path: str | os.PathLike, *, prefilter: Callable[[bytes], bool] | N
                 if not text:
                     continue
                 try:
-                    value = loads(text)
+                    value = read_value(text, raw)
                 except ValueError:
                     continue
                 yield n, value
@@ -881,7 +815,7 @@ def tail_chain(path: str | os.PathLike, *, reference_split: bool = False) -> Any
                     if not text:
                         continue
                     try:
-                        obj = loads(text)
+                        obj = read_value(text, raw)
                     except ValueError:
                         continue
                     if isinstance(obj, dict):

@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from sealscope.core import lines as _lines
 from sealscope.core import sanitize
-from sealscope.core.jsonio import loads
 from sealscope.core.ledger import row_kind
+from sealscope.core.nesting import near_limit, read_value
 
 try:  # the fast parser for display; exact fallback below
     import orjson as _orjson
@@ -96,12 +96,13 @@ class _LRU(OrderedDict):
 
 
 def _parse(text: str) -> Any:
-    if _orjson is not None:
+    """The value the verifier reads from a line; ValueError where it is unparseable."""
+    if _orjson is not None and not near_limit(text):
         try:
             return _orjson.loads(text)
         except (ValueError, TypeError):
             pass
-    return loads(text)
+    return read_value(text)
 
 
 def _strings(value: Any, out: list[str], limit: int = 400, depth: int = 0) -> None:
@@ -141,7 +142,10 @@ def _short(v: Any, width: int = 60) -> str:
             import json
             s = json.dumps(v, ensure_ascii=False, allow_nan=True)
         except (TypeError, ValueError, RecursionError):
-            s = repr(v)
+            try:
+                s = repr(v)
+            except RecursionError:  # a row nested near the limit
+                s = f"[{type(v).__name__} nested too deep to show]"
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
