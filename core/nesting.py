@@ -161,13 +161,14 @@ _LIMIT_LOCK = threading.Lock()
 
 
 def _at_depth(depth: int, fn: Callable, arg: Any) -> Any:
-    """fn(arg) at the reference command's depth, on a fresh thread."""
-    t = _AtDepth(depth, fn, arg)
-    t.start()
-    t.join()
-    if t.short:
-        # only under a recursion limit below ~1000: lift it for the one call
-        with _LIMIT_LOCK:
+    """fn(arg) at the reference command's depth, on a fresh thread. One call at a time,
+    so a limit lifted for one call is never seen by another."""
+    with _LIMIT_LOCK:
+        t = _AtDepth(depth, fn, arg)
+        t.start()
+        t.join()
+        if t.short:
+            # only under a recursion limit below ~1000: lift it for the one call
             old = sys.getrecursionlimit()
             sys.setrecursionlimit(old + t.short)
             try:
