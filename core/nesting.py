@@ -30,7 +30,9 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, NamedTuple
 
 from sealscope.core.jsonio import DuplicateKeyError, dumps_body, loads, loads_strict
 
@@ -69,8 +71,8 @@ class Parsed(NamedTuple):
 
 # ----------------------------------------------------- calls shaped like the reference
 
-def _reject_duplicates(pairs: list) -> dict:
-    out: dict = {}
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
             raise DuplicateKeyError(f"duplicate key {k!r}")
@@ -110,15 +112,15 @@ def _scan_step(text: str) -> Any:              # frame of _scan_declarations
     return _plain(text)
 
 
-def _walk_hash(obj: dict) -> str:              # frame of verify_file
+def _walk_hash(obj: dict[str, Any]) -> str:              # frame of verify_file
     return _chain_step(obj)
 
 
-def _chain_step(obj: dict) -> str:             # frame of the reference's chain
+def _chain_step(obj: dict[str, Any]) -> str:             # frame of the reference's chain
     return _body_step(obj)
 
 
-def _body_step(obj: dict) -> str:              # frame of body_digest
+def _body_step(obj: dict[str, Any]) -> str:              # frame of body_digest
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)
 
 
@@ -128,7 +130,7 @@ class _AtDepth(threading.Thread):
     """Calls `fn(arg)` with `fn`'s frame at `depth` under a limit of 1000: padded with
     frames so the recursion budget left is the same whatever the real limit."""
 
-    def __init__(self, depth: int, fn: Callable, arg: Any):
+    def __init__(self, depth: int, fn: Callable[[Any], Any], arg: Any):
         super().__init__(daemon=True, name="sealscope-nesting")
         self.call = (depth, fn, arg)
         self.result: Any = None
@@ -138,7 +140,7 @@ class _AtDepth(threading.Thread):
     def run(self) -> None:
         depth, fn, arg = self.call
         here = 0
-        f = sys._getframe()
+        f: FrameType | None = sys._getframe()
         while f is not None:
             here += 1
             f = f.f_back
@@ -149,18 +151,18 @@ class _AtDepth(threading.Thread):
             return
         try:
             self.result = _pad(pad, fn, arg)
-        except BaseException as e:  # handed back to the caller's thread
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
             self.error = e
 
 
-def _pad(k: int, fn: Callable, arg: Any) -> Any:
+def _pad(k: int, fn: Callable[[Any], Any], arg: Any) -> Any:
     return _pad(k - 1, fn, arg) if k else fn(arg)
 
 
 _LIMIT_LOCK = threading.Lock()
 
 
-def _at_depth(depth: int, fn: Callable, arg: Any) -> Any:
+def _at_depth(depth: int, fn: Callable[[Any], Any], arg: Any) -> Any:
     """fn(arg) at the reference command's depth, on a fresh thread. One call at a time,
     so a limit lifted for one call is never seen by another."""
     with _LIMIT_LOCK:
@@ -190,7 +192,8 @@ def read_row(text: str, raw: bytes | str | None = None) -> Parsed:
     (including nesting past the reference command's limit). `raw` (the line's bytes)
     saves re-counting brackets on the text."""
     if near_limit(text if raw is None else raw):
-        return _at_depth(_VERIFY_FILE_DEPTH, _walk_parse, text)
+        parsed: Parsed = _at_depth(_VERIFY_FILE_DEPTH, _walk_parse, text)
+        return parsed
     try:
         return Parsed(loads_strict(text))
     except DuplicateKeyError as e:
@@ -220,10 +223,11 @@ def read_declaration(text: str) -> Any:
     return loads(text)
 
 
-def row_body(obj: dict, deep: bool) -> str:
+def row_body(obj: dict[str, Any], deep: bool) -> str:
     """The chain body of a row (without `chain`); `deep` (the line was `near_limit`)
     hashes at the reference command's depth. RecursionError where the reference
     reports `unhashable row (RecursionError)`."""
     if deep:
-        return _at_depth(_VERIFY_FILE_DEPTH, _walk_hash, obj)
+        body: str = _at_depth(_VERIFY_FILE_DEPTH, _walk_hash, obj)
+        return body
     return dumps_body(obj)

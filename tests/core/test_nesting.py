@@ -75,7 +75,7 @@ def _declared(tmp_path: Path, n: int) -> Path:
 
 def _verdicts(tmp_path: Path) -> dict:
     out = {}
-    for name, (line, _fb, _row_) in CASES.items():
+    for name, (line, _fb, _is_row) in CASES.items():
         p = tmp_path / f"{name}.jsonl"
         p.write_text(line + "\n")
         r = L.verify(p)
