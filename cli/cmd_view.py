@@ -1,21 +1,22 @@
 """`sealscope view [PATH ...]`: the terminal viewer (the default with no verb).
 
 Each path opens as a ledger, a continuity snapshot (seal) or a harn transcript / run
-record tab; a folder opens those it holds. With no paths it opens the bundled
-`sample_ledgers/` folder: its ledgers, the two seals and the seals ledger from
-`seals/`, and the harn session transcript (see sample_ledgers/README.md). Textual is
-imported only here, inside the verb, so the other verbs never pay for it."""
+record tab; a folder opens those it holds. With no paths it opens the bundled samples
+(`sealscope.sample_ledgers`, installed with the package): its ledgers, the two seals and
+the seals ledger from `seals/`, and the harn session transcript (see its README.md).
+Textual is imported only here, inside the verb, so the other verbs never pay for it."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-import sealscope
 from sealscope.output import error_line
+from sealscope.sample_ledgers import FOLDER
 
 
 def samples_dir() -> Path:
-    return Path(sealscope.__file__).resolve().parent.parent / "sample_ledgers"
+    """The bundled samples of the running install (`sealscope.sample_ledgers`)."""
+    return FOLDER
 
 
 def register(sub) -> None:
