@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent
 
 from sealscope.core.sanitize import clean
+from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
 from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.messages import JumpToLedgerRow
@@ -31,8 +32,6 @@ from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
 from sealscope.viewer.seal_tab import SealTab, find_seal_tab, system_commands
 
 LEDGER_SUFFIXES = (".jsonl", ".ndjson", ".log")
-
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_ledgers"
 
 # What `sealscope` with no arguments opens, in tab order (documented in
 # sample_ledgers/README.md): the ledgers, the seals ledger, the two valid seals and the
@@ -133,6 +132,7 @@ class SealscopeApp(App):
         Binding("c", "check", "Pin"),
         Binding("x", "export", "Export"),
         Binding("o", "open", "Open"),
+        Binding("question_mark", "samples_readme", "Samples README", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -347,6 +347,10 @@ class SealscopeApp(App):
             return
         self.push_screen(screen)
 
+    def action_samples_readme(self) -> None:
+        from sealscope.viewer.readme_screen import SamplesReadmeScreen
+        self.push_screen(SamplesReadmeScreen())
+
     def action_open(self) -> None:
         async def done(value: str | None) -> None:
             if not value:
@@ -408,6 +412,8 @@ class SealscopeApp(App):
                                 self.action_export)
         yield SystemCommand("Open a file", "Open a ledger, snapshot, harn file or folder "
                             "in a new tab", self.action_open)
+        yield SystemCommand("Samples README", "What each bundled sample is and what it "
+                            "should show (?)", self.action_samples_readme)
 
     # ------------------------------------------------------------------ paste
     async def on_paste(self, event: events.Paste) -> None:

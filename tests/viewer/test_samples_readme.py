@@ -1,0 +1,43 @@
+"""The samples' README is reachable from the app: `?` (and the palette's "Samples README")
+shows the README of the installed samples; escape goes back to the tabs."""
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from sealscope.sample_ledgers import FOLDER, README
+from sealscope.viewer.app import SealscopeApp
+from sealscope.viewer.readme_screen import SamplesReadmeScreen
+
+from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+
+
+def test_samples_package_is_the_top_level_folder_in_a_checkout():
+    assert FOLDER.resolve() == SAMPLES.resolve()
+    assert README == FOLDER / "README.md" and README.is_file()
+
+
+@sync
+async def test_question_mark_shows_the_samples_readme_and_escape_returns():
+    app = SealscopeApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        main = app.screen
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, SamplesReadmeScreen)
+        md = app.screen.query_one(Markdown)
+        await pilot.pause()
+        assert md.source == README.read_text(encoding="utf-8")
+        assert "Sample ledgers" in md.source and "tampered.jsonl" in md.source
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is main
+
+
+@sync
+async def test_palette_lists_the_samples_readme():
+    app = SealscopeApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Samples README" in titles
