@@ -2,6 +2,7 @@
 distribution's metadata version."""
 from __future__ import annotations
 
+import json
 import subprocess
 from importlib.metadata import version
 
@@ -21,3 +22,16 @@ def test_version_flag_prints_the_metadata_version():
     out = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert out.stdout.strip() == f"sealscope {version('sealscope')}"
+
+
+def test_mcp_server_info_is_the_metadata_version():
+    """`sealscope mcp` answers `initialize` with the same version (one request, stdin closed)."""
+    msg = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}
+    out = subprocess.run(sealscope_cmd().split() + ["mcp"], input=json.dumps(msg) + "\n",
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    reply = json.loads(out.stdout.splitlines()[0])
+    assert reply["id"] == 1
+    assert reply["result"]["serverInfo"] == {"name": "sealscope",
+                                             "version": version("sealscope")}
