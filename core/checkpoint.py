@@ -24,10 +24,12 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from sealscope.core import ledger
+from sealscope.core.lines import Buffer
 from sealscope.core.clock import utc_stamp
 from sealscope.core.ledger import Finding, VerifyResult, WalkState
 
@@ -46,15 +48,16 @@ _READ = 8 << 20
 
 # --------------------------------------------------------------------------- where
 
-def cache_dir(env: dict | None = None) -> Path:
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CACHE_HOME/sealscope/checkpoints`, else `~/.cache/sealscope/checkpoints`."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CACHE_HOME") or ""
+    source: Mapping[str, str] = os.environ if env is None else env
+    base = source.get("XDG_CACHE_HOME") or ""
     root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
     return root / "sealscope" / "checkpoints"
 
 
-def default_location(real_path: str, strict: bool, env: dict | None = None) -> Path:
+def default_location(real_path: str, strict: bool,
+                     env: Mapping[str, str] | None = None) -> Path:
     """The cache file for a ledger's real path (strict walks keep their own)."""
     key = hashlib.sha256(real_path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return cache_dir(env) / f"{key}{'-strict' if strict else ''}.json"
@@ -77,7 +80,8 @@ class Checkpoint:
 
     def to_json(self) -> bytes:
         doc = {"format": FORMAT, "rules": self.rules, "path": self.path,
-               "identity": dict(zip(("device", "inode", "size", "mtime_ns"), self.identity)),
+               "identity": dict(zip(("device", "inode", "size", "mtime_ns"), self.identity,
+                                    strict=True)),
                "length": self.length, "lines": self.state.lines, "rows": self.state.rows,
                "sha256": self.sha256, "chunk_bytes": CHUNK, "chunks": list(self.chunks),
                "written_at": self.written_at, "state": self.state.to_dict()}
@@ -107,12 +111,13 @@ class Checkpoint:
         state = WalkState.from_dict(doc.get("state"))
         if state.offset != length:
             raise ValueError("walk state and length disagree")
-        return cls(path=doc["path"], identity=tuple(ident[k] for k in keys),  # type: ignore[arg-type]
+        device, inode, size, mtime_ns = (ident[k] for k in keys)
+        return cls(path=doc["path"], identity=(device, inode, size, mtime_ns),
                    length=length, sha256=doc["sha256"], chunks=tuple(chunks), state=state,
                    rules=doc["rules"], written_at=str(doc.get("written_at", "")))
 
 
-def _nat(v: Any) -> bool:
+def _nat(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
@@ -137,7 +142,8 @@ def load(where: Path, real_path: str, strict: bool) -> tuple[Checkpoint | None, 
         return None, (f"checkpoint {where} ignored: made by rules {cp.rules!r}, these are "
                       f"{RULES!r}; verified in full")
     if cp.path != real_path:
-        return None, f"checkpoint {where} ignored: it is for another file ({cp.path}); verified in full"
+        return None, (f"checkpoint {where} ignored: it is for another file ({cp.path}); "
+                      "verified in full")
     if cp.state.strict != strict:
         mode = "strict" if cp.state.strict else "non-strict"
         return None, f"checkpoint {where} ignored: made by a {mode} walk; verified in full"
@@ -161,7 +167,7 @@ def save(where: Path, cp: Checkpoint) -> None:
 
 # --------------------------------------------------------------------------- bytes
 
-def line_cut(buf, start: int, total: int) -> int:
+def line_cut(buf: Buffer, start: int, total: int) -> int:
     """The end of the last line of [start, total) that has its line break: just after
     the last `\\n`, or after a lone `\\r` that is not the last byte (a last `\\r` may
     yet become `\\r\\n`). `start` when there is none."""
@@ -233,7 +239,7 @@ class Resumed:
     bytes_after: int
     checkpoint_written_at: str
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"rows_unchanged": self.rows_before, "rows_total": self.rows_after,
                 "lines_unchanged": self.lines_before, "bytes_unchanged": self.bytes_before,
                 "bytes_total": self.bytes_after,
@@ -257,10 +263,10 @@ class Incremental:
     change: str | None = None
 
 
-def verify_incremental(path: str | os.PathLike, *, strict: bool = False,
-                       checkpoint: str | os.PathLike | None = None, save_new: bool = True,
-                       on_progress: ledger.ProgressFn | None = None,
-                       workers: int | None = None, env: dict | None = None) -> Incremental:
+def verify_incremental(path: str | os.PathLike[str], *, strict: bool = False,
+                       checkpoint: str | os.PathLike[str] | None = None, save_new: bool = True,
+                       on_progress: ledger.ProgressFn | None = None, workers: int | None = None,
+                       env: Mapping[str, str] | None = None) -> Incremental:
     """Verify a ledger using and updating its checkpoint (default: the user's cache).
     Never raises for any file; checkpoint trouble becomes a note."""
     try:
@@ -275,8 +281,10 @@ def verify_incremental(path: str | os.PathLike, *, strict: bool = False,
                             on_progress, workers, env)
 
 
-def _incremental(path: str, fd: int, buf, strict: bool, checkpoint, save_new: bool,
-                 on_progress, workers, env) -> Incremental:
+def _incremental(path: str, fd: int, buf: Buffer, strict: bool,
+                 checkpoint: str | os.PathLike[str] | None, save_new: bool,
+                 on_progress: ledger.ProgressFn | None, workers: int | None,
+                 env: Mapping[str, str] | None) -> Incremental:
     st = os.fstat(fd)
     real = os.path.realpath(path)
     where = Path(checkpoint) if checkpoint is not None else default_location(real, strict, env)
@@ -357,7 +365,8 @@ def _changed_text(fd: int, cp: Checkpoint, total: int) -> str:
         now = prefix_digests(fd, cp.length)
     except OSError:
         now = []
-    i = next((k for k, (a, b) in enumerate(zip(cp.chunks, now)) if a != b), 0)
+    # `now` is empty when the file cannot be read: then the first chunk is named
+    i = next((k for k, (a, b) in enumerate(zip(cp.chunks, now, strict=False)) if a != b), 0)
     a, b = i * CHUNK, min((i + 1) * CHUNK, cp.length)
     return f"checkpoint: prefix changed in bytes {span_text(a, b)} since it was verified"
 
@@ -381,7 +390,7 @@ def _finish(path: str, fd: int, st: os.stat_result, where: Path, walked: ledger.
     saved = False
     if save_new and chunks is None:
         notes.append("the file changed while it was hashed: no checkpoint written")
-    elif save_new:
+    elif save_new and chunks is not None:
         try:
             now = os.stat(path)
             same = (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)

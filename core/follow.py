@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from sealscope.core import checkpoint as _cp
 from sealscope.core import ledger
@@ -57,7 +58,7 @@ class Follower:
     `result` is the verdict of the complete lines so far (BROKEN once an alarm
     latched); `rows_added` counts rows appended since `open()`."""
 
-    def __init__(self, path: str | os.PathLike, *, strict: bool = False,
+    def __init__(self, path: str | os.PathLike[str], *, strict: bool = False,
                  rehash_seconds: float = REHASH_SECONDS,
                  clock: Callable[[], float] = time.monotonic):
         self.path = str(path)
@@ -107,7 +108,7 @@ class Follower:
         self._hashed_at = self.clock()
         return self.result
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         """What `open()` learnt, picklable, for a follower in another process (the
         viewer verifies in a child) to `adopt` without walking again."""
         assert self.state is not None
@@ -115,7 +116,7 @@ class Follower:
                 "mtime": self._mtime, "chunks": list(self._chunks),
                 "sha256": self._h.hexdigest()}
 
-    def adopt(self, snap: dict) -> VerifyResult:
+    def adopt(self, snap: dict[str, Any]) -> VerifyResult:
         """Follow from another follower's `snapshot()`: the file must still be the
         same inode with the same verified bytes (re-hashed here), else the alarm."""
         try:
@@ -268,7 +269,8 @@ class Follower:
         if cut % _cp.CHUNK:
             want.append(self._hc.hexdigest())
         now = _cp.prefix_digests(self.fd, cut)
-        i = next((k for k, (a, b) in enumerate(zip(want, now)) if a != b), 0)
+        # the first differing chunk; the file may have changed again while hashed
+        i = next((k for k, (a, b) in enumerate(zip(want, now, strict=False)) if a != b), 0)
         a, b = i * _cp.CHUNK, min((i + 1) * _cp.CHUNK, cut)
         return self._latch(Event("rewritten", f"prefix changed in bytes {_cp.span_text(a, b)}"))
 

@@ -15,7 +15,8 @@ from sealscope.core import ledger as L
 def run(*argv: str, cache: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "sealscope", *argv], capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL, env=env)
+                          text=True, timeout=120, stdin=subprocess.DEVNULL, env=env,
+                          check=False)
 
 
 def _ledger(p: Path, n: int, start: int = 0) -> Path:
@@ -49,7 +50,8 @@ def test_resumed_report_and_json(tmp_path):
         "resumed": True, "rows_unchanged": 12, "rows_total": 13, "lines_unchanged": 12,
         "bytes_unchanged": resumed["bytes_unchanged"], "bytes_total": p.stat().st_size,
         "checkpoint_written_at": resumed["checkpoint_written_at"],
-        "sentence": "rows 1..12 unchanged since checkpoint (prefix hash matched), 13..13 verified now",
+        "sentence": ("rows 1..12 unchanged since checkpoint (prefix hash matched), "
+                     "13..13 verified now"),
         "checkpoint": str(where), "written": True, "caught": None, "notes": []}
     # nothing beside the evidence but the ledger and the test writer's own append lock
     assert sorted(os.listdir(ev)) == ["l.jsonl", "l.jsonl.lock"]

@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+from arcaeon.record import ledger as ref_ledger
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+
 from sealscope.core import checkpoint as C
 from sealscope.core import ledger as L
-
-ref_ledger = pytest.importorskip("arcaeon.record.ledger")
 
 FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
           "declared_breaks", "declared")
@@ -160,7 +160,8 @@ def test_changed_prefix_is_always_caught(tmp_path, case, strict, how, where):
         inc = _run(p, cp, strict)
         assert inc.result.ok is False and inc.change in ("changed", "shrank")
         assert inc.result.first_break.startswith(
-            "checkpoint: file shrank from" if len(new) < n else "checkpoint: prefix changed in bytes")
+            "checkpoint: file shrank from" if len(new) < n
+            else "checkpoint: prefix changed in bytes")
         full = L.verify(p, strict=strict, workers=1)
         assert inc.result.rows == full.rows and inc.result.breaks == full.breaks + 1
         assert not inc.saved
@@ -272,7 +273,8 @@ def test_bad_checkpoints_are_ignored_with_a_note(tmp_path, mutate, words):
     cp.write_bytes(mutate(cp.read_bytes()))
     inc = C.verify_incremental(p, checkpoint=cp)
     assert inc.resumed is None and inc.result == L.verify(p)
-    assert len(inc.notes) == 1 and words in inc.notes[0] and inc.notes[0].endswith("verified in full")
+    assert len(inc.notes) == 1 and words in inc.notes[0]
+    assert inc.notes[0].endswith("verified in full")
     assert inc.saved  # replaced by a good one
     assert C.verify_incremental(p, checkpoint=cp).resumed is not None
 

@@ -78,7 +78,8 @@ def test_truncation_is_caught_and_latched(tmp_path):
     evs = f.poll()
     assert evs == [F.Event("truncated", f"3 rows gone (file shrank from {size:,} to "
                                         f"{p.stat().st_size:,} bytes)", rows=3)]
-    assert f.result.ok is False and f.result.first_break.startswith("truncated while open: 3 rows gone")
+    assert f.result.ok is False
+    assert f.result.first_break.startswith("truncated while open: 3 rows gone")
     _ledger(p, 2, 100)
     assert f.poll() == []  # latched
 
