@@ -21,8 +21,8 @@ from typing import Any
 from sealscope.core import checkpoint as _cp
 from sealscope.core import ledger
 from sealscope.core import lines as _lines
-from sealscope.core.jsonio import loads
 from sealscope.core.ledger import VerifyResult
+from sealscope.core.nesting import read_value
 from sealscope.core.receipt import KIND, is_receipt_row, verify_receipt
 
 __all__ = ["Event", "Follower", "ALARMS", "SEAM", "REHASH_SECONDS"]
@@ -229,8 +229,8 @@ class Follower:
                 if _RECEIPT_B not in raw and b"\\u" not in raw:
                     continue
                 try:
-                    row = loads(_lines.decode_line(raw))
-                except (ValueError, RecursionError):
+                    row = read_value(_lines.decode_line(raw), raw)
+                except ValueError:
                     continue
                 if is_receipt_row(row):
                     chk = verify_receipt(row)

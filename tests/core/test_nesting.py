@@ -161,3 +161,20 @@ def test_near_limit_gate():
     assert nesting.read_row('{"a": 1, "a": 2}') == nesting.Parsed({"a": 2}, "duplicate key 'a'")
     with pytest.raises(ValueError):
         nesting.read_value(nonobj(2000))
+
+
+def test_the_follower_reports_the_receipts_the_verifier_reads(tmp_path):
+    from sealscope.core import follow
+
+    p = tmp_path / "grow.jsonl"
+    p.write_text(arr(10) + "\n")
+    f = follow.Follower(p)
+    f.open()
+    with p.open("a") as fh:
+        fh.write(receipt(990) + "\n" + receipt(991) + "\n")
+    events = [e for e in f.poll() if e.kind == "receipt"]
+    f.close()
+    listed = [n for n, _row in lookup.iter_receipt_rows(p)]
+    assert [e.line for e in events] == listed
+    if PY311:
+        assert listed == [2]
