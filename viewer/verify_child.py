@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 from os import PathLike
-from typing import Callable
+from collections.abc import Callable
 
 from sealscope.core import ledger
 from sealscope.core.ledger import VerifyResult
