@@ -14,22 +14,31 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent
 
+from sealscope.core import harn
+from sealscope.core.export import detect_kind
 from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
+from sealscope.viewer.commands import PaletteBinding, binding_commands
+from sealscope.viewer.evidence_tab import EvidenceTab, front_commands
 from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.ledger_tab import LedgerTab
-from sealscope.viewer.messages import JumpToLedgerRow
+from sealscope.viewer.lookup_screen import LookupScreen
+from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp
+from sealscope.viewer.pin_screen import PinScreen
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
-from sealscope.viewer.seal_tab import SealTab, find_seal_tab, system_commands
+from sealscope.viewer.readme_screen import SamplesReadmeScreen
+from sealscope.viewer.seal_tab import SealTab, find_seal_tab
 
 LEDGER_SUFFIXES = (".jsonl", ".ndjson", ".log")
 
@@ -57,9 +66,6 @@ class Openable:
 
 
 def classify(path: os.PathLike | str) -> Openable:
-    from sealscope.core import harn
-    from sealscope.core.export import detect_kind
-
     p = Path(path)
     try:
         kind = detect_kind(p)
@@ -120,7 +126,7 @@ def expand_paths(paths: Sequence[os.PathLike | str]) -> list[Path]:
     return out
 
 
-class SealscopeApp(App):
+class SealscopeApp(App[None]):
     """The terminal audit viewer."""
 
     CSS_PATH = "app.tcss"
@@ -128,15 +134,21 @@ class SealscopeApp(App):
     SUB_TITLE = "audit viewer"
 
     BINDINGS = [
-        Binding("l", "lookup", "Look up"),
-        Binding("c", "check", "Pin"),
-        Binding("x", "export", "Export"),
-        Binding("o", "open", "Open"),
-        Binding("question_mark", "samples_readme", "Samples README", show=False),
+        PaletteBinding("l", "lookup", "Look up", title="Look up an item",
+                       help="Digest an item and find it in drop manifests"),
+        PaletteBinding("c", "check", "Pin", title="Check a pin or witness",
+                       help="Compare this ledger with a head pin or a witness store"),
+        PaletteBinding("x", "export", "Export", title="Export this tab's audit report",
+                       help="Write the report (Markdown and JSON) of the tab in front"),
+        PaletteBinding("o", "open", "Open", title="Open a file",
+                       help="Open a ledger, snapshot, harn file or folder in a new tab"),
+        PaletteBinding("question_mark", "samples_readme", "Samples README", show=False,
+                       title="Samples README",
+                       help="What each bundled sample is and what it should show (?)"),
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, paths: Sequence[os.PathLike | str] = (), **kw) -> None:
+    def __init__(self, paths: Sequence[os.PathLike[str] | str] = (), **kw: Any) -> None:
         super().__init__(**kw)
         self.paths = expand_paths(paths) if paths else sample_paths()
         self._tab_seq = 0
@@ -153,7 +165,8 @@ class SealscopeApp(App):
             self.notify("no files open — press o to open a ledger", markup=False)
 
     # ------------------------------------------------------------------ tabs
-    async def open_path(self, path: os.PathLike | str, *, activate: bool = True) -> Any:
+    async def open_path(self, path: os.PathLike[str] | str, *,
+                        activate: bool = True) -> EvidenceTab | None:
         """Open one file in a new tab (or show the tab that has it open): the tab, or
         None when the file cannot be opened (a notification says why)."""
         p = Path(path)
@@ -163,17 +176,12 @@ class SealscopeApp(App):
                 self.show_tab(have)
             return have
         what = classify(p)
+        if what.kind == "error":
+            self.notify("cannot open " + clean(str(p)) + ": " + clean(what.error or ""),
+                        title="not opened", markup=False, severity="error")
+            return None
         try:
-            if what.kind == "seal":
-                tab = await self.add_seal(p)
-            elif what.kind == "harn":
-                tab = await self.add_harn(what.doc, p)
-            elif what.kind == "ledger":
-                tab = await self.add_ledger(p)
-            else:
-                self.notify("cannot open " + clean(str(p)) + ": " + clean(what.error or ""),
-                            title="not opened", markup=False, severity="error")
-                return None
+            tab = await self._add(self._make_tab(what))
         except Exception as e:  # noqa: BLE001 - never a traceback for a file
             self.notify("cannot open " + clean(str(p)) + f": {type(e).__name__}: "
                         + clean(str(e)), title="not opened", markup=False, severity="error")
@@ -182,58 +190,48 @@ class SealscopeApp(App):
             self.show_tab(tab)
         return tab
 
-    def _open_tab_for(self, p: Path) -> Any:
-        try:
-            want = p.resolve()
-        except OSError:
-            return None
-        for pane in self.panes():
-            path = self._pane_path(pane)
-            try:
-                if path is not None and Path(path).resolve() == want:
-                    return pane
-            except OSError:
-                continue
-        return None
+    def _make_tab(self, what: Openable) -> EvidenceTab:
+        self._tab_seq += 1
+        tab_id = f"{what.kind}-{self._tab_seq}"
+        if what.kind == "seal":
+            return SealTab(what.path, id=tab_id)
+        if what.kind == "harn":
+            return HarnPane(what.doc, path=what.path, id=tab_id)
+        return LedgerTab(what.path, id=tab_id)
 
-    @staticmethod
-    def _pane_path(pane: Any) -> str | None:
-        if isinstance(pane, LedgerTab):
-            return str(pane.source.path)
-        if isinstance(pane, (SealTab, HarnPane)):
-            return str(pane.path)
-        return None
-
-    async def _add(self, tab: Any) -> Any:
+    async def _add(self, tab: EvidenceTab) -> EvidenceTab:
         tabs = self.query_one(TabbedContent)
         await tabs.add_pane(tab)
         if not tabs.active or tabs.active == tab.id:
             tabs.active = tab.id or ""
             self._focus_pane(tab)
+        self._link_seals(tab)
         return tab
 
-    def _next_id(self, kind: str) -> str:
-        self._tab_seq += 1
-        return f"{kind}-{self._tab_seq}"
+    def _link_seals(self, tab: EvidenceTab) -> None:
+        """Seals look for their sealing rows in ledgers, whichever opened first."""
+        if isinstance(tab, LedgerTab):
+            for seal in self.seal_tabs():
+                seal.scan_ledger(tab.path)
+        elif isinstance(tab, SealTab):
+            for lt in self.ledger_tabs():
+                tab.scan_ledger(lt.path)
 
-    async def add_ledger(self, path: Path) -> LedgerTab:
-        tab = await self._add(LedgerTab(path, id=self._next_id("ledger")))
-        for seal in self.seal_tabs():
-            seal.scan_ledger(tab.source.path)
-        return tab
+    def _open_tab_for(self, p: Path) -> EvidenceTab | None:
+        try:
+            want = p.resolve()
+        except OSError:
+            return None
+        for pane in self.panes():
+            try:
+                if Path(pane.path).resolve() == want:
+                    return pane
+            except OSError:
+                continue
+        return None
 
-    async def add_seal(self, path: Path) -> SealTab:
-        tab = await self._add(SealTab(path, id=self._next_id("seal"), tiers=None))
-        for lt in self.ledger_tabs():
-            tab.scan_ledger(lt.source.path)
-        return tab
-
-    async def add_harn(self, doc_or_path: Any, path: Path | None = None) -> HarnPane:
-        return await self._add(HarnPane(doc_or_path, path=path, id=self._next_id("harn")))
-
-    def panes(self) -> list[Any]:
-        return [p for p in self.query_one(TabbedContent).query("TabPane")
-                if isinstance(p, (LedgerTab, SealTab, HarnPane))]
+    def panes(self) -> list[EvidenceTab]:
+        return list(self.query_one(TabbedContent).query(EvidenceTab))
 
     def ledger_tabs(self) -> list[LedgerTab]:
         return list(self.query(LedgerTab))
@@ -241,24 +239,25 @@ class SealscopeApp(App):
     def seal_tabs(self) -> list[SealTab]:
         return list(self.query(SealTab))
 
-    def current_tab(self) -> Any:
-        """The pane in front: a LedgerTab, SealTab or HarnPane (None with no tabs)."""
+    def current_tab(self) -> EvidenceTab | None:
+        """The tab in front (None with no tabs)."""
         try:
             tabs = self.query_one(TabbedContent)
-        except Exception:  # noqa: BLE001 - not composed yet
+        except NoMatches:  # not composed yet
             return None
         if not tabs.active:
             return None
         try:
-            return tabs.get_pane(tabs.active)
-        except Exception:  # noqa: BLE001
+            pane = tabs.get_pane(tabs.active)
+        except NoMatches:  # the active pane is being removed
             return None
+        return pane if isinstance(pane, EvidenceTab) else None
 
     def current_ledger(self) -> LedgerTab | None:
         tab = self.current_tab()
         return tab if isinstance(tab, LedgerTab) else None
 
-    def show_tab(self, tab: Any) -> None:
+    def show_tab(self, tab: EvidenceTab) -> None:
         """Bring `tab` to the front and give it the keyboard."""
         tabs = self.query_one(TabbedContent)
         if tabs.active != tab.id:
@@ -271,84 +270,66 @@ class SealscopeApp(App):
         tab._goto(line)
 
     @staticmethod
-    def _focus_pane(pane: Any) -> None:
+    def _focus_pane(pane: EvidenceTab) -> None:
         try:
-            if isinstance(pane, LedgerTab):
-                pane.rows.focus()
-            elif isinstance(pane, (SealTab, HarnPane)):
-                pane.focus_default()
-        except Exception:  # noqa: BLE001 - not composed yet: focus comes on activation
+            pane.focus_default()
+        except NoMatches:  # not composed yet: focus comes on activation
             pass
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if not self.screen_stack:  # a late activation while the app shuts down
             return
-        self._focus_pane(event.pane)
+        if isinstance(event.pane, EvidenceTab):
+            self._focus_pane(event.pane)
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`x` only where there is a report to write (a ledger, seal or harn tab on the
-        main screen); `c` only with a ledger in front."""
+        """`x` only where there is a report to write (a tab in front on the main
+        screen); `c` only with a ledger in front."""
         if action == "export":
             return bool(self.screen_stack) and self.screen is self.screen_stack[0] and \
-                isinstance(self.current_tab(), (LedgerTab, SealTab, HarnPane))
+                self.current_tab() is not None
         if action == "check":
             return self.current_ledger() is not None
         return True
 
-    # ------------------------------------------------------------------ seals
+    # ------------------------------------------------------------------ seal links
     def on_jump_to_ledger_row(self, m: JumpToLedgerRow) -> None:
         for lt in self.ledger_tabs():
-            if str(lt.source.path) == m.path:
+            if lt.path == m.path:
                 self.show_line(lt, m.line)
                 return
         self.notify("the ledger of that row is no longer open", markup=False)
 
-    def jump_to_seal(self, tab: LedgerTab) -> bool:
-        """From the selected `continuity_snapshot` row of a ledger to its open seal."""
-        line = tab.rows.current_line
-        info = tab.source.row(line) if line else None
-        if info is None or info.kind != "continuity_snapshot":
-            self.notify("select a continuity_snapshot row first", markup=False)
-            return False
-        seal = find_seal_tab(self.query(SealTab), info.obj)
+    def on_jump_to_seal(self, m: JumpToSeal) -> None:
+        seal = find_seal_tab(self.seal_tabs(), m.row)
         if seal is None:
             self.notify("no open seal matches this row's digests — open its snapshot "
                         "file with o", markup=False)
-            return False
+            return
         self.show_tab(seal)
-        return True
 
     # ------------------------------------------------------------------ screens
-    def open_held(self, tab: LedgerTab, line: int, pre: Path | None = None,
-                  post: Path | None = None) -> None:
-        from sealscope.viewer.held_screen import HeldContentScreen
-        self.push_screen(HeldContentScreen(tab, line, pre=pre, post=post))
-
     def action_lookup(self) -> None:
-        from sealscope.viewer.lookup_screen import LookupScreen
-        self.push_screen(LookupScreen(origin=self.current_ledger()))
+        self.push_screen(LookupScreen(self.ledger_tabs(), origin=self.current_ledger()))
+
+    def on_look_up(self, m: LookUp) -> None:
+        self.push_screen(LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin))
 
     def action_check(self) -> None:
         tab = self.current_ledger()
         if tab is None:
             self.notify("select a ledger tab first", markup=False)
             return
-        from sealscope.viewer.pin_screen import PinScreen
         self.push_screen(PinScreen(tab))
 
     def action_export(self) -> None:
-        from sealscope.viewer.export_action import export_screen_for
-        if self.screen is not self.screen_stack[0]:
+        tab = self.current_tab()
+        if self.screen is not self.screen_stack[0] or tab is None:
             return
-        screen = export_screen_for(self.current_tab())
-        if screen is None:
-            self.notify("export works on a ledger, seal or harn tab", markup=False)
-            return
-        self.push_screen(screen)
+        self.push_screen(tab.export_screen())
 
     def action_samples_readme(self) -> None:
-        from sealscope.viewer.readme_screen import SamplesReadmeScreen
         self.push_screen(SamplesReadmeScreen())
 
     def action_open(self) -> None:
@@ -364,7 +345,7 @@ class SealscopeApp(App):
                                       "transcript or a folder",
                                       suggester=PathSuggester(), id="open-prompt"), done)
 
-    async def open_paths(self, paths: Sequence[os.PathLike | str]) -> list[Any]:
+    async def open_paths(self, paths: Sequence[os.PathLike[str] | str]) -> list[EvidenceTab]:
         """Open files and folders (as on the command line); the last one opened is
         brought to the front."""
         got = [t for t in [await self.open_path(q, activate=False)
@@ -375,45 +356,13 @@ class SealscopeApp(App):
             self.notify("nothing to open in that folder", markup=False)
         return got
 
-    def tab_action(self, name: str) -> None:
-        tab = self.current_ledger()
-        if tab is None:
-            self.notify("select a ledger tab first", markup=False)
-            return
-        getattr(tab, f"action_{name}")()
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette: Textual's own entries, then what is in front on `screen` (its
+        own bindings, the tab in front), then the app's bindings — each entry from a
+        `PaletteBinding`, offered when its key would work."""
         yield from super().get_system_commands(screen)
-        yield from system_commands(self, screen)
-        if isinstance(self.current_tab(), LedgerTab) and screen is self.screen_stack[0]:
-            for title, help_, name in (
-                ("Jump to first break", "Select the first break in this ledger",
-                 "first_break"),
-                ("Jump to next break", "Select the next break after the cursor", "next_break"),
-                ("Jump to previous break", "Select the previous break", "prev_break"),
-                ("Go to line", "Select a line by number", "goto"),
-                ("Filter rows", "Show only rows of a status or kind", "filter"),
-                ("Clear filter", "Show every row again", "clear_filter"),
-                ("Search text", "Find text in the ledger", "search"),
-                ("Held content for this receipt", "Load pre/post content and recompute",
-                 "held"),
-                ("Jump to the seal of this row", "From a continuity_snapshot row to its "
-                 "open seal tab", "jump_seal"),
-            ):
-                yield SystemCommand(title, help_, lambda n=name: self.tab_action(n))
-            yield SystemCommand("Check a pin or witness", "Compare this ledger with a head "
-                                "pin or a witness store", self.action_check)
-        yield SystemCommand("Look up an item", "Digest an item and find it in drop manifests",
-                            self.action_lookup)
-        if isinstance(self.current_tab(), (LedgerTab, SealTab)) and \
-                screen is self.screen_stack[0]:
-            yield SystemCommand("Export this tab's audit report",
-                                "Write the report (Markdown and JSON) of the tab in front",
-                                self.action_export)
-        yield SystemCommand("Open a file", "Open a ledger, snapshot, harn file or folder "
-                            "in a new tab", self.action_open)
-        yield SystemCommand("Samples README", "What each bundled sample is and what it "
-                            "should show (?)", self.action_samples_readme)
+        yield from front_commands(screen)
+        yield from binding_commands(self)
 
     # ------------------------------------------------------------------ paste
     async def on_paste(self, event: events.Paste) -> None:
@@ -429,6 +378,6 @@ class SealscopeApp(App):
         if tab is not None and tab.rows.current_line:
             info = tab.source.row(tab.rows.current_line)
             if info.kind == "compaction_receipt":
-                self.open_held(tab, info.line, pre=p)
+                tab.open_held(info.line, pre=p)
                 return
         await self.open_paths([p])

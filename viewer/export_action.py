@@ -7,16 +7,16 @@ same value `sealscope export` prints. Two files are written, `<base>.md` and
 folder when the working directory is the evidence's own folder); a target over an
 input, next to the evidence (in its folder), or over an existing file is refused.
 
-Open it from a tab: `ExportScreen.for_seal(seal_tab)`, `ExportScreen.for_ledger(
-ledger_tab)`, or `export_screen_for(tab)` for either; or directly
+Each tab builds its own: `tab.export_screen()` (see `EvidenceTab`), which is
 `ExportScreen(path, kind=..., session=[...], verify_result=..., seal=...)`. It is
 dismissed with the list of written paths, or None when cancelled.
 """
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -29,8 +29,7 @@ from textual.widgets import Input, Label, Static
 from sealscope.core import export
 from sealscope.core.sanitize import clean
 
-__all__ = ["ExportScreen", "export_screen_for", "default_base", "check_target",
-           "write_report"]
+__all__ = ["ExportScreen", "default_base", "check_target", "write_report"]
 
 
 def _real(p: str | os.PathLike) -> Path:
@@ -113,19 +112,6 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.written: list[str] | None = None
         self.report: export.AuditReport | None = None
 
-    @classmethod
-    def for_seal(cls, tab: Any, **kw: Any) -> "ExportScreen":
-        """The report of a SealTab: its validation and its session."""
-        return cls(tab.path, kind="snapshot", session=tab.session, seal=tab.seal, **kw)
-
-    @classmethod
-    def for_ledger(cls, tab: Any, session: Sequence[export.SessionRecord] = (),
-                   **kw: Any) -> "ExportScreen":
-        """The report of a LedgerTab: its verdict (re-verified when not finished yet),
-        its receipts, and any session records the app kept for it."""
-        return cls(tab.source.path, kind="ledger", session=session,
-                   verify_result=getattr(tab, "result", None), **kw)
-
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
             yield Label(Text("Export the audit report", style="bold"), id="export-title")
@@ -179,19 +165,3 @@ class ExportScreen(ModalScreen[list[str] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def export_screen_for(tab: Any, **kw: Any) -> ExportScreen | None:
-    """The ExportScreen for an open SealTab, HarnPane or LedgerTab (None for anything
-    else); a ledger tab's own `session` records (held content recomputed, lookups) go
-    in."""
-    from sealscope.viewer.harn_tab import HarnPane
-    from sealscope.viewer.seal_tab import SealTab
-    if isinstance(tab, SealTab):
-        return ExportScreen.for_seal(tab, **kw)
-    if isinstance(tab, HarnPane):
-        return ExportScreen(tab.path, kind="harn", **kw)
-    if hasattr(tab, "source") and hasattr(getattr(tab, "source"), "path"):
-        kw.setdefault("session", list(getattr(tab, "session", None) or ()))
-        return ExportScreen.for_ledger(tab, **kw)
-    return None

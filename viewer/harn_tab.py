@@ -9,7 +9,7 @@ and reaches the screen as a `rich.text.Text`, never as markup.
 
 Mount it with a path (or a loaded `HarnDocument`): `HarnTab("run.json", id="harn")`.
 A file that cannot be read shows its one-line error in place of the panels. In the
-app it sits in a `HarnPane` (a `TabPane`): `HarnPane(doc_or_path, id="harn-3")`.
+app it sits in a `HarnPane` (an `EvidenceTab`): `HarnPane(doc_or_path, id="harn-3")`.
 """
 from __future__ import annotations
 
@@ -24,11 +24,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import OptionList, Static, TabPane
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sealscope.core import harn
 from sealscope.core.sanitize import clean
+from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.export_action import ExportScreen
 
 __all__ = ["HarnTab", "HarnPane"]
 
@@ -221,8 +223,9 @@ class HarnTab(Widget):
                                  if ev.requested_strategy is not None else ""))),
         ]
         if ev.resolved_threshold_tokens is not None or ev.hard_limit_tokens is not None:
+            threshold = ev.resolved_threshold_tokens
             rows.append(("threshold", Text(
-                f"{ev.resolved_threshold_tokens if ev.resolved_threshold_tokens is not None else '—'}"
+                f"{threshold if threshold is not None else '—'}"
                 f" ({_s(ev.threshold_source or 'source not recorded')}) · hard limit "
                 f"{ev.hard_limit_tokens if ev.hard_limit_tokens is not None else '—'}")))
         if ev.session_id is not None or ev.receipt_id is not None:
@@ -338,8 +341,8 @@ class HarnTab(Widget):
         return Group(head, grid)
 
 
-class HarnPane(TabPane):
-    """A TabPane holding one HarnTab (the app's tab for a harn file)."""
+class HarnPane(EvidenceTab):
+    """The tab of one harn file: a HarnTab."""
 
     DEFAULT_CSS = """
     HarnPane { layout: vertical; padding: 0; height: 1fr; }
@@ -355,7 +358,11 @@ class HarnPane(TabPane):
         super().__init__(Content(clean("⚙ " + stem)), self.harn, id=id)
 
     def focus_default(self) -> None:
-        """Give the keyboard to the event list (the app calls this on activation)."""
+        """The event list takes the keyboard (a file that could not be read has none)."""
         events = self.harn.query("#harn-events")
         if events:
             events.first().focus()
+
+    def export_screen(self) -> ExportScreen:
+        """Its compaction events and findings, judged as the harn verb judges them."""
+        return ExportScreen(self.path, kind="harn")

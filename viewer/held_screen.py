@@ -22,7 +22,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
+from sealscope.core.export import recompute_record
+from sealscope.core.held import values_of
 from sealscope.core.sanitize import clean
+from sealscope.viewer.lookup_screen import load_items
+from sealscope.viewer.messages import LookUp
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
 from sealscope.viewer.receipt_panel import check_receipt, render_receipt
 
@@ -36,20 +40,6 @@ def short(d: str, n: int = 28) -> str:
         head, _, hexpart = d.rpartition(":")
         return f"{head}:{hexpart[:10]}…"
     return d if len(d) <= n else d[: n - 1] + "…"
-
-
-def load_items(path: Path) -> tuple[list[Any] | None, str | None]:
-    """(held items, None) or (None, why not)."""
-    try:
-        from sealscope.core import held
-    except ImportError:
-        return None, "sealscope.core.held is not installed"
-    try:
-        return held.load_held(path), None
-    except ValueError as e:
-        return None, str(e)
-    except OSError as e:
-        return None, f"{path}: {e}"
 
 
 def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> Text:
@@ -97,7 +87,7 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
             t.append(f"  ⚠ {sum(undeclared.values())} drop(s) the manifest does not declare "
                      "(the receipt hides them):\n", "bold red")
             for d, n in undeclared.items():
-                for side, it in by_digest.get(d, [])[:1]:
+                for _side, it in by_digest.get(d, [])[:1]:
                     t.append(f"    {short(d, 40)} ", "red")
                     if n > 1:
                         t.append(f"×{n} ", "red")
@@ -150,7 +140,7 @@ class HeldContentScreen(Screen):
         Binding("ctrl+l", "lookup", "Look up"),
     ]
 
-    def __init__(self, tab: "LedgerTab", line: int, pre: Path | None = None,
+    def __init__(self, tab: LedgerTab, line: int, pre: Path | None = None,
                  post: Path | None = None) -> None:
         super().__init__()
         self.tab, self.line = tab, line
@@ -230,8 +220,7 @@ class HeldContentScreen(Screen):
             self._take(which, self.query_one(f"#{which}", Input).value)
 
     def action_lookup(self) -> None:
-        from sealscope.viewer.lookup_screen import LookupScreen
-        self.app.push_screen(LookupScreen(path=self.pre_path, origin=self.tab))
+        self.post_message(LookUp(path=self.pre_path, origin=self.tab))
 
     # ------------------------------------------------------------------ work
     @work(thread=True, exclusive=True, group="held")
@@ -246,7 +235,6 @@ class HeldContentScreen(Screen):
             post, err = load_items(self.post_path)
             if err:
                 errors["post"] = err
-        from sealscope.core.held import values_of
         check, cerr = None, None
         try:
             check, cerr = check_receipt(self.row, values_of(pre) if pre is not None else None,
@@ -260,17 +248,13 @@ class HeldContentScreen(Screen):
         audit report lists it); the same content recomputed again replaces it."""
         if check is None or (pre is None and post is None):
             return
-        add = getattr(self.tab, "add_session", None)
-        if add is None:
-            return
-        from sealscope.core.export import recompute_record
         pre_s = str(self.pre_path) if pre is not None and self.pre_path else None
         post_s = str(self.post_path) if post is not None and self.post_path else None
         try:
             record = recompute_record(self.line, check, pre=pre_s, post=post_s)
         except Exception:  # noqa: BLE001 - a check the report cannot hold is not recorded
             return
-        add(record, key=("recompute", self.line, pre_s, post_s))
+        self.tab.add_session(record, key=("recompute", self.line, pre_s, post_s))
 
     def _recompute_now(self) -> None:
         check, err = check_receipt(self.row)
@@ -292,8 +276,9 @@ class HeldContentScreen(Screen):
                 t.append("not loaded", "dim")
             t.append("\n")
         t.append("\n")
+        title = "recomputed" if (pre or post) else "self-consistency only"
         t.append_text(render_receipt(self.row, check, cerr, compact=True, bar_width=30,
-                                     title="recomputed" if (pre or post) else "self-consistency only"))
+                                     title=title))
         if check is not None:
             t.append_text(content_report(check))
         self.query_one("#held-verdict", Static).update(t)

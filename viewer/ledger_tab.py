@@ -26,15 +26,21 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.suggester import SuggestFromList
-from textual.widgets import ProgressBar, Static, TabPane
+from textual.widgets import ProgressBar, Static
 from textual.worker import get_current_worker
 
 from sealscope.core import export, ledger
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
-from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, RowSelected,
-                                       Verified, VerifyProgress, VerifyStopped)
+from sealscope.viewer.commands import PaletteBinding
+from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.held_screen import HeldContentScreen
+from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, JumpToSeal,
+                                       RowSelected, Verified, VerifyProgress,
+                                       VerifyStopped)
 from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList
@@ -53,27 +59,36 @@ def tab_label(name: str) -> str:
         else name
 
 
-class LedgerTab(TabPane):
-    """A TabPane for one file."""
+class LedgerTab(EvidenceTab):
+    """The tab of one ledger file."""
 
     BINDINGS = [
-        Binding("b", "first_break", "Break"),
-        Binding("n", "next_break", "Next"),
-        Binding("p", "prev_break", "Prev break", show=False),
-        Binding("g", "goto", "Go to"),
-        Binding("f", "filter", "Filter"),
-        Binding("F", "clear_filter", "Clear filter", show=False),
-        Binding("slash", "search", "Search"),
+        PaletteBinding("b", "first_break", "Break", title="Jump to first break",
+                       help="Select the first break in this ledger"),
+        PaletteBinding("n", "next_break", "Next", title="Jump to next break",
+                       help="Select the next break after the cursor"),
+        PaletteBinding("p", "prev_break", "Prev break", show=False,
+                       title="Jump to previous break", help="Select the previous break"),
+        PaletteBinding("g", "goto", "Go to", title="Go to line",
+                       help="Select a line by number"),
+        PaletteBinding("f", "filter", "Filter", title="Filter rows",
+                       help="Show only rows of a status or kind"),
+        PaletteBinding("F", "clear_filter", "Clear filter", show=False,
+                       title="Clear filter", help="Show every row again"),
+        PaletteBinding("slash", "search", "Search", title="Search text",
+                       help="Find text in the ledger"),
         Binding("s", "search_next", "Next match", show=False),
         Binding("S", "search_prev", "Prev match", show=False),
-        Binding("h", "held", "Held"),
+        PaletteBinding("h", "held", "Held", title="Held content for this receipt",
+                       help="Load pre/post content and recompute"),
         Binding("enter", "held", "Held content", show=False),
-        Binding("j", "jump_seal", "Seal"),
+        PaletteBinding("j", "jump_seal", "Seal", title="Jump to the seal of this row",
+                       help="From a continuity_snapshot row to its open seal tab"),
     ]
 
     def __init__(self, path: Path, *, id: str) -> None:
         self.source = LedgerSource(path)
-        from textual.content import Content
+        self.path = str(self.source.path)
         super().__init__(Content(clean(tab_label(self.source.name))), id=id)
         self.result: Any = None
         self.filter_label = ""
@@ -172,7 +187,7 @@ class LedgerTab(TabPane):
         except Cancelled:
             self.post_message(VerifyStopped("verification was cancelled"))
             return
-        except Exception as e:  # never green on an error
+        except Exception as e:  # noqa: BLE001 - never green on an error, never a traceback
             self.post_message(VerifyStopped(f"verification failed: {type(e).__name__}: {e}"))
             return
         if worker.is_cancelled:
@@ -328,7 +343,8 @@ class LedgerTab(TabPane):
         kinds = sorted({i.kind for i in list(self.source._rows.values()) if i.kind})
         choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
         self.app.push_screen(PromptScreen(
-            "Filter rows", "status (ok, break, declared, prechain, unparseable, blank) or kind:NAME",
+            "Filter rows",
+            "status (ok, break, declared, prechain, unparseable, blank) or kind:NAME",
             suggester=SuggestFromList(choices, case_sensitive=False),
             hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:<name> · empty clears",
             id="filter-prompt"), self.apply_filter)
@@ -393,7 +409,7 @@ class LedgerTab(TabPane):
 
     def _search(self, backwards: bool) -> None:
         cur = self.rows.current_line or 0
-        n = self.source.find_text(self.last_search, cur if not backwards else cur, backwards)
+        n = self.source.find_text(self.last_search, cur, backwards)
         if n is None:
             self.app.notify("not found: " + clean(self.last_search), markup=False)
         else:
@@ -404,18 +420,37 @@ class LedgerTab(TabPane):
         if info is None or info.kind != "compaction_receipt":
             self.app.notify("select a compaction receipt row first", markup=False)
             return
-        self.app.open_held(self, info.line)
+        self.open_held(info.line)
+
+    def open_held(self, line: int, pre: Path | None = None, post: Path | None = None) -> None:
+        """Recompute the receipt at `line` against held content (`pre`/`post` preloaded)."""
+        self.app.push_screen(HeldContentScreen(self, line, pre=pre, post=post))
 
     def action_jump_seal(self) -> None:
-        """From a `continuity_snapshot` row to the open seal it sealed."""
-        self.app.jump_to_seal(self)
+        """From a `continuity_snapshot` row to the open seal it sealed (the app finds it)."""
+        line = self.rows.current_line
+        info = self.source.row(line) if line else None
+        if info is None or info.kind != "continuity_snapshot":
+            self.app.notify("select a continuity_snapshot row first", markup=False)
+            return
+        self.post_message(JumpToSeal(info.obj))
+
+    # ------------------------------------------------------------------ EvidenceTab
+    def focus_default(self) -> None:
+        self.rows.focus()
+
+    def export_screen(self) -> ExportScreen:
+        """Its verdict (re-verified when not finished yet), its receipts, and the
+        session: held content recomputed, items looked up."""
+        return ExportScreen(self.path, kind="ledger", session=self.session,
+                            verify_result=self.result)
 
     # ------------------------------------------------------------------ checks
     @work(thread=True, exclusive=False, group="check")
     def run_check(self, label: str, fn, *args) -> None:
         try:
             verdict = fn(*args)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
             self.app.call_from_thread(self.banner.set_check_error, label,
                                       f"{type(e).__name__}: {e}")
             return

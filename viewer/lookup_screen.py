@@ -8,7 +8,8 @@ Digests are `sealscope.core.digest.item_digest`; the index is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, work
@@ -19,10 +20,17 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from sealscope.core import held
 from sealscope.core.digest import item_digest
+from sealscope.core.export import lookup_record
 from sealscope.core.jsonio import loads
+from sealscope.core.lookup import DropIndex
 from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
+
+if TYPE_CHECKING:
+    from sealscope.viewer.ledger_tab import LedgerTab
 
 
 class _Item:
@@ -50,19 +58,31 @@ def text_items(text: str) -> list[_Item]:
     return out
 
 
-class LookupScreen(Screen):
+def load_items(path: Path) -> tuple[list[held.HeldItem] | None, str | None]:
+    """(held items, None) or (None, why not)."""
+    try:
+        return held.load_held(path), None
+    except ValueError as e:
+        return None, str(e)
+    except OSError as e:
+        return None, f"{path}: {e}"
+
+
+class LookupScreen(Screen[None]):
     """Digest → every manifest position, across the open ledgers."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
-    def __init__(self, path: Path | None = None, origin: Any = None) -> None:
+    def __init__(self, ledgers: Sequence[LedgerTab], path: Path | None = None,
+                 origin: LedgerTab | None = None) -> None:
         super().__init__()
+        self.ledgers = list(ledgers)  # the open ledger tabs, searched
         self.start_path = path
         self.origin = origin          # the ledger tab in front when the lookup began
         self.held_path: str | None = None
         self.index: Any = None
         self.items: list[_Item] = []
-        self.hits: list[tuple[Any, int]] = []   # (LedgerTab, line) per option
+        self.hits: list[tuple[LedgerTab | None, int]] = []   # (tab, line) per option
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" look up an item ", "bold reverse"), classes="screen-title")
@@ -87,19 +107,11 @@ class LookupScreen(Screen):
         self.query_one("#lookup-text", Input).focus()
 
     # ------------------------------------------------------------------ index
-    def _tabs(self):
-        return list(self.app.ledger_tabs())  # type: ignore[attr-defined]
-
     @work(thread=True, exclusive=True, group="lookup-index")
     def build_index(self) -> None:
-        try:
-            from sealscope.core.lookup import DropIndex
-        except ImportError:
-            self.app.call_from_thread(self._set_index, None, "sealscope.core.lookup is not installed")
-            return
         idx = DropIndex()
         errors = []
-        for tab in self._tabs():
+        for tab in self.ledgers:
             try:
                 idx.add_ledger(str(tab.source.path))
             except OSError as e:
@@ -140,7 +152,6 @@ class LookupScreen(Screen):
         if p is None:
             self.app.notify("no such file: " + clean(value), markup=False, severity="warning")
             return
-        from sealscope.viewer.held_screen import load_items
         items, err = load_items(p)
         if err:
             self.app.notify(clean(err), markup=False, severity="error")
@@ -153,7 +164,7 @@ class LookupScreen(Screen):
     # ------------------------------------------------------------------ results
     def _refresh(self) -> None:
         summary = Text(end="")
-        tabs = self._tabs()
+        tabs = self.ledgers
         by_path = {str(t.source.path): t for t in tabs}
         if self.index is None:
             summary.append(" indexing drop manifests of the open ledgers…\n", "italic")
@@ -190,13 +201,12 @@ class LookupScreen(Screen):
         self.query_one("#lookup-summary", Static).update(summary)
         self._record(tabs)
 
-    def _record(self, tabs: list) -> None:
+    def _record(self, tabs: list[LedgerTab]) -> None:
         """The lookup goes into the session of each open ledger it found an item in,
         and of the ledger it began from (absence is a finding there): `sealscope
         lookup`'s items (digest, bytes, found line/position) for that ledger."""
         if self.index is None or not self.items:
             return
-        from sealscope.core.export import lookup_record
         key = ("lookup", self.held_path, tuple(i.digest for i in self.items))
         for tab in tabs:
             docs, hit = [], False
@@ -206,7 +216,7 @@ class LookupScreen(Screen):
                          if str(loc.ledger) == str(tab.source.path)]
                 hit = hit or bool(found)
                 docs.append({"digest": item.digest, "bytes": item.size, "found": found})
-            if (hit or tab is self.origin) and hasattr(tab, "add_session"):
+            if hit or tab is self.origin:
                 tab.add_session(lookup_record(docs, held=[self.held_path] if self.held_path
                                               else []), key=key)
 
@@ -216,4 +226,4 @@ class LookupScreen(Screen):
             return
         while len(self.app.screen_stack) > 1:
             self.app.pop_screen()
-        self.app.show_line(tab, line)  # type: ignore[attr-defined]
+        self.app.post_message(JumpToLedgerRow(tab.path, line))

@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from sealscope.core.export import SessionRecord
 from sealscope.core.ledger import VerifyResult
 
+if TYPE_CHECKING:
+    from sealscope.viewer.ledger_tab import LedgerTab
+
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
-           "Filtered", "RowSelected", "JumpToLedgerRow", "RestatementScored"]
+           "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal", "LookUp",
+           "RestatementScored"]
 
 
 @dataclass
@@ -74,6 +80,20 @@ class JumpToLedgerRow(Message):
     """Show line `line` of the open ledger at `path` (a seal's sealing row)."""
     path: str
     line: int
+
+
+@dataclass
+class JumpToSeal(Message):
+    """Show the open seal that this `continuity_snapshot` row sealed."""
+    row: dict[str, Any]
+
+
+@dataclass
+class LookUp(Message):
+    """Open the look-up screen, with the items of held content at `path` loaded and
+    `origin` the ledger tab the look-up began from."""
+    path: Path | None = None
+    origin: LedgerTab | None = None
 
 
 @dataclass

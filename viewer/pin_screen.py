@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Static
 
+from sealscope.core import pins, witness
 from sealscope.core.sanitize import clean
 from sealscope.viewer.prompt import PathSuggester, pasted_path
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 class PinScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "dismiss_screen", "Back")]
 
-    def __init__(self, tab: "LedgerTab") -> None:
+    def __init__(self, tab: LedgerTab) -> None:
         super().__init__()
         self.tab = tab
         self.namespaces: list[str] = []
@@ -80,7 +81,6 @@ class PinScreen(ModalScreen[None]):
             self.check_witness()
 
     def check_pin(self, text: str) -> None:
-        from sealscope.core import pins
         try:
             pin = pins.parse_pin(text)
         except ValueError as e:
@@ -90,7 +90,6 @@ class PinScreen(ModalScreen[None]):
         self.dismiss(None)
 
     def load_store(self, value: str) -> None:
-        from sealscope.core import witness
         p = pasted_path(value)
         if p is None:
             self._say(f"no such file: {clean(value)}", "bold red")
@@ -112,7 +111,6 @@ class PinScreen(ModalScreen[None]):
         ns_input.focus()
 
     def check_witness(self) -> None:
-        from sealscope.core import witness
         store = pasted_path(self.query_one("#store", Input).value)
         ns = self.query_one("#namespace", Input).value.strip()
         if store is None:

@@ -2,6 +2,7 @@
 a path pasted (or dragged) into the terminal."""
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from pathlib import Path
@@ -111,7 +112,6 @@ def preview(value, width: int = 70) -> str:
     elif isinstance(value, str):
         s = value
     else:
-        import json
         try:
             s = json.dumps(value, ensure_ascii=False, allow_nan=True)
         except (TypeError, ValueError, RecursionError):

@@ -10,58 +10,21 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from sealscope.core.receipt import ReceiptCheck, verify_receipt
 from sealscope.core.sanitize import clean
 
-# the self-consistency checks of FORMATS §5.4, and the note prefixes that fail each
-CHECKS = (
-    ("row shape", ("malformed receipt row", "unknown schema")),
-    ("digests well-formed", ("is not a well-formed self-describing digest",)),
-    ("manifest length = dropped.count", ("manifest length ",)),
-    ("counts reconcile", ("dropped.count exceeds pre.count", "counts do not reconcile")),
-    ("bytes reconcile", ("exceeds pre.bytes", "dropped.count is 0 but", "bytes do not reconcile")),
-    ("receipt_digest reproduces", ("receipt_digest does not reproduce",)),
-)
-
-
-def receipt_module():
-    """`sealscope.core.receipt`, or None while it is not installed."""
-    try:
-        from sealscope.core import receipt
-    except ImportError:
-        return None
-    return receipt if hasattr(receipt, "verify_receipt") else None
-
-
-def check_receipt(row: Any, pre: Any = None, post: Any = None) -> tuple[Any, str | None]:
+def check_receipt(row: Any, pre: Any = None,
+                  post: Any = None) -> tuple[ReceiptCheck | None, str | None]:
     """(ReceiptCheck, None) or (None, why it could not be checked)."""
-    mod = receipt_module()
-    if mod is None:
-        return None, "receipt checks unavailable: sealscope.core.receipt is not installed"
     try:
-        return mod.verify_receipt(row, pre, post), None
-    except Exception as e:  # the reference raises on a NaN core (FORMATS §8 #26)
+        return verify_receipt(row, pre, post), None
+    except Exception as e:  # noqa: BLE001 - the reference raises on a NaN core (FORMATS §8 #26)
         return None, f"could not verify this receipt: {type(e).__name__}: {e}"
 
 
-def check_states(check: Any) -> list[tuple[str, str, list[str]]]:
-    """[(check name, "pass"|"fail"|"not run", failing notes)] from a ReceiptCheck."""
-    explicit = getattr(check, "checks", None)
-    if explicit:
-        return [(str(getattr(c, "name", c)), "pass" if getattr(c, "ok", False) else "fail",
-                 [d] if (d := getattr(c, "detail", "")) and not getattr(c, "ok", False) else [])
-                for c in explicit]
-    notes = [n for n in (getattr(check, "notes", None) or []) if isinstance(n, str)]
-    early = any(n.startswith(("malformed receipt row", "unknown schema")) for n in notes)
-    out = []
-    for name, prefixes in CHECKS:
-        hits = [n for n in notes if any(p in n for p in prefixes)]
-        if hits:
-            out.append((name, "fail", hits))
-        elif early:
-            out.append((name, "not run", []))
-        else:
-            out.append((name, "pass", []))
-    return out
+def check_states(check: ReceiptCheck) -> list[tuple[str, bool]]:
+    """[(check name, passed)]: the self-consistency checks `verify_receipt` ran."""
+    return [(c.name, c.ok) for c in check.checks]
 
 
 def _num(d: Any, k: str) -> int | None:
@@ -101,51 +64,49 @@ def byte_bars(row: dict, width: int = 24) -> Text:
     return t
 
 
-def render_receipt(row: Any, check: Any, error: str | None = None,
+def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = None,
                    title: str = "compaction receipt", compact: bool = False,
                    bar_width: int = 24) -> Text:
     t = Text(end="")
     schema = row.get("schema") if isinstance(row, dict) else None
-    ver = getattr(check, "schema", None) if check is not None else None
+    ver = check.schema if check is not None else None
     if ver is None and isinstance(schema, str) and schema.startswith("arcaeon-compact:receipt:"):
         ver = schema.rsplit(":", 1)[-1]
     t.append(f" {title} ", "bold reverse")
     t.append("  ")
     if ver:
-        t.append(f" {clean(str(ver))} ", "bold black on cyan" if ver == "v2" else "bold black on yellow")
+        badge = "bold black on cyan" if ver == "v2" else "bold black on yellow"
+        t.append(f" {clean(str(ver))} ", badge)
     else:
         t.append(" unknown schema ", "bold white on red")
     if check is not None:
-        uc = getattr(check, "understatement_check", None)
+        uc = check.understatement_check
         t.append("  understatement check: ", "bold")
         t.append(clean(str(uc)), "green" if uc == "full" else "yellow")
         t.append("\n")
-        ok = getattr(check, "ok", False)
+        ok = check.ok
         t.append("  ok ", "bold")
         t.append(" PASS " if ok else " FAIL ", "bold black on green" if ok else "bold white on red")
         t.append("   self-consistent ", "bold")
-        sc = getattr(check, "self_consistent", False)
+        sc = check.self_consistent
         t.append("yes" if sc else "NO", "green" if sc else "bold red")
         t.append("   content ", "bold")
-        content = str(getattr(check, "content", ""))
+        content = str(check.content)
         t.append(clean(content), {"match": "green", "mismatch": "bold red"}.get(content, "yellow"))
         t.append("   verified scope ", "bold")
-        scope = str(getattr(check, "verified_scope", ""))
+        scope = str(check.verified_scope)
         t.append(clean(scope), "green" if scope == "full" else "yellow")
         t.append("\n")
         states = check_states(check)
-        if compact and all(st == "pass" for _n, st, _x in states):
+        if compact and all(passed for _n, passed in states):
             t.append(f"   ✓ all {len(states)} self-consistency checks pass\n", "green")
             states = []
         elif compact:
-            states = [x for x in states if x[1] != "pass"]
-        for name, state, _notes in states:
-            mark, style = {"pass": ("✓", "green"), "fail": ("✗", "bold red")}.get(
-                state, ("–", "dim"))
+            states = [x for x in states if not x[1]]
+        for name, passed in states:
+            mark, style = ("✓", "green") if passed else ("✗", "bold red")
             t.append(f"   {mark} ", style)
-            t.append(f"{name}", style if state == "fail" else "")
-            if state == "not run":
-                t.append(" (not run)", "dim")
+            t.append(f"{name}", "" if passed else style)
             t.append("\n")
     else:
         t.append("\n")
@@ -170,7 +131,7 @@ def render_receipt(row: Any, check: Any, error: str | None = None,
             if key in row:
                 t.append(f"  {key}: ", "bold")
                 t.append(clean(str(row.get(key))) + "\n")
-    notes = list(getattr(check, "notes", None) or []) if check is not None else []
+    notes = list(check.notes) if check is not None else []
     if notes:
         t.append("\n  notes\n", "bold")
         for n in notes:
@@ -182,5 +143,6 @@ def render_receipt(row: Any, check: Any, error: str | None = None,
 class ReceiptPanel(Static):
     """A receipt row's verdict, laid out."""
 
-    def show(self, row: Any, check: Any = None, error: str | None = None) -> None:
+    def show(self, row: Any, check: ReceiptCheck | None = None,
+             error: str | None = None) -> None:
         self.update(render_receipt(row, check, error))

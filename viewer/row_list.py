@@ -6,6 +6,7 @@ Every string from the file goes through `sanitize.clean` and into a `rich.text.T
 """
 from __future__ import annotations
 
+import bisect
 from array import array
 
 from rich.text import Text
@@ -86,7 +87,6 @@ class RowList(ScrollView, can_focus=True):
     def index_of(self, line: int) -> int | None:
         if self.view is None:
             return line - 1 if 1 <= line <= self.source.line_count else None
-        import bisect
         i = bisect.bisect_left(self.view, line)
         return i if i < len(self.view) and self.view[i] == line else None
 

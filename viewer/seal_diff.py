@@ -28,6 +28,9 @@ from textual.widgets import DataTable, Footer, Static
 from sealscope.core import export
 from sealscope.core.continuity import diff_seals
 from sealscope.core.sanitize import clean
+from sealscope.viewer.commands import PaletteBinding
+from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
 
 __all__ = ["SealDiffScreen", "SEVERITY_STYLE", "KIND_STYLE"]
 
@@ -57,11 +60,16 @@ class SealDiffScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("n", "next_change", "Next change"),
-        Binding("p", "prev_change", "Prev change"),
-        Binding("u", "toggle_unchanged", "Unchanged"),
-        Binding("t", "tiers", "Tiers"),
-        Binding("e", "export", "Export"),
+        PaletteBinding("n", "next_change", "Next change", title="Next change",
+                       help="Select the next changed, added or removed probe"),
+        PaletteBinding("p", "prev_change", "Prev change", title="Previous change",
+                       help="Select the previous change"),
+        PaletteBinding("u", "toggle_unchanged", "Unchanged",
+                       title="Show or hide unchanged probes", help="Expand the unchanged count"),
+        PaletteBinding("t", "tiers", "Tiers", title="Load severity tiers",
+                       help="Colour the diff by a tiers file"),
+        PaletteBinding("e", "export", "Export", title="Export the audit report",
+                       help="The current seal's report, this diff included"),
     ]
 
     def __init__(self, previous: Any, current: Any, *, tiers: dict | None = None,
@@ -250,8 +258,6 @@ class SealDiffScreen(Screen):
         return True
 
     def action_tiers(self) -> None:
-        from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
-
         def done(value: str | None) -> None:
             if value:
                 p = pasted_path(value)
@@ -264,9 +270,8 @@ class SealDiffScreen(Screen):
                                           id="diff-tiers-prompt"), done)
 
     def action_export(self) -> None:
-        from sealscope.viewer.export_action import ExportScreen
         if self.owner is not None:
-            self.app.push_screen(ExportScreen.for_seal(self.owner))
+            self.app.push_screen(self.owner.export_screen())
             return
         rec = export.diff_record(self.doc, self.previous.path, self.current.path,
                                  tiers_path=self.tiers_path)

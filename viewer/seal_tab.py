@@ -24,26 +24,31 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Static, TabPane, Tree
+from textual.widgets import Static, Tree
 
 from sealscope.core import export
 from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
                                        verify_continuation)
 from sealscope.core.sanitize import clean
+from sealscope.viewer.commands import PaletteBinding
+from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
-from sealscope.viewer.verdict_view import VerdictView
+from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
+from sealscope.viewer.seal_diff import SealDiffScreen
+from sealscope.viewer.verdict_view import SEVERITY_STYLE, VerdictView
 
-__all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels", "system_commands"]
+__all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
 
 _CSS = Path(__file__).with_name("seal_tab.tcss")
 VALUE_WIDTH = 60
@@ -98,7 +103,7 @@ def manifest_tree_labels(manifest: Any, id_scheme: Any = "index") -> list[tuple[
     return out
 
 
-def find_seal_tab(tabs: Iterable[Any], row: Any) -> "SealTab | None":
+def find_seal_tab(tabs: Iterable[Any], row: Any) -> SealTab | None:
     """The open SealTab sealed by this `continuity_snapshot` row (both digests
     equal), or None."""
     if not isinstance(row, dict) or row.get("kind") != "continuity_snapshot":
@@ -110,19 +115,26 @@ def find_seal_tab(tabs: Iterable[Any], row: Any) -> "SealTab | None":
     return None
 
 
-class SealTab(TabPane):
-    """A TabPane for one snapshot file."""
+class SealTab(EvidenceTab):
+    """The tab of one snapshot file."""
 
     DEFAULT_CSS = _CSS.read_text(encoding="utf-8") if _CSS.is_file() else ""
 
     BINDINGS = [
-        Binding("r", "restate", "Score restatement"),
-        Binding("s", "toggle_strict", "Strict/loose"),
-        Binding("t", "tiers", "Tiers"),
-        Binding("a", "added", "Added since seal"),
-        Binding("d", "diff", "Diff seals"),
-        Binding("j", "jump_ledger", "Ledger row"),
-        Binding("e", "export", "Export"),
+        PaletteBinding("r", "restate", "Score restatement", title="Score a restatement",
+                       help="Score a restatement file against this seal"),
+        PaletteBinding("s", "toggle_strict", "Strict/loose", title="Strict / loose scoring",
+                       help="Re-score in the other mode (loose never judges faithful)"),
+        PaletteBinding("t", "tiers", "Tiers", title="Load severity tiers",
+                       help="Colour divergences and diffs by a tiers file"),
+        PaletteBinding("a", "added", "Added since seal", title="Added since this seal",
+                       help="Load a newer manifest or seal: what it adds"),
+        PaletteBinding("d", "diff", "Diff seals", title="Diff against another seal",
+                       help="Two seals side by side, aligned by probe id"),
+        PaletteBinding("j", "jump_ledger", "Ledger row", title="Jump to the sealing ledger row",
+                       help="Show the continuity_snapshot row of this seal"),
+        PaletteBinding("e", "export", "Export", title="Export the audit report",
+                       help="Write this seal's report as Markdown and JSON"),
     ]
 
     def __init__(self, path: str | os.PathLike, *, id: str | None = None,
@@ -177,7 +189,6 @@ class SealTab(TabPane):
         tree.cursor_line = 0
 
     def focus_default(self) -> None:
-        """Give the keyboard to the tab (the app calls this on activation)."""
         self.query_one("#seal-manifest", Tree).focus()
 
     def _banner_class(self) -> str:
@@ -292,7 +303,6 @@ class SealTab(TabPane):
                    Text(_s(scores.get(pid, "—")))]
             if self.verdict is not None:
                 if pid in diverged:
-                    from sealscope.viewer.verdict_view import SEVERITY_STYLE
                     sev = diverged[pid]
                     row.append(Text(f"✗ {_s(sev)}", style=SEVERITY_STYLE.get(sev, "red")))
                 elif self.verdict.valid and not (self.verdict.policy or {}).get("strict", True):
@@ -395,8 +405,6 @@ class SealTab(TabPane):
     def open_diff(self, other: str | os.PathLike) -> Any:
         """Push a SealDiffScreen of this seal and `other`, the older one first (by
         `created_at`); the diff is recorded in the session. The screen, or None."""
-        from sealscope.viewer.seal_diff import SealDiffScreen
-
         if not self._need_seal():
             return None
         got = export.load_seal(os.fspath(other))
@@ -447,8 +455,6 @@ class SealTab(TabPane):
 
     # ------------------------------------------------------------------ prompts
     def _ask(self, title: str, placeholder: str, then) -> None:
-        from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
-
         def done(value: str | None) -> None:
             if not value:
                 return
@@ -487,47 +493,8 @@ class SealTab(TabPane):
                       self.open_diff)
 
     def action_export(self) -> None:
-        from sealscope.viewer.export_action import ExportScreen
-        self.app.push_screen(ExportScreen.for_seal(self))
+        self.app.push_screen(self.export_screen())
 
-
-SEAL_COMMANDS = (
-    ("Score a restatement", "Score a restatement file against this seal", "restate"),
-    ("Strict / loose scoring", "Re-score in the other mode (loose never judges faithful)",
-     "toggle_strict"),
-    ("Load severity tiers", "Colour divergences and diffs by a tiers file", "tiers"),
-    ("Added since this seal", "Load a newer manifest or seal: what it adds", "added"),
-    ("Diff against another seal", "Two seals side by side, aligned by probe id", "diff"),
-    ("Jump to the sealing ledger row", "Show the continuity_snapshot row of this seal",
-     "jump_ledger"),
-    ("Export the audit report", "Write this seal's report as Markdown and JSON", "export"),
-)
-DIFF_COMMANDS = (
-    ("Next change", "Select the next changed, added or removed probe", "next_change"),
-    ("Previous change", "Select the previous change", "prev_change"),
-    ("Show or hide unchanged probes", "Expand the unchanged count", "toggle_unchanged"),
-    ("Load severity tiers", "Colour the diff by a tiers file", "tiers"),
-    ("Export the audit report", "The current seal's report, this diff included", "export"),
-)
-
-
-def system_commands(app: Any, screen: Any) -> list:
-    """Command-palette entries for the seal tab in front (or the diff screen shown):
-    the app yields these from its `get_system_commands(screen)`."""
-    from textual.app import SystemCommand
-    from textual.widgets import TabbedContent
-
-    from sealscope.viewer.seal_diff import SealDiffScreen
-
-    if isinstance(screen, SealDiffScreen):
-        return [SystemCommand(t, h, (lambda n=n: getattr(screen, f"action_{n}")()))
-                for t, h, n in DIFF_COMMANDS]
-    try:
-        tabs = screen.query_one(TabbedContent)
-        pane = tabs.get_pane(tabs.active) if tabs.active else None
-    except Exception:  # noqa: BLE001 - no tabs on this screen
-        return []
-    if not isinstance(pane, SealTab):
-        return []
-    return [SystemCommand(t, h, (lambda n=n: getattr(pane, f"action_{n}")()))
-            for t, h, n in SEAL_COMMANDS]
+    def export_screen(self) -> ExportScreen:
+        """Its validation and its session: restatements scored, diffs, added since."""
+        return ExportScreen(self.path, kind="snapshot", session=self.session, seal=self.seal)

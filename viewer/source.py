@@ -11,24 +11,23 @@ never began) are prechain; blank lines are blank; every other line is ok.
 """
 from __future__ import annotations
 
+import bisect
+import json
 import mmap
 import os
-import re
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+import orjson
 
 from sealscope.core import lines as _lines
 from sealscope.core import sanitize
 from sealscope.core.ledger import row_kind
 from sealscope.core.nesting import near_limit, read_value
-
-try:  # the fast parser for display; exact fallback below
-    import orjson as _orjson
-except ImportError:  # pragma: no cover
-    _orjson = None
 
 __all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
            "status_of"]
@@ -96,10 +95,12 @@ class _LRU(OrderedDict):
 
 
 def _parse(text: str) -> Any:
-    """The value the verifier reads from a line; ValueError where it is unparseable."""
-    if _orjson is not None and not near_limit(text):
+    """The value the verifier reads from a line (ValueError where it is unparseable):
+    orjson when it reads the line and is not near the nesting limit, else the exact
+    reader (NaN, integers past 64 bits, deep rows)."""
+    if not near_limit(text):
         try:
-            return _orjson.loads(text)
+            return orjson.loads(text)
         except (ValueError, TypeError):
             pass
     return read_value(text)
@@ -139,7 +140,6 @@ def _short(v: Any, width: int = 60) -> str:
         s = v
     else:
         try:
-            import json
             s = json.dumps(v, ensure_ascii=False, allow_nan=True)
         except (TypeError, ValueError, RecursionError):
             try:
@@ -233,7 +233,7 @@ class LedgerSource:
         self.complete = False
         self._rows = _LRU(self.ROW_CACHE)
         try:
-            self._fh = open(self.path, "rb")
+            self._fh = open(self.path, "rb")  # noqa: SIM115 - held open for the map; close()
             self.buf = _lines.open_map(self._fh)
         except (OSError, ValueError) as e:
             self.error = f"{type(e).__name__}: {e}"
@@ -289,7 +289,6 @@ class LedgerSource:
 
     def line_of_offset(self, pos: int) -> int:
         """The 1-based line holding byte `pos` (bisect on the offsets)."""
-        import bisect
         return max(1, min(self.line_count, bisect.bisect_right(self.offsets, pos)))
 
     # ------------------------------------------------------------------ rows
@@ -330,7 +329,6 @@ class LedgerSource:
         if not needle or not self.size:
             return None
         pats = {needle.encode("utf-8", "surrogatepass")}
-        import json
         esc = json.dumps(needle)[1:-1].encode("ascii")
         pats.add(esc)
         lc = self.line_count
@@ -393,5 +391,3 @@ class LedgerSource:
             self._fh.close()
             self._fh = None
 
-
-_ws = re.compile(r"\s+")

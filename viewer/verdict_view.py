@@ -88,8 +88,8 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
 
     for sev, group in grouped_divergences(v.divergences):
         style = SEVERITY_STYLE.get(sev, "magenta")
-        parts.append(Text.assemble("\n", (f"{_s(sev)}", style), (f"  {len(group)} "
-                                   f"divergence{'s' if len(group) != 1 else ''}", "dim")))
+        count = f"  {len(group)} divergence{'s' if len(group) != 1 else ''}"
+        parts.append(Text.assemble("\n", (f"{_s(sev)}", style), (count, "dim")))
         t = Table(show_header=True, header_style="bold", box=None, expand=True,
                   pad_edge=False, padding=(0, 1))
         longest = max(len(_s(d.get("id"))) for d in group)

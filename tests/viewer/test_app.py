@@ -194,7 +194,7 @@ async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monke
         tab = await activate(app, pilot, "session.jsonl")
         # held content recomputed for line 7, then looked up: both go in the report
         await goto(pilot, 7)
-        app.open_held(tab, 7, pre=HELD / "session-pre.jsonl", post=HELD / "session-post.jsonl")
+        tab.open_held(7, pre=HELD / "session-pre.jsonl", post=HELD / "session-post.jsonl")
         await settle(app, pilot)
         await pilot.press("escape")
         await pilot.press("l")

@@ -230,7 +230,7 @@ async def test_session_leaves_evidence_untouched(tmp_path):
             await pilot.pause()
         liar = await activate(app, pilot, "liar.jsonl")
         liar.rows.cursor_to_line(3)
-        app.open_held(liar, 3, pre=HELD / "liar-pre.json", post=HELD / "liar-post.json")
+        liar.open_held(3, pre=HELD / "liar-pre.json", post=HELD / "liar-post.json")
         await settle(app, pilot)
         app.pop_screen()
         await pilot.press("l")

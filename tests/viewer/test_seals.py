@@ -13,10 +13,11 @@ from textual.widgets import Footer, Input, TabbedContent
 
 from sealscope.core import export
 from sealscope.core.continuity import snapshot
+from sealscope.viewer.evidence_tab import front_commands
 from sealscope.viewer.export_action import ExportScreen, check_target, default_base
 from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.seal_diff import SealDiffScreen
-from sealscope.viewer.seal_tab import SealTab, find_seal_tab, system_commands
+from sealscope.viewer.seal_tab import SealTab, find_seal_tab
 from sealscope.viewer.verdict_view import VerdictView
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ class SealHost(App):
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
-        yield from system_commands(self, screen)
+        yield from front_commands(screen)
 
 
 def plain(renderable, width: int = 160) -> str:
@@ -381,7 +382,6 @@ def test_command_palette_offers_the_seal_actions():
 
 def test_export_a_ledger_tab_through_the_main_app(tmp_path, monkeypatch):
     from sealscope.viewer.app import SealscopeApp
-    from sealscope.viewer.export_action import export_screen_for
     from sealscope.viewer.ledger_tab import LedgerTab
 
     monkeypatch.chdir(tmp_path)
@@ -397,7 +397,7 @@ def test_export_a_ledger_tab_through_the_main_app(tmp_path, monkeypatch):
                 await pilot.pause(0.05)
                 if tab.result is not None:
                     break
-            screen = export_screen_for(tab)
+            screen = tab.export_screen()
             app.push_screen(screen)
             await pilot.pause()
             screen.export_to(str(tmp_path / "ledger-audit"))
