@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
@@ -41,16 +42,14 @@ def text_of(app: App, selector: str) -> str:
     return plain(tab.banner_view)
 
 
-def test_snapshot_run_record(snap_compare, monkeypatch):
+@pytest.mark.parametrize(("name", "press"), [
+    pytest.param("run-record.json", ["down"], id="run_record"),
+    pytest.param("session-transcript.json", [], id="session"),
+])
+def test_snapshot(snap_compare, monkeypatch, name, press):
     monkeypatch.chdir(ROOT)  # the banner shows the path as given
-    assert snap_compare(HarnApp("sample_ledgers/harn/run-record.json"),
-                        terminal_size=(120, 36), press=["down"])
-
-
-def test_snapshot_session(snap_compare, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    assert snap_compare(HarnApp("sample_ledgers/harn/session-transcript.json"),
-                        terminal_size=(120, 36))
+    assert snap_compare(HarnApp(f"sample_ledgers/harn/{name}"), terminal_size=(120, 36),
+                        press=press)
 
 
 def test_moving_through_events_updates_the_panel():

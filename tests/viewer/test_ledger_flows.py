@@ -126,7 +126,8 @@ async def test_lookup_typed_text():
         await settle(app, pilot)
         scr = app.screen
         inp = scr.query_one("#lookup-text")
-        inp.value = '{"role": "tool", "name": "read_file", "text": "report 3: no customer data lost"}'
+        inp.value = ('{"role": "tool", "name": "read_file", '
+                     '"text": "report 3: no customer data lost"}')
         inp.focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -146,7 +147,7 @@ async def test_truncated_copy_against_its_pin():
         app.screen.query_one("#pin").value = pin
         await pilot.press("enter")
         await settle(app, pilot)
-        label, verdict = tab.banner.check
+        _label, verdict = tab.banner.check
         assert verdict.verdict == "truncated"
         assert tab.banner.combined_verdict == "BROKEN"
         assert "-broken" in tab.banner.classes
@@ -301,7 +302,7 @@ def test_source_is_read_only_and_bounded(tmp_path):
     p = tmp_path / "big.jsonl"
     with open(p, "w") as fh:
         for i in range(20000):
-            fh.write('{"tool": "t", "n": %d}\r\n' % i)
+            fh.write(f'{{"tool": "t", "n": {i}}}\r\n')
         fh.write("\r{bad\n")
     os.chmod(p, 0o444)
     src = LedgerSource(p)

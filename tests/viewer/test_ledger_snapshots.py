@@ -1,6 +1,8 @@
 """Snapshot SVGs (120x36) of every ledger-viewer screen and panel."""
 from __future__ import annotations
 
+import pytest
+
 from sealscope.viewer.app import SealscopeApp
 
 from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, settle
@@ -12,19 +14,23 @@ def app_on_samples() -> SealscopeApp:
     return SealscopeApp([SAMPLES])
 
 
-def test_snapshot_verified_session_receipt_v2(snap_compare):
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "session.jsonl")
-        await goto(pilot, 7)
-    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
+# the ledger screen with one row selected: its detail pane for each kind of row
+ROWS = [
+    pytest.param("session.jsonl", 7, id="verified_session_receipt_v2"),
+    pytest.param("session.jsonl", 5, id="receipt_v1"),
+    pytest.param("hostile.jsonl", 3, id="hostile_content"),
+    pytest.param("hostile.jsonl", 2, id="hostile_approval"),
+    pytest.param("declared-break.jsonl", 5, id="declared_break"),
+    pytest.param("session.jsonl", 8, id="continuity_row"),
+]
 
 
-def test_snapshot_receipt_v1(snap_compare):
+@pytest.mark.parametrize(("ledger", "line"), ROWS)
+def test_snapshot_row(snap_compare, ledger, line):
     async def run(pilot):
         await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "session.jsonl")
-        await goto(pilot, 5)
+        await activate(pilot.app, pilot, ledger)
+        await goto(pilot, line)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -34,38 +40,6 @@ def test_snapshot_broken_banner_first_break(snap_compare):
         await activate(pilot.app, pilot, "tampered.jsonl")
         await pilot.press("b")
         await pilot.pause()
-    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
-
-
-def test_snapshot_hostile_content(snap_compare):
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "hostile.jsonl")
-        await goto(pilot, 3)
-    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
-
-
-def test_snapshot_hostile_approval(snap_compare):
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "hostile.jsonl")
-        await goto(pilot, 2)
-    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
-
-
-def test_snapshot_declared_break(snap_compare):
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "declared-break.jsonl")
-        await goto(pilot, 5)
-    assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
-
-
-def test_snapshot_continuity_row(snap_compare):
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "session.jsonl")
-        await goto(pilot, 8)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 

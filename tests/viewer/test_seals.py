@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, TabbedContent
@@ -69,37 +70,28 @@ async def answer_prompt(pilot, value: str) -> None:
 
 # --------------------------------------------------------------------------- snapshots
 
-def test_snapshot_seal_tab_valid(snap_compare, monkeypatch):
+@pytest.mark.parametrize("seal", [
+    pytest.param("seal-day1.json", id="valid"),
+    pytest.param("seal-day1-tampered.json", id="invalid"),
+])
+def test_snapshot_seal_tab(snap_compare, monkeypatch, seal):
     monkeypatch.chdir(ROOT)
-    assert snap_compare(SealHost(REL + "seal-day1.json"), terminal_size=(120, 36))
+    assert snap_compare(SealHost(REL + seal), terminal_size=(120, 36))
 
 
-def test_snapshot_seal_tab_invalid(snap_compare, monkeypatch):
-    monkeypatch.chdir(ROOT)
-    assert snap_compare(SealHost(REL + "seal-day1-tampered.json"), terminal_size=(120, 36))
-
-
-def test_snapshot_verdict_strict_divergent(snap_compare, monkeypatch):
-    monkeypatch.chdir(ROOT)
-
-    async def before(pilot):
-        await pilot.pause()
-        pilot.app.query_one(SealTab).score(REL + "restated-divergent.json")
-        await pilot.pause()
-
-    assert snap_compare(SealHost(REL + "seal-day1.json", tiers=REL + "tiers.json"),
-                        terminal_size=(120, 36), run_before=before)
-
-
-def test_snapshot_verdict_loose(snap_compare, monkeypatch):
+@pytest.mark.parametrize(("strict", "tiers"), [
+    pytest.param(True, REL + "tiers.json", id="strict_divergent"),
+    pytest.param(False, None, id="loose"),
+])
+def test_snapshot_verdict(snap_compare, monkeypatch, strict, tiers):
     monkeypatch.chdir(ROOT)
 
     async def before(pilot):
         await pilot.pause()
-        pilot.app.query_one(SealTab).score(REL + "restated-divergent.json", strict=False)
+        pilot.app.query_one(SealTab).score(REL + "restated-divergent.json", strict=strict)
         await pilot.pause()
 
-    assert snap_compare(SealHost(REL + "seal-day1.json"), terminal_size=(120, 36),
+    assert snap_compare(SealHost(REL + "seal-day1.json", tiers=tiers), terminal_size=(120, 36),
                         run_before=before)
 
 
