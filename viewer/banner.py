@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from sealscope.core.sanitize import clean
@@ -18,47 +19,69 @@ _RED = {"truncated", "rewritten", "local_broken", "witness_broken"}
 
 
 class Banner(Static):
-    """State: "indexing" | "verifying" | "done" | "cancelled" | "error"."""
+    """One ledger's verdict. Its state is reactive; every change repaints it (watchers).
 
-    def __init__(self, name: str, **kw) -> None:
+    `state`: "indexing" | "verifying" | "done" | "cancelled" | "error"; `pct` the
+    progress of indexing or verifying; `result` the chain's VerifyResult once done;
+    `message` why it is cancelled or in error; `check` a pin or witness check as
+    (label, WitnessVerdict or None) with `check_error` when it could not run.
+    """
+
+    DEFAULT_CSS = """
+    Banner {
+        height: auto;
+        max-height: 4;
+        padding: 0 1;
+        color: $text;
+    }
+    Banner.-pending  { background: $panel; }
+    Banner.-verified { background: $success-darken-2; }
+    Banner.-broken   { background: $error-darken-2; }
+    Banner.-couldnot { background: $warning-darken-3; }
+    """
+
+    state: reactive[str] = reactive("indexing", init=False)
+    pct: reactive[float] = reactive(0.0, init=False)
+    result: reactive[Any] = reactive(None, init=False)
+    message: reactive[str] = reactive("", init=False)
+    check: reactive[tuple[str, Any] | None] = reactive(None, init=False)
+    check_error: reactive[str | None] = reactive(None, init=False)
+
+    def __init__(self, name: str, **kw: Any) -> None:
         super().__init__("", **kw)
         self.file_name = name
-        self.state = "indexing"
-        self.pct = 0.0
-        self.result: Any = None
-        self.message = ""
-        self.check: tuple[str, Any] | None = None   # ("pin"|"witness <ns>", WitnessVerdict)
-        self.check_error: str | None = None
+
+    def on_mount(self) -> None:
         self._paint()
+
+    def _repaint(self) -> None:
+        if self.is_mounted:
+            self._paint()
+
+    watch_state = watch_pct = watch_result = watch_message = _repaint
+    watch_check = watch_check_error = _repaint
 
     # ------------------------------------------------------------------ updates
     def indexing(self, pct: float) -> None:
         self.state, self.pct = "indexing", pct
-        self._paint()
 
     def verifying(self, pct: float) -> None:
         self.state, self.pct = "verifying", pct
-        self._paint()
 
     def done(self, result: Any) -> None:
-        self.state, self.result = "done", result
-        self._paint()
+        self.result, self.state = result, "done"
 
     def cancelled(self, message: str = "verification did not finish") -> None:
-        self.state, self.message = "cancelled", message
-        self._paint()
+        self.message, self.state = message, "cancelled"
 
     def error(self, message: str) -> None:
-        self.state, self.message = "error", message
-        self._paint()
+        self.message, self.state = message, "error"
 
     def set_check(self, label: str, verdict: Any) -> None:
-        self.check, self.check_error = (label, verdict), None
-        self._paint()
+        self.check_error, self.check = None, (label, verdict)
 
     def set_check_error(self, label: str, message: str) -> None:
-        self.check, self.check_error = (label, None), message
-        self._paint()
+        self.check_error, self.check = message, (label, None)
 
     # ------------------------------------------------------------------ drawing
     @property

@@ -90,7 +90,21 @@ def write_report(report: export.AuditReport, base: str | os.PathLike) -> list[st
 class ExportScreen(ModalScreen[list[str] | None]):
     """Choose where to write the report; writes it in a thread."""
 
-    CSS_PATH = "export_action.tcss"
+    DEFAULT_CSS = """
+    ExportScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    ExportScreen #export-box {
+        width: 90;
+        height: auto;
+        padding: 1 2;
+        border: round $accent;
+        background: $panel;
+    }
+    ExportScreen #export-what { height: auto; margin-bottom: 1; }
+    ExportScreen #export-status { height: auto; margin-top: 1; }
+    """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, path: str | os.PathLike, *, kind: str | None = None,
@@ -104,7 +118,7 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.session = list(session)
         self.verify_result = verify_result
         self.seal = seal
-        inputs: list[str] = [self.path, *map(os.fspath, protected)]
+        inputs: list[str] = [self.path, *(os.fspath(p) for p in protected)]
         for r in self.session:
             inputs += [v for v in r.inputs.values() if isinstance(v, str) and os.path.exists(v)]
         self.protected = inputs

@@ -31,17 +31,13 @@ from sealscope.core import harn
 from sealscope.core.sanitize import clean
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.style import FINDING_STYLE, shown
 
 __all__ = ["HarnTab", "HarnPane"]
 
-SEVERITY_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 BAR_WIDTH = 32
 MESSAGE_LIMIT = 4000  # characters of one archived message shown before eliding the rest
 
-
-def _s(value: Any) -> str:
-    """Evidence text, made displayable."""
-    return clean(value if isinstance(value, str) else str(value))
 
 
 def _lines(text: str) -> list[str]:
@@ -140,7 +136,7 @@ class HarnTab(Widget):
 
     def _banner(self) -> Text:
         if self.error is not None:
-            return Text.assemble(("COULD NOT READ  ", "bold red"), _s(self.error))
+            return Text.assemble(("COULD NOT READ  ", "bold red"), shown(self.error))
         doc = self.document
         assert doc is not None
         counts = {s: 0 for s in harn.SEVERITIES}
@@ -152,34 +148,34 @@ class HarnTab(Widget):
                           ("REVIEW", "bold yellow") if worst == "medium" else
                           ("OK", "bold green"))
         what = "run record" if doc.kind == "run" else "transcript"
-        t = Text.assemble((verdict, style), "  ", (_s(doc.path or ""), "bold"),
+        t = Text.assemble((verdict, style), "  ", (shown(doc.path or ""), "bold"),
                           f"  {what}")
         if doc.run_id:
-            t.append(f" {_s(doc.run_id)}")
+            t.append(f" {shown(doc.run_id)}")
         t.append(f" · {len(doc.transcripts)} transcript(s) · {len(self.checks)} compaction(s)"
                  " · findings: ")
-        t.append_text(Text.assemble((f"{counts['high']} high", SEVERITY_STYLE["high"]), ", ",
+        t.append_text(Text.assemble((f"{counts['high']} high", FINDING_STYLE["high"]), ", ",
                                     (f"{counts['medium']} medium",
-                                     SEVERITY_STYLE["medium"]), ", ",
-                                    (f"{counts['low']} low", SEVERITY_STYLE["low"]), ", ",
-                                    (f"{counts['info']} info", SEVERITY_STYLE["info"])))
+                                     FINDING_STYLE["medium"]), ", ",
+                                    (f"{counts['low']} low", FINDING_STYLE["low"]), ", ",
+                                    (f"{counts['info']} info", FINDING_STYLE["info"])))
         return t
 
     def _event_line(self, i: int, check: harn.CompactionCheck) -> Text:
         ev = check.event
         worst = check.worst
         mark = {"high": "✖", "medium": "!", "low": "·", "info": "·"}.get(worst or "", "✓")
-        t = Text.assemble((f"{mark} ", SEVERITY_STYLE.get(worst or "", "green")),
+        t = Text.assemble((f"{mark} ", FINDING_STYLE.get(worst or "", "green")),
                           (f"#{i + 1} ", "bold"))
         ident = ev.id or "(no id)"
-        t.append(_s(ident if len(ident) <= 30 else "…" + ident[-29:]))
+        t.append(shown(ident if len(ident) <= 30 else "…" + ident[-29:]))
         t.append("\n   ")
         t.append(f"{'receipt v' + str(ev.schema_version) if ev.path == 'receipt' else 'legacy v0'}"
-                 f" · {_s(ev.mode or '?')} · {_s(ev.engine_strategy or ev.strategy or '?')}",
+                 f" · {shown(ev.mode or '?')} · {shown(ev.engine_strategy or ev.strategy or '?')}",
                  style="dim")
         if self.document is not None and self.document.kind == "run":
             t.append("\n   ")
-            t.append(_s(check.transcript.stage_id or ev.location), style="dim italic")
+            t.append(shown(check.transcript.stage_id or ev.location), style="dim italic")
         return t
 
     def _token_bar(self, before: int, after: int) -> Text:
@@ -202,35 +198,35 @@ class HarnTab(Widget):
         ev = check.event
         t = Text()
         t.append(f"#{i + 1} ", style="bold")
-        t.append(_s(ev.id or "(no id)"), style="bold")
+        t.append(shown(ev.id or "(no id)"), style="bold")
         t.append("\n")
         path = (f"receipt · schema_version {ev.schema_version}" if ev.path == "receipt"
                 else "legacy flat metadata · schema_version 0")
         t.append(path, style="cyan")
         if ev.receipt_error:
             t.append("  (embedded receipt unreadable: ", style="yellow")
-            t.append(_s(ev.receipt_error), style="yellow")
+            t.append(shown(ev.receipt_error), style="yellow")
             t.append(")", style="yellow")
         t.append("\n")
         rows: list[tuple[str, Text]] = [
-            ("where", Text(f"{_s(ev.location)} · event {ev.event_index}"
-                           + (f" · stage {_s(check.transcript.stage_id)}"
+            ("where", Text(f"{shown(ev.location)} · event {ev.event_index}"
+                           + (f" · stage {shown(check.transcript.stage_id)}"
                               if check.transcript.stage_id else ""))),
-            ("mode", Text(f"{_s(ev.mode or '—')} · reason {_s(ev.reason or '—')}")),
-            ("strategy", Text(f"{_s(ev.strategy or '—')} · engine "
-                              f"{_s(ev.engine_strategy or '—')}"
-                              + (f" · requested {_s(ev.requested_strategy)}"
+            ("mode", Text(f"{shown(ev.mode or '—')} · reason {shown(ev.reason or '—')}")),
+            ("strategy", Text(f"{shown(ev.strategy or '—')} · engine "
+                              f"{shown(ev.engine_strategy or '—')}"
+                              + (f" · requested {shown(ev.requested_strategy)}"
                                  if ev.requested_strategy is not None else ""))),
         ]
         if ev.resolved_threshold_tokens is not None or ev.hard_limit_tokens is not None:
             threshold = ev.resolved_threshold_tokens
             rows.append(("threshold", Text(
                 f"{threshold if threshold is not None else '—'}"
-                f" ({_s(ev.threshold_source or 'source not recorded')}) · hard limit "
+                f" ({shown(ev.threshold_source or 'source not recorded')}) · hard limit "
                 f"{ev.hard_limit_tokens if ev.hard_limit_tokens is not None else '—'}")))
         if ev.session_id is not None or ev.receipt_id is not None:
-            rows.append(("identity", Text(f"receipt {_s(ev.receipt_id or '—')} · session "
-                                          f"{_s(ev.session_id or '—')}")))
+            rows.append(("identity", Text(f"receipt {shown(ev.receipt_id or '—')} · session "
+                                          f"{shown(ev.session_id or '—')}")))
         arch = Text(f"{ev.archived_messages} claimed")
         if check.inference is not None:
             inf = check.inference
@@ -269,16 +265,16 @@ class HarnTab(Widget):
         if check.snapshot is not None:
             snap = check.snapshot
             count = "no messages" if snap.messages is None else f"{len(snap.messages)} messages"
-            rows.append(("snapshot", Text(f"{_s(snap.asset_id)} at {_s(snap.location)} · "
+            rows.append(("snapshot", Text(f"{shown(snap.asset_id)} at {shown(snap.location)} · "
                                           f"{count}")))
         else:
             rows.append(("snapshot", Text(
                 "none named" if not ev.snapshot_asset_id
-                else f"{_s(ev.snapshot_asset_id)} (not found)", style="yellow")))
+                else f"{shown(ev.snapshot_asset_id)} (not found)", style="yellow")))
         if check.following is not None:
             fs = check.following
             src = ("the transcript's current messages" if fs.source == "current"
-                   else f"the next snapshot {_s(fs.asset_id or '')}")
+                   else f"the next snapshot {shown(fs.asset_id or '')}")
             rows.append(("followed", Text(f"{len(fs.messages)} messages ({src})")))
         else:
             rows.append(("followed", Text("not recorded", style="dim")))
@@ -293,8 +289,8 @@ class HarnTab(Widget):
         findings.add_column(no_wrap=True)
         findings.add_column(ratio=1)
         for f in check.findings:
-            findings.add_row(Text(f.severity.upper(), style=SEVERITY_STYLE.get(f.severity, "")),
-                             Text.assemble((_s(f.code), "bold"), "  ", _s(f.message)))
+            findings.add_row(Text(f.severity.upper(), style=FINDING_STYLE.get(f.severity, "")),
+                             Text.assemble((shown(f.code), "bold"), "  ", shown(f.message)))
         if not check.findings:
             findings.add_row(Text("none", style="green"), Text("every check held",
                                                                style="green"))
@@ -310,7 +306,7 @@ class HarnTab(Widget):
         start = check.inference.prefix
         end = start + len(archived) - 1 if archived else start
         head.append(f" ({len(archived)}, positions {start}–{end} of snapshot ")
-        head.append(_s(check.snapshot.asset_id))
+        head.append(shown(check.snapshot.asset_id))
         head.append(")")
         grid = Table.grid(padding=(0, 1), expand=True)
         grid.add_column(no_wrap=True, style="dim")
@@ -319,9 +315,9 @@ class HarnTab(Widget):
             pos = start + offset
             if isinstance(message, dict):
                 role = message.get("role")
-                title = Text(_s(role) if isinstance(role, str) else "(no role)",
+                title = Text(shown(role) if isinstance(role, str) else "(no role)",
                              style="bold cyan")
-                extras = [f"{_s(k)}={_s(v)}" for k, v in message.items()
+                extras = [f"{shown(k)}={shown(v)}" for k, v in message.items()
                           if k in ("name", "tool_call_id") and isinstance(v, str)]
                 if "tool_calls" in message:
                     extras.append("tool_calls")

@@ -134,6 +134,13 @@ def content_report(check: Any) -> Text:
 class HeldContentScreen(Screen):
     """Recompute one receipt against held content."""
 
+    DEFAULT_CSS = """
+    #held-results Static { height: auto; }
+    #held-results { height: 1fr; }
+    #held-left { width: 1fr; padding: 0 1; }
+    #held-right { width: 1fr; padding: 0 1; border-left: vkey $primary 50%; }
+    """
+
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("ctrl+r", "recompute", "Recompute"),

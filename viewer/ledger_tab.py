@@ -29,7 +29,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static
-from textual.worker import get_current_worker
+from textual.timer import Timer
+from textual.worker import Worker, get_current_worker
 
 from sealscope.core import export, ledger
 from sealscope.core.sanitize import clean
@@ -61,6 +62,29 @@ def tab_label(name: str) -> str:
 
 class LedgerTab(EvidenceTab):
     """The tab of one ledger file."""
+
+    DEFAULT_CSS = """
+    LedgerTab {
+        layout: vertical;
+        padding: 0;
+    }
+    #progress { height: 1; padding: 0 1; }
+    #progress Bar { width: 1fr; }
+    #body { height: 1fr; }
+    #list-pane {
+        width: 3fr;
+        height: 1fr;
+    }
+    #columns {
+        height: 1;
+        background: $boost;
+    }
+    #list-status {
+        height: 1;
+        background: $boost;
+        color: $text-muted;
+    }
+    """
 
     BINDINGS = [
         PaletteBinding("b", "first_break", "Break", title="Jump to first break",
@@ -94,13 +118,13 @@ class LedgerTab(EvidenceTab):
         self.filter_label = ""
         self.last_search = ""
         self.receipts: list[int] | None = None
-        self._verify_worker = None
+        self._verify_worker: Worker[None] | None = None
         self.session: list[export.SessionRecord] = []
         self._session_keys: list[Any] = []
         self.detail_line = 0          # the line the detail pane shows
         self.clock = time.monotonic   # when keys arrive (a test holds it still)
         self._last_nav = 0.0          # clock time of the last navigation-key move
-        self._detail_timer = None
+        self._detail_timer: Timer | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:

@@ -71,6 +71,11 @@ def load_items(path: Path) -> tuple[list[held.HeldItem] | None, str | None]:
 class LookupScreen(Screen[None]):
     """Digest → every manifest position, across the open ledgers."""
 
+    DEFAULT_CSS = """
+    #lookup-summary { height: auto; max-height: 16; padding: 0 1; }
+    #lookup-hits { height: 1fr; }
+    """
+
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
     def __init__(self, ledgers: Sequence[LedgerTab], path: Path | None = None,
@@ -80,7 +85,8 @@ class LookupScreen(Screen[None]):
         self.start_path = path
         self.origin = origin          # the ledger tab in front when the lookup began
         self.held_path: str | None = None
-        self.index: Any = None
+        self.index: DropIndex | None = None
+        self.index_error: str | None = None
         self.items: list[_Item] = []
         self.hits: list[tuple[LedgerTab | None, int]] = []   # (tab, line) per option
 
@@ -118,7 +124,7 @@ class LookupScreen(Screen[None]):
                 errors.append(f"{tab.source.name}: {e}")
         self.app.call_from_thread(self._set_index, idx, "; ".join(errors) or None)
 
-    def _set_index(self, idx: Any, error: str | None) -> None:
+    def _set_index(self, idx: DropIndex, error: str | None) -> None:
         self.index = idx
         self.index_error = error
         self._refresh()
@@ -171,7 +177,7 @@ class LookupScreen(Screen[None]):
         else:
             summary.append(f" {self.index.rows} receipt row(s), {self.index.entries} manifest "
                            f"entr(ies) in {len(tabs)} open ledger(s)\n", "dim")
-            if getattr(self, "index_error", None):
+            if self.index_error:
                 summary.append(" " + clean(self.index_error) + "\n", "red")
         ol = self.query_one(OptionList)
         ol.clear_options()

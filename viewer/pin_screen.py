@@ -26,6 +26,18 @@ if TYPE_CHECKING:
 
 
 class PinScreen(ModalScreen[None]):
+
+    DEFAULT_CSS = """
+    PinScreen { align: center middle; }
+    #pin-box {
+        width: 100;
+        height: auto;
+        padding: 1 2;
+        background: $panel;
+        border: thick $accent 60%;
+    }
+    #pin-message { height: auto; margin-top: 1; }
+    """
     BINDINGS = [Binding("escape", "dismiss_screen", "Back")]
 
     def __init__(self, tab: LedgerTab) -> None:

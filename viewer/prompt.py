@@ -75,6 +75,18 @@ def pasted_path(text: str) -> Path | None:
 class PromptScreen(ModalScreen[str | None]):
     """Ask for one line; dismiss with the text, or None on escape."""
 
+    DEFAULT_CSS = """
+    PromptScreen { align: center middle; }
+    #prompt-box {
+        width: 80;
+        height: auto;
+        padding: 1 2;
+        background: $panel;
+        border: thick $accent 60%;
+    }
+    #prompt-hint { margin-top: 1; }
+    """
+
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, placeholder: str = "", value: str = "",

@@ -80,6 +80,18 @@ def snapshot_panel(obj: dict) -> Text:
 class RowDetail(VerticalScroll, can_focus=True):
     """Shows one row; `show(info, status, finding_text, honored)`."""
 
+    DEFAULT_CSS = """
+    RowDetail {
+        width: 2fr;
+        height: 1fr;
+        border-left: vkey $primary 50%;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    RowDetail:focus { border-left: vkey $accent; }
+    RowDetail Static { margin-bottom: 1; }
+    """
+
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
         yield ReceiptPanel(id="receipt-panel")

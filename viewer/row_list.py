@@ -44,6 +44,20 @@ def reason_of(text: str) -> str:
 class RowList(ScrollView, can_focus=True):
     """One ledger's lines. `view` maps list positions to line numbers when filtered."""
 
+    DEFAULT_CSS = """
+    RowList {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    RowList > .rowlist--cursor {
+        background: $accent 40%;
+        text-style: bold;
+    }
+    RowList:focus > .rowlist--cursor {
+        background: $accent 70%;
+    }
+    """
+
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),

@@ -26,37 +26,59 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from sealscope.core import export
-from sealscope.core.continuity import diff_seals
-from sealscope.core.sanitize import clean
+from sealscope.core.continuity import ContinuitySnapshot, diff_seals
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
+from sealscope.viewer.style import shown, tier_style
 
-__all__ = ["SealDiffScreen", "SEVERITY_STYLE", "KIND_STYLE"]
+__all__ = ["SealDiffScreen", "KIND_STYLE"]
 
-SEVERITY_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan"}
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red", "unchanged": "dim"}
 KIND_MARK = {"changed": "~", "added": "+", "removed": "-", "unchanged": "="}
 CELL = 36
 
 
-def _s(value: Any) -> str:
-    return clean(value if isinstance(value, str) else str(value))
-
 
 def _cell(value: Any, width: int = CELL) -> Text:
     if value is None:
         return Text("—", style="dim")
-    text = _s(value)
+    text = shown(value)
     if text == "":
         return Text("(empty)", style="dim italic")
     return Text(text if len(text) <= width else text[: width - 1] + "…")
 
 
-class SealDiffScreen(Screen):
+def snap_of(seal: export.SealFile) -> ContinuitySnapshot:
+    """The snapshot of a valid seal (ValueError with its reason for any other)."""
+    if seal.status != "ok" or seal.snap is None:
+        raise ValueError(f"{seal.path}: {seal.error}")
+    return seal.snap
+
+
+class SealDiffScreen(Screen[None]):
     """Two seals aligned by probe id."""
 
-    CSS_PATH = "seal_diff.tcss"
+    DEFAULT_CSS = """
+    SealDiffScreen {
+        layout: vertical;
+    }
+    SealDiffScreen #diff-header {
+        height: auto;
+        padding: 0 1;
+        background: $boost;
+    }
+    SealDiffScreen #diff-table {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    SealDiffScreen #diff-detail {
+        height: auto;
+        max-height: 6;
+        padding: 0 1;
+        border-top: hkey $primary 50%;
+    }
+    """
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
@@ -80,13 +102,11 @@ class SealDiffScreen(Screen):
             else export.load_seal(os.fspath(previous))
         self.current = current if isinstance(current, export.SealFile) \
             else export.load_seal(os.fspath(current))
-        for s in (self.previous, self.current):
-            if s.status != "ok":
-                raise ValueError(f"{s.path}: {s.error}")
+        self.previous_snap, self.current_snap = snap_of(self.previous), snap_of(self.current)
         self.tiers, self.tiers_path = tiers, tiers_path
         self.owner = owner
         self.doc = doc if doc is not None else diff_seals(
-            self.previous.snap, self.current.snap, tiers=tiers)
+            self.previous_snap, self.current_snap, tiers=tiers)
         self.show_unchanged = False
         self.rows: list[tuple[str, dict]] = []   # (kind, entry) per table row
 
@@ -102,9 +122,9 @@ class SealDiffScreen(Screen):
         table.add_column("", key="mark", width=1)
         table.add_column("id", key="id", width=26)
         table.add_column("severity", key="severity", width=9)
-        table.add_column(Text(f"previous · {_s(os.path.basename(self.previous.path))}"),
+        table.add_column(Text(f"previous · {shown(os.path.basename(self.previous.path))}"),
                          key="previous", width=CELL)
-        table.add_column(Text(f"current · {_s(os.path.basename(self.current.path))}"),
+        table.add_column(Text(f"current · {shown(os.path.basename(self.current.path))}"),
                          key="current", width=CELL)
         self._fill()
         table.focus()
@@ -115,17 +135,17 @@ class SealDiffScreen(Screen):
         t = Text()
         t.append(" SEAL DIFF ", "bold white on dark_blue")
         t.append("  ")
-        t.append(_s(self.previous.path))
+        t.append(shown(self.previous.path))
         t.append("  →  ", "bold")
-        t.append(_s(self.current.path))
+        t.append(shown(self.current.path))
         t.append("\nprevious ", "dim")
-        t.append(_s(d["previous_digest"]))
+        t.append(shown(d["previous_digest"]))
         t.append("  ")
-        t.append(_s(self.previous.snap.created_at), "dim")
+        t.append(shown(self.previous_snap.created_at), "dim")
         t.append("\ncurrent  ", "dim")
-        t.append(_s(d["current_digest"]))
+        t.append(shown(d["current_digest"]))
         t.append("  ")
-        t.append(_s(self.current.snap.created_at), "dim")
+        t.append(shown(self.current_snap.created_at), "dim")
         t.append("\n")
         t.append(f"{len(d['changed'])} changed", KIND_STYLE["changed"])
         t.append("  ·  ")
@@ -136,7 +156,7 @@ class SealDiffScreen(Screen):
         t.append(f"{d['n_unchanged']} unchanged", "dim")
         if self.tiers_path:
             t.append("   tiers ", "dim")
-            t.append(_s(self.tiers_path))
+            t.append(shown(self.tiers_path))
         else:
             t.append("   no tiers: coloured by kind (t to load a tiers file)", "dim")
         return t
@@ -170,12 +190,12 @@ class SealDiffScreen(Screen):
 
     def _add(self, table: DataTable, kind: str, e: dict) -> None:
         sev = e.get("severity")
-        style = SEVERITY_STYLE.get(sev, "magenta") if sev is not None else KIND_STYLE[kind]
+        style = tier_style(sev) if sev is not None else KIND_STYLE[kind]
         self.rows.append((kind, e))
         idt = _cell(e.get("id"), 26)
         idt.stylize(style)
         table.add_row(Text(KIND_MARK[kind], style=style), idt,
-                      Text(_s(sev), style=style) if sev is not None else Text(""),
+                      Text(shown(sev), style=style) if sev is not None else Text(""),
                       _cell(e.get("declared")) if kind != "added" else Text("—", style="dim"),
                       _cell(e.get("restated")) if kind != "removed" else Text("—", style="dim"))
 
@@ -195,16 +215,16 @@ class SealDiffScreen(Screen):
             return
         t = Text()
         t.append(f"{kind} ", KIND_STYLE.get(kind, ""))
-        t.append(_s(e.get("id")), "bold")
+        t.append(shown(e.get("id")), "bold")
         if e.get("severity") is not None:
             t.append("  severity ", "dim")
-            t.append(_s(e["severity"]), SEVERITY_STYLE.get(e["severity"], "magenta"))
+            t.append(shown(e["severity"]), tier_style(e["severity"]))
         if e.get("reason"):
-            t.append("  " + _s(e["reason"]), "dim")
+            t.append("  " + shown(e["reason"]), "dim")
         t.append("\nprevious  ", "dim")
-        t.append(_s(e["declared"]) if e.get("declared") is not None else "(not declared)")
+        t.append(shown(e["declared"]) if e.get("declared") is not None else "(not declared)")
         t.append("\ncurrent   ", "dim")
-        t.append(_s(e["restated"]) if e.get("restated") is not None else "(not declared)")
+        t.append(shown(e["restated"]) if e.get("restated") is not None else "(not declared)")
         box.update(t)
 
     @property
@@ -245,10 +265,10 @@ class SealDiffScreen(Screen):
         try:
             tiers = export.load_tiers(path)
         except ValueError as e:
-            self.notify("tiers not loaded: " + _s(e), markup=False, severity="error")
+            self.notify("tiers not loaded: " + shown(e), markup=False, severity="error")
             return False
         self.tiers, self.tiers_path = tiers, path
-        self.doc = diff_seals(self.previous.snap, self.current.snap, tiers=tiers)
+        self.doc = diff_seals(self.previous_snap, self.current_snap, tiers=tiers)
         if self.owner is not None:
             self.owner.session.append(export.diff_record(
                 self.doc, self.previous.path, self.current.path, tiers_path=path))
@@ -262,7 +282,7 @@ class SealDiffScreen(Screen):
             if value:
                 p = pasted_path(value)
                 if p is None:
-                    self.notify("no such file: " + _s(value), markup=False, severity="warning")
+                    self.notify("no such file: " + shown(value), markup=False, severity="warning")
                 else:
                     self.set_tiers(str(p))
         self.app.push_screen(PromptScreen("Severity tiers", "path to a JSON object "

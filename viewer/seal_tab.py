@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -34,6 +33,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
+from textual.reactive import reactive
 from textual.widgets import Static, Tree
 
 from sealscope.core import export
@@ -45,18 +45,15 @@ from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
-from sealscope.viewer.seal_diff import SealDiffScreen
-from sealscope.viewer.verdict_view import SEVERITY_STYLE, VerdictView
+from sealscope.viewer.seal_diff import SealDiffScreen, snap_of
+from sealscope.viewer.style import shown, tier_style
+from sealscope.viewer.verdict_view import VerdictView
 
 __all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
 
-_CSS = Path(__file__).with_name("seal_tab.tcss")
 VALUE_WIDTH = 60
 TREE_TEXT = 36   # characters of a manifest leaf label (the tree is 46 columns wide)
 
-
-def _s(value: Any) -> str:
-    return clean(value if isinstance(value, str) else str(value))
 
 
 def _short(text: str, width: int = VALUE_WIDTH) -> str:
@@ -118,7 +115,44 @@ def find_seal_tab(tabs: Iterable[Any], row: Any) -> SealTab | None:
 class SealTab(EvidenceTab):
     """The tab of one snapshot file."""
 
-    DEFAULT_CSS = _CSS.read_text(encoding="utf-8") if _CSS.is_file() else ""
+    DEFAULT_CSS = """
+    SealTab {
+        layout: vertical;
+        padding: 0;
+    }
+    SealTab #seal-banner {
+        height: auto;
+        max-height: 6;
+        padding: 0 1;
+    }
+    SealTab #seal-banner.-valid    { background: $success-darken-3; }
+    SealTab #seal-banner.-invalid  { background: $error-darken-3; }
+    SealTab #seal-banner.-couldnot { background: $warning-darken-3; }
+    SealTab #seal-body { height: 1fr; }
+    SealTab #seal-manifest {
+        width: 46;
+        height: 1fr;
+        border-right: vkey $primary 50%;
+        scrollbar-size-vertical: 1;
+    }
+    SealTab #seal-right {
+        width: 1fr;
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    SealTab #seal-probes {
+        height: auto;
+        padding: 0 1;
+    }
+    SealTab #seal-manifest { overflow-x: hidden; }
+    """
+
+    # what the tab shows; each change repaints it (`_refresh_shown`)
+    verdict: reactive[Any] = reactive(None, always_update=True, init=False)
+    added: reactive[dict[str, Any] | None] = reactive(None, always_update=True, init=False)
+    ledger_links: reactive[tuple[export.SnapshotRowRef, ...]] = reactive((), init=False)
+    tiers_path: reactive[str | None] = reactive(None, init=False)
+    tiers_error: reactive[str | None] = reactive(None, init=False)
 
     BINDINGS = [
         PaletteBinding("r", "restate", "Score restatement", title="Score a restatement",
@@ -144,21 +178,23 @@ class SealTab(EvidenceTab):
         stem, ext = os.path.splitext(os.path.basename(self.path))
         label = stem if ext.lower() == ".json" and stem else os.path.basename(self.path)
         super().__init__(Content(clean("◆ " + label)), id=id)
-        self.verdict: Any = None
         self.restated_path: str | None = None
-        self.restated: dict | None = None
+        self.restated: dict[str, Any] | None = None
         self.strict = True
-        self.tiers: dict | None = None
-        self.tiers_path: str | None = None
-        self.tiers_error: str | None = None
-        self.added: dict | None = None
+        self.tiers: dict[str, Any] | None = None
         self.added_source: str | None = None
         self.session: list[export.SessionRecord] = []
-        self.ledger_links: list[export.SnapshotRowRef] = []
         self.banner_view: Text = Text("")
         self.probes_view: Any = Text("")
         if tiers is not None:
             self._set_tiers(os.fspath(tiers))
+
+    def _refresh_shown(self) -> None:
+        if self.is_mounted:
+            self.refresh_view()
+
+    watch_verdict = watch_added = watch_ledger_links = _refresh_shown
+    watch_tiers_path = watch_tiers_error = _refresh_shown
 
     @property
     def snap(self) -> Any:
@@ -206,29 +242,29 @@ class SealTab(EvidenceTab):
         else:
             t.append(" COULD NOT READ ", "bold black on yellow")
         t.append("  ")
-        t.append(_s(self.path))
+        t.append(shown(self.path))
         t.append("\n")
         if doc["label"] is not None or doc["id_scheme"] is not None:
             t.append("label ", "dim")
-            t.append(_s(doc["label"]), "bold")
+            t.append(shown(doc["label"]), "bold")
             t.append("   id scheme ", "dim")
-            t.append(_s(doc["id_scheme"]))
+            t.append(shown(doc["id_scheme"]))
             t.append("   probes ", "dim")
-            t.append(_s(doc["probes"]))
+            t.append(shown(doc["probes"]))
             if s.status == "ok":
                 t.append("   sealed ", "dim")
-                t.append(_s(self.snap.created_at))
+                t.append(shown(self.snap.created_at))
             t.append("\n")
         if s.status == "ok":
             t.append("digest ", "dim")
-            t.append(_s(doc["digest"]))
+            t.append(shown(doc["digest"]))
         else:
             t.append("reason ", "dim")
-            t.append(_s(s.error), "bold")
+            t.append(shown(s.error), "bold")
         if self.ledger_links:
             ref = self.ledger_links[0]
             t.append("\nsealed in ", "dim")
-            t.append(_s(ref.path))
+            t.append(shown(ref.path))
             t.append(f" line {ref.line}", "bold")
             more = len(self.ledger_links) - 1
             if more:
@@ -236,10 +272,10 @@ class SealTab(EvidenceTab):
             t.append("   j to jump", "dim")
         if self.tiers_path:
             t.append("\ntiers ", "dim")
-            t.append(_s(self.tiers_path))
+            t.append(shown(self.tiers_path))
         if self.tiers_error:
             t.append("\ntiers not loaded: ", "dim")
-            t.append(_s(self.tiers_error), "red")
+            t.append(shown(self.tiers_error), "red")
         return t
 
     def _fill_tree(self, tree: Tree) -> None:
@@ -252,20 +288,20 @@ class SealTab(EvidenceTab):
             tree.root.add_leaf(Text("(no manifest to show)", style="dim"))
             return
         if not isinstance(manifest, dict):
-            tree.root.add_leaf(Text(_short(_s(_json(manifest))), style="red"))
+            tree.root.add_leaf(Text(_short(shown(_json(manifest))), style="red"))
             return
         for key, items in manifest_tree_labels(manifest, scheme):
-            node = tree.root.add(Text.assemble((_s(key), "bold"),
+            node = tree.root.add(Text.assemble((shown(key), "bold"),
                                                (f"  {len(items)}", "dim")), expand=True)
-            for pid, shown in items:
+            for pid, value_text in items:
                 label = Text()
                 room = TREE_TEXT
                 if pid is not None:
-                    pid_text = _short(_s(pid), 26)
+                    pid_text = _short(shown(pid), 26)
                     label.append(pid_text, "cyan")
                     label.append("  ")
                     room -= len(pid_text) + 2
-                label.append(_short(_s(shown), max(8, room)))
+                label.append(_short(shown(value_text), max(8, room)))
                 node.add_leaf(label)
 
     def _probes(self) -> Any:
@@ -287,7 +323,7 @@ class SealTab(EvidenceTab):
                 diverged[str(d.get("id"))] = d.get("severity", "untiered")
         t = Table(title=Text(f"probes ({len(probes)})", style="bold"), title_justify="left",
                   box=None, expand=True, pad_edge=False, padding=(0, 1))
-        longest = max((len(_s(p.get("id"))) for p in probes if isinstance(p, dict)), default=2)
+        longest = max((len(shown(p.get("id"))) for p in probes if isinstance(p, dict)), default=2)
         t.add_column("id", no_wrap=True, min_width=min(longest, 30), max_width=30)
         t.add_column("declared answer", ratio=1)
         t.add_column("registered", justify="right", no_wrap=True)
@@ -295,16 +331,16 @@ class SealTab(EvidenceTab):
             t.add_column("now", no_wrap=True)
         for p in probes:
             if not isinstance(p, dict):
-                t.add_row(Text(_short(_s(_json(p))), style="red"), Text(""), Text(""))
+                t.add_row(Text(_short(shown(_json(p))), style="red"), Text(""), Text(""))
                 continue
-            scoring = p.get("scoring") if isinstance(p.get("scoring"), dict) else {}
+            scoring = p["scoring"] if isinstance(p.get("scoring"), dict) else {}
             pid = str(p.get("id"))
-            row = [Text(_s(pid), style="cyan"), Text(_s(_json(scoring.get("answer")))),
-                   Text(_s(scores.get(pid, "—")))]
+            row = [Text(shown(pid), style="cyan"), Text(shown(_json(scoring.get("answer")))),
+                   Text(shown(scores.get(pid, "—")))]
             if self.verdict is not None:
                 if pid in diverged:
                     sev = diverged[pid]
-                    row.append(Text(f"✗ {_s(sev)}", style=SEVERITY_STYLE.get(sev, "red")))
+                    row.append(Text(f"✗ {shown(sev)}", style=tier_style(sev)))
                 elif self.verdict.valid and not (self.verdict.policy or {}).get("strict", True):
                     row.append(Text("contained", style="yellow"))   # loose: never a pass
                 elif self.verdict.valid:
@@ -333,7 +369,7 @@ class SealTab(EvidenceTab):
     # ------------------------------------------------------------------ verdicts
     def _need_seal(self) -> bool:
         if self.seal.status != "ok":
-            self.notify("this seal is not valid: " + _s(self.seal.error), markup=False,
+            self.notify("this seal is not valid: " + shown(self.seal.error), markup=False,
                         severity="warning")
             return False
         return True
@@ -352,20 +388,17 @@ class SealTab(EvidenceTab):
                                     tiers=self.tiers)
         except (ValueError, TypeError) as e:
             self.query_one(VerdictView).show_error(str(e))
-            self.notify("could not score: " + _s(e), markup=False, severity="error")
+            self.notify("could not score: " + shown(e), markup=False, severity="error")
             return None
         self.restated_path, self.restated, self.verdict = path, restated, v
         record = export.verdict_record(v, path, tiers_path=self.tiers_path)
         self.session.append(record)
-        self.refresh_view()
         self.post_message(RestatementScored(record))
         return v
 
     def _rescore(self) -> None:
         if self.restated_path is not None:
             self.score(self.restated_path)
-        else:
-            self.refresh_view()
 
     def _set_tiers(self, path: str) -> bool:
         try:
@@ -380,7 +413,7 @@ class SealTab(EvidenceTab):
         """Use a tiers file for severities (re-scores a loaded restatement)."""
         ok = self._set_tiers(os.fspath(path))
         if not ok:
-            self.notify("tiers not loaded: " + _s(self.tiers_error), markup=False,
+            self.notify("tiers not loaded: " + shown(self.tiers_error), markup=False,
                         severity="error")
         if self.is_mounted:
             self._rescore()
@@ -394,11 +427,10 @@ class SealTab(EvidenceTab):
         try:
             added = added_since_seal(self.snap, export.load_manifest(p))
         except (ValueError, TypeError) as e:
-            self.notify("manifest not loaded: " + _s(e), markup=False, severity="error")
+            self.notify("manifest not loaded: " + shown(e), markup=False, severity="error")
             return None
-        self.added, self.added_source = added, p
+        self.added_source, self.added = p, added
         self.session.append(export.added_record(added, p))
-        self.refresh_view()
         return added
 
     # ------------------------------------------------------------------ diff
@@ -409,12 +441,12 @@ class SealTab(EvidenceTab):
             return None
         got = export.load_seal(os.fspath(other))
         if got.status != "ok":
-            self.notify(f"{_s(got.path)}: {_s(got.error)}", markup=False, severity="error")
+            self.notify(f"{shown(got.path)}: {shown(got.error)}", markup=False, severity="error")
             return None
         prev, cur = self.seal, got
-        if str(got.snap.created_at) < str(self.snap.created_at):
+        if str(snap_of(got).created_at) < str(self.snap.created_at):
             prev, cur = got, self.seal
-        doc = diff_seals(prev.snap, cur.snap, tiers=self.tiers)
+        doc = diff_seals(snap_of(prev), snap_of(cur), tiers=self.tiers)
         self.session.append(export.diff_record(doc, prev.path, cur.path,
                                                tiers_path=self.tiers_path))
         screen = SealDiffScreen(prev, cur, tiers=self.tiers, tiers_path=self.tiers_path,
@@ -428,9 +460,7 @@ class SealTab(EvidenceTab):
         if self.seal.status != "ok" or not ref.matches(self.snap):
             return False
         if all((r.path, r.line) != (ref.path, ref.line) for r in self.ledger_links):
-            self.ledger_links.append(ref)
-            if self.is_mounted:
-                self.refresh_view()
+            self.ledger_links = (*self.ledger_links, ref)
         return True
 
     @work(thread=True, group="seal-link")
@@ -460,7 +490,7 @@ class SealTab(EvidenceTab):
                 return
             p = pasted_path(value)
             if p is None:
-                self.notify("no such file: " + _s(value), markup=False, severity="warning")
+                self.notify("no such file: " + shown(value), markup=False, severity="warning")
                 return
             then(str(p))
         self.app.push_screen(PromptScreen(title, placeholder, suggester=PathSuggester(),

@@ -13,7 +13,6 @@ tiers_path=..., added=..., added_source=...)` or `show_error(text)`.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -22,22 +21,16 @@ from rich.text import Text
 from textual.widgets import Static
 
 from sealscope.core.export import grouped_divergences, verdict_word
-from sealscope.core.sanitize import clean
+from sealscope.viewer.style import shown, tier_style
 
-__all__ = ["VerdictView", "render_verdict", "SEVERITY_STYLE", "WORD_STYLE"]
+__all__ = ["VerdictView", "render_verdict", "WORD_STYLE"]
 
-SEVERITY_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
-                  "untiered": "magenta"}
 WORD_STYLE = {"FAITHFUL": "bold white on dark_green",
               "CONTAINED ONLY": "bold black on yellow",
               "DIVERGENCE": "bold white on dark_red",
               "INVALID COMPARISON": "bold white on dark_red"}
 
-_CSS = Path(__file__).with_name("verdict_view.tcss")
 
-
-def _s(value: Any) -> str:
-    return clean(value if isinstance(value, str) else str(value))
 
 
 def _value(value: Any) -> Text:
@@ -45,7 +38,7 @@ def _value(value: Any) -> Text:
         return Text("(none)", style="dim italic")
     if value == "":
         return Text("(empty)", style="dim italic")
-    return Text(_s(value))
+    return Text(shown(value))
 
 
 def render_verdict(v: Any, *, restated_path: str | None = None,
@@ -59,14 +52,14 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
     head.append(f"  {'strict' if strict else 'loose'} mode", "bold")
     if restated_path:
         head.append("  restatement ", "dim")
-        head.append(_s(restated_path))
+        head.append(shown(restated_path))
     if tiers_path:
         head.append("  tiers ", "dim")
-        head.append(_s(tiers_path))
+        head.append(shown(tiers_path))
 
     facts = Text()
     facts.append("comparison ", "dim")
-    facts.append(_s(v.comparison) if v.comparison is not None else "null (not established)",
+    facts.append(shown(v.comparison) if v.comparison is not None else "null (not established)",
                  "bold")
     facts.append("   faithful ", "dim")
     if not strict:
@@ -81,39 +74,39 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
 
     parts: list[RenderableType] = [head, facts]
     if v.claimed_property:
-        parts.append(Text(_s(v.claimed_property), style="italic"))
+        parts.append(Text(shown(v.claimed_property), style="italic"))
     if not strict:
         parts.append(Text("loose mode: a pass means each declared value appeared in the "
                           "answer, not that it was restated exactly", style="yellow"))
 
     for sev, group in grouped_divergences(v.divergences):
-        style = SEVERITY_STYLE.get(sev, "magenta")
+        style = tier_style(sev)
         count = f"  {len(group)} divergence{'s' if len(group) != 1 else ''}"
-        parts.append(Text.assemble("\n", (f"{_s(sev)}", style), (count, "dim")))
+        parts.append(Text.assemble("\n", (f"{shown(sev)}", style), (count, "dim")))
         t = Table(show_header=True, header_style="bold", box=None, expand=True,
                   pad_edge=False, padding=(0, 1))
-        longest = max(len(_s(d.get("id"))) for d in group)
+        longest = max(len(shown(d.get("id"))) for d in group)
         t.add_column("id", style=style, no_wrap=True, min_width=min(longest, 28),
                      max_width=28)
         t.add_column("declared", ratio=3)
         t.add_column("restated", ratio=3)
         t.add_column("reason", style="dim", ratio=2)
         for d in group:
-            t.add_row(Text(_s(d.get("id"))), _value(d.get("declared")),
+            t.add_row(Text(shown(d.get("id"))), _value(d.get("declared")),
                       _value(d.get("restated")), _value(d.get("reason")))
         parts.append(t)
     if v.valid and not v.divergences:
         parts.append(Text("\nno divergence", style="green"))
 
     if added is not None:
-        src = f" ({_s(added_source)})" if added_source else ""
+        src = f" ({shown(added_source)})" if added_source else ""
         if added:
             parts.append(Text(f"\nadded since the seal{src}", style="bold"))
             for fld, ids in added.items():
                 line = Text("  ")
-                line.append(_s(fld), "bold")
+                line.append(shown(fld), "bold")
                 line.append("  ")
-                line.append(", ".join(_s(i) for i in ids))
+                line.append(", ".join(shown(i) for i in ids))
                 parts.append(line)
         else:
             parts.append(Text(f"\nnothing added since the seal{src}", style="dim"))
@@ -122,15 +115,21 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
     if notes:
         parts.append(Text(""))
         for n in notes:
-            parts.append(Text("note: " + _s(n), style="dim"))
-    parts.append(Text.assemble(("verdict_digest ", "dim"), _s(v.verdict_digest)))
+            parts.append(Text("note: " + shown(n), style="dim"))
+    parts.append(Text.assemble(("verdict_digest ", "dim"), shown(v.verdict_digest)))
     return Group(*parts)
 
 
 class VerdictView(Static):
     """The verdict panel of a seal tab (hidden until a restatement is scored)."""
 
-    DEFAULT_CSS = _CSS.read_text(encoding="utf-8") if _CSS.is_file() else ""
+    DEFAULT_CSS = """
+    VerdictView {
+        height: auto;
+        padding: 0 1 1 1;
+        border-bottom: hkey $primary 40%;
+    }
+    """
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(Text(""), **kw)
@@ -150,18 +149,18 @@ class VerdictView(Static):
     def show_added(self, added: dict, source: str) -> None:
         """Only the `added_since_seal` part (no restatement scored yet)."""
         t = Text()
-        t.append(f"added since the seal ({_s(source)})", "bold")
+        t.append(f"added since the seal ({shown(source)})", "bold")
         if not added:
             t.append("\n  nothing", "dim")
         for fld, ids in added.items():
             t.append("\n  ")
-            t.append(_s(fld), "bold")
-            t.append("  " + ", ".join(_s(i) for i in ids))
+            t.append(shown(fld), "bold")
+            t.append("  " + ", ".join(shown(i) for i in ids))
         self.view = t
         self.update(t)
         self.display = True
 
     def show_error(self, message: str) -> None:
-        self.view = Text.assemble(("COULD NOT SCORE  ", "bold red"), _s(message))
+        self.view = Text.assemble(("COULD NOT SCORE  ", "bold red"), shown(message))
         self.update(self.view)
         self.display = True

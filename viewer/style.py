@@ -1,0 +1,30 @@
+"""How evidence looks in the viewer: one way to show a value, one table of severities.
+
+`shown(value)` is the only road from an evidence value (any type) to display text: it
+goes through `sealscope.core.sanitize.clean`, the one sanitizer. Severity words are
+coloured from one place, per vocabulary of core: `FINDING_STYLE` for harn findings
+(`core.harn.SEVERITIES`), `TIER_STYLE` for continuity divergences and diffs (the
+usual tier names; a tier a tiers file invents, or `untiered`, is magenta). The CLI
+keeps its own ANSI tables (cli/cmd_continuity.py, cli/cmd_harn.py) for now.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sealscope.core.sanitize import clean
+
+__all__ = ["FINDING_STYLE", "TIER_STYLE", "tier_style", "shown"]
+
+FINDING_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
+TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
+              "untiered": "magenta"}
+
+
+def tier_style(severity: Any) -> str:
+    """The colour of a tier name (magenta for one the table does not know)."""
+    return TIER_STYLE.get(severity, "magenta")
+
+
+def shown(value: Any) -> str:
+    """Any evidence value as display text: `str()` of it, sanitized."""
+    return clean(value if isinstance(value, str) else str(value))
