@@ -17,6 +17,7 @@ from sealscope.core.harn.model import (ASSET_KIND, ArchiveInference, CompactionC
                                        SnapshotRef, SourceMeasurement, Transcript, _show)
 from sealscope.core.harn.read import (_following, _transcript, compaction_events,
                                       find_snapshot, transcripts_of)
+from sealscope.core.harn.serde import SerdeError, read_recap
 
 __all__ = ["check_transcript", "check_document"]
 
@@ -103,10 +104,23 @@ def _record_findings(ev: CompactionEvent, ids: Mapping[str, int]) -> list[Findin
         if isinstance(mine, (RecapMetrics, SourceMeasurement)):
             mine = mine.to_dict()
         theirs = ev.flat[name]
+        if name == "recap":
+            theirs = _recap_as_read(theirs)
         if not _same_json(mine, theirs):
             found.append(_finding("receipt_flat_mismatch", f"{name}: receipt says "
                                   f"{_show(mine)}, flat metadata says {_show(theirs)}"))
     return found
+
+
+def _recap_as_read(value: Any) -> Any:
+    """A flat `recap` as harn reads it (defaults filled in), or the raw value when it
+    does not read, so a partial recap beside an equal receipt recap is no mismatch."""
+    if value is None:
+        return None
+    try:
+        return read_recap(value).to_dict()
+    except (SerdeError, RecursionError):
+        return value
 
 
 def _number_findings(ev: CompactionEvent) -> list[Finding]:
@@ -183,7 +197,10 @@ def _content_findings(snap: SnapshotRef | None, following: FollowingState | None
     claim, shown = ev.archived_messages, inference.archived
     where = (f"snapshot {_show(snap.asset_id)} has {len(snap.messages)} messages; "
              f"{inference.prefix} kept before the summary, {inference.kept} kept after it")
-    if shown > claim:
+    if shown > claim and "archived_messages" in ev.defaulted:
+        found.append(_finding("archived_unclaimed", f"archived_messages is absent (harn "
+                              f"reads the default 0) and {shown} messages are gone ({where})"))
+    elif shown > claim:
         found.append(_finding("archived_understated", f"archived_messages claims {claim} but "
                               f"{shown} messages are gone ({where})"))
     elif shown < claim:

@@ -2,15 +2,18 @@
 code's severity, and how severities rank ("high" first).
 
 Only `archived_understated` is high: the snapshot and the surviving messages show more
-messages gone than the receipt admits.
+messages gone than the receipt admits. A defaulted value is one the event did not carry:
+harn reads an absent count as 0 (`#[serde(default)]` on its receipt structs, `as_u64`
+falling back to 0 on legacy flat metadata), and that 0 claims nothing. So an absent
+`archived_messages` never raises `archived_understated`; when the content shows messages
+gone, `archived_unclaimed` says so instead.
 """
 from __future__ import annotations
 
-from typing import Any
-
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from collections.abc import Iterable, Mapping
+from typing import Any
 
 __all__ = ["SEVERITIES", "RULES", "Finding", "worst_severity"]
 
@@ -21,7 +24,12 @@ _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 RULES: Mapping[str, tuple[str, str]] = MappingProxyType({
     "archived_understated": (
         "high", ("the snapshot and the surviving messages show more messages gone than "
-                 "the receipt's archived_messages: the receipt hides part of what was removed")),
+                 "the receipt's archived_messages: the receipt hides part of what was removed "
+                 "(only for a count the event carries, never for a defaulted 0)")),
+    "archived_unclaimed": (
+        "medium", ("archived_messages is absent, so harn reads its default 0 (a defaulted "
+                   "value: nothing was claimed), yet the snapshot and the survivors show "
+                   "messages gone")),
     "archived_overstated": (
         "medium", ("archived_messages claims more than the snapshot and the survivors "
                    "show removed")),

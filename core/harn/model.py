@@ -117,7 +117,10 @@ class CompactionEvent:
     not be read (None when there was none or it read cleanly). The receipt fields keep
     harn's names; on the legacy path `receipt_id` is None (there is no receipt).
     `flat` is the event metadata without `receipt`, read-only. `compaction_policy` is
-    the raw JSON value; treat it as read-only."""
+    the raw JSON value; treat it as read-only. `defaulted` names the counts
+    (`archived_messages`, `estimated_tokens_*`) that were absent, so harn read them as 0:
+    serde's `#[serde(default)]` on the receipt path, `as_u64` falling back to 0 on the
+    legacy path. Such a 0 is no claim."""
     location: str
     event_index: int
     ordinal: int
@@ -148,6 +151,7 @@ class CompactionEvent:
     source_measurement: SourceMeasurement | None
     flat: Mapping[str, Any] = field(default_factory=dict, compare=False)
     text: str | None = None
+    defaulted: frozenset[str] = field(default=frozenset(), compare=False)
 
     def receipt_dict(self) -> dict[str, Any]:
         """The receipt fields, harn's names and order (nested values bounded)."""
@@ -282,6 +286,7 @@ class CompactionCheck:
             "path": ev.path, "receipt_error": ev.receipt_error,
         }
         out.update(ev.receipt_dict())
+        out["defaulted"] = sorted(ev.defaulted)
         out["flat"] = {k: bounded(v) for k, v in ev.flat.items()}
         out["snapshot"] = None if self.snapshot is None else self.snapshot.to_dict()
         out["following"] = None if self.following is None else self.following.to_dict()

@@ -23,12 +23,12 @@ from types import MappingProxyType
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sealscope.core import jsonio as _jsonio
 from sealscope.core.harn.model import (ASSET_KIND, DEFAULT_MAX_BYTES, CompactionEvent,
                                        FollowingState, HarnDocument, HarnError,
                                        HarnFileError, HarnParseError, HarnShapeError,
                                        HarnTooLargeError, SnapshotRef, Transcript,
                                        _one_line, _str_or_none)
+from sealscope.core.harn import serde as _serde
 from sealscope.core.harn.serde import SerdeError, read_legacy, read_receipt
 
 __all__ = ["load", "document_from_value", "transcripts_of_run", "transcripts_of",
@@ -62,7 +62,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     if len(data) > max_bytes:
         raise HarnTooLargeError(f"{shown} is over the {max_bytes}-byte limit", shown)
     try:
-        value = _jsonio.loads(data)
+        value = _serde.loads(data)
     except MemoryError:
         raise HarnTooLargeError(f"{shown} is too large to parse in memory", shown) from None
     except UnicodeDecodeError as e:

@@ -133,9 +133,14 @@ def compact(ids: Ids, t: dict, *, keep_last: int, summary: str, mode: str, reaso
              "compaction_policy": None, "recap": recap, "source_measurement": measurement}
         r.update(extra_receipt or {})
         flat["receipt"] = r
+    if "instruction_mode" in flat:
+        # harn records the instruction mode on the snapshot asset too
+        snapshot["metadata"]["instruction_mode"] = flat["instruction_mode"]
+    text = f"Transcript compacted via {engine}"
+    # harn writes the event text again as the event's one text block
     event = {"id": rid if receipt else ids.next("evt"), "kind": "compaction", "role": "system",
-             "visibility": "internal", "text": f"Transcript compacted via {engine}",
-             "blocks": [], "metadata": flat}
+             "visibility": "internal", "text": text, "blocks": [{"type": "text", "text": text}],
+             "metadata": flat}
     others = [e for e in t["events"] if e.get("kind") not in ("message", "tool_result")]
     events = [message_event(ids, m) for m in post] + others + [event]
     return transcript(ids, t["id"], post, events=events, assets=t["assets"] + [snapshot],

@@ -96,7 +96,10 @@ def test_no_compactions_is_an_empty_array(tmp_path, capsys):
 
 @pytest.mark.parametrize("content, kind", [
     (None, "unreadable"), (b"{nope", "not_json"), (b"[1, 2]", "not_a_transcript"),
-    (b"[" * 50000, "not_json"), (b'{"x": 1}', "not_a_transcript")])
+    (b"[" * 50000, "not_json"), (b'{"x": 1}', "not_a_transcript"),
+    (b'{"_type": "transcript", "version": NaN}', "not_json"),
+    (b'{"_type": "transcript", "version": -Infinity}', "not_json"),
+    (b'{"_type": "transcript", "version": 1e400}', "not_json")])
 def test_unreadable_exits_3_with_one_json_error(tmp_path, capsys, content, kind):
     p = tmp_path / "in.json"
     if content is not None:
@@ -107,6 +110,27 @@ def test_unreadable_exits_3_with_one_json_error(tmp_path, capsys, content, kind)
     doc = json.loads(out)
     assert set(doc) == {"error", "kind", "path"} and doc["kind"] == kind
     assert "\n" not in doc["error"]
+
+
+def test_nan_is_unreadable_as_harn_says(tmp_path, capsys):
+    p = tmp_path / "nan.json"
+    p.write_bytes(b'{"_type": "transcript", "messages": [], "events": [], "x": NaN}')
+    code = main(["harn", str(p)])
+    out, err = capsys.readouterr()
+    assert code == 3 and out == ""
+    assert err == (f"sealscope: {p} is not JSON: NaN is not a JSON number; harn's JSON "
+                   f"reader (serde_json) refuses NaN and Infinity\n")
+
+
+def test_defaulted_archived_count_exits_0(tmp_path, capsys):
+    t = compact(transcript(PRE), keep_last=2, asset_extra={"metadata": {}})
+    meta = t["events"][-1]["metadata"]
+    del meta["archived_messages"], meta["receipt"]["archived_messages"]
+    code, doc, _ = run_json(capsys, "harn", write(tmp_path, t), "--json")
+    assert code == 0
+    assert doc[0]["defaulted"] == ["archived_messages"] and doc[0]["archived_messages"] == 0
+    assert [(f["code"], f["severity"]) for f in doc[0]["findings"]] == [
+        ("archived_unclaimed", "medium")]
 
 
 def test_unreadable_human_is_one_error_line(tmp_path, capsys):

@@ -78,17 +78,17 @@ def compact(t: dict, *, keep_last: int, keep_first: int = 0, receipt: dict | Non
         r.update(receipt or {})
         meta["receipt"] = r
     meta.update(flat or {})
+    text = "Transcript compacted via observation_mask"
     event = {"id": event_id if event_id is not None else rid, "kind": "compaction",
-             "role": "system", "visibility": "internal",
-             "text": "Transcript compacted via observation_mask", "blocks": [],
-             "metadata": meta}
+             "role": "system", "visibility": "internal", "text": text,
+             "blocks": [{"type": "text", "text": text}], "metadata": meta}
     carried = [e for e in t["events"] if e.get("kind") not in ("message", "tool_result")]
     assets = list(t["assets"])
     if snapshot:
         asset = {"_type": "transcript_asset", "id": snap_id,
                  "kind": "compaction_source_transcript", "visibility": "internal",
                  "data": copy.deepcopy(t),
-                 "metadata": {"archived_messages": archived}}
+                 "metadata": {"archived_messages": archived, "instruction_mode": "default"}}
         asset.update(asset_extra or {})
         assets.append(asset)
     out = transcript(post, t["id"], assets=assets)
@@ -128,6 +128,7 @@ def test_rule_table_is_the_documented_one():
         "receipt_id_mismatch": "medium",
         "duplicate_receipt_id": "medium",
         "receipt_malformed": "medium",
+        "archived_unclaimed": "medium",
         "snapshot_not_found": "medium",
         "snapshot_unreadable": "medium",
         "snapshot_conflict": "medium",
@@ -260,7 +261,7 @@ def test_legacy_recap_only_when_it_reads():
     ({"schema_version": 2 ** 32}, "schema_version"),
     ({"session_id": 12}, "session_id"),
     ({"hard_limit_tokens": -1}, "hard_limit_tokens"),
-    ({"recap": {"recap_bytes": 1}}, "recap"),
+    ({"recap": {"recap_bytes": None}}, "recap.recap_bytes"),
     ({"recap": {"recap_bytes": 1, "budget_bytes": 2, "kept_results_count": 3,
                 "dropped_count": 4, "carried_prior_recap": "yes"}}, "carried_prior_recap"),
     ({"source_measurement": {"source_bytes": -1}}, "source_bytes"),
@@ -284,6 +285,167 @@ def test_non_object_receipt_falls_back(receipt):
     c = one(t)
     assert c.event.path == "legacy"
     assert codes(c) == [("receipt_malformed", "medium")]
+
+
+# --------------------------------------------------------------------------- serde shapes
+# harn's CompactionReceipt and RecapMetrics are `#[serde(default)]`: a missing key reads
+# its default, a present value of the wrong type fails the receipt.
+
+FULL_RECAP = {"recap_bytes": 31, "budget_bytes": 16000, "kept_results_count": 1,
+              "dropped_count": 2, "carried_prior_recap": True}
+
+
+@pytest.mark.parametrize("recap, want", [
+    ({}, harn.RecapMetrics(0, 0, 0, 0, False)),
+    ({"recap_bytes": 31}, harn.RecapMetrics(31, 0, 0, 0, False)),
+    ({"carried_prior_recap": True, "unknown": "ignored"},
+     harn.RecapMetrics(0, 0, 0, 0, True)),
+    ([], harn.RecapMetrics(0, 0, 0, 0, False)),
+    ([31, 16000], harn.RecapMetrics(31, 16000, 0, 0, False)),
+    ([31, 16000, 1, 2, True], harn.RecapMetrics(31, 16000, 1, 2, True)),
+    (None, None),
+])
+def test_partial_recap_stays_a_receipt_with_serde_defaults(recap, want):
+    c = one(compact(transcript(PRE), keep_last=2, recap=recap))
+    assert c.event.path == "receipt" and c.event.receipt_error is None
+    assert c.event.recap == want
+    assert codes(c) == []
+
+
+WHOLE = "expected a whole number, got"
+FLAG = "expected true or false, got"
+
+
+@pytest.mark.parametrize("recap, error", [
+    ({"recap_bytes": None}, f"recap.recap_bytes: {WHOLE} null"),
+    ({"budget_bytes": -1}, f"recap.budget_bytes: {WHOLE} a negative integer"),
+    ({"dropped_count": 1.5},
+     f"recap.dropped_count: {WHOLE} a number with a fraction or exponent (a float)"),
+    ({"kept_results_count": "1"}, f"recap.kept_results_count: {WHOLE} a string"),
+    ({"recap_bytes": 2 ** 64}, f"recap.recap_bytes: {WHOLE} an integer above {2 ** 64 - 1}"),
+    ({"carried_prior_recap": 1}, f"recap.carried_prior_recap: {FLAG} an integer"),
+    ({"carried_prior_recap": None}, f"recap.carried_prior_recap: {FLAG} null"),
+    ([1, 2, 3, 4, False, 9], "recap: an array of 6 elements, expected 5"),
+    ("31 bytes", "recap: expected an object, got a string"),
+])
+def test_recap_of_the_wrong_type_fails_as_serde_does(recap, error):
+    c = one(compact(transcript(PRE), keep_last=2, recap=recap))
+    assert c.event.path == "legacy" and c.event.receipt_error == error
+    assert codes(c) == [("receipt_malformed", "medium")]
+
+
+def test_legacy_flat_recap_reads_with_serde_defaults():
+    c = one(compact(transcript(PRE), keep_last=2, legacy=True,
+                    flat={"recap": {"dropped_count": 2}}))
+    assert c.event.recap == harn.RecapMetrics(0, 0, 0, 2, False)
+    for bad in (None, {"dropped_count": -2}, {"carried_prior_recap": 0}):
+        c = one(compact(transcript(PRE), keep_last=2, legacy=True, flat={"recap": bad}))
+        assert c.event.recap is None
+
+
+def test_flat_recap_compared_as_harn_reads_it():
+    same = one(compact(transcript(PRE), keep_last=2, recap={"recap_bytes": 31},
+                       flat={"recap": {"recap_bytes": 31, "carried_prior_recap": False}}))
+    assert codes(same) == []
+    differs = one(compact(transcript(PRE), keep_last=2, recap={"recap_bytes": 31},
+                          flat={"recap": FULL_RECAP}))
+    assert codes(differs) == [("receipt_flat_mismatch", "medium")]
+
+
+def test_absent_counts_read_zero_and_are_marked_defaulted():
+    t = compact(transcript(PRE), keep_last=2)
+    del t["events"][-1]["metadata"]["receipt"]["estimated_tokens_after"]
+    ev = one(t).event
+    assert ev.path == "receipt" and ev.estimated_tokens_after == 0
+    assert ev.defaulted == {"estimated_tokens_after"}
+    assert one(compact(transcript(PRE), keep_last=2)).event.defaulted == frozenset()
+
+
+def _without_archived_count(legacy: bool) -> dict:
+    t = compact(transcript(PRE), keep_last=2, legacy=legacy, asset_extra={"metadata": {}})
+    meta = t["events"][-1]["metadata"]
+    del meta["archived_messages"]
+    if not legacy:
+        del meta["receipt"]["archived_messages"]
+    return t
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_defaulted_archived_count_raises_no_high_finding(legacy):
+    c = one(_without_archived_count(legacy))
+    assert c.event.archived_messages == 0 and "archived_messages" in c.event.defaulted
+    assert c.inference.archived == 5
+    assert codes(c) == [("archived_unclaimed", "medium")] + (
+        [("legacy_event", "info")] if legacy else [])
+    unclaimed = c.findings[0]
+    assert unclaimed.message.startswith("archived_messages is absent (harn reads the "
+                                           "default 0) and 5 messages are gone")
+    assert c.to_dict()["defaulted"] == ["archived_messages"]
+
+
+def test_a_claimed_zero_is_still_understated():
+    c = one(compact(transcript(PRE), keep_last=2, claim=0, flat={"archived_messages": 0},
+                    asset_extra={"metadata": {}}))
+    assert c.event.defaulted == frozenset()
+    assert codes(c) == [("archived_understated", "high")]
+
+
+# what serde_json itself parses: NaN and Infinity are not JSON, `-0` is a float
+
+def _raw_file(tmp_path, text: str):
+    p = tmp_path / "t.json"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_make_the_file_unreadable_for_harn(tmp_path, token):
+    text = json.dumps(clean_receipt_transcript()).replace('"summary_bytes": 31',
+                                                          f'"summary_bytes": {token}')
+    assert token in text
+    with pytest.raises(harn.HarnParseError) as ei:
+        harn.load(_raw_file(tmp_path, text))
+    assert str(ei.value) == (f"{tmp_path / 't.json'} is not JSON: {token} is not a JSON "
+                             f"number; harn's JSON reader (serde_json) refuses NaN and "
+                             f"Infinity")
+
+
+@pytest.mark.parametrize("literal", ["1e400", "-1e400", "1" * 320])
+def test_a_number_beyond_f64_is_unreadable_for_harn(tmp_path, literal):
+    text = json.dumps(transcript(PRE)).replace('"version": 2', f'"version": {literal}')
+    with pytest.raises(harn.HarnParseError) as ei:
+        harn.load(_raw_file(tmp_path, text))
+    assert "number out of range" in str(ei.value)
+
+
+def test_minus_zero_is_a_float_to_serde_and_fails_an_unsigned_field(tmp_path):
+    t = compact(transcript(PRE), keep_last=2, receipt={"hard_limit_tokens": 8000},
+                recap=dict(FULL_RECAP))
+    text = json.dumps(t).replace('"hard_limit_tokens": 8000', '"hard_limit_tokens": -0')
+    c = harn.check_document(harn.load(_raw_file(tmp_path, text)))[0]
+    assert c.event.path == "legacy"
+    assert c.event.receipt_error == ("hard_limit_tokens: expected a whole number, got -0 "
+                                     "(a float to serde_json)")
+    zero = text.replace('"hard_limit_tokens": -0', '"hard_limit_tokens": 0')
+    c = harn.check_document(harn.load(_raw_file(tmp_path, zero)))[0]
+    assert c.event.path == "receipt" and c.event.hard_limit_tokens == 0
+
+
+def test_minus_zero_in_a_legacy_count_reads_zero_as_as_u64_does(tmp_path):
+    t = compact(transcript(PRE), keep_last=2, legacy=True, asset_extra={"metadata": {}})
+    text = json.dumps(t).replace('"estimated_tokens_after": 300',
+                                 '"estimated_tokens_after": -0')
+    ev = harn.check_document(harn.load(_raw_file(tmp_path, text)))[0].event
+    assert ev.estimated_tokens_after == 0 and ev.defaulted == frozenset()
+
+
+def test_minus_zero_in_content_keeps_its_digest(tmp_path):
+    t = compact(transcript(PRE + [m("user", {"n": 0})]), keep_last=2)
+    plain = harn.check_document(harn.load(_raw_file(tmp_path, json.dumps(t))))[0]
+    text = json.dumps(t).replace('"n": 0', '"n": -0')
+    assert '"n": -0' in text
+    minus = harn.check_document(harn.load(_raw_file(tmp_path, text)))[0]
+    assert minus.to_dict() == plain.to_dict()
 
 
 # --------------------------------------------------------------------------- measurement
