@@ -92,24 +92,19 @@ def loads(data: bytes | str) -> Any:
         raise ValueError(f"nesting too deep to parse: {e}") from None
 
 
+# what serde_json sees in a JSON value, for messages; bool before int, -0 before int
+_KINDS: tuple[tuple[type, str], ...] = (
+    (type(None), "null"), (bool, "a boolean"), (_NegativeZero, "-0 (a float to serde_json)"),
+    (float, "a number with a fraction or exponent (a float)"), (str, "a string"),
+    (list, "an array"), (dict, "an object"))
+
+
 def _describe(v: Any) -> str:
-    """What serde_json sees in a JSON value, for a message."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, _NegativeZero):
-        return "-0 (a float to serde_json)"
+    for kind, words in _KINDS:
+        if isinstance(v, kind):
+            return words
     if isinstance(v, int):
         return "a negative integer" if v < 0 else "an integer"
-    if isinstance(v, float):
-        return "a number with a fraction or exponent (a float)"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "an array"
-    if isinstance(v, dict):
-        return "an object"
     return type(v).__name__
 
 
