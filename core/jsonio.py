@@ -8,7 +8,8 @@ CPython's `json.dumps` emits for the given knobs.
 from __future__ import annotations
 
 import json
-from json.encoder import JSONEncoder, c_make_encoder, encode_basestring
+from json.encoder import (  # type: ignore[attr-defined]  # c_make_encoder: CPython, untyped
+    JSONEncoder, c_make_encoder, encode_basestring)
 from typing import Any
 
 __all__ = ["DuplicateKeyError", "loads", "loads_strict", "dumps_row", "dumps_body",
@@ -19,10 +20,10 @@ class DuplicateKeyError(ValueError):
     """An object carried the same key twice; message `duplicate key <repr(key)>`."""
 
 
-def _no_duplicates(pairs: list) -> dict:
+def _no_duplicates(pairs: list[Any]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
-        seen: set = set()
+        seen: set[Any] = set()
         for k, _ in pairs:
             if k in seen:
                 raise DuplicateKeyError(f"duplicate key {k!r}")

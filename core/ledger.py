@@ -13,12 +13,14 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import orjson
 
 try:  # optional C accelerator: same bodies, computed from the bytes in one pass
-    from sealscope.core._fastrow import body as _c_body
+    from sealscope.core._fastrow import body as _fast_body
+    _c_body: Callable[[bytes], tuple[bytes, str] | None] | None = _fast_body
 except ImportError:  # pragma: no cover - no compiler at install time
     _c_body = None
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
@@ -40,9 +42,11 @@ DECLARE_OP = "chain_break_declared"
 _DECLARE_OP_B = DECLARE_OP.encode()
 
 ProgressFn = Callable[[int, int], None]
+Declared = dict[int, dict[str, Any]]  # declarations by the line they excuse
+RunJobs = Callable[[list[tuple[Any, ...]]], Iterator[dict[str, Any]]]  # worker pool
 
 
-def link(prev: Any, row: dict) -> str:
+def link(prev: Any, row: dict[str, Any]) -> str:
     """The chain link of `row` after `prev` (a non-string prev is `str()`-ed)."""
     return _link_of(prev, dumps_body({k: v for k, v in row.items() if k != "chain"}))
 
@@ -91,7 +95,7 @@ class VerifyResult:
             return "COULD NOT LOOK"
         return "VERIFIED" if self.ok else "BROKEN"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "rows": self.rows, "chained": self.chained,
                 "prechain": self.prechain, "first_break": self.first_break,
                 "breaks": self.breaks, "verified_scope": self.verified_scope,
@@ -103,7 +107,7 @@ class VerifyResult:
 _SPACE = b" "
 
 
-def _fast_parse(raw: bytes) -> dict | None:
+def _fast_parse(raw: bytes) -> dict[str, Any] | None:
     """Parse a well-formed row with orjson, or None to take the exact slow path.
 
     Accepted only when the line with all spaces removed equals orjson's compact dump
@@ -139,9 +143,9 @@ class WalkState:
     declared_breaks: int
     first_chained: int
     findings: tuple[tuple[int, str, str], ...]
-    declared: dict[int, dict]
+    declared: Declared
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-able (strings may hold lone surrogates: dump with ensure_ascii)."""
         return {"offset": self.offset, "lines": self.lines, "strict": self.strict,
                 "prev": self.prev, "began": self.began, "rows": self.rows,
@@ -158,7 +162,7 @@ class WalkState:
             v = d.get(key)
             if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
                 raise ValueError(f"walk state: `{key}` is not {typ.__name__}")
-            if typ is int and v < 0:
+            if isinstance(v, int) and typ is int and v < 0:
                 raise ValueError(f"walk state: `{key}` is negative")
             return v
         if not isinstance(d, dict):
@@ -169,7 +173,7 @@ class WalkState:
                     and f[1] in ("break", "declared") and isinstance(f[2], str)):
                 raise ValueError("walk state: a finding is out of shape")
             findings.append((f[0], f[1], f[2]))
-        declared: dict[int, dict] = {}
+        declared: Declared = {}
         for item in want("declared", list):
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
                     and isinstance(item[1], dict)
@@ -186,7 +190,7 @@ class WalkState:
                    declared=declared)
 
 
-def _decl_core(d: dict) -> dict:
+def _decl_core(d: dict[str, Any]) -> dict[str, Any]:
     """What the walk reads of a declaration: its hash, why, and a usable resume_prev."""
     out = {"orphan_sha256": d["orphan_sha256"], "why": d["why"]}
     rp = d.get("resume_prev")
@@ -205,7 +209,7 @@ class _Walk:
     __slots__ = ("strict", "declared", "prev", "began", "rows", "chained", "prechain",
                  "breaks", "declared_breaks", "findings", "pending", "held", "first_chained")
 
-    def __init__(self, strict: bool, declared: dict[int, dict], detached: bool = False):
+    def __init__(self, strict: bool, declared: Declared, detached: bool = False):
         self.strict = strict
         self.declared = declared
         self.prev: Any = GENESIS
@@ -227,7 +231,7 @@ class _Walk:
                          declared=dict(self.declared))
 
     @classmethod
-    def resume(cls, state: WalkState, declared: dict[int, dict]) -> _Walk:
+    def resume(cls, state: WalkState, declared: Declared) -> _Walk:
         """A walk continuing from `state`, with the declarations of the whole file."""
         w = cls(state.strict, declared)
         w.prev, w.began = state.prev, state.began
@@ -276,7 +280,7 @@ class _Walk:
                 return
         self.row(n, raw, text, obj, obj.pop("chain", None))
 
-    def row(self, n: int, raw: bytes, text: str | None, obj: dict, claimed: Any) -> None:
+    def row(self, n: int, raw: bytes, text: str | None, obj: dict[str, Any], claimed: Any) -> None:
         """A line that parsed to an object, its `chain` taken out as `claimed`."""
         if self.pending is not None:
             # detached: hold lines until a row whose chain fixes the state
@@ -335,7 +339,7 @@ class _Walk:
         if self.strict:
             self._break(n, f"line {n}: unchained (prechain) row rejected in strict mode")
 
-    def _excused(self, n: int, raw: bytes, text: str | None) -> dict | None:
+    def _excused(self, n: int, raw: bytes, text: str | None) -> dict[str, Any] | None:
         d = self.declared.get(n)
         if d is None:
             return None
@@ -357,7 +361,8 @@ class _Walk:
                 if c_body is not None:
                     got = c_body(raw)
                     if got is not None:
-                        if sha256(self.prev.encode("utf-8", "surrogatepass") + got[0]).hexdigest()[:32] == got[1]:
+                        prev = self.prev.encode("utf-8", "surrogatepass")
+                        if sha256(prev + got[0]).hexdigest()[:32] == got[1]:
                             self.rows += 1
                             self.chained += 1
                             self.prev = got[1]
@@ -383,7 +388,7 @@ class _Walk:
         return n
 
 
-def _qualifying_declaration(text: str) -> tuple[int, dict] | None:
+def _qualifying_declaration(text: str) -> tuple[int, dict[str, Any]] | None:
     """A pre-scan hit: (orphan_line, row) when the line is a usable declaration."""
     try:
         d = read_declaration(text)
@@ -400,10 +405,10 @@ def _qualifying_declaration(text: str) -> tuple[int, dict] | None:
     return None
 
 
-def _scan_declarations(buf, start: int = 0, first_line: int = 1) -> dict[int, dict]:
+def _scan_declarations(buf: _lines.Buffer, start: int = 0, first_line: int = 1) -> Declared:
     """Declarations keyed by the line they excuse; the last one for a line wins.
     `start` (a line start, numbered `first_line`) scans only the rest of the file."""
-    found: dict[int, dict] = {}
+    found: dict[int, dict[str, Any]] = {}
     pos = buf.find(_DECLARE_OP_B, start)
     if pos < 0:
         return found
@@ -429,10 +434,10 @@ def _unreadable(e: OSError) -> VerifyResult:
     return VerifyResult(ok=False, first_break=f"unreadable: {e}", breaks=1, unreadable=True)
 
 
-def _open_checked(path: str | os.PathLike) -> tuple[Any, Any]:
+def _open_checked(path: str | os.PathLike[str]) -> tuple[Any, Any]:
     """Open for reading, failing as the reference's read_text would. A regular file is
     read by offset; anything else (a pipe, a special file) is read whole."""
-    fh = open(path, "rb")
+    fh = open(path, "rb")  # noqa: SIM115 - returned open: the caller closes it
     try:
         import stat
         if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
@@ -446,7 +451,7 @@ def _open_checked(path: str | os.PathLike) -> tuple[Any, Any]:
 
 
 def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
-                declared: dict[int, dict], detached: bool, final: bool | None = None) -> dict:
+                declared: Declared, detached: bool, final: bool | None = None) -> dict[str, Any]:
     """Worker body: walk [start, end) of the file; line numbers from `first_line`.
     `final`: whether `end` is the end of the file (its last line is kept)."""
     with open(path, "rb") as fh:
@@ -454,7 +459,7 @@ def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
                          detached, final=final)
 
 
-def _walk_lines(w: _Walk, buf, start: int, end: int, n: int, final: bool,
+def _walk_lines(w: _Walk, buf: _lines.Buffer, start: int, end: int, n: int, final: bool,
                 on_progress: ProgressFn | None = None) -> int:
     """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
     number. `final`: `end` is the end of the file, so the piece after its last line
@@ -470,9 +475,9 @@ def _walk_lines(w: _Walk, buf, start: int, end: int, n: int, final: bool,
     return n
 
 
-def _walk_buf(buf, start: int, end: int, first_line: int, strict: bool,
-              declared: dict[int, dict], detached: bool,
-              on_progress: ProgressFn | None = None, final: bool | None = None) -> dict:
+def _walk_buf(buf: _lines.Buffer, start: int, end: int, first_line: int, strict: bool,
+              declared: Declared, detached: bool,
+              on_progress: ProgressFn | None = None, final: bool | None = None) -> dict[str, Any]:
     w = _Walk(strict, declared, detached)
     n = _walk_lines(w, buf, start, end, first_line - 1,
                     end == len(buf) if final is None else final, on_progress)
@@ -484,7 +489,7 @@ def _walk_buf(buf, start: int, end: int, first_line: int, strict: bool,
             "first_chained": w.first_chained}
 
 
-def _finish(w: _Walk, strict: bool, declared: dict[int, dict], lines_total: int) -> VerifyResult:
+def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> VerifyResult:
     findings = sorted(w.findings, key=lambda f: f[0])  # stable: keeps in-line order
     first_break = next((t for _n, k, t in findings if k == "break"), None)
     ok: bool | None = w.breaks == 0
@@ -517,7 +522,7 @@ PARALLEL_MIN_BYTES = 24 << 20
 CHUNK_BYTES = 16 << 20
 
 
-def verify(path: str | os.PathLike, *, strict: bool = False,
+def verify(path: str | os.PathLike[str], *, strict: bool = False,
            on_progress: ProgressFn | None = None, workers: int | None = None,
            chunk_bytes: int | None = None) -> VerifyResult:
     """Walk and verify a ledger file. Never raises for any file content.
@@ -542,8 +547,8 @@ def verify(path: str | os.PathLike, *, strict: bool = False,
             fh.close()
 
 
-def _walk_into(w: _Walk, path: str | None, buf, start: int, end: int, n: int, final: bool,
-               workers: int | None, chunk_bytes: int | None,
+def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: int, n: int,
+               final: bool, workers: int | None, chunk_bytes: int | None,
                on_progress: ProgressFn | None) -> int:
     """Continue `w` over [start, end) from line n+1, in worker processes when the span
     is large and the file can be reopened by `path`; the last line number."""
@@ -570,7 +575,7 @@ def _copy_state(src: _Walk, dst: _Walk) -> None:
         setattr(dst, k, getattr(src, k))
 
 
-def _absorb(w: _Walk, out: dict) -> None:
+def _absorb(w: _Walk, out: dict[str, Any]) -> None:
     w.rows += out["rows"]
     w.chained += out["chained"]
     w.prechain += out["prechain"]
@@ -581,9 +586,10 @@ def _absorb(w: _Walk, out: dict) -> None:
         w.first_chained = out["first_chained"]
 
 
-def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[int, dict],
+def _verify_parallel(path: str, buf: _lines.Buffer, total: int, strict: bool,
+                     declared: Declared,
                      workers: int, chunk: int, on_progress: ProgressFn | None,
-                     run_jobs: Callable[[list[tuple]], Iterator[dict]] | None = None
+                     run_jobs: RunJobs | None = None
                      ) -> VerifyResult:
     """The whole file by byte ranges, merged (see `_walk_parallel`)."""
     w = _Walk(strict, declared)
@@ -591,9 +597,10 @@ def _verify_parallel(path: str, buf, total: int, strict: bool, declared: dict[in
     return _finish(w, strict, declared, n)
 
 
-def _walk_parallel(path: str, buf, start: int, end: int, final: bool, w: _Walk, n: int,
+def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: bool, w: _Walk,
+                   n: int,
                    workers: int, chunk: int, on_progress: ProgressFn | None,
-                   run_jobs: Callable[[list[tuple]], Iterator[dict]] | None = None) -> int:
+                   run_jobs: RunJobs | None = None) -> int:
     """Verify byte ranges of [start, end) independently and merge them into `w` as one
     sequential pass would leave it; the last line number.
 
@@ -617,7 +624,7 @@ def _walk_parallel(path: str, buf, start: int, end: int, final: bool, w: _Walk, 
     if relative:
         firsts = [1] * len(bounds)
     jobs = [(path, s, e, f, w.strict, declared, s > 0, final and e == end)
-            for (s, e), f in zip(bounds, firsts)]
+            for (s, e), f in zip(bounds, firsts, strict=True)]
     line_base = n
     for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
         shift = line_base if relative else 0
@@ -638,8 +645,8 @@ def _walk_parallel(path: str, buf, start: int, end: int, final: bool, w: _Walk, 
     return line_base
 
 
-def _pool_runner(workers: int) -> Callable[[list[tuple]], Iterator[dict]]:
-    def run(jobs: list[tuple]) -> Iterator[dict]:
+def _pool_runner(workers: int) -> Callable[[list[tuple[Any, ...]]], Iterator[dict[str, Any]]]:
+    def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
         import multiprocessing as mp
         with mp.get_context("spawn").Pool(workers) as pool:
             pending = [pool.apply_async(_walk_range, job) for job in jobs]
@@ -648,7 +655,7 @@ def _pool_runner(workers: int) -> Callable[[list[tuple]], Iterator[dict]]:
     return run
 
 
-def _serial_runner(jobs: list[tuple]) -> Iterator[dict]:
+def _serial_runner(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
     """Run range jobs in this process (tests use it to exercise the merge)."""
     for job in jobs:
         yield _walk_range(*job)
@@ -663,7 +670,7 @@ class Walked:
     restarted: str | None = None
 
 
-def walk_span(path: str | None, buf, *, strict: bool, cut: int,
+def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
               state: WalkState | None = None, on_progress: ProgressFn | None = None,
               workers: int | None = None, chunk_bytes: int | None = None) -> Walked:
     """Verify the file in `buf` (reopenable by `path` for worker processes, or None)
@@ -708,7 +715,7 @@ def state_result(state: WalkState) -> VerifyResult:
 _REDECIDABLE = ("chain mismatch", "unchained row after chain began", "declared break (")
 
 
-def _redecided(state: WalkState, later: dict[int, dict]) -> str | None:
+def _redecided(state: WalkState, later: dict[int, dict[str, Any]]) -> str | None:
     """Why a declaration found after `state` changes a line already walked, or None.
     Only lines of the two excusable classes ever read a declaration."""
     old = [ln for ln in later if 0 < ln <= state.lines]
@@ -730,7 +737,7 @@ def _reline(text: str, old: int, new: int) -> str:
 
 # --------------------------------------------------------------------------- reading
 
-def iter_rows(path: str | os.PathLike, *, prefilter: Callable[[bytes], bool] | None = None,
+def iter_rows(path: str | os.PathLike[str], *, prefilter: Callable[[bytes], bool] | None = None,
               on_progress: ProgressFn | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, plain-parsed value) for every non-blank line that parses, lines
     split and numbered as the verifier does. `prefilter(raw)` false skips a line before
@@ -757,7 +764,7 @@ def iter_rows(path: str | os.PathLike, *, prefilter: Callable[[bytes], bool] | N
                 on_progress(e, total)
 
 
-def row_kind(row: dict) -> str:
+def row_kind(row: dict[str, Any]) -> str:
     """A row's kind for display: `kind`, else `op`, else `tool`, else empty."""
     for key in ("kind", "op"):
         v = row.get(key)
@@ -766,7 +773,7 @@ def row_kind(row: dict) -> str:
     return "tool" if isinstance(row.get("tool"), str) else ""
 
 
-def chain_at(path: str | os.PathLike, n: int) -> Any:
+def chain_at(path: str | os.PathLike[str], n: int) -> Any:
     """The `chain` value of the n-th row (rows counted as `verify` counts them), None
     if unreadable, fewer rows, or no chain; `genesis` for n <= 0 without reading."""
     if n <= 0:
@@ -783,7 +790,7 @@ def chain_at(path: str | os.PathLike, n: int) -> Any:
     return None
 
 
-def tail_chain(path: str | os.PathLike, *, reference_split: bool = False) -> Any:
+def tail_chain(path: str | os.PathLike[str], *, reference_split: bool = False) -> Any:
     """The chain the next append continues from: the last object row's truthy `chain`,
     else `genesis`. Reads backwards; never reads the whole file.
 
@@ -834,7 +841,7 @@ class LedgerWriteError(OSError):
 
 
 @contextmanager
-def _append_lock(path: Path, timeout: float = 15.0):
+def _append_lock(path: Path, timeout: float = 15.0) -> Iterator[None]:
     """Exclusive advisory lock on `<path>.lock`; proceeds unlocked after `timeout`."""
     try:
         import fcntl
@@ -870,7 +877,7 @@ def _append_lock(path: Path, timeout: float = 15.0):
 
 
 def authority(principal: str, *, capability_version: str | None = None,
-              tool_schema: Any = None, time_source: str = "local") -> dict:
+              tool_schema: Any = None, time_source: str = "local") -> dict[str, Any]:
     """An authority block: principal, time_source, then optional capability_version and
     tool_schema_hash (first 16 hex of sha256 of the sorted default-separator dump)."""
     import json
@@ -883,7 +890,8 @@ def authority(principal: str, *, capability_version: str | None = None,
     return out
 
 
-def append(path: str | os.PathLike, record: dict, *, authority: dict | None = None) -> str:
+def append(path: str | os.PathLike[str], record: dict[str, Any], *,
+           authority: dict[str, Any] | None = None) -> str:
     """Append one row; return its chain. Stamps `ts` when absent, puts `chain` last,
     heals a missing final newline, refuses a lone surrogate (UnicodeEncodeError)
     before writing, fsyncs, and confirms the bytes landed."""
@@ -895,7 +903,8 @@ def append(path: str | os.PathLike, record: dict, *, authority: dict | None = No
     obj.pop("chain", None)
     p.parent.mkdir(parents=True, exist_ok=True)
     with _append_lock(p):
-        obj["chain"] = link(tail_chain(p), obj)
+        chain = link(tail_chain(p), obj)
+        obj["chain"] = chain
         payload = (dumps_row(obj) + "\n").encode("utf-8")
         sep = b""
         try:
@@ -919,11 +928,12 @@ def append(path: str | os.PathLike, record: dict, *, authority: dict | None = No
         if landed < len(payload):
             raise LedgerWriteError(f"wrote {len(payload)} bytes to {p} but the file holds "
                                    f"{landed}; nothing was recorded")
-    return obj["chain"]
+    return chain
 
 
-def declare_break(path: str | os.PathLike, orphan_line: int, why: str, *,
-                  resume_prev: str | None = None, authority: dict | None = None) -> dict:
+def declare_break(path: str | os.PathLike[str], orphan_line: int, why: str, *,
+                  resume_prev: str | None = None,
+                  authority: dict[str, Any] | None = None) -> dict[str, Any]:
     """Append a `chain_break_declared` row pinning line `orphan_line`'s stripped text by
     sha256. Refuses (ValueError) a blank `why`, a non-int line, an unreadable file, a
     line outside the file, a blank line, or a non-string `resume_prev`."""
