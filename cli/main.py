@@ -13,6 +13,7 @@ import sys
 # verb modules, in help order; each registers one or more verbs
 VERB_MODULES = (
     "sealscope.cmd_view",
+    "sealscope.cmd_serve",
     "sealscope.cmd_verify",
     "sealscope.cmd_watch",
     "sealscope.cmd_receipts",
