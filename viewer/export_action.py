@@ -13,7 +13,10 @@ dismissed with the list of written paths, or None when cancelled.
 """
 from __future__ import annotations
 
+import io
 import os
+import re
+import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,7 @@ from textual.widgets import Input, Label, Static
 from sealscope.core import export
 from sealscope.core.sanitize import clean
 
-__all__ = ["ExportScreen", "default_base", "check_target", "write_report"]
+__all__ = ["ExportScreen", "default_base", "check_target", "write_report", "report_zip"]
 
 
 def _real(p: str | os.PathLike) -> Path:
@@ -87,6 +90,20 @@ def write_report(report: export.AuditReport, base: str | os.PathLike) -> list[st
     return [str(md), str(js)]
 
 
+def report_zip(report: export.AuditReport, name: str) -> tuple[str, bytes]:
+    """In a browser (`sealscope serve`) the report is downloaded, not written on the
+    server: one `<name>.zip` holding `<name>.md` and `<name>.json` (one download, which a
+    browser's pop-up blocker lets through). `name` is reduced to `[A-Za-z0-9._-]`."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).name).strip("._") or "audit"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(zipfile.ZipInfo(f"{safe}.md", (1980, 1, 1, 0, 0, 0)),
+                   report.to_markdown().encode("utf-8"))
+        z.writestr(zipfile.ZipInfo(f"{safe}.json", (1980, 1, 1, 0, 0, 0)),
+                   (report.to_json() + "\n").encode("utf-8"))
+    return f"{safe}.zip", buf.getvalue()
+
+
 class ExportScreen(ModalScreen[list[str] | None]):
     """Choose where to write the report; writes it in a thread."""
 
@@ -123,6 +140,7 @@ class ExportScreen(ModalScreen[list[str] | None]):
             inputs += [v for v in r.inputs.values() if isinstance(v, str) and os.path.exists(v)]
         self.protected = inputs
         self.base = default_base(self.path, cwd)
+        self.web = False  # set on mount: in a browser the report is downloaded
         self.written: list[str] | None = None
         self.report: export.AuditReport | None = None
 
@@ -139,6 +157,14 @@ class ExportScreen(ModalScreen[list[str] | None]):
             yield Static(Text("enter writes <base>.md and <base>.json · escape cancels",
                               style="dim"), id="export-status")
 
+    def on_mount(self) -> None:
+        self.web = self.app.is_web
+        if self.web:
+            self.query_one("#export-input", Input).value = self.base.name
+            self.query_one("#export-status", Static).update(Text(
+                "enter downloads <name>.zip (Markdown and JSON) to this browser · "
+                "escape cancels", style="dim"))
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.export_to(event.value)
@@ -149,7 +175,7 @@ class ExportScreen(ModalScreen[list[str] | None]):
         if not value:
             status.update(Text("give a base path", style="red"))
             return
-        why = check_target(value, self.protected)
+        why = None if self.web else check_target(value, self.protected)
         if why is not None:
             status.update(Text("refused: " + clean(why), style="red"))
             return
@@ -161,7 +187,13 @@ class ExportScreen(ModalScreen[list[str] | None]):
         try:
             report = export.build_report(self.path, kind=self.kind, session=self.session,
                                          verify_result=self.verify_result, seal=self.seal)
-            written = write_report(report, base)
+            if self.web:
+                name, data = report_zip(report, base)
+                self.app.call_from_thread(self.app.deliver_binary, io.BytesIO(data),
+                                          save_filename=name, mime_type="application/zip")
+                written = [name]
+            else:
+                written = write_report(report, base)
         except (OSError, ValueError) as e:
             self.app.call_from_thread(self._failed, str(e))
             return
@@ -173,8 +205,8 @@ class ExportScreen(ModalScreen[list[str] | None]):
 
     def _done(self, report: export.AuditReport, written: list[str]) -> None:
         self.report, self.written = report, written
-        self.app.notify(f"wrote {clean(written[0])} and .json ({report.verdict})",
-                        markup=False)
+        what = f"sent {written[0]}" if self.web else f"wrote {written[0]} and .json"
+        self.app.notify(clean(f"{what} ({report.verdict})"), markup=False)
         self.dismiss(written)
 
     def action_cancel(self) -> None:
