@@ -108,7 +108,12 @@ def run(args: argparse.Namespace) -> int:
     server = make_server([str(p.resolve()) for p in paths], host=args.host, port=args.port,
                          public_url=args.public_url)
     os.environ[PATHS_ENV] = json.dumps(server.paths)  # read by each app process
-    server.serve()
+    try:
+        server.serve()
+    except OSError as e:
+        error_line(f"cannot listen on {_netloc(args.host, args.port)}: "
+                   f"{e.strerror or e}")
+        return 3
     return 0
 
 
