@@ -147,7 +147,7 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
         return response
 
     class SealscopeServer(Server):
-        paths: list[str] = []
+        paths: list[str]
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()

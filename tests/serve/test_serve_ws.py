@@ -25,7 +25,7 @@ def run(coro):
 
 def cli(*args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sealscope", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60, **kw)
+                          capture_output=True, text=True, timeout=60, check=False, **kw)
 
 
 def test_tampered_banner_cursor_dialog_and_download(tmp_path):
@@ -51,7 +51,7 @@ def test_tampered_banner_cursor_dialog_and_download(tmp_path):
             text = await scr.until("Export the audit report", "tampered-audit")
             assert "downloads <name>.zip" in text
             await scr.keys(ENTER)
-            kind, key = await scr.until_text_frame("deliver_file_start")
+            _, key = await scr.until_text_frame("deliver_file_start")
             async with http.get(f"{s.url}download/{key}") as r:
                 assert r.status == 200
                 assert r.headers["Content-Disposition"] == \
@@ -124,8 +124,8 @@ def test_default_bind_is_loopback_and_a_remote_bind_needs_the_flag(tmp_path):
 
 def test_missing_paths_and_bad_arguments(tmp_path):
     p = cli("serve", str(tmp_path / "nope.jsonl"), cwd=tmp_path)
-    assert (p.returncode, p.stderr.strip()) == (3, f"sealscope: no such file or folder: "
-                                                   f"{tmp_path / 'nope.jsonl'}")
+    want = f"sealscope: no such file or folder: {tmp_path / 'nope.jsonl'}"
+    assert (p.returncode, p.stderr.strip()) == (3, want)
     assert cli("serve", "--port", "0", cwd=tmp_path).returncode == 2
     assert cli("serve", "--public-url", "javascript:x", cwd=tmp_path).returncode == 2
 
@@ -140,7 +140,7 @@ def test_without_the_extra_it_says_what_to_install(tmp_path):
             "from sealscope.main import main\n"
             "sys.exit(main(['serve', '--port', '9']))\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=60)
+                       text=True, timeout=60, check=False)
     assert p.returncode == 3
     assert p.stderr.strip().endswith('pip install "sealscope[serve]"')
     assert len(p.stderr.strip().splitlines()) == 1
