@@ -61,10 +61,10 @@ def served(*args: str | os.PathLike, cwd: Path, log: Path) -> Iterator[Served]:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
-            except OSError:
+            except OSError as e:
                 if time.monotonic() > deadline:
                     raise AssertionError("serve did not listen: "
-                                         + log.read_text(errors="replace"))
+                                         + log.read_text(errors="replace")) from e
                 time.sleep(0.1)
         yield Served(proc, port, log)
     finally:
