@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static
+from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
@@ -58,6 +60,27 @@ def tab_label(name: str) -> str:
     stem, dot, suffix = name.rpartition(".")
     return stem if dot and stem and f".{suffix.lower()}" in (".jsonl", ".ndjson", ".log") \
         else name
+
+
+class _Progress:
+    """A worker's progress callback: posts `message(pct)` to the tab each `step`
+    percent and at the end; raises Cancelled once the worker is cancelled."""
+
+    def __init__(self, tab: LedgerTab, worker: Worker[None], step: float,
+                 message: Callable[[float], Message], start: float = -1.0) -> None:
+        self.tab, self.worker, self.step, self.message = tab, worker, step, message
+        self.start = self.last = start
+
+    def restart(self) -> None:
+        self.last = self.start
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.worker.is_cancelled:
+            raise Cancelled()
+        pct = 100.0 * done / total if total else 100.0
+        if pct - self.last >= self.step or done >= total:
+            self.last = pct
+            self.tab.post_message(self.message(pct))
 
 
 class LedgerTab(EvidenceTab):
@@ -169,16 +192,7 @@ class LedgerTab(EvidenceTab):
     @work(thread=True, exclusive=True, group="index")
     def index_worker(self) -> None:
         worker = get_current_worker()
-        last = [0.0]
-
-        def progress(done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise Cancelled()
-            pct = 100.0 * done / total if total else 100.0
-            if pct - last[0] >= 2 or done >= total:
-                last[0] = pct
-                self.post_message(IndexProgress(pct))
-
+        progress = _Progress(self, worker, 2.0, IndexProgress, start=0.0)
         try:
             self.source.index(progress)
         except Cancelled:
@@ -188,25 +202,16 @@ class LedgerTab(EvidenceTab):
     @work(thread=True, exclusive=True, group="verify")
     def verify_worker(self) -> None:
         worker = get_current_worker()
-        last = [-1.0]
-
-        def progress(done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise Cancelled()
-            pct = 100.0 * done / total if total else 100.0
-            if pct - last[0] >= 1 or done >= total:
-                last[0] = pct
-                self.post_message(VerifyProgress(pct))
-
+        progress = _Progress(self, worker, 1.0, VerifyProgress)
         try:
             result = verify_in_child(self.source.path, progress, lambda: worker.is_cancelled)
             if result is None:  # no child process here: verify in this thread
-                last[0] = -1.0
+                progress.restart()
                 try:
                     result = ledger.verify(self.source.path, on_progress=progress)
                 except ValueError:
                     # worker processes could not start from here: one process, same verdict
-                    last[0] = -1.0
+                    progress.restart()
                     result = ledger.verify(self.source.path, on_progress=progress, workers=1)
         except Cancelled:
             self.post_message(VerifyStopped("verification was cancelled"))

@@ -2,7 +2,6 @@
 a path pasted (or dragged) into the terminal."""
 from __future__ import annotations
 
-import json
 import os
 import shlex
 from pathlib import Path
@@ -17,6 +16,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input, Label
 
 from sealscope.core.sanitize import clean
+from sealscope.viewer.style import json_text
 
 
 class PathSuggester(Suggester):
@@ -121,12 +121,7 @@ def preview(value, width: int = 70) -> str:
         except UnicodeDecodeError:
             shown = b.hex(" ")
         s = f"bytes[{len(value)}] {shown}"
-    elif isinstance(value, str):
-        s = value
     else:
-        try:
-            s = json.dumps(value, ensure_ascii=False, allow_nan=True)
-        except (TypeError, ValueError, RecursionError):
-            s = repr(value)
+        s = json_text(value)
     s = clean(s)
     return s if len(s) <= width else s[: width - 1] + "…"

@@ -22,7 +22,6 @@ file goes through `sanitize.clean` and is shown as `rich.text.Text`.
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -46,7 +45,7 @@ from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
 from sealscope.viewer.seal_diff import SealDiffScreen, snap_of
-from sealscope.viewer.style import shown, tier_style
+from sealscope.viewer.style import json_text, shown, tier_style
 from sealscope.viewer.verdict_view import VerdictView
 
 __all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
@@ -58,15 +57,6 @@ TREE_TEXT = 36   # characters of a manifest leaf label (the tree is 46 columns w
 
 def _short(text: str, width: int = VALUE_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _json(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)
 
 
 def manifest_tree_labels(manifest: Any, id_scheme: Any = "index") -> list[tuple[str, list]]:
@@ -90,9 +80,9 @@ def manifest_tree_labels(manifest: Any, id_scheme: Any = "index") -> list[tuple[
         elems = value if isinstance(value, list) else [value]
         for elem in elems:
             if isinstance(value, list) and isinstance(elem, dict) and set(elem) == {"id", "value"}:
-                shown = _json(elem["value"])
+                shown = json_text(elem["value"])
             else:
-                shown = _json(elem)
+                shown = json_text(elem)
             pid = ids[i] if ids is not None and i < len(ids) else None
             items.append((pid, shown))
             i += 1
@@ -288,7 +278,7 @@ class SealTab(EvidenceTab):
             tree.root.add_leaf(Text("(no manifest to show)", style="dim"))
             return
         if not isinstance(manifest, dict):
-            tree.root.add_leaf(Text(_short(shown(_json(manifest))), style="red"))
+            tree.root.add_leaf(Text(_short(shown(json_text(manifest))), style="red"))
             return
         for key, items in manifest_tree_labels(manifest, scheme):
             node = tree.root.add(Text.assemble((shown(key), "bold"),
@@ -331,11 +321,11 @@ class SealTab(EvidenceTab):
             t.add_column("now", no_wrap=True)
         for p in probes:
             if not isinstance(p, dict):
-                t.add_row(Text(_short(shown(_json(p))), style="red"), Text(""), Text(""))
+                t.add_row(Text(_short(shown(json_text(p))), style="red"), Text(""), Text(""))
                 continue
             scoring = p["scoring"] if isinstance(p.get("scoring"), dict) else {}
             pid = str(p.get("id"))
-            row = [Text(shown(pid), style="cyan"), Text(shown(_json(scoring.get("answer")))),
+            row = [Text(shown(pid), style="cyan"), Text(shown(json_text(scoring.get("answer")))),
                    Text(shown(scores.get(pid, "—")))]
             if self.verdict is not None:
                 if pid in diverged:

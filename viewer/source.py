@@ -28,6 +28,7 @@ from sealscope.core import lines as _lines
 from sealscope.core import sanitize
 from sealscope.core.ledger import row_kind
 from sealscope.core.nesting import near_limit, read_value
+from sealscope.viewer.style import json_text
 
 __all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
            "status_of"]
@@ -136,16 +137,7 @@ def row_findings(obj: Any, raw: str = "") -> tuple[str, ...]:
 
 
 def _short(v: Any, width: int = 60) -> str:
-    if isinstance(v, str):
-        s = v
-    else:
-        try:
-            s = json.dumps(v, ensure_ascii=False, allow_nan=True)
-        except (TypeError, ValueError, RecursionError):
-            try:
-                s = repr(v)
-            except RecursionError:  # a row nested near the limit
-                s = f"[{type(v).__name__} nested too deep to show]"
+    s = json_text(v)
     return s if len(s) <= width else s[: width - 1] + "…"
 
 

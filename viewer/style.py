@@ -9,11 +9,12 @@ keeps its own ANSI tables (cli/cmd_continuity.py, cli/cmd_harn.py) for now.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sealscope.core.sanitize import clean
 
-__all__ = ["FINDING_STYLE", "TIER_STYLE", "tier_style", "shown"]
+__all__ = ["FINDING_STYLE", "TIER_STYLE", "tier_style", "shown", "json_text"]
 
 FINDING_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
@@ -28,3 +29,17 @@ def tier_style(severity: Any) -> str:
 def shown(value: Any) -> str:
     """Any evidence value as display text: `str()` of it, sanitized."""
     return clean(value if isinstance(value, str) else str(value))
+
+
+def json_text(value: Any) -> str:
+    """A value as text, not yet sanitized: a string as it is, anything else as one line
+    of JSON, `repr` where JSON cannot say it, a note where it is nested too deep."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return repr(value)
+        except RecursionError:  # a row nested near the limit
+            return f"[{type(value).__name__} nested too deep to show]"
