@@ -20,16 +20,13 @@ import argparse
 import shutil
 from typing import TYPE_CHECKING, Any
 
-from sealscope.output import emit_json, error_line, paint
+from sealscope.core import verdict
+from sealscope.core.sanitize import clean as _clean
+from sealscope.output import emit_json, error_line, paint, paint_verdict
+from sealscope.style import severity_colour
 
 if TYPE_CHECKING:
     from sealscope.core.sealfile import SealFile
-
-try:
-    from sealscope.core.sanitize import clean as _clean
-except ImportError:  # pragma: no cover - sanitize is another helper's module
-    def _clean(text: Any) -> str:
-        return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -102,10 +99,8 @@ def run_snapshot(args: argparse.Namespace) -> int:
         if got.status != "ok":
             error_line(_clean(f"snapshot: {got.path}: {got.error}"))
         emit_json(doc)
-        return got.code
-    head = {"ok": paint("VALID", "green"), "invalid": paint("INVALID", "red")}.get(
-        got.status, paint("COULD NOT LOOK", "yellow"))
-    print(f"{head}  {_clean(got.path)}")
+        return got.exit_code
+    print(f"{paint_verdict(got.verdict)}  {_clean(got.path)}")
     if got.status == "ok":
         print(f"  digest     {doc['digest']}")
     else:
@@ -114,12 +109,11 @@ def run_snapshot(args: argparse.Namespace) -> int:
         print(f"  label      {_clean(doc['label'])}")
     if doc["id_scheme"] is not None or doc["probes"] is not None:
         print(f"  id_scheme  {_clean(doc['id_scheme'])}    probes {doc['probes']}")
-    return got.code
+    return got.exit_code
 
 
 # --------------------------------------------------------------------------- diff
 
-_SEVERITY_STYLE = {"critical": "red", "notable": "yellow", "advisory": "cyan"}
 _KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 _KIND_MARK = {"changed": "~", "added": "+", "removed": "-"}
 
@@ -129,7 +123,7 @@ def _both(args: argparse.Namespace, a: "SealFile", b: "SealFile") -> int | None:
     bad = [x for x in (a, b) if x.status != "ok"]
     if not bad:
         return None
-    code = 1 if any(x.status == "invalid" for x in bad) else 3
+    code = verdict.worst(x.exit_code for x in bad)
     message = "; ".join(f"{x.path}: {x.error}" for x in bad)
     return _fail(args, f"{args.verb}: {message}", code, {
         "error": message, "previous": a.summary(), "current": b.summary()})
@@ -188,8 +182,7 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
             parts.append(_cell(d.get("severity", ""), sevw).ljust(sevw))
         parts += [_cell(d["declared"], colw).ljust(colw), _cell(d["restated"], colw)]
         line = f"{_KIND_MARK[kind]} " + " │ ".join(parts)
-        style = _SEVERITY_STYLE.get(d.get("severity"), "magenta") if "severity" in d \
-            else _KIND_STYLE[kind]
+        style = severity_colour(d.get("severity")) if "severity" in d else _KIND_STYLE[kind]
         lines.append(paint(line, style))
     lines += ["", f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
                   f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged"]
@@ -198,19 +191,12 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
 
 # --------------------------------------------------------------------------- continuity
 
-def verdict_code(v: Any) -> int:
-    """0 exact_match (faithful), 3 containment_only, 1 divergence or invalid."""
-    if not v.valid:
-        return 1
-    return {"exact_match": 0, "containment_only": 3}.get(v.comparison, 1)
-
-
 def run_continuity(args: argparse.Namespace) -> int:
     from sealscope.core.continuity import verify_continuation
 
     got = load_snapshot(args.file)
     if got.status != "ok":
-        return _fail(args, f"continuity: {got.path}: {got.error}", got.code,
+        return _fail(args, f"continuity: {got.path}: {got.error}", got.exit_code,
                      {"error": got.error, "snapshot": got.summary()})
     try:
         restated = _load_restated(args.restated)
@@ -223,7 +209,7 @@ def run_continuity(args: argparse.Namespace) -> int:
         # the seal validates but its probes or registration cannot be scored
         return _fail(args, f"continuity: {got.path}: the sealed snapshot cannot be "
                            f"scored: {e}", 1)
-    code = verdict_code(v)
+    code = verdict.continuation(v).exit_code
     if args.json:
         emit_json(v.to_dict())
         return code
@@ -234,21 +220,14 @@ def run_continuity(args: argparse.Namespace) -> int:
 def verdict_report(v: Any, snap_path: str, restated_path: str) -> str:
     """A short human report: the verdict, each divergence, the notes."""
     mode = "strict" if v.policy and v.policy.get("strict") else "loose"
-    if not v.valid:
-        head = paint("INVALID COMPARISON", "red")
-    elif v.comparison == "exact_match":
-        head = paint("FAITHFUL", "green")
-    elif v.comparison == "containment_only":
-        head = paint("CONTAINED ONLY", "yellow")
-    else:
-        head = paint("DIVERGENCE", "red")
+    head = paint_verdict(verdict.continuation(v).verdict)
     lines = [f"{head}  {_clean(snap_path)}  restated={_clean(restated_path)}  ({mode})"]
     if v.claimed_property:
         lines.append(f"  {_clean(v.claimed_property)}")
     for d in v.divergences:
         sev = d.get("severity")
         tag = f"[{_clean(sev)}] " if sev is not None else ""
-        style = _SEVERITY_STYLE.get(sev, "magenta") if sev is not None else "red"
+        style = severity_colour(sev) if sev is not None else "red"
         lines.append(paint(f"  {tag}{_clean(d.get('id'))}", style)
                      + f"  {_clean(d.get('reason'))}")
         lines.append(f"      declared: {_clean(_show(d.get('declared')))}")

@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sealscope.output import emit_json, error_line, paint
-
-_SEV_STYLE = {"high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
+from sealscope.core import verdict
+from sealscope.output import emit_json, error_line, paint, paint_verdict
+from sealscope.style import severity_colour
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,14 +69,19 @@ def _show(path: str, as_json: bool) -> int:
 
     doc = _load(path, as_json)
     if doc is None:
-        return 3
+        return verdict.harn(None, readable=False).exit_code
     checks = harn.check_document(doc)
-    code = 1 if any(f.severity == "high" for c in checks for f in c.findings) else 0
+    code = _judge(checks).exit_code
     if as_json:
         emit_json([c.to_dict() for c in checks])
         return code
     print(_report(path, doc, checks))
     return code
+
+
+def _judge(checks) -> verdict.Outcome:
+    from sealscope.core import harn
+    return verdict.harn(harn.worst_severity(f for c in checks for f in c.findings))
 
 
 def _count(findings) -> dict[str, int]:
@@ -98,14 +103,8 @@ def _report(path: str, doc, checks) -> str:
 
     all_findings = [f for c in checks for f in c.findings]
     n = _count(all_findings)
-    if n["high"]:
-        verdict = paint("FINDINGS", "red")
-    elif n["medium"]:
-        verdict = paint("REVIEW", "yellow")
-    else:
-        verdict = paint("OK", "green")
     what = "run record" if doc.kind == "run" else "transcript"
-    lines = [f"{verdict}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
+    lines = [f"{paint_verdict(_judge(checks).verdict)}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
              f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
              f"{n['low']} low, {n['info']} info"]
     last_loc = None
@@ -152,7 +151,7 @@ def _report(path: str, doc, checks) -> str:
             follow = f"; followed by {len(c.following.messages)} messages ({src})"
         lines.append(f"     snapshot: {snap}{follow}")
         for f in c.findings:
-            tag = paint(f.severity.upper(), _SEV_STYLE.get(f.severity, "dim"))
+            tag = paint(f.severity.upper(), severity_colour(f.severity))
             lines.append(f"     {tag} {f.code}: {clean(f.message)}")
     if not checks:
         lines.append("  no compaction events")
@@ -167,10 +166,11 @@ def _seal(path: str, ledger: str, as_json: bool) -> int:
 
     doc = _load(path, as_json)
     if doc is None:
-        return 3
+        return verdict.harn(None, readable=False).exit_code
     out = harn.seal(doc, ledger)
     error = out.error
-    code = 0 if error is None and not out.skipped else 3
+    judged = verdict.harn_seal(len(out.rows), len(out.skipped), error)
+    code = judged.exit_code
     if as_json:
         doc_out: dict[str, Any] = {
             "ledger": ledger,
@@ -185,9 +185,7 @@ def _seal(path: str, ledger: str, as_json: bool) -> int:
     if error is not None:
         error_line(clean(error))
     rows = out.rows
-    head = paint("SEALED", "green") if code == 0 else paint("PARTLY SEALED" if rows else
-                                                            "NOT SEALED", "yellow")
-    print(f"{head}  {clean(path)} → {clean(ledger)}  {len(rows)} receipt(s) sealed, "
+    print(f"{paint_verdict(judged.verdict)}  {clean(path)} → {clean(ledger)}  {len(rows)} receipt(s) sealed, "
           f"{len(out.skipped)} skipped")
     for p, r in out.sealed:
         print(f"  {clean(p.event.id or '(no id)')}  pre {r['pre']['count']} → post "

@@ -19,18 +19,10 @@ import argparse
 import sys
 from typing import Any
 
-from sealscope.output import emit_json, error_line, paint, progress_callback
-
-try:
-    from sealscope.core.sanitize import clean as _clean
-except ImportError:  # pragma: no cover - sanitize is another helper's module
-    import re as _re
-
-    _BAD = _re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                       "\u2028\u2029\ud800-\udfff]")
-
-    def _clean(text: Any) -> str:
-        return _BAD.sub(lambda m: repr(m.group(0))[1:-1], str(text))
+from sealscope.core import verdict
+from sealscope.core.sanitize import clean as _clean
+from sealscope.output import emit_json, error_line, paint, paint_verdict, progress_callback
+from sealscope.style import verdict_colour
 
 
 def _positive(text: str) -> int:
@@ -126,20 +118,15 @@ def run_receipts(args: argparse.Namespace) -> int:
     except OSError as e:
         return _fail(args, f"receipts: cannot read {args.ledger}: {_os_text(e)}")
 
-    if any(not v.ok for _n, v in results):
-        code = 1
-    elif not results or any(v.verified_scope != "full" for _n, v in results):
-        code = 3
-    else:
-        code = 0
+    out = verdict.receipts(v for _n, v in results)
     if args.json:
         emit_json([{"line": n, **v.to_dict()} for n, v in results])
     else:
-        _print_receipts(args, results, code)
-    return code
+        _print_receipts(args, results, out.verdict)
+    return out.exit_code
 
 
-def _print_receipts(args: argparse.Namespace, results: list, code: int) -> None:
+def _print_receipts(args: argparse.Namespace, results: list, word: str) -> None:
     out = sys.stdout
     where = _clean(args.ledger) + (f" line {args.line}" if args.line else "")
     if not results:
@@ -150,17 +137,15 @@ def _print_receipts(args: argparse.Namespace, results: list, code: int) -> None:
     for n, v in results:
         checks = (f"self:{'ok' if v.self_consistent else 'FAIL'} "
                   f"content:{v.content}")
-        style = "red" if not v.ok else ("green" if v.verified_scope == "full" else "yellow")
+        style = verdict_colour(v.verdict)
         note = _short(v.notes[0], 100) if (not v.ok and v.notes) else ""
         text = (f"{n:>6}  {str(v.schema or '-'):<6}  {checks:<26}  "
                 f"{v.verified_scope:<34}  {note}").rstrip()
         out.write(paint(text, style) + "\n")
-    bad = sum(1 for _n, v in results if not v.ok)
-    bounded = sum(1 for _n, v in results if v.ok and v.verified_scope != "full")
-    full = len(results) - bad - bounded
-    verdict = {0: ("VERIFIED", "green"), 1: ("BROKEN", "red")}.get(code, ("BOUNDED", "yellow"))
-    out.write(f"{len(results)} receipt row(s) in {where}: {full} verified in full, "
-              f"{bounded} bounded, {bad} failed -> " + paint(verdict[0], verdict[1]) + "\n")
+    codes = [v.exit_code for _n, v in results]
+    out.write(f"{len(results)} receipt row(s) in {where}: {codes.count(verdict.HELD)} verified "
+              f"in full, {codes.count(verdict.COULD_NOT)} bounded, {codes.count(verdict.WRONG)} "
+              f"failed -> " + paint_verdict(word) + "\n")
 
 
 # --------------------------------------------------------------------------- lookup
@@ -230,11 +215,11 @@ def run_selftest(args: argparse.Namespace) -> int:
     else:
         out = sys.stdout
         for c in res.checks:
-            mark = paint("PASS", "green") if c.ok else paint("FAIL", "red")
+            mark = paint_verdict(verdict.selftest(c.ok).verdict)
             out.write(f"  {mark}  {_clean(c.name)}\n")
             if not c.ok:
                 out.write(f"        {_short(c.detail, 160)}\n")
         failed = len(res.failed)
         out.write(paint("all checks passed", "green") + "\n" if not failed else
                   paint(f"{failed} check(s) failed", "red") + "\n")
-    return 0 if res.ok else 1
+    return res.exit_code

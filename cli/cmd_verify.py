@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from sealscope.output import emit_json, error_line, paint, progress_callback
+from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +34,7 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
           ns: str | None = None, progress: bool = False, incremental: bool = False,
           checkpoint: str | None = None) -> tuple[dict, int]:
     """Verify one ledger (and its pin or witness); the JSON object and the exit code."""
-    from sealscope.core import ledger, pins, witness
+    from sealscope.core import ledger, pins, verdict, witness
 
     on_progress = progress_callback(f"verify {path}") if progress else None
     if incremental:
@@ -51,26 +51,16 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     else:
         res = ledger.verify(path, strict=strict, on_progress=on_progress)
         doc = res.to_dict()
-    red = res.ok is False and not res.unreadable
-    looked = not (res.unreadable or res.ok is None)
-    other = None
+    checks = []
     if pin is not None:
-        other = pins.check_pin(path, pin, local=res)
-        doc["pin"] = other.to_dict()
+        checks.append(pins.check_pin(path, pin, local=res))
+        doc["pin"] = checks[-1].to_dict()
     elif store:
-        other = witness.verify_against_witness(store, ns, path, local=res)
-        doc["witness"] = other.to_dict()
-    if other is not None:
-        red = red or other.red
-        looked = looked and other.verdict == "consistent"
-    if red:
-        verdict, code = "BROKEN", 1
-    elif not looked:
-        verdict, code = "COULD NOT LOOK", 3
-    else:
-        verdict, code = "VERIFIED", 0
-    doc["verdict"] = verdict
-    return doc, code
+        checks.append(witness.verify_against_witness(store, ns, path, local=res))
+        doc["witness"] = checks[-1].to_dict()
+    out = verdict.combined(res, *checks)
+    doc["verdict"] = out.verdict
+    return doc, out.exit_code
 
 
 # Several ledgers: the small ones are verified side by side in worker processes while
@@ -140,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
     progress = not args.json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
                         args.incremental, args.checkpoint)
-    from sealscope.core.export import worst  # 1 (broken) over 3 (could not look) over 0
-    code = worst(c for _d, c in results)
+    from sealscope.core import verdict
+    code = verdict.worst(c for _d, c in results)
     if args.json:
         emit_json(results[0][0] if len(results) == 1 else
                   [dict(d, path=p) for p, (d, _c) in zip(args.ledgers, results)])
@@ -150,9 +140,9 @@ def run(args: argparse.Namespace) -> int:
         print(human_line(path, doc))
     if len(results) > 1:
         counts = {v: sum(1 for d, _ in results if d["verdict"] == v)
-                  for v in ("VERIFIED", "BROKEN", "COULD NOT LOOK")}
-        print(f"{len(results)} ledgers: {counts['VERIFIED']} verified, {counts['BROKEN']} broken, "
-              f"{counts['COULD NOT LOOK']} could not look")
+                  for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)}
+        print(f"{len(results)} ledgers: {counts[verdict.VERIFIED]} verified, "
+              f"{counts[verdict.BROKEN]} broken, {counts[verdict.COULD_NOT_LOOK]} could not look")
     return code
 
 
@@ -160,8 +150,7 @@ def human_line(path: str, doc: dict) -> str:
     """One or two lines: verdict, path, counts and scope; then the first break."""
     from sealscope.core.sanitize import clean
 
-    colour = {"VERIFIED": "green", "BROKEN": "red"}.get(doc["verdict"], "yellow")
-    head = (f"{paint(doc['verdict'], colour)}  {clean(path)}  rows={doc['rows']} "
+    head = (f"{paint_verdict(doc['verdict'])}  {clean(path)}  rows={doc['rows']} "
             f"chained={doc['chained']} prechain={doc['prechain']} breaks={doc['breaks']} "
             f"scope={doc['verified_scope']}")
     if doc["declared_breaks"]:

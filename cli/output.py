@@ -8,6 +8,8 @@ import sys
 import time
 from typing import Any, Callable
 
+from sealscope.style import verdict_colour
+
 
 def emit_json(doc: Any) -> None:
     """Exactly one UTF-8 JSON document on stdout."""
@@ -32,6 +34,11 @@ def paint(text: str, style: str, stream=None) -> str:
     codes = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2",
              "cyan": "36", "magenta": "35"}
     return f"\x1b[{codes.get(style, '0')}m{text}\x1b[0m"
+
+
+def paint_verdict(word: str, stream=None) -> str:
+    """A verdict word in its tone's colour (`sealscope.style.verdict_colour`)."""
+    return paint(word, verdict_colour(word), stream)
 
 
 def progress_callback(label: str) -> Callable[[int, int], None] | None:

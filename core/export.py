@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import verdict as _verdict
+from sealscope.core.verdict import worst
 from sealscope.core.continuity import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 from sealscope.core.sanitize import clean
@@ -47,23 +49,13 @@ from sealscope.core.sanitize import clean
 __all__ = [
     "EXPORT_SCHEMA", "SessionRecord", "SealFile", "AuditReport", "SnapshotRowRef",
     "Unreadable", "detect_kind", "read_json_file", "load_seal", "load_restated",
-    "load_tiers", "load_manifest", "verdict_code", "verdict_word", "receipts_code",
-    "worst", "verdict_record", "diff_record", "added_record", "recompute_record",
+    "load_tiers", "load_manifest", "verdict_record", "diff_record", "added_record", "recompute_record",
     "lookup_record", "build_report", "iter_snapshot_rows", "md_text", "md_code",
     "grouped_divergences",
 ]
 
 EXPORT_SCHEMA = "sealscope-export:v1"
 SNIFF_LIMIT = 64 << 20     # a file larger than this is never read whole to sniff it
-
-_RANK = {0: 0, 3: 1, 1: 2}
-
-
-def worst(codes: Iterable[int]) -> int:
-    """The most severe exit code: 1 (evidence wrong) over 3 (could not look) over 0."""
-    codes = list(codes)
-    return max(codes, key=lambda c: _RANK.get(c, 1)) if codes else 0
-
 
 # --------------------------------------------------------------------------- readers
 
@@ -95,49 +87,6 @@ def detect_kind(path: str | os.PathLike) -> str:
         and "chain" not in doc else "ledger"
 
 
-# --------------------------------------------------------------------------- codes
-
-def verdict_code(v: Any) -> int:
-    """`sealscope continuity`'s exit code: 0 exact_match, 3 containment_only,
-    1 divergence or an invalid comparison."""
-    if not v.valid:
-        return 1
-    return {"exact_match": 0, "containment_only": 3}.get(v.comparison, 1)
-
-
-def verdict_word(v: Any) -> str:
-    """FAITHFUL / CONTAINED ONLY / DIVERGENCE / INVALID COMPARISON."""
-    if not v.valid:
-        return "INVALID COMPARISON"
-    return {"exact_match": "FAITHFUL", "containment_only": "CONTAINED ONLY"}.get(
-        v.comparison, "DIVERGENCE")
-
-
-def receipts_code(checks: Sequence[Any]) -> int:
-    """`sealscope receipts`' exit code over ReceiptChecks (or their dicts)."""
-    def get(c: Any, k: str) -> Any:
-        return c.get(k) if isinstance(c, dict) else getattr(c, k)
-    if any(not get(c, "ok") for c in checks):
-        return 1
-    if not checks or any(get(c, "verified_scope") != "full" for c in checks):
-        return 3
-    return 0
-
-
-def _receipts_word(code: int, n: int) -> str:
-    if n == 0:
-        return "NO RECEIPTS"
-    return {0: "VERIFIED", 1: "BROKEN"}.get(code, "BOUNDED")
-
-
-def _verify_code(res: Any) -> int:
-    if res.ok is False and not res.unreadable:
-        return 1
-    if res.unreadable or res.ok is None:
-        return 3
-    return 0
-
-
 # --------------------------------------------------------------------------- session
 
 @dataclass(frozen=True)
@@ -165,7 +114,7 @@ def verdict_record(verdict: Any, restated_path: str, *, tiers_path: str | None =
         "verdict", f"restatement {os.path.basename(restated_path)} "
                    f"({'strict' if strict else 'loose'})",
         {"restated": restated_path, "mode": "strict" if strict else "loose",
-         "tiers": tiers_path}, verdict.to_dict(), verdict_code(verdict))
+         "tiers": tiers_path}, verdict.to_dict(), _verdict.continuation(verdict).exit_code)
 
 
 def diff_record(doc: dict, previous_path: str, current_path: str, *,
@@ -188,7 +137,7 @@ def recompute_record(line: int, check: Any, *, pre: str | None = None,
     d = check.to_dict() if hasattr(check, "to_dict") else dict(check)
     return SessionRecord("recompute", f"receipt on line {line} recomputed",
                          {"line": line, "pre": pre, "post": post},
-                         {"line": line, **d}, receipts_code([d]))
+                         {"line": line, **d}, _verdict.receipt(d).exit_code)
 
 
 def lookup_record(items: Sequence[dict], *, held: Sequence[str] = ()) -> SessionRecord:
@@ -251,8 +200,8 @@ def build_report(path: str | os.PathLike, *, kind: str | None = None,
         return _harn_report(p, session)
     if kind == "snapshot":
         got = seal if seal is not None else load_seal(p)
-        code = worst([got.code, *(r.code for r in session)])
-        return AuditReport("snapshot", p, got.word, code, snapshot=got.summary(),
+        code = worst([got.exit_code, *(r.code for r in session)])
+        return AuditReport("snapshot", p, got.verdict, code, snapshot=got.summary(),
                            session=session)
     if kind != "ledger":
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
@@ -269,14 +218,13 @@ def build_report(path: str | os.PathLike, *, kind: str | None = None,
                 receipts.append({"line": line, **receipt.verify_receipt(row).to_dict()})
         except OSError:
             pass
-    rcode = receipts_code(receipts)
-    codes = [_verify_code(res)]
+    rec = _verdict.receipts(receipts)
+    codes = [res.exit_code]
     if receipts:
-        codes.append(rcode)
+        codes.append(rec.exit_code)
     code = worst([*codes, *(r.code for r in session)])
     return AuditReport("ledger", p, res.verdict, code, ledger=doc, breaks=breaks,
-                       receipts=tuple(receipts),
-                       receipts_verdict=_receipts_word(rcode, len(receipts)),
+                       receipts=tuple(receipts), receipts_verdict=rec.verdict,
                        session=session)
 
 
@@ -306,14 +254,14 @@ def _harn_report(path: str, session: tuple) -> AuditReport:
     try:
         doc = harn.load(path)
     except harn.HarnError as e:
-        return AuditReport("harn", path, "COULD NOT LOOK", worst([3, *(r.code for r in session)]),
+        out = _verdict.harn(None, readable=False)
+        return AuditReport("harn", path, out.verdict,
+                           worst([out.exit_code, *(r.code for r in session)]),
                            harn=({"error": e.message},), session=session)
-    checks = tuple(c.to_dict() for c in harn.check_document(doc))
-    sev = {f["severity"] for c in checks for f in c["findings"]}
-    verdict = "FINDINGS" if "high" in sev else "REVIEW" if "medium" in sev else "OK"
-    code = 1 if "high" in sev else 0
-    return AuditReport("harn", path, verdict, worst([code, *(r.code for r in session)]),
-                       harn=checks, session=session)
+    found = harn.check_document(doc)
+    out = _verdict.harn(harn.worst_severity(f for c in found for f in c.findings))
+    return AuditReport("harn", path, out.verdict, worst([out.exit_code, *(r.code for r in session)]),
+                       harn=tuple(c.to_dict() for c in found), session=session)
 
 
 # --------------------------------------------------------------------------- ledger links
@@ -524,11 +472,7 @@ class _Markdown:
 
     def rec_verdict(self, v: dict) -> None:
         strict = bool((v.get("policy") or {}).get("strict", True))
-        if not v.get("valid"):
-            word = "INVALID COMPARISON"
-        else:
-            word = {"exact_match": "FAITHFUL", "containment_only": "CONTAINED ONLY"}.get(
-                v.get("comparison"), "DIVERGENCE")
+        word = _verdict.continuation(v).verdict
         faithful = v.get("faithful")
         shown = "not judged (loose mode)" if not strict else _cell(faithful)
         self.add(f"Verdict: **{word}**", "", "| field | value |", "|---|---|",

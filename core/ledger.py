@@ -27,6 +27,7 @@ if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths 
     _c_body = None
 
 from sealscope.core import lines as _lines
+from sealscope.core import verdict as _verdict
 from sealscope.core.clock import utc_stamp
 from sealscope.core.jsonio import dumps_body, dumps_row, encode_body
 from sealscope.core.nesting import near_limit, read_declaration, read_row, read_value, row_body
@@ -90,10 +91,13 @@ class VerifyResult:
 
     @property
     def verdict(self) -> str:
-        """VERIFIED / BROKEN / COULD NOT LOOK, as the CLI prints it."""
-        if self.unreadable or self.ok is None:
-            return "COULD NOT LOOK"
-        return "VERIFIED" if self.ok else "BROKEN"
+        """The chain's verdict word (`core.verdict.chain`)."""
+        return _verdict.chain(self).verdict
+
+    @property
+    def exit_code(self) -> int:
+        """`sealscope verify`'s exit code for this chain alone."""
+        return _verdict.chain(self).exit_code
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "rows": self.rows, "chained": self.chained,

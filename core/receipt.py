@@ -18,6 +18,7 @@ from typing import Any
 
 from sealscope.core import digest as _digest
 from sealscope.core import ledger as _ledger
+from sealscope.core import verdict as _verdict
 from sealscope.core.clock import utc_stamp
 
 __all__ = ["SCHEMA_V1", "SCHEMA_V2", "KIND", "CORE_KEYS", "ContentDigest", "DropSet",
@@ -265,6 +266,15 @@ class ReceiptCheck:
 
     def __bool__(self) -> bool:
         return self.ok
+
+    @property
+    def verdict(self) -> str:
+        """This receipt row's verdict word (`core.verdict.receipt`)."""
+        return _verdict.receipt(self).verdict
+
+    @property
+    def exit_code(self) -> int:
+        return _verdict.receipt(self).exit_code
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "self_consistent": self.self_consistent,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
+from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import loads as _loads
 
 __all__ = ["Unreadable", "read_json_file", "SealFile", "load_seal", "load_tiers",
@@ -50,12 +51,14 @@ class SealFile:
     raw: Any = None
 
     @property
-    def code(self) -> int:
-        return {"ok": 0, "invalid": 1}.get(self.status, 3)
+    def verdict(self) -> str:
+        """The snapshot file's verdict word (`core.verdict.seal`)."""
+        return _verdict.seal(self.status).verdict
 
     @property
-    def word(self) -> str:
-        return {"ok": "VALID", "invalid": "INVALID"}.get(self.status, "COULD NOT LOOK")
+    def exit_code(self) -> int:
+        """`sealscope snapshot`'s exit code: 0 valid, 1 invalid, 3 unreadable."""
+        return _verdict.seal(self.status).exit_code
 
     def summary(self) -> dict:
         """`sealscope snapshot --json`'s object."""

@@ -17,6 +17,7 @@ from typing import Any
 from sealscope.core import digest as _digest
 from sealscope.core import ledger as _ledger
 from sealscope.core import receipt as _receipt
+from sealscope.core import verdict as _verdicts
 
 __all__ = ["SelfCheck", "SelftestResult", "run", "PRE", "POST"]
 
@@ -95,6 +96,14 @@ class SelftestResult:
 
     def __bool__(self) -> bool:
         return self.ok
+
+    @property
+    def verdict(self) -> str:
+        return _verdicts.selftest(self.ok).verdict
+
+    @property
+    def exit_code(self) -> int:
+        return _verdicts.selftest(self.ok).exit_code
 
     @property
     def failed(self) -> tuple[SelfCheck, ...]:

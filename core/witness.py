@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import dumps_body, encode_body, loads
 
 __all__ = ["WITNESS_GENESIS", "WitnessVerdict", "StoreCheck", "record_digest",
@@ -67,6 +68,11 @@ class WitnessVerdict:
     @property
     def red(self) -> bool:
         return self.verdict in RED_VERDICTS
+
+    @property
+    def exit_code(self) -> int:
+        """0 consistent, 1 red, 3 otherwise (`core.verdict.check`)."""
+        return _verdict.check(self).exit_code
 
     def to_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "detail": self.detail,

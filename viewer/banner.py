@@ -13,9 +13,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from sealscope.core import verdict
 from sealscope.core.sanitize import clean
-
-_RED = {"truncated", "rewritten", "local_broken", "witness_broken"}
 
 
 class Banner(Static):
@@ -86,28 +85,19 @@ class Banner(Static):
     # ------------------------------------------------------------------ drawing
     @property
     def combined_verdict(self) -> str | None:
-        """The chain verdict combined with a pin/witness check, as `verify --pin`
-        combines them: BROKEN if either is red, else COULD NOT LOOK if either could
-        not look, else VERIFIED. None while the chain is not finished."""
+        """The chain verdict combined with a pin/witness check (`core.verdict.combined`,
+        as `verify --pin`). None while the chain is not finished."""
         if self.state != "done" or self.result is None:
             return None
-        chain = self.result.verdict
-        if self.check is None:
-            return chain
-        v = self.check[1]
-        verdict = getattr(v, "verdict", None) if v is not None else None
-        if chain == "BROKEN" or verdict in _RED:
-            return "BROKEN"
-        if chain != "VERIFIED" or verdict != "consistent":
-            return "COULD NOT LOOK"
-        return "VERIFIED"
+        checks = () if self.check is None else (self.check[1],)
+        return verdict.combined(self.result, *checks).verdict
 
     @property
     def verdict_class(self) -> str:
         if self.state != "done" or self.result is None:
             return "-pending" if self.state in ("indexing", "verifying") else "-couldnot"
-        return {"VERIFIED": "-verified", "BROKEN": "-broken"}.get(self.combined_verdict or "",
-                                                                "-couldnot")
+        return {"pass": "-verified", "fail": "-broken"}.get(
+            verdict.tone(self.combined_verdict or ""), "-couldnot")
 
     def _paint(self) -> None:
         for c in ("-pending", "-verified", "-broken", "-couldnot"):
@@ -125,11 +115,11 @@ class Banner(Static):
             t.append(name)
             t.append("   not verified yet", "italic")
         elif self.state == "cancelled":
-            t.append(" NOT VERIFIED ", "bold reverse")
+            t.append(f" {verdict.NOT_VERIFIED} ", "bold reverse")
             t.append(f"  {name}  ")
             t.append(clean(self.message), "italic")
         elif self.state == "error":
-            t.append(" COULD NOT LOOK ", "bold reverse")
+            t.append(f" {verdict.COULD_NOT_LOOK} ", "bold reverse")
             t.append(f"  {name}  ")
             t.append(clean(self.message))
         else:
@@ -152,10 +142,10 @@ class Banner(Static):
                 t.append("could not check — ", "bold yellow")
                 t.append(clean(self.check_error or ""))
             else:
-                verdict = str(getattr(v, "verdict", "?"))
-                style = ("bold green" if verdict == "consistent" else
-                         "bold red" if verdict in _RED else "bold yellow")
+                word = str(getattr(v, "verdict", "?"))
+                style = {verdict.HELD: "bold green", verdict.WRONG: "bold red"}.get(
+                    verdict.check(v).exit_code, "bold yellow")
                 t.append(f"{clean(label)}: ", "bold")
-                t.append(f" {clean(verdict)} ", style + " reverse")
+                t.append(f" {clean(word)} ", style + " reverse")
                 t.append(" " + clean(str(getattr(v, "detail", "") or "")))
         self.update(t)

@@ -28,6 +28,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sealscope.core import harn
+from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
@@ -144,9 +145,9 @@ class HarnTab(Widget):
             for f in c.findings:
                 counts[f.severity] += 1
         worst = harn.worst_severity(f for c in self.checks for f in c.findings)
-        verdict, style = (("FINDINGS", "bold red") if worst == "high" else
-                          ("REVIEW", "bold yellow") if worst == "medium" else
-                          ("OK", "bold green"))
+        verdict = _verdict.harn(worst).verdict
+        style = {"pass": "bold green", "fail": "bold red"}.get(_verdict.tone(verdict),
+                                                             "bold yellow")
         what = "run record" if doc.kind == "run" else "transcript"
         t = Text.assemble((verdict, style), "  ", (shown(doc.path or ""), "bold"),
                           f"  {what}")

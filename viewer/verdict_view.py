@@ -20,15 +20,16 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from sealscope.core.export import grouped_divergences, verdict_word
+from sealscope.core import verdict as _verdict
+from sealscope.core.export import grouped_divergences
 from sealscope.viewer.style import shown, tier_style
 
 __all__ = ["VerdictView", "render_verdict", "WORD_STYLE"]
 
-WORD_STYLE = {"FAITHFUL": "bold white on dark_green",
-              "CONTAINED ONLY": "bold black on yellow",
-              "DIVERGENCE": "bold white on dark_red",
-              "INVALID COMPARISON": "bold white on dark_red"}
+WORD_STYLE = {_verdict.FAITHFUL: "bold white on dark_green",
+              _verdict.CONTAINED_ONLY: "bold black on yellow",
+              _verdict.DIVERGENCE: "bold white on dark_red",
+              _verdict.INVALID_COMPARISON: "bold white on dark_red"}
 
 
 
@@ -46,7 +47,7 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
                    added_source: str | None = None) -> RenderableType:
     """The verdict as a renderable (what VerdictView shows)."""
     strict = bool((v.policy or {}).get("strict", True))
-    word = verdict_word(v)
+    word = _verdict.continuation(v).verdict
     head = Text()
     head.append(f" {word} ", WORD_STYLE.get(word, "bold"))
     head.append(f"  {'strict' if strict else 'loose'} mode", "bold")

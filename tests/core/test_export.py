@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sealscope.core import export, ledger
+from sealscope.core import export, ledger, verdict
 from sealscope.core.continuity import diff_seals, snapshot, verify_continuation
 from sealscope.core.receipt import build_row
 
@@ -152,7 +152,7 @@ def test_contained_only_loose_is_never_a_pass():
     s1 = _seal("seal-day1.json")
     v = verify_continuation(s1.snap, restated=export.load_restated(
         SEALS / "restated-faithful.json"), strict=False)
-    assert v.comparison == "containment_only" and export.verdict_code(v) == 3
+    assert v.comparison == "containment_only" and verdict.continuation(v).exit_code == 3
     rec = export.verdict_record(v, "restated-faithful.json")
     r = export.build_report(SEALS / "seal-day1.json", session=[rec])
     md = r.to_markdown()

@@ -1,0 +1,24 @@
+"""Colours shared by the frontends (the CLI's ANSI `paint` and the viewer's Rich
+styles both take these names): a verdict word's colour by its tone
+(`core.verdict.tone`), and a severity's colour on both severity scales (continuity
+tiers critical / notable / advisory; harn findings high / medium / low / info).
+Which severity is worse is core's (`core.severity`, `core.harn.worst_severity`);
+only the colour is decided here."""
+from __future__ import annotations
+
+from sealscope.core.verdict import tone
+
+TONE_COLOUR = {"pass": "green", "fail": "red", "warn": "yellow"}
+
+SEVERITY_COLOUR = {"critical": "red", "notable": "yellow", "advisory": "cyan",
+                   "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
+OTHER_SEVERITY_COLOUR = "magenta"     # a tier name the table does not know, or untiered
+
+
+def verdict_colour(word: str) -> str:
+    """The colour of a verdict word: green pass, red fail, yellow otherwise."""
+    return TONE_COLOUR[tone(word)]
+
+
+def severity_colour(severity: object) -> str:
+    return SEVERITY_COLOUR.get(str(severity), OTHER_SEVERITY_COLOUR)

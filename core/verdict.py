@@ -1,0 +1,190 @@
+"""Verdict words and exit codes: the one place a result becomes a word and a code.
+
+Exit codes (CLI.md): 0 the evidence held, 1 the evidence is wrong, 3 could not look
+(or the check was bounded); 2 is a usage error, decided by the CLI alone. When several
+results make one answer, `worst` ranks them 1 over 3 over 0.
+
+Every word a frontend shows as a verdict is spelled here and nowhere else; result
+types (`VerifyResult`, `SealFile`, `ReceiptCheck`, `WitnessVerdict`, a continuation
+verdict, a harn check, an audit report) expose `.verdict` and `.exit_code` by calling
+the functions below, and frontends only read those. `tone` says how a word is coloured
+("pass", "fail", "warn"); which colour that is belongs to each frontend.
+
+The functions read results by attribute (or by key, for the dicts a report holds), so
+this module imports no other core module and every other may import it.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, NamedTuple
+
+__all__ = [
+    "HELD", "WRONG", "USAGE", "COULD_NOT", "worst", "Outcome", "tone",
+    "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
+    "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON", "BOUNDED",
+    "NO_RECEIPTS", "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
+    "PASS", "FAIL", "chain", "combined", "check", "seal", "continuation", "receipt",
+    "receipts", "harn", "harn_seal", "selftest",
+]
+
+# ----------------------------------------------------------------------- exit codes
+
+HELD = 0        # the evidence held, in full
+WRONG = 1       # the evidence is wrong
+USAGE = 2       # the command was used wrongly (the CLI's own)
+COULD_NOT = 3   # could not look, or only a bounded check was possible
+
+_RANK = {HELD: 0, COULD_NOT: 1, WRONG: 2}
+
+
+def worst(codes: Iterable[int]) -> int:
+    """The most severe exit code: 1 (evidence wrong) over 3 (could not look) over 0;
+    an unknown code counts as 1. 0 when there is none."""
+    codes = list(codes)
+    return max(codes, key=lambda c: _RANK.get(c, 2)) if codes else HELD
+
+
+# ----------------------------------------------------------------------- the words
+
+VERIFIED = "VERIFIED"                      # a chain (and its pin) held in full
+BROKEN = "BROKEN"                          # a chain, pin or receipt is wrong
+COULD_NOT_LOOK = "COULD NOT LOOK"          # unreadable, empty, or no chained row
+NOT_VERIFIED = "NOT VERIFIED"              # a verification that did not finish
+VALID = "VALID"                            # a snapshot file that loads and validates
+INVALID = "INVALID"                        # one that does not
+FAITHFUL = "FAITHFUL"                      # a restatement: exact_match
+CONTAINED_ONLY = "CONTAINED ONLY"          # containment_only (loose scoring)
+DIVERGENCE = "DIVERGENCE"                  # any other valid comparison
+INVALID_COMPARISON = "INVALID COMPARISON"  # the comparison itself is invalid
+BOUNDED = "BOUNDED"                        # receipts held, but not in full scope
+NO_RECEIPTS = "NO RECEIPTS"                # a ledger with no compaction-receipt row
+FINDINGS = "FINDINGS"                      # a harn file with a high-severity finding
+REVIEW = "REVIEW"                          # ... with a medium one at worst
+OK = "OK"                                  # ... with none above low
+SEALED = "SEALED"                          # harn seal: every compaction sealed
+PARTLY_SEALED = "PARTLY SEALED"            # some sealed, some skipped
+NOT_SEALED = "NOT SEALED"                  # none sealed
+PASS = "PASS"                              # one self-test or receipt check held
+FAIL = "FAIL"                              # one did not
+
+_TONE = {VERIFIED: "pass", VALID: "pass", FAITHFUL: "pass", OK: "pass", SEALED: "pass",
+         PASS: "pass", BROKEN: "fail", INVALID: "fail", DIVERGENCE: "fail",
+         INVALID_COMPARISON: "fail", FINDINGS: "fail", FAIL: "fail"}
+
+
+def tone(word: str) -> str:
+    """"pass", "fail" or "warn" (every other word: could not look, bounded, review,
+    not finished, partly sealed)."""
+    return _TONE.get(word, "warn")
+
+
+class Outcome(NamedTuple):
+    """A verdict word and its exit code."""
+    verdict: str
+    exit_code: int
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
+
+
+# ----------------------------------------------------------------------- ledgers
+
+def chain(res: Any) -> Outcome:
+    """A chain walk (`VerifyResult`): COULD NOT LOOK when unreadable or nothing was
+    checkable (`ok` None), VERIFIED when `ok`, else BROKEN."""
+    if _get(res, "unreadable") or _get(res, "ok") is None:
+        return Outcome(COULD_NOT_LOOK, COULD_NOT)
+    return Outcome(VERIFIED, HELD) if _get(res, "ok") else Outcome(BROKEN, WRONG)
+
+
+def check(v: Any) -> Outcome:
+    """A pin or witness verdict (`WitnessVerdict`): 0 when consistent, 1 when red
+    (truncated, rewritten, local or witness broken), else 3; None (a check that could
+    not be made) 3."""
+    if v is not None and _get(v, "red"):
+        return Outcome(BROKEN, WRONG)
+    if v is not None and _get(v, "verdict") == "consistent":
+        return Outcome(VERIFIED, HELD)
+    return Outcome(COULD_NOT_LOOK, COULD_NOT)
+
+
+def combined(res: Any, *checks: Any) -> Outcome:
+    """A chain verdict combined with pin or witness verdicts (`verify --pin`, the
+    banner, the report): BROKEN if any is red, else COULD NOT LOOK if any could not
+    look, else VERIFIED. No checks: the chain alone."""
+    code = worst([chain(res).exit_code, *(check(v).exit_code for v in checks)])
+    return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, COULD_NOT_LOOK), code)
+
+
+# ----------------------------------------------------------------------- seals
+
+def seal(status: str) -> Outcome:
+    """A snapshot file by `SealFile.status`: ok VALID 0, invalid INVALID 1, else
+    (unreadable) COULD NOT LOOK 3."""
+    if status == "ok":
+        return Outcome(VALID, HELD)
+    if status == "invalid":
+        return Outcome(INVALID, WRONG)
+    return Outcome(COULD_NOT_LOOK, COULD_NOT)
+
+
+def continuation(v: Any) -> Outcome:
+    """A continuation verdict (object or its dict): an invalid comparison 1;
+    exact_match FAITHFUL 0; containment_only CONTAINED ONLY 3; else DIVERGENCE 1."""
+    if not _get(v, "valid"):
+        return Outcome(INVALID_COMPARISON, WRONG)
+    comparison = _get(v, "comparison")
+    if comparison == "exact_match":
+        return Outcome(FAITHFUL, HELD)
+    if comparison == "containment_only":
+        return Outcome(CONTAINED_ONLY, COULD_NOT)
+    return Outcome(DIVERGENCE, WRONG)
+
+
+# ----------------------------------------------------------------------- receipts
+
+def receipt(c: Any) -> Outcome:
+    """One receipt check (`ReceiptCheck` or its dict): not ok BROKEN 1, ok in full
+    scope VERIFIED 0, ok but bounded BOUNDED 3."""
+    if not _get(c, "ok"):
+        return Outcome(BROKEN, WRONG)
+    if _get(c, "verified_scope") != "full":
+        return Outcome(BOUNDED, COULD_NOT)
+    return Outcome(VERIFIED, HELD)
+
+
+def receipts(checks: Iterable[Any]) -> Outcome:
+    """Every receipt row of a ledger (`sealscope receipts`): the worst row; no row at
+    all is NO RECEIPTS, 3 (nothing was claimed, so nothing held)."""
+    codes = [receipt(c).exit_code for c in checks]
+    if not codes:
+        return Outcome(NO_RECEIPTS, COULD_NOT)
+    code = worst(codes)
+    return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, BOUNDED), code)
+
+
+# ----------------------------------------------------------------------- harn
+
+def harn(worst_severity: str | None, *, readable: bool = True) -> Outcome:
+    """A harn transcript by its worst finding: high FINDINGS 1, medium REVIEW 0,
+    else OK 0; a file that cannot be read as one COULD NOT LOOK 3."""
+    if not readable:
+        return Outcome(COULD_NOT_LOOK, COULD_NOT)
+    if worst_severity == "high":
+        return Outcome(FINDINGS, WRONG)
+    return Outcome(REVIEW if worst_severity == "medium" else OK, HELD)
+
+
+def harn_seal(sealed: int, skipped: int, error: str | None) -> Outcome:
+    """`harn seal`: SEALED 0 when every compaction was sealed and nothing failed, else
+    PARTLY SEALED (some rows written) or NOT SEALED, 3."""
+    if error is None and not skipped:
+        return Outcome(SEALED, HELD)
+    return Outcome(PARTLY_SEALED if sealed else NOT_SEALED, COULD_NOT)
+
+
+# ----------------------------------------------------------------------- self-test
+
+def selftest(ok: bool) -> Outcome:
+    """One self-test check, or the whole run: PASS 0 or FAIL 1."""
+    return Outcome(PASS, HELD) if ok else Outcome(FAIL, WRONG)

@@ -1,0 +1,146 @@
+"""core.verdict: every result's word and exit code, on the sample files."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sealscope.core import harn, held, ledger, lookup, pins, receipt, sealfile, verdict, witness
+from sealscope.core.continuity import verify_continuation
+from sealscope.core.selftest import SelftestResult
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_ledgers"
+SEALS = SAMPLES / "seals"
+
+
+@pytest.mark.parametrize("codes, want", [
+    ([], 0), ([0], 0), ([0, 3], 3), ([3, 0, 1], 1), ([1, 3], 1), ([0, 7], 7), ([3, 3], 3)])
+def test_worst_ranks_wrong_over_could_not_over_held(codes, want):
+    assert verdict.worst(codes) == want
+
+
+@pytest.mark.parametrize("name, word, code", [
+    ("session.jsonl", "VERIFIED", 0),
+    ("tampered.jsonl", "BROKEN", 1),
+    ("declared-break.jsonl", "COULD NOT LOOK", 3),
+    ("truncated.jsonl", "VERIFIED", 0),
+    ("missing.jsonl", "COULD NOT LOOK", 3),
+])
+def test_chain_verdicts_of_the_samples(name, word, code):
+    res = ledger.verify(SAMPLES / name)
+    assert (res.verdict, res.exit_code) == (word, code)
+    assert verdict.combined(res) == (word, code)
+
+
+def test_pin_combines_with_the_chain():
+    path = SAMPLES / "truncated.jsonl"
+    res = ledger.verify(path)
+    pin = pins.parse_pin((SAMPLES / "truncated.pin").read_text().strip())
+    got = pins.check_pin(path, pin, local=res)
+    assert got.verdict == "truncated" and got.exit_code == 1
+    assert verdict.combined(res, got) == ("BROKEN", 1)
+    assert verdict.combined(res, None) == ("COULD NOT LOOK", 3)  # a check not made
+
+
+@pytest.mark.parametrize("ns, name, check, word, code", [
+    ("session", "session.jsonl", "consistent", "VERIFIED", 0),
+    ("truncated", "truncated.jsonl", "truncated", "BROKEN", 1),
+    ("tampered", "tampered.jsonl", "local_broken", "BROKEN", 1),
+    ("nobody", "session.jsonl", "no_record", "COULD NOT LOOK", 3),
+])
+def test_witness_combines_with_the_chain(ns, name, check, word, code):
+    res = ledger.verify(SAMPLES / name)
+    got = witness.verify_against_witness(SAMPLES / "witness" / "store.jsonl", ns,
+                                         SAMPLES / name, local=res)
+    assert got.verdict == check
+    assert verdict.combined(res, got) == (word, code)
+
+
+def test_a_bounded_chain_with_a_consistent_check_could_not_look():
+    res = ledger.verify(SAMPLES / "declared-break.jsonl")
+    ok = witness.WitnessVerdict("consistent", "")
+    assert verdict.combined(res, ok) == ("COULD NOT LOOK", 3)
+
+
+@pytest.mark.parametrize("name, status, word, code", [
+    ("seal-day1.json", "ok", "VALID", 0),
+    ("seal-day1-tampered.json", "invalid", "INVALID", 1),
+    ("nothing-here.json", "unreadable", "COULD NOT LOOK", 3),
+])
+def test_seal_files(name, status, word, code):
+    got = sealfile.load_seal(SEALS / name)
+    assert (got.status, got.verdict, got.exit_code) == (status, word, code)
+
+
+@pytest.mark.parametrize("restated, strict, word, code", [
+    ("restated-faithful.json", True, "FAITHFUL", 0),
+    ("restated-faithful.json", False, "CONTAINED ONLY", 3),
+    ("restated-divergent.json", True, "DIVERGENCE", 1),
+    ("restated-divergent.json", False, "DIVERGENCE", 1),
+])
+def test_continuation_verdicts(restated, strict, word, code):
+    snap = sealfile.load_seal(SEALS / "seal-day1.json").snap
+    v = verify_continuation(snap, restated=sealfile.load_restated(SEALS / restated),
+                            strict=strict)
+    assert verdict.continuation(v) == (word, code)
+    assert verdict.continuation(v.to_dict()) == (word, code)   # the report reads the dict
+
+
+def test_an_invalid_comparison():
+    assert verdict.continuation({"valid": False, "comparison": "exact_match"}) == \
+        ("INVALID COMPARISON", 1)
+
+
+def test_receipts_of_the_samples():
+    rows = [receipt.verify_receipt(r) for _n, r in lookup.iter_receipt_rows(SAMPLES / "session.jsonl")]
+    assert [(c.verdict, c.exit_code) for c in rows] == [("BOUNDED", 3), ("BOUNDED", 3)]
+    assert verdict.receipts(rows) == ("BOUNDED", 3)
+    assert verdict.receipts([]) == ("NO RECEIPTS", 3)
+    pre = receipt.content_of(held.load_held(SAMPLES / "held" / "liar-pre.json"))
+    post = receipt.content_of(held.load_held(SAMPLES / "held" / "liar-post.json"))
+    (_n, row), = lookup.iter_receipt_rows(SAMPLES / "liar.jsonl")
+    liar = receipt.verify_receipt(row, pre, post)
+    assert (liar.verdict, liar.exit_code) == ("BROKEN", 1)
+    assert verdict.receipts([*rows, liar]) == ("BROKEN", 1)
+    pre = receipt.content_of(held.load_held(SAMPLES / "held" / "session-pre.jsonl"))
+    post = receipt.content_of(held.load_held(SAMPLES / "held" / "session-post.jsonl"))
+    line7 = dict(lookup.iter_receipt_rows(SAMPLES / "session.jsonl"))[7]
+    full = receipt.verify_receipt(line7, pre, post)
+    assert verdict.receipts([full]) == ("VERIFIED", 0)
+
+
+@pytest.mark.parametrize("name, word, code", [
+    ("session-transcript.json", "OK", 0),
+    ("run-record.json", "FINDINGS", 1),
+])
+def test_harn_samples(name, word, code):
+    checks = harn.check_document(harn.load(SAMPLES / "harn" / name))
+    worst = harn.worst_severity(f for c in checks for f in c.findings)
+    assert verdict.harn(worst) == (word, code)
+
+
+def test_harn_words():
+    assert verdict.harn("medium") == ("REVIEW", 0)
+    assert verdict.harn(None, readable=False) == ("COULD NOT LOOK", 3)
+    assert verdict.harn_seal(2, 0, None) == ("SEALED", 0)
+    assert verdict.harn_seal(1, 1, None) == ("PARTLY SEALED", 3)
+    assert verdict.harn_seal(0, 0, "disk full") == ("NOT SEALED", 3)
+
+
+def test_selftest_and_tones():
+    assert (SelftestResult(True, ()).verdict, SelftestResult(False, ()).exit_code) == ("PASS", 1)
+    assert [verdict.tone(w) for w in ("VERIFIED", "BROKEN", "COULD NOT LOOK", "REVIEW",
+                                      "CONTAINED ONLY", "FAITHFUL", "INVALID")] == \
+        ["pass", "fail", "warn", "warn", "warn", "pass", "fail"]
+
+
+def test_each_word_is_spelled_in_one_core_module():
+    core = ROOT / "core"
+    words = [getattr(verdict, n) for n in verdict.__all__
+             if n.isupper() and isinstance(getattr(verdict, n), str)]
+    assert "COULD NOT LOOK" in words and len(words) == 20
+    for word in words:
+        homes = [p.relative_to(ROOT).as_posix() for p in sorted(core.rglob("*.py"))
+                 if f'"{word}"' in p.read_text(encoding="utf-8")]
+        assert homes == ["core/verdict.py"], (word, homes)
