@@ -3,8 +3,9 @@
 export PATH [--format md|json] [--output FILE] [--as ledger|snapshot]
             [--restated F [--loose] [--tiers F]] [--against OLD.json]
 
-PATH is a continuity snapshot (a JSON object with `schema:
-arcaeon-continuity:snapshot:v1`) or a JSONL ledger; `--as` overrides the detection.
+PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
+`core.kinds.classify` decides; `--as` overrides it. A `.json` file that is none of them
+(a restatement, tiers, a manifest) is one error line naming what it looked for, exit 3.
 
 * ledger: the chain verdict (as `verify --json`), every break, every compaction
   receipt's status (as `receipts --json`).
@@ -18,7 +19,7 @@ Exit code, worst of (1 over 3 over 0): for a ledger, the `verify` verb's code an
 when the ledger holds at least one receipt row, the `receipts` verb's code (so a
 ledger whose receipts are checked without held content is 3: bounded); for a
 snapshot, the `snapshot` verb's code, then `continuity`'s code for `--restated` and
-`diff`'s code for `--against`. A missing PATH is one error line, exit 3; bad flags
+`diff`'s code for `--against`. A PATH that cannot be read is one error line, exit 3; bad flags
 (e.g. `--restated` on a ledger) exit 2. Never a traceback.
 """
 from __future__ import annotations
@@ -76,14 +77,13 @@ def _same(a: str, b: str) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from sealscope.core import export
+    from sealscope.core import export, kinds, verdict
     from sealscope.core.continuity import diff_seals, verify_continuation
 
     path = args.path
-    if not os.path.exists(path):
-        return _fail(f"export: cannot read {path}: No such file or directory", 3)
-    if os.path.isdir(path):
-        return _fail(f"export: cannot read {path}: Is a directory", 3)
+    found = kinds.classify(path)
+    if found.kind == kinds.UNREADABLE:
+        return _fail(f"export: {found.reason}", 3)
     if args.loose and not args.restated:
         return _fail("export: --loose goes with --restated FILE", 2)
     if args.tiers and not (args.restated or args.against):
@@ -92,7 +92,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.output and any(_same(args.output, x) for x in inputs):
         return _fail(f"export: refusing to write the report over an input: {args.output}", 2)
 
-    kind = args.kind or export.report_kind(path)
+    kind = args.kind or found.kind
+    if not args.kind and not found.opens:
+        return _fail(f"export: {found.reason}; use --as ledger|snapshot|harn to insist", 3)
     if kind != "snapshot" and (args.restated or args.against):
         return _fail("export: --restated and --against apply to a snapshot, and "
                      f"{path} reads as a {kind} (use --as snapshot to insist)", 2)
@@ -111,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
             old = export.load_seal(args.against)
             if old.status != "ok" or seal.status != "ok":
                 bad = [x for x in (old, seal) if x.status != "ok"]
-                code = 1 if any(x.status == "invalid" for x in bad) else 3
+                code = verdict.worst(x.exit_code for x in bad)
                 session.append(export.SessionRecord(
                     "diff", f"diff {os.path.basename(args.against)} → {os.path.basename(path)}",
                     {"previous": args.against, "current": path, "tiers": args.tiers},

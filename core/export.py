@@ -1,9 +1,8 @@
 """The audit report of one evidence file, as a value: `to_dict()` (JSON) and
 `to_markdown()`.
 
-A report is built from one file, whose kind is detected (`detect_kind`): a JSON
-object whose `schema` is `arcaeon-continuity:snapshot:v1` is a **snapshot**;
-anything else is read as a JSONL **ledger**.
+A report is built from one file, whose kind `core.kinds.classify` decides: a
+**ledger**, a **snapshot** or a **harn** transcript or run record.
 
 * ledger: the verify verdict (`ledger.verify(path).to_dict()` plus the verdict word),
   every break and excused break (`findings`), and every compaction-receipt row's
@@ -42,49 +41,24 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from sealscope.core import ledger as _ledger
 from sealscope.core import verdict as _verdict
 from sealscope.core.verdict import worst
-from sealscope.core.continuity import SNAPSHOT_SCHEMA
-from sealscope.core.jsonio import loads as _loads
+from sealscope.core import kinds
 from sealscope.core.sanitize import clean
 
 __all__ = [
     "EXPORT_SCHEMA", "SessionRecord", "SealFile", "AuditReport", "SnapshotRowRef",
-    "Unreadable", "detect_kind", "read_json_file", "load_seal", "load_restated",
+    "Unreadable", "read_json_file", "load_seal", "load_restated",
     "load_tiers", "load_manifest", "verdict_record", "diff_record", "added_record", "recompute_record",
     "lookup_record", "build_report", "iter_snapshot_rows", "md_text", "md_code",
     "grouped_divergences",
 ]
 
 EXPORT_SCHEMA = "sealscope-export:v1"
-SNIFF_LIMIT = 64 << 20     # a file larger than this is never read whole to sniff it
 
 # --------------------------------------------------------------------------- readers
 
 from sealscope.core.sealfile import (  # noqa: E402  (re-exported for the viewer)
     SealFile, Unreadable, load_manifest, load_restated, load_seal, load_tiers,
     read_json_file)
-
-
-def detect_kind(path: str | os.PathLike) -> str:
-    """"snapshot" when the file is one JSON object whose `schema` is the snapshot
-    schema and which has no `chain` key (a ledger row's), else "ledger". Files over SNIFF_LIMIT bytes, and files that cannot be
-    read, are ledgers (the ledger verdict then says what is wrong)."""
-    try:
-        size = os.path.getsize(path)
-        if size > SNIFF_LIMIT:
-            return "ledger"
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_LIMIT)
-    except OSError:
-        return "ledger"
-    if head.lstrip()[:1] != b"{" or SNAPSHOT_SCHEMA.encode() not in head:
-        return "ledger"
-    try:
-        doc = _loads(head.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return "ledger"
-    # a one-row ledger is one JSON object too: its row carries `chain`, a snapshot never
-    return "snapshot" if isinstance(doc, dict) and doc.get("schema") == SNAPSHOT_SCHEMA \
-        and "chain" not in doc else "ledger"
 
 
 # --------------------------------------------------------------------------- session
@@ -190,11 +164,17 @@ def build_report(path: str | os.PathLike, *, kind: str | None = None,
                  session: Iterable[SessionRecord] = (), verify_result: Any = None,
                  seal: SealFile | None = None,
                  on_progress: Callable[[int, int], None] | None = None) -> AuditReport:
-    """Build the report of `path` (kind detected unless given). A ledger tab that
-    already holds its VerifyResult passes it as `verify_result`; a seal tab its
-    loaded `SealFile` as `seal`. Never raises for any file content."""
+    """Build the report of `path` (kind from `kinds.classify` unless given: ledger,
+    snapshot or harn). A ledger tab that already holds its VerifyResult passes it as
+    `verify_result`; a seal tab its loaded `SealFile` as `seal`. ValueError with the
+    classifier's reason when the file is none of the three; otherwise never raises
+    for any file content."""
     p = os.fspath(path)
-    kind = kind or report_kind(p)
+    if kind is None:
+        found = kinds.classify(p)
+        if not found.opens:
+            raise ValueError(found.reason)
+        kind = found.kind
     session = tuple(session)
     if kind == "harn":
         return _harn_report(p, session)
@@ -226,25 +206,6 @@ def build_report(path: str | os.PathLike, *, kind: str | None = None,
     return AuditReport("ledger", p, res.verdict, code, ledger=doc, breaks=breaks,
                        receipts=tuple(receipts), receipts_verdict=rec.verdict,
                        session=session)
-
-
-def report_kind(path: str | os.PathLike) -> str:
-    """`detect_kind`, plus "harn" for a `.json` file that reads as a harn transcript or
-    run record."""
-    kind = detect_kind(path)
-    if kind == "ledger" and os.fspath(path).lower().endswith(".json") and _is_harn(path):
-        return "harn"
-    return kind
-
-
-def _is_harn(path: str | os.PathLike) -> bool:
-    """A `.json` file that reads as a harn transcript or run record."""
-    from sealscope.core import harn
-    try:
-        harn.load(path)
-    except harn.HarnError:
-        return False
-    return True
 
 
 def _harn_report(path: str, session: tuple) -> AuditReport:

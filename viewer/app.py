@@ -3,17 +3,16 @@
 lookups, pin/witness checks and exports, everything in the footer and the command
 palette.
 
-What a path opens as (`classify`): a file `core.export.detect_kind` calls a snapshot is
-a seal tab; a `.json` file `core.harn.load` reads is a harn tab (a `HarnShapeError`
-means "not harn": it falls through; any other `HarnError` is a read error, shown as a
-notification); anything else is a ledger. A folder contributes its ledgers, snapshots
+What a path opens as is `core.kinds.classify`'s answer: a snapshot opens in a seal tab,
+a harn transcript or run record in a harn tab, a ledger in a ledger tab; anything else
+(unreadable, or a `.json` that is not a ledger, seal or harn file) is a notification
+saying why. A folder contributes its ledgers, snapshots
 and harn files (not recursive); the bundled `sample_ledgers/` folder (also what the app
 opens with no paths) contributes the curated `SAMPLE_TABS`, subfolders included.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,8 +24,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent
 
-from sealscope.core import harn
-from sealscope.core.export import detect_kind
+from sealscope.core import kinds
+from sealscope.core.kinds import classify
 from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
 from sealscope.viewer.commands import PaletteBinding, binding_commands
@@ -55,36 +54,6 @@ SAMPLE_TABS = (
 )
 
 
-@dataclass
-class Openable:
-    """What one file opens as: kind "ledger", "seal", "harn" (with its loaded
-    document) or "error" (with the one-line reason it cannot be opened)."""
-    path: Path
-    kind: str
-    doc: Any = None
-    error: str | None = None
-
-
-def classify(path: os.PathLike | str) -> Openable:
-    p = Path(path)
-    try:
-        kind = detect_kind(p)
-    except Exception:  # noqa: BLE001 - detect_kind never raises; a ledger tab says why
-        kind = "ledger"
-    if kind == "snapshot":
-        return Openable(p, "seal")
-    if p.suffix.lower() == ".json":
-        try:
-            return Openable(p, "harn", doc=harn.load(p))
-        except (harn.HarnShapeError, harn.HarnParseError, harn.HarnTooLargeError):
-            pass                  # not a harn transcript (or too big to be one): a ledger
-        except harn.HarnError as e:
-            return Openable(p, "error", error=e.message)
-        except Exception as e:  # noqa: BLE001 - never a traceback for a file's content
-            return Openable(p, "error", error=f"cannot read {p}: {type(e).__name__}: {e}")
-    return Openable(p, "ledger")
-
-
 def is_samples_dir(p: Path) -> bool:
     try:
         return p.resolve() == SAMPLES_DIR.resolve()
@@ -107,7 +76,7 @@ def _folder_files(folder: Path) -> list[Path]:
         suffix = c.suffix.lower()
         if suffix in LEDGER_SUFFIXES:
             out.append(c)
-        elif suffix == ".json" and classify(c).kind in ("seal", "harn"):
+        elif suffix == ".json" and classify(c).kind in (kinds.SNAPSHOT, kinds.HARN):
             out.append(c)
     return out
 
@@ -176,8 +145,8 @@ class SealscopeApp(App[None]):
                 self.show_tab(have)
             return have
         what = classify(p)
-        if what.kind == "error":
-            self.notify("cannot open " + clean(str(p)) + ": " + clean(what.error or ""),
+        if not what.opens:
+            self.notify("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
                         title="not opened", markup=False, severity="error")
             return None
         try:
@@ -190,14 +159,14 @@ class SealscopeApp(App[None]):
             self.show_tab(tab)
         return tab
 
-    def _make_tab(self, what: Openable) -> EvidenceTab:
+    def _make_tab(self, what: kinds.FileKind) -> EvidenceTab:
         self._tab_seq += 1
-        tab_id = f"{what.kind}-{self._tab_seq}"
-        if what.kind == "seal":
-            return SealTab(what.path, id=tab_id)
-        if what.kind == "harn":
-            return HarnPane(what.doc, path=what.path, id=tab_id)
-        return LedgerTab(what.path, id=tab_id)
+        path = Path(what.path)
+        if what.kind == kinds.SNAPSHOT:
+            return SealTab(path, id=f"seal-{self._tab_seq}")
+        if what.kind == kinds.HARN:
+            return HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
+        return LedgerTab(path, id=f"ledger-{self._tab_seq}")
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:
         tabs = self.query_one(TabbedContent)

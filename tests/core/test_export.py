@@ -25,19 +25,6 @@ def _seal(name: str) -> export.SealFile:
     return got
 
 
-# --------------------------------------------------------------------------- detection
-
-def test_detect_kind(tmp_path):
-    assert export.detect_kind(SEALS / "seal-day1.json") == "snapshot"
-    assert export.detect_kind(SEALS / "seal-day1-tampered.json") == "snapshot"
-    assert export.detect_kind(SEALS / "seals-ledger.jsonl") == "ledger"
-    assert export.detect_kind(SEALS / "restated-faithful.json") == "ledger"
-    one = tmp_path / "one.jsonl"
-    ledger.append(one, {"kind": "note", "schema": "arcaeon-continuity:snapshot:v1", "ts": "x"})
-    assert export.detect_kind(one) == "ledger"   # a row naming the schema is still a row
-    assert export.detect_kind(tmp_path / "missing") == "ledger"
-
-
 # --------------------------------------------------------------------------- ledger
 
 def test_ledger_report_matches_verify_and_receipts():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, TabbedContent
 
-from sealscope.viewer.app import SAMPLE_TABS, SealscopeApp, classify, expand_paths
+from sealscope.viewer.app import SAMPLE_TABS, SealscopeApp, expand_paths
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.ledger_tab import LedgerTab
@@ -48,20 +48,7 @@ def test_samples_folder_lists_the_curated_tabs():
     assert [p.name for p in SealscopeApp().paths] == [Path(n).name for n in SAMPLE_TABS]
 
 
-def test_classify_each_kind(tmp_path):
-    assert classify(SEALS / "seal-day1.json").kind == "seal"
-    assert classify(SEALS / "seal-day1-tampered.json").kind == "seal"
-    got = classify(SAMPLES / "harn" / "run-record.json")
-    assert got.kind == "harn" and got.doc is not None
-    assert classify(SAMPLES / "session.jsonl").kind == "ledger"
-    assert classify(SEALS / "tiers.json").kind == "ledger"        # JSON, not harn
-    bad = tmp_path / "broken.json"
-    bad.write_text('{"_type": "transcript", ')
-    assert classify(bad).kind == "ledger"   # not JSON: the ledger verdict says so
-    jsonl = tmp_path / "rows.json"
-    jsonl.write_text('{"a": 1}\n{"b": 2}\n')
-    assert classify(jsonl).kind == "ledger"  # a JSONL ledger saved as .json
-    assert classify(tmp_path / "missing.json").kind == "error"
+def test_a_folder_opens_its_ledgers_snapshots_and_harn_files():
     # a plain folder: its ledgers, snapshots and harn files, not its other JSON
     assert [p.name for p in expand_paths([SEALS])] == [
         "seal-day1-tampered.json", "seal-day1.json", "seal-day2.json", "seals-ledger.jsonl"]
@@ -118,6 +105,15 @@ async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_pa
         # the same file again shows its tab, no second one
         await app.open_paths([SEALS / "seal-day1.json"])
         assert app.current_tab() is seal and len(app.panes()) == n + 1
+        # a .json that is no ledger, seal or harn file, and a missing one: no tab, a notice
+        notes: list[str] = []
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        await app.open_paths([SEALS / "tiers.json", tmp_path / "missing.jsonl"])
+        await settle(app, pilot)
+        assert len(app.panes()) == n + 1
+        assert any("tiers.json: not a ledger / seal / harn file: it reads as a tiers file" in m
+                   for m in notes)
+        assert any("missing.jsonl: cannot read" in m for m in notes)
 
 
 # --------------------------------------------------------------------------- seals
@@ -180,6 +176,7 @@ async def test_continuity_row_jumps_to_its_seal_and_back():
         await pilot.pause()
         assert app.current_tab() is session
         notes = [str(m.message) for m in app._notifications]
+        print(notes)
         assert any("no open seal matches" in m for m in notes)
 
 
