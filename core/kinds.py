@@ -67,7 +67,7 @@ class FileKind:
         return self.kind in OPENS
 
 
-def classify(path: str | os.PathLike) -> FileKind:
+def classify(path: str | os.PathLike[str]) -> FileKind:
     """The kind of `path` (rules in the module docstring). Never raises."""
     p = os.fspath(path)
     try:

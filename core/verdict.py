@@ -15,7 +15,8 @@ this module imports no other core module and every other may import it.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 __all__ = [
     "HELD", "WRONG", "USAGE", "COULD_NOT", "worst", "Outcome", "tone",

@@ -93,7 +93,8 @@ def test_an_invalid_comparison():
 
 
 def test_receipts_of_the_samples():
-    rows = [receipt.verify_receipt(r) for _n, r in lookup.iter_receipt_rows(SAMPLES / "session.jsonl")]
+    session = SAMPLES / "session.jsonl"
+    rows = [receipt.verify_receipt(r) for _n, r in lookup.iter_receipt_rows(session)]
     assert [(c.verdict, c.exit_code) for c in rows] == [("BOUNDED", 3), ("BOUNDED", 3)]
     assert verdict.receipts(rows) == ("BOUNDED", 3)
     assert verdict.receipts([]) == ("NO RECEIPTS", 3)
