@@ -95,6 +95,7 @@ async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_pa
         assert isinstance(seal, SealTab) and [r.line for r in seal.ledger_links] == [2]
         await pilot.press("o")
         await answer(pilot, str(SAMPLES / "harn" / "run-record.json"))
+        await settle(app, pilot)
         assert isinstance(app.current_tab(), HarnPane)
         n = len(app.panes())
         await pilot.press("o")
