@@ -71,17 +71,12 @@ def _show(path: str, as_json: bool) -> int:
     if doc is None:
         return verdict.harn(None, readable=False).exit_code
     checks = harn.check_document(doc)
-    code = _judge(checks).exit_code
+    code = harn.judge(checks).exit_code
     if as_json:
         emit_json([c.to_dict() for c in checks])
         return code
     print(_report(path, doc, checks))
     return code
-
-
-def _judge(checks) -> verdict.Outcome:
-    from sealscope.core import harn
-    return verdict.harn(harn.worst_severity(f for c in checks for f in c.findings))
 
 
 def _count(findings) -> dict[str, int]:
@@ -99,12 +94,13 @@ def _tokens(before: int, after: int) -> str:
 
 
 def _report(path: str, doc, checks) -> str:
+    from sealscope.core import harn
     from sealscope.core.sanitize import clean
 
     all_findings = [f for c in checks for f in c.findings]
     n = _count(all_findings)
     what = "run record" if doc.kind == "run" else "transcript"
-    lines = [f"{paint_verdict(_judge(checks).verdict)}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
+    lines = [f"{paint_verdict(harn.judge(checks).verdict)}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
              f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
              f"{n['low']} low, {n['info']} info"]
     last_loc = None

@@ -20,6 +20,7 @@ from sealscope.core.continuity.checkpoint import (CHECKPOINT_OUTCOMES, Checkpoin
 from sealscope.core.continuity.continuation import (CLAIMED_PROPERTY, VERDICT_COMPARISONS,
                                                     ContinuationVerdict, verify_continuation)
 from sealscope.core.continuity.diff import added_since_seal, diff_seals
+from sealscope.core.continuity.divergences import SEVERITY_ORDER, grouped_divergences
 from sealscope.core.continuity.handoff import (CarryResult, DropReceipt, carry_forward,
                                                drop_receipt)
 from sealscope.core.continuity.probes import derive_probes, probe_set_digest, restate
@@ -41,5 +42,6 @@ __all__ = [
     "score_exact_match", "derive_probes", "restate", "probe_set_digest",
     "ContinuitySnapshot", "snapshot", "ContinuationVerdict", "verify_continuation",
     "CheckpointReceipt", "classify_checkpoint", "added_since_seal", "diff_seals",
-    "CarryResult", "carry_forward", "DropReceipt", "drop_receipt",
+    "CarryResult", "carry_forward", "DropReceipt", "drop_receipt", "SEVERITY_ORDER",
+    "grouped_divergences",
 ]

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import verdict as _verdict
 from sealscope.core.continuity.baseline import _compare, _reload_probes
 from sealscope.core.continuity.divergences import _apply_severity, _normalize_divergence
 from sealscope.core.continuity.probes import _require_unique
@@ -60,6 +61,16 @@ class ContinuationVerdict:
 
     def __bool__(self) -> bool:
         return self.faithful is True
+
+    @property
+    def verdict(self) -> str:
+        """The restatement's verdict word (`core.verdict.continuation`)."""
+        return _verdict.continuation(self).verdict
+
+    @property
+    def exit_code(self) -> int:
+        """`sealscope continuity`'s exit code: 0 faithful, 3 contained only, else 1."""
+        return _verdict.continuation(self).exit_code
 
     @property
     def verdict_digest(self) -> str | None:

@@ -2,10 +2,14 @@
 and tiered by severity (§6.11)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__: list[str] = []
+__all__ = ["SEVERITY_ORDER", "grouped_divergences"]
+
+# the conventional tier names, worst first: how divergences are shown and reported
+SEVERITY_ORDER = ("critical", "notable", "advisory")
+
 
 def _field_of(pid: Any) -> str:
     return str(pid).split(":", 1)[0]
@@ -39,3 +43,17 @@ def _apply_severity(d: dict[str, Any], tiers: Mapping[str, Any] | None,
         if over is not None:
             d["severity"] = over
     return d
+
+
+def grouped_divergences(divs: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Divergences by severity for display: critical, notable, advisory, then other
+    tiers in order of appearance, then `untiered` (no severity)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for d in divs:
+        sev = d.get("severity")
+        groups.setdefault("untiered" if sev is None else str(sev), []).append(d)
+    order = [s for s in SEVERITY_ORDER if s in groups]
+    order += [s for s in groups if s not in order and s != "untiered"]
+    if "untiered" in groups:
+        order.append("untiered")
+    return [(s, groups[s]) for s in order]

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sealscope.core import jsonio as _jsonio
-from sealscope.core.harn.findings import _RANK, Finding, _finding
+from sealscope.core import verdict as _verdict
+from sealscope.core.harn.findings import _RANK, Finding, _finding, worst_severity
 from sealscope.core.harn.infer import infer_archive
 from sealscope.core.harn.model import (ASSET_KIND, ArchiveInference, CompactionCheck,
                                        CompactionEvent, FollowingState, RecapMetrics,
@@ -210,3 +211,9 @@ def _content_findings(snap: SnapshotRef | None, following: FollowingState | None
         found.append(_finding("kept_messages_rewritten", f"{inference.rewritten} kept "
                               f"message(s) changed content"))
     return inference, found
+
+
+def judge(checks: Sequence[CompactionCheck]) -> _verdict.Outcome:
+    """A whole file's verdict over every compaction's findings, as `sealscope harn`
+    and the report judge it (`core.verdict.harn` of the worst finding)."""
+    return _verdict.harn(worst_severity(f for c in checks for f in c.findings))

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sealscope.core import jsonio as _jsonio
+from sealscope.core import verdict as _verdict
 from sealscope.core.harn.findings import Finding, worst_severity
 
 __all__ = [
@@ -268,6 +269,15 @@ class CompactionCheck:
     @property
     def worst(self) -> str | None:
         return worst_severity(self.findings)
+
+    @property
+    def verdict(self) -> str:
+        """This compaction's verdict word by its worst finding (`core.verdict.harn`)."""
+        return _verdict.harn(self.worst).verdict
+
+    @property
+    def exit_code(self) -> int:
+        return _verdict.harn(self.worst).exit_code
 
     @property
     def archived(self) -> tuple[Any, ...]:

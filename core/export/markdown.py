@@ -1,0 +1,270 @@
+"""An audit report as Markdown.
+
+Every string taken from evidence goes through `sanitize.clean` and is then either put
+in a code span (values: ids, digests, declared and restated text) or backslash-escaped
+(prose that quotes evidence: errors, notes, reasons), so no raw HTML, link, image or
+heading can come from the data.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from sealscope.core import verdict as _verdict
+from sealscope.core.continuity import grouped_divergences
+from sealscope.core.sanitize import clean
+
+if TYPE_CHECKING:
+    from sealscope.core.export.records import SessionRecord
+    from sealscope.core.export.report import AuditReport
+
+__all__ = ["render", "md_text", "md_code"]
+
+# every character that can start Markdown syntax inline: escapes, code, emphasis,
+# links and images, raw HTML and entities, tables, strikethrough, math; `:` and `@`
+# (and the dot of `www.`) so no URL, e-mail or protocol autolink can form
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#!|~&:@$])|(?<=www)(\.)", re.IGNORECASE)
+_LEADING = re.compile(r"^([-+=>]|\d+[.)])")
+
+
+def md_text(value: Any) -> str:
+    """Evidence as Markdown prose: sanitized, then every character that could start
+    Markdown syntax backslash-escaped (no HTML, link, autolink, emphasis, heading,
+    list or table cell can come from the data)."""
+    text = clean(value if isinstance(value, str) else str(value))
+    text = _SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+    m = _LEADING.match(text)
+    if m:
+        lead = m.group(1)
+        text = lead[:-1] + "\\" + lead[-1] + text[len(lead):]
+    return text
+
+
+def md_code(value: Any, *, in_table: bool = False) -> str:
+    """Evidence as a Markdown code span (literal: no HTML, links or autolinks), sanitized.
+    In a table cell `|` is escaped, as GFM requires even inside code spans."""
+    if value is None:
+        return "*null*"
+    text = clean(value if isinstance(value, str) else _json_text(value))
+    if text == "":
+        return "*(empty)*"
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")):
+        text = f" {text} "
+    if in_table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{text}{fence}"
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _cell(value: Any) -> str:
+    return md_code(value, in_table=True)
+
+
+def _fenced_json(value: Any) -> list[str]:
+    """A JSON value as a fenced block: each line sanitized, the fence longer than any
+    backtick run inside (a fenced block is literal: nothing in it is interpreted)."""
+    body = [clean(line) for line in json.dumps(value, ensure_ascii=False, indent=2,
+                                               default=str, allow_nan=True).split("\n")]
+    longest = max((len(m) for line in body for m in re.findall(r"`+", line)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + "json", *body, fence]
+
+
+def render(report: AuditReport) -> str:
+    """The report as Markdown (rules in the module docstring)."""
+    return _Markdown(report).render()
+
+
+class _Markdown:
+    def __init__(self, report: AuditReport) -> None:
+        self.r = report
+        self.out: list[str] = []
+
+    def add(self, *lines: str) -> None:
+        self.out.extend(lines)
+
+    def render(self) -> str:
+        r = self.r
+        self.add(f"# sealscope audit report: {md_code(os.path.basename(r.path))}", "",
+                 f"- file: {md_code(r.path)}",
+                 f"- kind: {r.kind}",
+                 f"- verdict: **{r.verdict}**",
+                 f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
+                 f"3 could not look or bounded)", "")
+        if r.kind == "ledger":
+            self.ledger()
+        elif r.kind == "harn":
+            self.harn()
+        else:
+            self.snapshot()
+        for rec in r.session:
+            self.record(rec)
+        return "\n".join(self.out).rstrip("\n") + "\n"
+
+    # ------------------------------------------------------------------ ledger
+    def ledger(self) -> None:
+        d = self.r.ledger or {}
+        self.add("## Chain verification", "",
+                 "| field | value |", "|---|---|")
+        for key in ("verdict", "ok", "rows", "chained", "prechain", "breaks",
+                    "verified_scope", "declared_breaks", "first_break"):
+            self.add(f"| {key} | {_cell(d.get(key))} |")
+        self.add("")
+        if d.get("declared"):
+            self.add("Declared breaks:", "")
+            self.add(*[f"- {md_text(x)}" for x in d["declared"]], "")
+        self.add("## Breaks", "")
+        if not self.r.breaks:
+            self.add("No break.", "")
+        else:
+            self.add("| line | kind | finding |", "|---:|---|---|")
+            for b in self.r.breaks:
+                self.add(f"| {b['line']} | {b['kind']} | {md_text(b['text'])} |")
+            self.add("")
+        self.add("## Compaction receipts", "")
+        if not self.r.receipts:
+            self.add("No compaction-receipt row in this ledger.", "")
+            return
+        self.add(f"Receipts verdict: **{self.r.receipts_verdict}** "
+                 f"({len(self.r.receipts)} row(s); without held content a receipt is "
+                 f"checked for self-consistency only).", "",
+                 "| line | ok | self-consistent | content | schema | scope |",
+                 "|---:|---|---|---|---|---|")
+        for c in self.r.receipts:
+            self.add(f"| {c['line']} | {_yn(c['ok'])} | {_yn(c['self_consistent'])} | "
+                     f"{_cell(c['content'])} | {_cell(c['schema'])} | "
+                     f"{_cell(c['verified_scope'])} |")
+        self.add("")
+        for c in self.r.receipts:
+            if c.get("notes"):
+                self.add(f"Notes on line {c['line']}:", "")
+                self.add(*[f"- {md_text(n)}" for n in c["notes"]], "")
+
+    # ------------------------------------------------------------------ harn
+    def harn(self) -> None:
+        self.add("## harn compaction events", "")
+        checks = self.r.harn
+        if checks and "error" in checks[0]:
+            self.add(f"Could not read the file: {md_text(checks[0]['error'])}", "")
+            return
+        if not checks:
+            self.add("No compaction event.", "")
+            return
+        self.add("| # | event | path | mode / strategy | archived | tokens before → after "
+                 "| worst finding |", "|---:|---|---|---|---:|---|---|")
+        for i, c in enumerate(checks, 1):
+            self.add(f"| {i} | {md_code(c.get('id'), in_table=True)} | {_cell(c.get('path'))} | "
+                     f"{md_text(c.get('mode'))} / {md_text(c.get('strategy'))} | "
+                     f"{_cell(c.get('archived_messages'))} | "
+                     f"{_cell(c.get('estimated_tokens_before'))} → "
+                     f"{_cell(c.get('estimated_tokens_after'))} | {_cell(c.get('worst'))} |")
+        self.add("")
+        for i, c in enumerate(checks, 1):
+            if c.get("findings"):
+                self.add(f"Findings of event {i}:", "")
+                self.add(*[f"- {f['severity']}: {md_code(f['code'])} — {md_text(f['message'])}"
+                           for f in c["findings"]], "")
+
+    # ------------------------------------------------------------------ snapshot
+    def snapshot(self) -> None:
+        s = self.r.snapshot or {}
+        self.add("## Snapshot validation", "", "| field | value |", "|---|---|")
+        for key in ("valid", "digest", "label", "id_scheme", "probes"):
+            self.add(f"| {key} | {_cell(s.get(key))} |")
+        self.add("")
+        if s.get("error"):
+            self.add(f"Why it is not valid: {md_text(s['error'])}", "")
+
+    # ------------------------------------------------------------------ session
+    def record(self, rec: SessionRecord) -> None:
+        self.add(f"## {md_text(rec.title)}", "")
+        for k, v in rec.inputs.items():
+            if v is not None:
+                self.add(f"- {md_text(k)}: {md_code(v)}")
+        self.add(f"- exit code: {rec.code}", "")
+        fn = getattr(self, f"rec_{rec.kind}", None)
+        if fn is not None and isinstance(rec.result, dict):
+            fn(rec.result)
+        else:
+            self.add(*_fenced_json(rec.result), "")
+
+    def rec_verdict(self, v: dict[str, Any]) -> None:
+        strict = bool((v.get("policy") or {}).get("strict", True))
+        word = _verdict.continuation(v).verdict
+        faithful = v.get("faithful")
+        shown = "not judged (loose mode)" if not strict else _cell(faithful)
+        self.add(f"Verdict: **{word}**", "", "| field | value |", "|---|---|",
+                 f"| comparison | {_cell(v.get('comparison'))} |",
+                 f"| faithful | {shown} |",
+                 f"| valid | {_cell(v.get('valid'))} |",
+                 f"| mode | {'strict' if strict else 'loose'} |",
+                 f"| verdict_digest | {_cell(v.get('verdict_digest'))} |", "")
+        if v.get("claimed_property"):
+            self.add(f"Claimed: {md_text(v['claimed_property'])}", "")
+        divs = v.get("divergences") or []
+        if not divs:
+            self.add("No divergence.", "")
+        for sev, group in grouped_divergences(divs):
+            self.add(f"### {md_text(sev)} ({len(group)})", "",
+                     "| id | declared | restated | reason |", "|---|---|---|---|")
+            for d in group:
+                self.add(f"| {_cell(d.get('id'))} | {_cell(d.get('declared'))} | "
+                         f"{_cell(d.get('restated'))} | {md_text(d.get('reason') or '')} |")
+            self.add("")
+        notes = [n for n in (v.get("notes") or []) if n]
+        if notes:
+            self.add("Notes:", "", *[f"- {md_text(n)}" for n in notes], "")
+
+    def rec_diff(self, d: dict[str, Any]) -> None:
+        self.add(f"- previous: {md_code(d.get('previous_digest'))}",
+                 f"- current: {md_code(d.get('current_digest'))}",
+                 f"- {len(d.get('changed') or [])} changed, {len(d.get('added') or [])} added, "
+                 f"{len(d.get('removed') or [])} removed, {d.get('n_unchanged')} unchanged", "")
+        rows = [(k, e) for k in ("changed", "added", "removed") for e in (d.get(k) or [])]
+        if not rows:
+            self.add("No declared item changed.", "")
+            return
+        self.add("| change | id | severity | previous | current |", "|---|---|---|---|---|")
+        for kind, e in rows:
+            self.add(f"| {kind} | {_cell(e.get('id'))} | {_cell(e.get('severity'))} | "
+                     f"{_cell(e.get('declared'))} | {_cell(e.get('restated'))} |")
+        self.add("")
+
+    def rec_added(self, added: dict[str, Any]) -> None:
+        if not added:
+            self.add("Nothing added since the seal.", "")
+            return
+        self.add("| field | ids added since the seal |", "|---|---|")
+        for fld, ids in added.items():
+            self.add(f"| {_cell(fld)} | {', '.join(_cell(i) for i in ids)} |")
+        self.add("")
+
+    def rec_recompute(self, c: dict[str, Any]) -> None:
+        self.add("| ok | self-consistent | content | scope |", "|---|---|---|---|",
+                 f"| {_yn(c.get('ok'))} | {_yn(c.get('self_consistent'))} | "
+                 f"{_cell(c.get('content'))} | {_cell(c.get('verified_scope'))} |", "")
+        if c.get("notes"):
+            self.add(*[f"- {md_text(n)}" for n in c["notes"]], "")
+
+    def rec_lookup(self, doc: dict[str, Any]) -> None:
+        items = doc.get("items") or []
+        self.add("| digest | bytes | found at (line:position) |", "|---|---:|---|")
+        for it in items:
+            found = ", ".join(f"{f.get('line')}:{f.get('position')}"
+                              for f in it.get("found") or []) or "absent"
+            self.add(f"| {_cell(it.get('digest'))} | {it.get('bytes')} | {md_text(found)} |")
+        self.add("")
+
+
+def _yn(v: Any) -> str:
+    return "yes" if v is True else ("no" if v is False else _cell(v))
