@@ -120,11 +120,12 @@ _KIND_MARK = {"changed": "~", "added": "+", "removed": "-"}
 
 def _both(args: argparse.Namespace, a: "SealFile", b: "SealFile") -> int | None:
     """Exit code and error output when either seal is not usable, else None."""
-    bad = [x for x in (a, b) if x.status != "ok"]
-    if not bad:
+    from sealscope.core.sealfile import unusable
+
+    why = unusable(a, b)
+    if why is None:
         return None
-    code = verdict.worst(x.exit_code for x in bad)
-    message = "; ".join(f"{x.path}: {x.error}" for x in bad)
+    message, code = why
     return _fail(args, f"{args.verb}: {message}", code, {
         "error": message, "previous": a.summary(), "current": b.summary()})
 

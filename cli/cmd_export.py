@@ -19,21 +19,25 @@ Exit code, worst of (1 over 3 over 0): for a ledger, the `verify` verb's code an
 when the ledger holds at least one receipt row, the `receipts` verb's code (so a
 ledger whose receipts are checked without held content is 3: bounded); for a
 snapshot, the `snapshot` verb's code, then `continuity`'s code for `--restated` and
-`diff`'s code for `--against`. A PATH that cannot be read is one error line, exit 3; bad flags
-(e.g. `--restated` on a ledger) exit 2. Never a traceback.
+`diff`'s code for `--against`. A PATH that cannot be read is one error line, exit 3;
+bad flags (e.g. `--restated` on a ledger) exit 2. Never a traceback.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from typing import Any
 
+from sealscope.core.sanitize import clean as _clean
 from sealscope.output import error_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot or a harn transcript")
-    p.add_argument("path", metavar="PATH", help="a ledger (JSONL), a snapshot or a harn transcript (JSON)")
+    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot or a "
+                                      "harn transcript")
+    p.add_argument("path", metavar="PATH",
+                   help="a ledger (JSONL), a snapshot or a harn transcript (JSON)")
     p.add_argument("--format", choices=("md", "json"), default="md",
                    help="Markdown (default) or one JSON document")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
@@ -48,11 +52,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--against", metavar="OLD",
                    help="snapshot only: diff the older seal OLD against PATH")
     p.set_defaults(func=run)
-
-
-def _clean(text: object) -> str:
-    from sealscope.core.sanitize import clean
-    return clean(text)
 
 
 def _fail(message: str, code: int) -> int:
@@ -76,74 +75,24 @@ def _same(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+class _Refused(Exception):
+    """A reason to stop with one error line, and the exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def _run(args: argparse.Namespace) -> int:
-    from sealscope.core import export, kinds, verdict
-    from sealscope.core.continuity import diff_seals, verify_continuation
-
-    path = args.path
-    found = kinds.classify(path)
-    if found.kind == kinds.UNREADABLE:
-        return _fail(f"export: {found.reason}", 3)
-    if args.loose and not args.restated:
-        return _fail("export: --loose goes with --restated FILE", 2)
-    if args.tiers and not (args.restated or args.against):
-        return _fail("export: --tiers goes with --restated or --against", 2)
-    inputs = [x for x in (path, args.restated, args.tiers, args.against) if x]
-    if args.output and any(_same(args.output, x) for x in inputs):
-        return _fail(f"export: refusing to write the report over an input: {args.output}", 2)
-
-    kind = args.kind or found.kind
-    if not args.kind and not found.opens:
-        return _fail(f"export: {found.reason}; use --as ledger|snapshot|harn to insist", 3)
-    if kind != "snapshot" and (args.restated or args.against):
-        return _fail("export: --restated and --against apply to a snapshot, and "
-                     f"{path} reads as a {kind} (use --as snapshot to insist)", 2)
-
-    session = []
-    seal = None
-    if kind == "snapshot":
-        seal = export.load_seal(path)
-        tiers = None
-        if args.tiers:
-            try:
-                tiers = export.load_tiers(args.tiers)
-            except ValueError as e:
-                return _fail(f"export: {e}", 3)
-        if args.against:
-            old = export.load_seal(args.against)
-            if old.status != "ok" or seal.status != "ok":
-                bad = [x for x in (old, seal) if x.status != "ok"]
-                code = verdict.worst(x.exit_code for x in bad)
-                session.append(export.SessionRecord(
-                    "diff", f"diff {os.path.basename(args.against)} → {os.path.basename(path)}",
-                    {"previous": args.against, "current": path, "tiers": args.tiers},
-                    {"error": "; ".join(f"{x.path}: {x.error}" for x in bad),
-                     "previous": old.summary(), "current": seal.summary()}, code))
-            else:
-                session.append(export.diff_record(diff_seals(old.snap, seal.snap, tiers=tiers),
-                                                  args.against, path, tiers_path=args.tiers))
-        if args.restated:
-            if seal.status == "ok":
-                try:
-                    restated = export.load_restated(args.restated)
-                except ValueError as e:
-                    return _fail(f"export: {e}", 3)
-                try:
-                    v = verify_continuation(seal.snap, restated=restated,
-                                            strict=not args.loose, tiers=tiers)
-                    session.append(export.verdict_record(v, args.restated,
-                                                         tiers_path=args.tiers))
-                except (ValueError, TypeError) as e:
-                    session.append(export.SessionRecord(
-                        "verdict", f"restatement {os.path.basename(args.restated)}",
-                        {"restated": args.restated,
-                         "mode": "loose" if args.loose else "strict", "tiers": args.tiers},
-                        {"error": f"the sealed snapshot cannot be scored: {e}"}, 1))
-            # an invalid seal: nothing to score against; the snapshot verdict says why
-
+    try:
+        kind = _kind(args)
+        seal, session = _seal_session(args) if kind == "snapshot" else (None, [])
+    except _Refused as e:
+        return _fail(str(e), e.code)
+    from sealscope.core import export
     from sealscope.output import progress_callback
-    report = export.build_report(path, kind=kind, session=session, seal=seal,
-                                 on_progress=progress_callback(f"export {path}"))
+    report = export.build_report(args.path, kind=kind, session=session, seal=seal,
+                                 on_progress=progress_callback(f"export {args.path}"))
     text = report.to_json() + "\n" if args.format == "json" else report.to_markdown()
     if args.output:
         try:
@@ -158,3 +107,62 @@ def _run(args: argparse.Namespace) -> int:
         out.write(text.encode("utf-8", "backslashreplace"))
         out.flush()
     return report.exit_code
+
+
+def _kind(args: argparse.Namespace) -> str:
+    """What PATH is read as, after every check of the flags (`_Refused` otherwise)."""
+    from sealscope.core import kinds
+
+    path = args.path
+    found = kinds.classify(path)
+    if found.kind == kinds.UNREADABLE:
+        raise _Refused(f"export: {found.reason}", 3)
+    if args.loose and not args.restated:
+        raise _Refused("export: --loose goes with --restated FILE", 2)
+    if args.tiers and not (args.restated or args.against):
+        raise _Refused("export: --tiers goes with --restated or --against", 2)
+    inputs = [x for x in (path, args.restated, args.tiers, args.against) if x]
+    if args.output and any(_same(args.output, x) for x in inputs):
+        raise _Refused(f"export: refusing to write the report over an input: {args.output}", 2)
+    if not args.kind and not found.opens:
+        raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist", 3)
+    kind: str = args.kind or found.kind
+    if kind != "snapshot" and (args.restated or args.against):
+        raise _Refused("export: --restated and --against apply to a snapshot, and "
+                       f"{path} reads as a {kind} (use --as snapshot to insist)", 2)
+    return kind
+
+
+def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The seal, and the records of `--against` and `--restated` on it."""
+    from sealscope.core import export
+    from sealscope.core.continuity import diff_seals, verify_continuation
+
+    seal = export.load_seal(args.path)
+    session = []
+    tiers = _read(export.load_tiers, args.tiers) if args.tiers else None
+    if args.against:
+        old = export.load_seal(args.against)
+        if old.snap is None or seal.snap is None:
+            session.append(export.diff_error_record(old, seal, tiers_path=args.tiers))
+        else:
+            session.append(export.diff_record(diff_seals(old.snap, seal.snap, tiers=tiers),
+                                              args.against, args.path, tiers_path=args.tiers))
+    # an invalid seal: nothing to score against; the snapshot verdict says why
+    if args.restated and seal.snap is not None:
+        restated = _read(export.load_restated, args.restated)
+        try:
+            v = verify_continuation(seal.snap, restated=restated,
+                                    strict=not args.loose, tiers=tiers)
+            session.append(export.verdict_record(v, args.restated, tiers_path=args.tiers))
+        except (ValueError, TypeError) as e:
+            session.append(export.verdict_error_record(
+                str(e), args.restated, strict=not args.loose, tiers_path=args.tiers))
+    return seal, session
+
+
+def _read(loader: Any, path: str) -> Any:
+    try:
+        return loader(path)
+    except ValueError as e:
+        raise _Refused(f"export: {e}", 3) from None

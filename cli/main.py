@@ -38,13 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sealscope {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
     for name in VERB_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:
-                continue
-            raise
-        mod.register(sub)
+        importlib.import_module(name).register(sub)
     parser.set_defaults(verbs=frozenset(sub.choices))
     return parser
 

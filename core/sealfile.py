@@ -14,15 +14,15 @@ from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
 from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import loads as _loads
 
-__all__ = ["Unreadable", "read_json_file", "SealFile", "load_seal", "load_tiers",
-           "load_restated", "load_manifest"]
+__all__ = ["Unreadable", "read_json_file", "SealFile", "load_seal", "unusable",
+           "load_tiers", "load_restated", "load_manifest"]
 
 
 class Unreadable(Exception):
     """The file could not be read at all (missing, a folder, no permission)."""
 
 
-def read_json_file(path: str | os.PathLike) -> Any:
+def read_json_file(path: str | os.PathLike[str]) -> Any:
     """Parse a UTF-8 JSON file. `Unreadable` when it cannot be read; ValueError
     (`not UTF-8: …` / `not JSON: …`) when it is not UTF-8 JSON. """
     try:
@@ -60,10 +60,10 @@ class SealFile:
         """`sealscope snapshot`'s exit code: 0 valid, 1 invalid, 3 unreadable."""
         return _verdict.seal(self.status).exit_code
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """`sealscope snapshot --json`'s object."""
         label = id_scheme = probes = digest = None
-        if self.status == "ok":
+        if self.snap is not None:
             s = self.snap
             label, id_scheme, digest = s.label, s.id_scheme, s.digest
             probes = len(s.probes)
@@ -77,7 +77,7 @@ class SealFile:
                 "probes": probes}
 
 
-def load_seal(path: str | os.PathLike) -> SealFile:
+def load_seal(path: str | os.PathLike[str]) -> SealFile:
     """Read, parse, load and validate a snapshot file (never raises)."""
     p = os.fspath(path)
     try:
@@ -94,6 +94,16 @@ def load_seal(path: str | os.PathLike) -> SealFile:
     return SealFile(p, "ok", snap=snap, raw=raw)
 
 
+def unusable(*seals: SealFile) -> tuple[str, int] | None:
+    """Why these seals cannot be used together (diffed): the reasons of those not ok,
+    joined, and the worst of their exit codes (1 invalid over 3 unreadable); None
+    when every one is ok."""
+    bad = [x for x in seals if x.status != "ok"]
+    if not bad:
+        return None
+    return "; ".join(f"{x.path}: {x.error}" for x in bad), _verdict.worst(x.exit_code for x in bad)
+
+
 def _read_side(path: str, what: str) -> Any:
     try:
         return read_json_file(path)
@@ -103,7 +113,7 @@ def _read_side(path: str, what: str) -> Any:
         raise ValueError(f"{what} file {path}: {e}") from None
 
 
-def load_tiers(path: str | os.PathLike) -> dict:
+def load_tiers(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A tiers file: a JSON object `{tier: [field, ...]}`. ValueError otherwise."""
     p = os.fspath(path)
     tiers = _read_side(p, "tiers")
@@ -113,7 +123,7 @@ def load_tiers(path: str | os.PathLike) -> dict:
     return tiers
 
 
-def load_restated(path: str | os.PathLike) -> dict:
+def load_restated(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A restatement file: a JSON object of probe id → answer text. ValueError otherwise."""
     p = os.fspath(path)
     restated = _read_side(p, "restated")
@@ -126,7 +136,7 @@ def load_restated(path: str | os.PathLike) -> dict:
     return restated
 
 
-def load_manifest(path: str | os.PathLike) -> dict:
+def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A newer manifest: a manifest JSON object, or a snapshot file (its manifest)."""
     p = os.fspath(path)
     doc = _read_side(p, "manifest")
