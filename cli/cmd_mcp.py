@@ -1,4 +1,4 @@
-"""`sealscope mcp`: the MCP tool server on stdin/stdout (see sealscope.core.mcp).
+"""`sealscope mcp`: the MCP tool server on stdin/stdout (see sealscope.mcp_server).
 
 The call record goes to $SEALSCOPE_CALL_RECORD, else $ARCAEON_CALL_RECORD, else
 `continuity.calls.jsonl` in the working directory.
@@ -15,5 +15,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sealscope.core.mcp import serve
+    from sealscope.mcp_server import serve
     return serve(sys.stdin, sys.stdout)

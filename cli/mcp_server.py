@@ -23,7 +23,8 @@ import json
 import os
 import re
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 __all__ = ["PROTOCOL_VERSION", "SERVER_NAME", "TOOLS", "call_record_path", "handle",
            "handle_line", "serve"]
@@ -125,8 +126,8 @@ def _clip(detail: str) -> tuple[str, dict | None]:
     """Cut error text to ERROR_TEXT_MAX and say so (with the true length)."""
     if len(detail) <= ERROR_TEXT_MAX:
         return detail, None
-    return (f"{detail[:ERROR_TEXT_MAX]}... [truncated: {len(detail)} chars total, "
-            f"{ERROR_TEXT_MAX} shown]",
+    return ((f"{detail[:ERROR_TEXT_MAX]}... [truncated: {len(detail)} chars total, "
+             f"{ERROR_TEXT_MAX} shown]"),
             {"error_truncated": True, "error_len": len(detail), "error_shown": ERROR_TEXT_MAX})
 
 
@@ -270,7 +271,7 @@ def handle(msg: Any) -> dict | None:
     if mid is None:
         return None
     if method == "initialize":
-        from sealscope import __version__
+        from sealscope.core.version import __version__
         return _result(mid, {"protocolVersion": PROTOCOL_VERSION,
                              "capabilities": {"tools": {}},
                              "serverInfo": {"name": SERVER_NAME, "version": __version__}})

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from sealscope.core import ledger, mcp
+from sealscope import mcp_server as mcp
+from sealscope.core import ledger
 from sealscope.core.continuity import restate, snapshot
 
 SEED = {"identity_anchors": ["I am a continuity, carried forward"],
