@@ -20,9 +20,7 @@ import signal
 import sys
 import time
 
-from sealscope.output import error_line, paint, progress_callback
-
-_CODE = {"VERIFIED": 0, "BROKEN": 1, "COULD NOT LOOK": 3}
+from sealscope.output import error_line, paint, paint_verdict, progress_callback
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +45,7 @@ def _stop(_signum, _frame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sealscope.core.export import worst
+    from sealscope.core.verdict import worst
     from sealscope.core.follow import Follower
 
     if args.interval <= 0 or args.rehash <= 0:
@@ -61,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for f in followers:
             res = f.open(on_progress=None if args.json else progress_callback(f"watch {f.path}"))
-            seen.append(_CODE[res.verdict])
+            seen.append(res.exit_code)
             if f.alarm is not None:
                 out.alarm(f, f.alarm)
             else:
@@ -70,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(args.interval)
             for f in followers:
                 events = f.poll()
-                seen.append(_CODE[f.result.verdict])
+                seen.append(f.result.exit_code)
                 for ev in events:
                     if ev.kind == "grew":
                         continue
@@ -88,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         for f in followers:
             f.close()
     # every verdict seen, and the last ones (an alarm latches before it is printed)
-    code = worst(seen + [_CODE[f.result.verdict] for f in followers if f.result is not None])
+    code = worst(seen + [f.result.exit_code for f in followers if f.result is not None])
     out.end(followers, code)
     return code
 
@@ -114,8 +112,7 @@ class _Out:
             self._event({"event": what, "path": f.path, "verdict": r.verdict, **r.to_dict(),
                          "new_rows": new, "rows_since_open": f.rows_added})
             return
-        colour = {"VERIFIED": "green", "BROKEN": "red"}.get(r.verdict, "yellow")
-        line = (f"{paint(r.verdict, colour)}  {clean(f.path)}  rows={r.rows:,}"
+        line = (f"{paint_verdict(r.verdict)}  {clean(f.path)}  rows={r.rows:,}"
                 f"{f' (+{new:,})' if what == 'grew' else ''} breaks={r.breaks} "
                 f"scope={r.verified_scope}")
         if r.declared_breaks:
