@@ -68,7 +68,7 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class VerifyResult:
+class VerifyResult(_verdict.Judged):
     """`verify`'s verdict. `ok` is True (every row checked), None (bounded or empty)
     or False (a break). `findings` lists every break and excused break in line order;
     `first_chained_line` is where the chain began (0 if never)."""
@@ -89,15 +89,9 @@ class VerifyResult:
     def __bool__(self) -> bool:
         return self.ok is True
 
-    @property
-    def verdict(self) -> str:
-        """The chain's verdict word (`core.verdict.chain`)."""
-        return _verdict.chain(self).verdict
-
-    @property
-    def exit_code(self) -> int:
-        """`sealscope verify`'s exit code for this chain alone."""
-        return _verdict.chain(self).exit_code
+    def outcome(self) -> _verdict.Outcome:
+        """The chain's verdict and `sealscope verify`'s code for it alone."""
+        return _verdict.chain(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "rows": self.rows, "chained": self.chained,

@@ -249,7 +249,7 @@ class Recomputed:
 
 
 @dataclass(frozen=True)
-class ReceiptCheck:
+class ReceiptCheck(_verdict.Judged):
     """`verify_receipt`'s verdict. `to_dict()` is the reference's seven fields in its
     order; `checks` (self-consistency, gates included), `content_checks` and
     `recomputed` are extra detail for display."""
@@ -267,14 +267,9 @@ class ReceiptCheck:
     def __bool__(self) -> bool:
         return self.ok
 
-    @property
-    def verdict(self) -> str:
-        """This receipt row's verdict word (`core.verdict.receipt`)."""
-        return _verdict.receipt(self).verdict
-
-    @property
-    def exit_code(self) -> int:
-        return _verdict.receipt(self).exit_code
+    def outcome(self) -> _verdict.Outcome:
+        """This receipt row's verdict (`core.verdict.receipt`)."""
+        return _verdict.receipt(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "self_consistent": self.self_consistent,

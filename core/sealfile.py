@@ -41,7 +41,7 @@ def read_json_file(path: str | os.PathLike[str]) -> Any:
 
 
 @dataclass(frozen=True)
-class SealFile:
+class SealFile(_verdict.Judged):
     """One snapshot file's fate: `status` ok / invalid / unreadable; `snap` when ok,
     `error` (the exact reason) otherwise, `raw` the parsed JSON when it parsed."""
     path: str
@@ -50,15 +50,9 @@ class SealFile:
     error: str | None = None
     raw: Any = None
 
-    @property
-    def verdict(self) -> str:
-        """The snapshot file's verdict word (`core.verdict.seal`)."""
-        return _verdict.seal(self.status).verdict
-
-    @property
-    def exit_code(self) -> int:
-        """`sealscope snapshot`'s exit code: 0 valid, 1 invalid, 3 unreadable."""
-        return _verdict.seal(self.status).exit_code
+    def outcome(self) -> _verdict.Outcome:
+        """`sealscope snapshot`'s verdict: valid 0, invalid 1, unreadable 3."""
+        return _verdict.seal(self.status)
 
     def summary(self) -> dict[str, Any]:
         """`sealscope snapshot --json`'s object."""

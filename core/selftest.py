@@ -89,7 +89,7 @@ class SelfCheck:
 
 
 @dataclass(frozen=True)
-class SelftestResult:
+class SelftestResult(_verdicts.Judged):
     """`ok` only when every check held."""
     ok: bool
     checks: tuple[SelfCheck, ...]
@@ -97,13 +97,8 @@ class SelftestResult:
     def __bool__(self) -> bool:
         return self.ok
 
-    @property
-    def verdict(self) -> str:
-        return _verdicts.selftest(self.ok).verdict
-
-    @property
-    def exit_code(self) -> int:
-        return _verdicts.selftest(self.ok).exit_code
+    def outcome(self) -> _verdicts.Outcome:
+        return _verdicts.selftest(self.ok)
 
     @property
     def failed(self) -> tuple[SelfCheck, ...]:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 __all__ = [
-    "HELD", "WRONG", "USAGE", "COULD_NOT", "worst", "Outcome", "tone",
+    "HELD", "WRONG", "USAGE", "COULD_NOT", "worst", "Outcome", "Judged", "tone",
     "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
     "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON", "BOUNDED",
     "NO_RECEIPTS", "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
@@ -82,6 +82,23 @@ class Outcome(NamedTuple):
     """A verdict word and its exit code."""
     verdict: str
     exit_code: int
+
+
+class Judged:
+    """A result type's `.verdict` and `.exit_code`, both read from its `outcome()`
+    (which calls one of the functions below)."""
+    __slots__ = ()
+
+    def outcome(self) -> Outcome:
+        raise NotImplementedError
+
+    @property
+    def verdict(self) -> str:
+        return self.outcome().verdict
+
+    @property
+    def exit_code(self) -> int:
+        return self.outcome().exit_code
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:

@@ -44,7 +44,7 @@ _NOT_EXACT = "restatement is not an exact restatement of the declared item"
 
 
 @dataclass(frozen=True)
-class ContinuationVerdict:
+class ContinuationVerdict(_verdict.Judged):
     """A verdict on a restatement (§6.10–6.11). `faithful` is True/False in strict
     mode and always None in loose mode; truthy only when `faithful is True`."""
     schema: str
@@ -62,15 +62,9 @@ class ContinuationVerdict:
     def __bool__(self) -> bool:
         return self.faithful is True
 
-    @property
-    def verdict(self) -> str:
-        """The restatement's verdict word (`core.verdict.continuation`)."""
-        return _verdict.continuation(self).verdict
-
-    @property
-    def exit_code(self) -> int:
-        """`sealscope continuity`'s exit code: 0 faithful, 3 contained only, else 1."""
-        return _verdict.continuation(self).exit_code
+    def outcome(self) -> _verdict.Outcome:
+        """`sealscope continuity`'s verdict: faithful 0, contained only 3, else 1."""
+        return _verdict.continuation(self)
 
     @property
     def verdict_digest(self) -> str | None:

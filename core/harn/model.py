@@ -257,7 +257,7 @@ class ArchiveInference:
 
 
 @dataclass(frozen=True)
-class CompactionCheck:
+class CompactionCheck(_verdict.Judged):
     """One compaction event, what the file holds around it, and the findings."""
     transcript: Transcript
     event: CompactionEvent
@@ -270,14 +270,9 @@ class CompactionCheck:
     def worst(self) -> str | None:
         return worst_severity(self.findings)
 
-    @property
-    def verdict(self) -> str:
-        """This compaction's verdict word by its worst finding (`core.verdict.harn`)."""
-        return _verdict.harn(self.worst).verdict
-
-    @property
-    def exit_code(self) -> int:
-        return _verdict.harn(self.worst).exit_code
+    def outcome(self) -> _verdict.Outcome:
+        """This compaction's verdict by its worst finding (`core.verdict.harn`)."""
+        return _verdict.harn(self.worst)
 
     @property
     def archived(self) -> tuple[Any, ...]:
