@@ -1,9 +1,8 @@
-"""Colours shared by the frontends (the CLI's ANSI `paint` and the viewer's Rich
-styles both take these names): a verdict word's colour by its tone
-(`core.verdict.tone`), and a severity's colour on both severity scales (continuity
-tiers critical / notable / advisory; harn findings high / medium / low / info).
-Which severity is worse is core's (`core.severity`, `core.harn.worst_severity`);
-only the colour is decided here."""
+"""The CLI's colours (names `output.paint` takes): a verdict word's colour by its tone
+(`core.verdict.tone`), and a severity's colour on both severity scales (continuity tiers
+critical / notable / advisory; harn findings high / medium / low / info). Which severity
+is worse is core's (`continuity.SEVERITY_ORDER`, `harn.worst_severity`); the viewer's
+styles are `viewer/style.py`'s."""
 from __future__ import annotations
 
 from sealscope.core.verdict import tone
