@@ -6,7 +6,8 @@ import json
 import os
 import sys
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from sealscope.style import verdict_colour
 
