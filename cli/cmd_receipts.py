@@ -21,6 +21,7 @@ from typing import Any
 
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
+from sealscope import ci_formats
 from sealscope.output import emit_json, error_line, paint, paint_verdict, progress_callback
 from sealscope.style import verdict_colour
 
@@ -43,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pre", metavar="FILE", help="held pre-compaction content")
     p.add_argument("--post", metavar="FILE", help="held post-compaction (survivor) content")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    ci_formats.add_arguments(p)
     p.set_defaults(func=run_receipts)
 
     p = sub.add_parser("lookup", help="find held items in the receipts' drop manifests")
@@ -119,11 +121,31 @@ def run_receipts(args: argparse.Namespace) -> int:
         return _fail(args, f"receipts: cannot read {args.ledger}: {_os_text(e)}")
 
     out = verdict.receipts(v for _n, v in results)
-    if args.json:
+    suite = ci_formats.receipts_suite(args.ledger, results)
+    policy = {"verb": "receipts", "line": args.line, "pre": args.pre is not None,
+              "post": args.post is not None}
+    ci_formats.emit(args, [suite], policy=policy,
+                    summary=f"{out.verdict}  {_clean(args.ledger)}  {len(results)} receipt row(s)",
+                    markdown=lambda: _receipts_markdown(args.ledger, results, out.verdict))
+    if ci_formats.github(args):
+        return out.exit_code
+    if args.json or args.ci_format == "json":
         emit_json([{"line": n, **v.to_dict()} for n, v in results])
     else:
         _print_receipts(args, results, out.verdict)
     return out.exit_code
+
+
+def _receipts_markdown(path: str, results: list, word: str) -> str:
+    """A short Markdown table of the receipt rows, for a CI step summary."""
+    from sealscope.core.export import md_code, md_text
+
+    lines = [f"### sealscope receipts: {md_code(path)} — **{word}**", "",
+             "| line | schema | ok | content | scope |", "|---|---|---|---|---|"]
+    for n, v in results:
+        lines.append(f"| {n} | {md_code(v.schema, in_table=True)} | {v.ok} | "
+                     f"{md_text(v.content)} | {md_code(v.verified_scope, in_table=True)} |")
+    return "\n".join(lines) + "\n"
 
 
 def _print_receipts(args: argparse.Namespace, results: list, word: str) -> None:

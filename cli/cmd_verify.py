@@ -6,9 +6,11 @@ writes the new one: the verified prefix is hashed, only the appended bytes walke
 from __future__ import annotations
 
 import argparse
+from typing import Any
 import os
 import sys
 
+from sealscope import ci_formats
 from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
 
@@ -27,13 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoint", metavar="FILE",
                    help="the checkpoint file (with --incremental; default: "
                         "$XDG_CACHE_HOME/sealscope/checkpoints/)")
+    ci_formats.add_arguments(p)
     p.set_defaults(func=run)
 
 
 def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
           ns: str | None = None, progress: bool = False, incremental: bool = False,
-          checkpoint: str | None = None) -> tuple[dict, int]:
-    """Verify one ledger (and its pin or witness); the JSON object and the exit code."""
+          checkpoint: str | None = None) -> tuple[dict, int, Any]:
+    """Verify one ledger (and its pin or witness): the JSON object, the exit code and
+    the CI suite (the chain and each check, the lines to annotate)."""
     from sealscope.core import ledger, pins, verdict, witness
 
     on_progress = progress_callback(f"verify {path}") if progress else None
@@ -60,7 +64,9 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
         doc["witness"] = checks[-1].to_dict()
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
-    return doc, out.exit_code
+    names = ["pin"] if pin is not None else ["witness"] if store else []
+    suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)))
+    return doc, out.exit_code, suite
 
 
 # Several ledgers: the small ones are verified side by side in worker processes while
@@ -70,7 +76,7 @@ MANY_MIN_BYTES = 16 << 20
 
 def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
               progress: bool, incremental: bool = False,
-              checkpoint: str | None = None) -> list[tuple[dict, int]]:
+              checkpoint: str | None = None) -> list[tuple[dict, int, Any]]:
     from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
     sizes = []
@@ -123,27 +129,50 @@ def run(args: argparse.Namespace) -> int:
     pin = None
     if args.pin is not None:
         try:
-            pin = pins.parse_pin(args.pin)
+            pin = pins.pin_from(args.pin)
         except ValueError as e:
             error_line(f"verify: --pin: {e}")
             return 2
-    progress = not args.json or sys.stderr.isatty()
+    as_json = args.json or args.ci_format == "json"
+    progress = not as_json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
                         args.incremental, args.checkpoint)
     from sealscope.core import verdict
-    code = verdict.worst(c for _d, c in results)
-    if args.json:
-        emit_json(results[0][0] if len(results) == 1 else
-                  [dict(d, path=p) for p, (d, _c) in zip(args.ledgers, results)])
-        return code
-    for path, (doc, _c) in zip(args.ledgers, results):
-        print(human_line(path, doc))
+    code = verdict.worst(c for _d, c, _s in results)
+    docs = [d for d, _c, _s in results]
+    policy = {"verb": "verify", "strict": args.strict,
+              "checks": ["chain"] + (["pin"] if pin is not None else [])
+              + (["witness"] if args.witness else [])}
+    human = "\n".join(human_line(path, doc)
+                      for path, doc in zip(args.ledgers, docs, strict=True))
     if len(results) > 1:
-        counts = {v: sum(1 for d, _ in results if d["verdict"] == v)
-                  for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)}
-        print(f"{len(results)} ledgers: {counts[verdict.VERIFIED]} verified, "
-              f"{counts[verdict.BROKEN]} broken, {counts[verdict.COULD_NOT_LOOK]} could not look")
+        human += "\n" + _count_line(docs)
+    ci_formats.emit(args, [s for _d, _c, s in results], policy=policy, summary=human,
+                    markdown=lambda: _markdown(args.ledgers))
+    if ci_formats.github(args):
+        return code
+    if as_json:
+        emit_json(docs[0] if len(docs) == 1 else
+                  [dict(d, path=p) for p, d in zip(args.ledgers, docs, strict=True)])
+        return code
+    print(human)
     return code
+
+
+def _count_line(docs: list[dict]) -> str:
+    from sealscope.core import verdict
+
+    counts = {v: sum(1 for d in docs if d["verdict"] == v)
+              for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)}
+    return (f"{len(docs)} ledgers: {counts[verdict.VERIFIED]} verified, "
+            f"{counts[verdict.BROKEN]} broken, {counts[verdict.COULD_NOT_LOOK]} could not look")
+
+
+def _markdown(paths: list[str]) -> str:
+    """The audit report of each ledger, for a CI step summary."""
+    from sealscope.core.export import build_report
+
+    return "\n\n".join(build_report(p).to_markdown() for p in paths)
 
 
 def human_line(path: str, doc: dict) -> str:

@@ -170,7 +170,10 @@ def test_junit_survives_hostile_rows(tmp_path):
     out = tmp_path / "h.xml"
     run("verify", str(path), "--junit", str(out))
     root = _junit(out)
-    assert root.find("testsuite").get("name") == str(path)
+    suite = root.find("testsuite")
+    assert suite.get("name") == str(path).replace("\n", "\\n")  # visible, not raw
+    failure = suite.find("testcase/failure")
+    assert failure.get("message").startswith("BROKEN") and "chain mismatch" in failure.text
 
 
 def test_pin_check_is_a_test_case(tmp_path):
@@ -193,7 +196,7 @@ def test_vsa_statement_shape_and_digests(tmp_path):
     assert st["_type"] == "https://in-toto.io/Statement/v1"
     assert st["predicateType"] == "https://slsa.dev/verification_summary/v1"
     assert isinstance(st["subject"], list) and len(st["subject"]) == 2
-    for subj, f in zip(st["subject"], files):
+    for subj, f in zip(st["subject"], files, strict=True):
         assert subj["name"] == str(f)
         assert set(subj["digest"]) == {"sha256"}
         assert re.fullmatch("[0-9a-f]{64}", subj["digest"]["sha256"])
