@@ -105,21 +105,20 @@ def run_receipts(args: argparse.Namespace) -> int:
         except held.HeldContentError as e:
             return _fail(args, f"receipts: --{side}: {e}")
     progress = progress_callback(f"receipts {_clean(args.ledger)}")
-    results: list[tuple[int, Any]] = []
     try:
-        for line, row in lookup.iter_receipt_rows(args.ledger, progress):
-            if args.line is not None:
-                if line < args.line:
-                    continue
-                if line > args.line:
-                    break
-            results.append((line, receipt.verify_receipt(row, contents["pre"],
-                                                         contents["post"])))
-            if args.line is not None:
-                break
+        rows = [(line, row) for line, row in lookup.iter_receipt_rows(args.ledger, progress)
+                if args.line is None or line == args.line]
     except OSError as e:
         return _fail(args, f"receipts: cannot read {args.ledger}: {_os_text(e)}")
-
+    matched = _held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
+    if matched is not None and not matched:
+        return _fail(args, "receipts: the held content matches no receipt row's claimed "
+                     "pre.digest or post.digest; choose the row with --line N", 2)
+    results: list[tuple[int, Any]] = []
+    for line, row in rows:
+        use = matched is None or line in matched
+        results.append((line, receipt.verify_receipt(row, contents["pre"] if use else None,
+                                                     contents["post"] if use else None)))
     out = verdict.receipts(v for _n, v in results)
     suite = ci_formats.receipts_suite(args.ledger, results)
     policy = {"verb": "receipts", "line": args.line, "pre": args.pre is not None,
@@ -130,10 +129,28 @@ def run_receipts(args: argparse.Namespace) -> int:
     if ci_formats.github(args):
         return out.exit_code
     if args.json or args.ci_format == "json":
-        emit_json([{"line": n, **v.to_dict()} for n, v in results])
+        emit_json([{"line": n, **v.to_dict(),
+                    **({} if matched is None else {"held_matched": n in matched})}
+                   for n, v in results])
     else:
-        _print_receipts(args, results, out.verdict)
+        _print_receipts(args, results, out.verdict, matched)
     return out.exit_code
+
+
+def _held_matches(rows: list[tuple[int, Any]], contents: dict[str, Any]) -> set[int] | None:
+    """With several receipt rows and no --line, held content goes to the rows whose
+    claimed `pre.digest` (or `post.digest`) equals the held pre (or post) content's
+    digest (CLI.md). None when no content was given (nothing to place)."""
+    held = {side: c.digest for side, c in contents.items() if c is not None}
+    if not held:
+        return None
+
+    def claimed(row: dict[str, Any], side: str) -> Any:
+        part = row.get(side)
+        return part.get("digest") if isinstance(part, dict) else None
+
+    return {line for line, row in rows
+            if any(claimed(row, side) == d for side, d in held.items())}
 
 
 def _receipts_markdown(path: str, results: list, word: str) -> str:
@@ -148,12 +165,17 @@ def _receipts_markdown(path: str, results: list, word: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _print_receipts(args: argparse.Namespace, results: list, word: str) -> None:
+def _print_receipts(args: argparse.Namespace, results: list, word: str,
+                    matched: set[int] | None = None) -> None:
     out = sys.stdout
     where = _clean(args.ledger) + (f" line {args.line}" if args.line else "")
     if not results:
         out.write(paint(f"no compaction receipt rows in {where}", "yellow") + "\n")
         return
+    if matched is not None:
+        lines = ", ".join(str(n) for n in sorted(matched))
+        out.write(f"held content matched line(s) {lines} by claimed digest and was applied "
+                  "there; the other rows were checked without content\n")
     out.write(paint(f"{'LINE':>6}  {'SCHEMA':<6}  {'CHECKS':<26}  {'SCOPE':<34}  NOTE", "bold")
               + "\n")
     for n, v in results:
