@@ -19,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ledgers", nargs="+", metavar="LEDGER")
     p.add_argument("--strict", action="store_true",
                    help="treat unchained rows as breaks and ignore declarations")
-    p.add_argument("--pin", metavar="PIN", help='a head pin: "arcaeon-ledger head chain=... rows=N as_of=..."')
+    p.add_argument("--pin", metavar="PIN", help='a head pin ("arcaeon-ledger head chain=... rows=N as_of=...") '
+                   'or a file holding one')
     p.add_argument("--witness", metavar="STORE", help="a witness store file to check against")
     p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
     p.add_argument("--json", action="store_true", help="print one JSON document")

@@ -16,7 +16,7 @@ from sealscope.core import ledger as _ledger
 from sealscope.core import witness as _witness
 from sealscope.core.clock import utc_stamp
 
-__all__ = ["Head", "Pin", "UnverifiedLedgerError", "head", "parse_pin", "check_pin",
+__all__ = ["Head", "Pin", "UnverifiedLedgerError", "head", "parse_pin", "pin_from", "check_pin",
            "rows_since_pin", "stale", "STALE_AFTER_ROWS"]
 
 STALE_AFTER_ROWS = 100
@@ -105,6 +105,35 @@ def parse_pin(text: str) -> Pin:
     if not re.fullmatch(r"[0-9]+", fields["rows"]):
         raise ValueError(f"not a head pin: rows must be a whole number, got {fields['rows']!r}")
     return Pin(chain=fields["chain"], rows=int(fields["rows"]), as_of=fields["as_of"])
+
+
+PIN_FILE_MAX = 64 << 10  # a pin is one short line; a bigger "pin file" is not one
+
+
+def pin_from(value: str) -> Pin:
+    """A pin given as its text or as a file holding it: a value naming an existing
+    regular file is read (UTF-8, surrounding whitespace stripped) and parsed; anything
+    else is parsed as the pin text. ValueError naming what is wrong."""
+    text = value.strip()
+    try:
+        is_file = os.path.isfile(text)
+    except (OSError, ValueError):  # a NUL or an over-long name is not a path
+        is_file = False
+    if is_file:
+        try:
+            with open(text, "rb") as fh:
+                data = fh.read(PIN_FILE_MAX + 1)
+        except OSError as e:
+            raise ValueError(f"cannot read pin file {text!r}: {e.strerror or e}") from None
+        if len(data) > PIN_FILE_MAX:
+            raise ValueError(f"not a head pin: {text!r} is larger than a pin file")
+        try:
+            return parse_pin(data.decode("utf-8").strip())
+        except UnicodeDecodeError:
+            raise ValueError(f"not a head pin: {text!r} is not UTF-8 text") from None
+        except ValueError as e:
+            raise ValueError(f"{e} (read from the file {text!r})") from None
+    return parse_pin(text)
 
 
 def check_pin(ledger_path: str | os.PathLike[str], pin: Pin,

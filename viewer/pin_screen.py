@@ -93,8 +93,9 @@ class PinScreen(ModalScreen[None]):
             self.check_witness()
 
     def check_pin(self, text: str) -> None:
+        dropped = pasted_path(text)  # a dragged-in pin file arrives quoted or as file://
         try:
-            pin = pins.parse_pin(text)
+            pin = pins.pin_from(str(dropped) if dropped is not None else text)
         except ValueError as e:
             self._say(clean(str(e)), "bold red")
             return

@@ -58,3 +58,17 @@ def test_one_receipt_row_or_line_unchanged():
                str(S / "held/session-pre.jsonl"), "--json")
     (row,) = json.loads(line.stdout)
     assert row["line"] == 5 and "held_matched" not in row and row["ok"] is False
+
+
+def test_pin_is_accepted_as_a_file(tmp_path):
+    text = run("verify", str(S / "truncated.jsonl"), "--pin",
+               (S / "truncated.pin").read_text().strip(), "--json")
+    file = run("verify", str(S / "truncated.jsonl"), "--pin", str(S / "truncated.pin"),
+               "--json")
+    assert file.returncode == text.returncode == 1
+    assert json.loads(file.stdout) == json.loads(text.stdout)
+    assert json.loads(file.stdout)["pin"]["verdict"] == "truncated"
+    junk = tmp_path / "junk.pin"
+    junk.write_text("hello\n")
+    bad = run("verify", str(S / "truncated.jsonl"), "--pin", str(junk))
+    assert bad.returncode == 2 and "not a head pin" in bad.stderr and "junk.pin" in bad.stderr

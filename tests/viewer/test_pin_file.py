@@ -1,0 +1,29 @@
+"""A head pin is accepted in the viewer as its text or as a file holding it."""
+from __future__ import annotations
+
+import shlex
+
+import pytest
+
+from sealscope.viewer.app import SealscopeApp
+from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+
+SIZE = (120, 36)
+
+
+@pytest.mark.parametrize("typed", [str(SAMPLES / "truncated.pin"),
+                                   shlex.quote(str(SAMPLES / "truncated.pin")),
+                                   "file://" + str(SAMPLES / "truncated.pin")])
+@sync
+async def test_pin_file_path_is_accepted(typed):
+    app = SealscopeApp([SAMPLES / "truncated.jsonl"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one("#pin").value = typed
+        await pilot.press("enter")
+        await settle(app, pilot)
+        _label, verdict = tab.banner.check
+        assert verdict.verdict == "truncated"
