@@ -1,7 +1,8 @@
 """Check the current ledger against a head pin or a witness store.
 
-A pasted pin string goes to `pins.parse_pin` / `pins.check_pin`; a witness store (and
-one of its namespaces, from `witness.namespaces`) to `witness.verify_against_witness`.
+A pin (its text, or a file holding it) goes to `pins.pin_from` / `pins.check_pin`; a
+witness store (and one of its namespaces, from `witness.namespaces`) to
+`witness.verify_against_witness`.
 The check runs in the tab's worker and its verdict lands in the tab's banner.
 """
 from __future__ import annotations
