@@ -20,6 +20,7 @@ VERB_MODULES = (
     "sealscope.cmd_continuity",
     "sealscope.cmd_harn",
     "sealscope.cmd_export",
+    "sealscope.cmd_fleet",
     "sealscope.cmd_mcp",
 )
 

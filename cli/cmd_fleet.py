@@ -1,0 +1,161 @@
+"""`sealscope fleet SOURCE... [--glob PAT] [--strict] [--scheduler ADDR]
+[--storage-option K=V]... [--json]`: audit many ledgers, one line each, worst first.
+
+A source is a directory (walked for `--glob`, default `*.jsonl`), a file, or an fsspec
+URL (`s3://bucket/prefix/`, `file://...`). `--json` streams one JSON object per ledger
+per line as results arrive, then `{"summary": {...}}`. Exit code: the worst entry's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from sealscope.core import fleet
+from sealscope.core.fleet import FleetEntry
+from sealscope.core.sanitize import clean
+from sealscope.output import error_line, paint
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    parsed: Any = value
+    if value.lower() in ("true", "false"):
+        parsed = value.lower() == "true"
+    return key, parsed
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("fleet", help="audit many ledgers at once (directories, files, URLs)")
+    p.add_argument("sources", nargs="+", metavar="SOURCE",
+                   help="a directory, a ledger file, or an fsspec URL (s3://bucket/prefix/)")
+    p.add_argument("--glob", default="*.jsonl", metavar="PATTERN",
+                   help="file names to take from directories (default *.jsonl)")
+    p.add_argument("--strict", action="store_true", help="verify every ledger in strict mode")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+                   help="a dask.distributed scheduler (tcp://host:8786), or local:N for a "
+                        "LocalCluster of N workers (default: $DASK_SCHEDULER_ADDRESS, else "
+                        "the local process pool)")
+    p.add_argument("--storage-option", dest="storage_options", action="append", default=[],
+                   type=_option, metavar="KEY=VALUE",
+                   help="an fsspec storage option, e.g. endpoint_url=http://127.0.0.1:9000 "
+                        "(repeatable)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per ledger per line, then a summary line")
+    p.set_defaults(func=run)
+
+
+def _options(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """fsspec storage options; `endpoint_url` is s3fs's `client_kwargs` entry."""
+    opts: dict[str, Any] = {}
+    for key, value in pairs:
+        if key == "endpoint_url":
+            opts.setdefault("client_kwargs", {})["endpoint_url"] = value
+        else:
+            opts[key] = value
+    return opts
+
+
+class _Progress:
+    """files done / total, bytes, rate and ETA on stderr, only on a terminal."""
+
+    def __init__(self, total: int, total_bytes: int) -> None:
+        self.on = sys.stderr.isatty()
+        self.total, self.total_bytes = total, total_bytes
+        self.done = self.bytes = 0
+        self.start = self.last = time.monotonic()
+
+    def step(self, entry: FleetEntry) -> None:
+        self.done += 1
+        self.bytes += entry.size or 0
+        now = time.monotonic()
+        if not self.on or (now - self.last < 0.1 and self.done < self.total):
+            return
+        self.last = now
+        rate = self.bytes / max(now - self.start, 1e-6)
+        left = max(self.total_bytes - self.bytes, 0)
+        eta = f"{left / rate:.0f}s" if rate > 0 and self.done < self.total else "-"
+        sys.stderr.write(f"\rfleet {self.done}/{self.total} files  "
+                         f"{self.bytes / 1e6:.1f}/{self.total_bytes / 1e6:.1f} MB  "
+                         f"{rate / 1e6:.1f} MB/s  eta {eta}   ")
+        sys.stderr.flush()
+
+    def end(self) -> None:
+        if self.on:
+            sys.stderr.write("\r" + " " * 78 + "\r")
+            sys.stderr.flush()
+
+
+def json_line(doc: dict[str, Any]) -> str:
+    """One JSON document on one line, ASCII only: no evidence character can end the
+    line early for any reader (U+2028, CR) or arrive undecodable."""
+    return json.dumps(doc, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+
+
+def human_line(e: FleetEntry) -> str:
+    colour = {"VERIFIED": "green", "BROKEN": "red"}.get(e.verdict, "yellow")
+    r, rc = e.result, e.receipts
+    line = (f"{paint(e.verdict, colour)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
+            f"scope={r.verified_scope}  receipts={rc.count} failed={rc.failed} "
+            f"bounded={rc.bounded}")
+    if r.first_break:
+        line += f"\n  first break: {clean(r.first_break)}"
+    if rc.failed:
+        line += f"\n  first failed receipt: line {rc.first_failed_line}"
+    return line
+
+
+def run(args: argparse.Namespace) -> int:
+    from sealscope import fleet_engine as engine
+
+    options = _options(args.storage_options)
+    start = time.monotonic()
+    try:
+        sized, entries = engine.gather(args.sources, args.glob, options)
+    except engine.EngineMissing as e:
+        error_line(f"fleet: {e}")
+        return 2
+    progress = _Progress(len(sized) + len(entries),
+                         sum(n or 0 for _p, n in sized))
+    out = sys.stdout
+
+    def on_entry(entry: FleetEntry) -> None:
+        entries.append(entry)
+        progress.step(entry)
+        if args.json:
+            out.write(json_line(entry.to_dict()) + "\n")
+            out.flush()
+
+    if args.json:
+        for e in list(entries):
+            out.write(json_line(e.to_dict()) + "\n")
+    try:
+        if args.scheduler:
+            engine.run_dask(sized, options, args.strict, on_entry, args.scheduler)
+        else:
+            engine.run_pool(sized, options, args.strict, on_entry)
+    except engine.EngineMissing as e:
+        progress.end()
+        error_line(f"fleet: {e}")
+        return 2
+    progress.end()
+    summary = fleet.summarize(entries, time.monotonic() - start)
+    if args.json:
+        out.write(json_line({"summary": summary.to_dict()}) + "\n")
+        out.flush()
+        return summary.exit_code
+    for e in fleet.worst_first(entries):
+        print(human_line(e))
+    v = summary.verdicts
+    print(f"{summary.ledgers} ledgers: {v.get('VERIFIED', 0)} verified, "
+          f"{v.get('BROKEN', 0)} broken, {v.get('COULD NOT LOOK', 0)} could not look; "
+          f"receipts {summary.receipts} ({summary.receipts_failed} failed, "
+          f"{summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
+          f"in {summary.seconds:.2f} s")
+    return summary.exit_code

@@ -1,0 +1,189 @@
+"""Where a fleet's ledgers come from and what runs them: local paths or fsspec URLs,
+on the local process pool or a Dask cluster.
+
+fsspec (with s3fs for `s3://`) and dask.distributed are optional (`pip install
+"sealscope[fleet]"`); without them local sources on the local pool still work, and
+asking for a URL or `--scheduler` says what to install. Workers open remote objects
+themselves: a task carries URLs and `storage_options`, never file bytes. A listing or
+read error for one object is that object's COULD NOT LOOK entry, never the end of a run.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+import tempfile
+from fnmatch import fnmatchcase
+from typing import Any, Callable, Iterator, Sequence
+
+from sealscope.core import fleet
+from sealscope.core.fleet import FleetEntry
+
+FLEET_EXTRA = 'pip install "sealscope[fleet]"'
+
+
+class EngineMissing(RuntimeError):
+    """An optional engine (fsspec, s3fs, dask.distributed) is not installed."""
+
+
+def is_url(source: str) -> bool:
+    return "://" in source
+
+
+def _fsspec() -> Any:
+    try:
+        import fsspec
+    except ImportError:
+        raise EngineMissing(f"reading URLs needs fsspec: {FLEET_EXTRA}") from None
+    return fsspec
+
+
+def _url_to_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
+    fsspec = _fsspec()
+    try:
+        return fsspec.core.url_to_fs(url, **options)  # type: ignore[no-any-return]
+    except ImportError as e:  # the protocol's own package, e.g. s3fs
+        raise EngineMissing(f"{url.split('://')[0]}:// needs {e.name or 'its fsspec backend'}: "
+                            f"{FLEET_EXTRA}") from None
+
+
+def error_text(e: BaseException) -> str:
+    """An error as one line: the OS's rendering when there is one, else type: message."""
+    if isinstance(e, OSError) and e.strerror:
+        return str(e)
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def list_remote(url: str, pattern: str, options: dict[str, Any]
+                ) -> Iterator[tuple[str, int | None, str | None]]:
+    """(url, size, listing error) for each object under `url` matching `pattern` (or
+    `url` itself when it names an object)."""
+    try:
+        fs, root = _url_to_fs(url, options)
+        info = fs.info(root)
+    except EngineMissing:
+        raise
+    except Exception as e:  # noqa: BLE001 - any backend's error is this source's verdict
+        yield url, None, error_text(e)
+        return
+    if info.get("type") != "directory":
+        yield url, info.get("size"), None
+        return
+    try:
+        found = fs.find(root, detail=True)
+    except Exception as e:  # noqa: BLE001
+        yield url, None, error_text(e)
+        return
+    for path in sorted(found):
+        if fnmatchcase(posixpath.basename(path), pattern):
+            yield fs.unstrip_protocol(path), found[path].get("size"), None
+
+
+def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetEntry:
+    """Fetch one object to a private temporary file, audit it, delete the copy."""
+    tmpdir = tempfile.mkdtemp(prefix="sealscope-fleet-")
+    try:
+        local = os.path.join(tmpdir, "ledger.jsonl")
+        try:
+            fs, path = _url_to_fs(url, options)
+            with fs.open(path, "rb") as src, open(local, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except EngineMissing as e:
+            return fleet.unreadable_entry(url, str(e))
+        except Exception as e:  # noqa: BLE001 - any backend's error is this object's verdict
+            return fleet.unreadable_entry(url, error_text(e))
+        return fleet.audit_file(local, strict=strict, display=url)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def audit_items(items: Sequence[str], options: dict[str, Any], strict: bool = False
+                ) -> list[dict[str, Any]]:
+    """A batch of local paths and URLs, audited in order; wire dicts for any executor."""
+    return [(audit_url(i, options, strict) if is_url(i) else
+             fleet.audit_file(i, strict=strict)).to_wire() for i in items]
+
+
+def gather(sources: Sequence[str], pattern: str, options: dict[str, Any]
+           ) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
+    """(ledgers to audit with their sizes, entries already decided by a listing error)."""
+    sized: list[tuple[str, int | None]] = []
+    failed: list[FleetEntry] = []
+    local = [s for s in sources if not is_url(s)]
+    sized.extend(fleet.walk(local, pattern))
+    for url in (s for s in sources if is_url(s)):
+        for item, size, err in list_remote(url, pattern, options):
+            if err is None:
+                sized.append((item, size))
+            else:
+                failed.append(fleet.unreadable_entry(item, err))
+    return sized, failed
+
+
+# --------------------------------------------------------------------------- executors
+
+OnEntry = Callable[[FleetEntry], None]
+
+
+def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
+             strict: bool, on_entry: OnEntry) -> None:
+    """The local executor: local files through `fleet.run_local`; URLs in batches on the
+    same kind of process pool."""
+    local = [(p, n) for p, n in sized if not is_url(p)]
+    remote = [(p, n) for p, n in sized if is_url(p)]
+    fleet.run_local(local, strict=strict, on_entry=on_entry)
+    if not remote:
+        return
+    batches, large = fleet.plan_batches(remote)
+    batches += [[u] for u in large]
+    if len(batches) == 1 or (os.cpu_count() or 1) == 1:
+        for b in batches:
+            for d in audit_items(b, options, strict):
+                on_entry(FleetEntry.from_dict(d))
+        return
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=min(len(batches), os.cpu_count() or 1),
+                             mp_context=mp.get_context("spawn")) as pool:
+        futures = [pool.submit(audit_items, b, options, strict) for b in batches]
+        for f in as_completed(futures):
+            for d in f.result():
+                on_entry(FleetEntry.from_dict(d))
+
+
+def _distributed() -> Any:
+    try:
+        import dask.distributed as dd
+    except ImportError:
+        raise EngineMissing(f"--scheduler needs dask.distributed: {FLEET_EXTRA}") from None
+    return dd
+
+
+def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
+             strict: bool, on_entry: OnEntry, scheduler: str) -> None:
+    """The Dask executor: one task per batch (a large file is a batch of one), results
+    streamed back with `as_completed`. `scheduler` is an address, or `local:N` for a
+    LocalCluster of N worker processes on 127.0.0.1, closed at the end."""
+    dd = _distributed()
+    batches, large = fleet.plan_batches(sized)
+    batches += [[p] for p in large]
+    cluster = None
+    if scheduler.startswith("local:"):
+        n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
+        cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None)
+        client = dd.Client(cluster)
+    else:
+        client = dd.Client(scheduler)
+    try:
+        futures = client.map(audit_items, batches, options=options, strict=strict,
+                             pure=False)
+        for fut in dd.as_completed(futures):
+            for d in fut.result():
+                on_entry(FleetEntry.from_dict(d))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,272 @@
+"""Fleet audits: many ledgers, each verified and its receipts checked, one entry each.
+
+A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
+receipts (how many, how many fail, how many hold only within a bound). Its exit code
+is the worst of the chain's code and 1 when a receipt fails: a bounded receipt (every
+receipt checked without held content is) does not lower a ledger's code, since an
+auditor cannot hold content for thousands of ledgers; it is counted and shown.
+
+Work is planned in batches so that small files do not pay a process round trip each
+(`plan_batches`), while a file large enough for `ledger.verify` to split across
+processes goes alone (`LARGE_BYTES`) and is verified in the caller. `audit_batch` is a
+pure function of paths, so any executor runs it: the local process pool here, or a
+Dask cluster (the CLI's engine) whose workers fetch remote files themselves.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from sealscope.core import verdict as _verdict
+from sealscope.core.ledger import PARALLEL_MIN_BYTES, VerifyResult
+from sealscope.core.ledger import verify as _verify
+from sealscope.core.lookup import iter_receipt_rows
+from sealscope.core.receipt import verify_receipt
+
+__all__ = ["ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file", "audit_batch",
+           "unreadable_entry", "plan_batches", "walk", "worst_first", "summarize",
+           "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
+
+LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
+BATCH_BYTES = 8 << 20             # a batch of small files holds about this much
+BATCH_FILES = 64                  # ... and at most this many files
+
+
+@dataclass(frozen=True)
+class ReceiptSummary:
+    """A ledger's compaction receipts: rows found, rows whose check fails (`ok` false),
+    rows that hold only within a bound (`verified_scope` not `full`)."""
+    count: int = 0
+    failed: int = 0
+    bounded: int = 0
+    first_failed_line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "failed": self.failed, "bounded": self.bounded,
+                "first_failed_line": self.first_failed_line}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ReceiptSummary:
+        return cls(int(d["count"]), int(d["failed"]), int(d["bounded"]),
+                   d.get("first_failed_line"))
+
+
+@dataclass(frozen=True)
+class FleetEntry:
+    """One ledger of a fleet: where it is, its size, its chain verdict and receipts."""
+    path: str
+    result: VerifyResult
+    receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
+    size: int | None = None
+
+    @property
+    def verdict(self) -> str:
+        return _verdict.chain(self.result).verdict
+
+    @property
+    def exit_code(self) -> int:
+        return _verdict.worst([_verdict.chain(self.result).exit_code,
+                               _verdict.WRONG if self.receipts.failed else _verdict.HELD])
+
+    def to_dict(self) -> dict[str, Any]:
+        """`path`, the `verify --json` fields, `receipts`, `bytes`, `exit_code`."""
+        return {"path": self.path, **self.result.to_dict(), "verdict": self.verdict,
+                "receipts": self.receipts.to_dict(), "bytes": self.size,
+                "exit_code": self.exit_code}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FleetEntry:
+        res = VerifyResult(ok=d["ok"], rows=d["rows"], chained=d["chained"],
+                           prechain=d["prechain"], first_break=d["first_break"],
+                           breaks=d["breaks"], verified_scope=d["verified_scope"],
+                           declared_breaks=d["declared_breaks"],
+                           declared=tuple(d["declared"]),
+                           unreadable=bool(d.get("unreadable", False)))
+        return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
+
+    def to_wire(self) -> dict[str, Any]:
+        """`to_dict` plus what `from_dict` needs to rebuild the entry exactly."""
+        return {**self.to_dict(), "unreadable": self.result.unreadable}
+
+
+def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEntry:
+    """A ledger that could not be looked at, judged as `verify` judges an unreadable
+    file (ok false, one break `unreadable: ...`, COULD NOT LOOK)."""
+    res = VerifyResult(ok=False, breaks=1, first_break=f"unreadable: {error}",
+                       unreadable=True)
+    return FleetEntry(path, res, ReceiptSummary(), size)
+
+
+def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
+    count = failed = bounded = 0
+    first: int | None = None
+    for line, row in iter_receipt_rows(path):
+        check = verify_receipt(row)
+        count += 1
+        if not check.ok:
+            failed += 1
+            first = line if first is None else first
+        elif check.verified_scope != "full":
+            bounded += 1
+    return ReceiptSummary(count, failed, bounded, first)
+
+
+def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
+               display: str | None = None, workers: int | None = 1) -> FleetEntry:
+    """Verify one local ledger and summarise its receipts. Never raises for any file
+    content; an unreadable file is a COULD NOT LOOK entry. `display` is the path the
+    entry reports (a URL for a fetched remote object)."""
+    name = display if display is not None else os.fspath(path)
+    try:
+        size: int | None = os.stat(path).st_size
+    except OSError:
+        size = None
+    res = _verify(path, strict=strict, workers=workers)
+    if res.unreadable:
+        return FleetEntry(name, res, ReceiptSummary(), size)
+    try:
+        receipts = _receipt_summary(path)
+    except OSError as e:  # vanished between the walk and the scan
+        return unreadable_entry(name, str(e), size)
+    return FleetEntry(name, res, receipts, size)
+
+
+def audit_batch(paths: Sequence[str], strict: bool = False) -> list[dict[str, Any]]:
+    """Audit local files one after another in this process; wire dicts, for pools."""
+    return [audit_file(p, strict=strict).to_wire() for p in paths]
+
+
+def plan_batches(sized: Iterable[tuple[str, int | None]], *,
+                 batch_bytes: int = BATCH_BYTES, batch_files: int = BATCH_FILES
+                 ) -> tuple[list[list[str]], list[str]]:
+    """(batches of small files, large files). A batch closes when it reaches
+    `batch_bytes` or `batch_files`; a file of `LARGE_BYTES` or more goes alone to be
+    split across processes; a file whose size is unknown joins a batch (it will be
+    reported as it is found)."""
+    batches: list[list[str]] = []
+    large: list[str] = []
+    cur: list[str] = []
+    cur_bytes = 0
+    for path, size in sized:
+        if size is not None and size >= LARGE_BYTES:
+            large.append(path)
+            continue
+        cur.append(path)
+        cur_bytes += size or 0
+        if cur_bytes >= batch_bytes or len(cur) >= batch_files:
+            batches.append(cur)
+            cur, cur_bytes = [], 0
+    if cur:
+        batches.append(cur)
+    return batches, large
+
+
+def walk(sources: Sequence[str], pattern: str = "*.jsonl"
+         ) -> Iterator[tuple[str, int | None]]:
+    """(path, size) for each local source: a directory is walked recursively for
+    files whose name matches `pattern` (sorted, symlinked directories not followed);
+    anything else is taken as a file, as given (a missing one is reported later)."""
+    from fnmatch import fnmatchcase
+
+    for src in sources:
+        if os.path.isdir(src):
+            for root, dirs, files in os.walk(src):
+                dirs.sort()
+                for name in sorted(files):
+                    if fnmatchcase(name, pattern):
+                        p = os.path.join(root, name)
+                        try:
+                            yield p, os.stat(p).st_size
+                        except OSError:
+                            yield p, None
+        else:
+            try:
+                yield src, os.stat(src).st_size
+            except OSError:
+                yield src, None
+
+
+def worst_first(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
+    """Broken first, then could-not-look, then verified; within each, more breaks and
+    failed receipts first, then by path."""
+    rank = {_verdict.WRONG: 0, _verdict.COULD_NOT: 1, _verdict.HELD: 2}
+    return sorted(entries, key=lambda e: (rank.get(e.exit_code, 0), -e.result.breaks,
+                                          -e.receipts.failed, e.path))
+
+
+@dataclass(frozen=True)
+class FleetSummary:
+    """Counts per verdict, receipts, bytes and time of a whole fleet run."""
+    ledgers: int
+    verdicts: dict[str, int]
+    receipts: int
+    receipts_failed: int
+    receipts_bounded: int
+    bytes: int
+    seconds: float
+    exit_code: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ledgers": self.ledgers, "verdicts": dict(self.verdicts),
+                "receipts": self.receipts, "receipts_failed": self.receipts_failed,
+                "receipts_bounded": self.receipts_bounded, "bytes": self.bytes,
+                "seconds": round(self.seconds, 3), "exit_code": self.exit_code}
+
+
+def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
+    verdicts = {w: 0 for w in (_verdict.VERIFIED, _verdict.BROKEN, _verdict.COULD_NOT_LOOK)}
+    for e in entries:
+        verdicts[e.verdict] = verdicts.get(e.verdict, 0) + 1
+    return FleetSummary(
+        ledgers=len(entries), verdicts=verdicts,
+        receipts=sum(e.receipts.count for e in entries),
+        receipts_failed=sum(e.receipts.failed for e in entries),
+        receipts_bounded=sum(e.receipts.bounded for e in entries),
+        bytes=sum(e.size or 0 for e in entries), seconds=seconds,
+        exit_code=_verdict.worst(e.exit_code for e in entries))
+
+
+def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
+              workers: int | None = None,
+              on_entry: Callable[[FleetEntry], None] | None = None) -> list[FleetEntry]:
+    """Audit local files on a process pool sized to the cores: small files in batches,
+    large ones here, each split across the cores by `verify`. Entries are passed to
+    `on_entry` as they arrive and returned in arrival order."""
+    batches, large = plan_batches(sized)
+    workers = workers or os.cpu_count() or 1
+    out: list[FleetEntry] = []
+
+    def take(entry: FleetEntry) -> None:
+        out.append(entry)
+        if on_entry is not None:
+            on_entry(entry)
+
+    for entry in _run_batches(batches, strict, workers):
+        take(entry)
+    for path in large:
+        take(audit_file(path, strict=strict, workers=None))
+    return out
+
+
+def _run_batches(batches: list[list[str]], strict: bool, workers: int
+                 ) -> Iterator[FleetEntry]:
+    if workers <= 1 or len(batches) <= 1:
+        for b in batches:
+            for d in audit_batch(b, strict):
+                yield FleetEntry.from_dict(d)
+        return
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(batches)),
+                             mp_context=mp.get_context("spawn")) as pool:
+        futures = [pool.submit(audit_batch, b, strict) for b in batches]
+        for f in as_completed(futures):
+            for d in f.result():
+                yield FleetEntry.from_dict(d)
+
+
+def elapsed_since(start: float) -> float:
+    return time.monotonic() - start
