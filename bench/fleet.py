@@ -40,7 +40,9 @@ if which == "arcaeon":
             res[p] = verify_file(p).ok
 else:
     from sealscope.main import main
-    argv = ["fleet", root, "--json"] + (["--scheduler", f"local:{workers}"] if which == "dask" else [])
+    argv = ["fleet", root, "--json"]
+    if which == "dask":
+        argv += ["--scheduler", f"local:{workers}"]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         main(argv)

@@ -30,7 +30,7 @@ def _option(text: str) -> tuple[str, Any]:
     return key, parsed
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fleet", help="audit many ledgers at once (directories, files, URLs)")
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="a directory, a ledger file, or an fsspec URL (s3://bucket/prefix/)")
@@ -133,8 +133,8 @@ def run(args: argparse.Namespace) -> int:
             out.flush()
 
     if args.json:
-        for e in list(entries):
-            out.write(json_line(e.to_dict()) + "\n")
+        for listed in list(entries):
+            out.write(json_line(listed.to_dict()) + "\n")
     try:
         if args.scheduler:
             engine.run_dask(sized, options, args.strict, on_entry, args.scheduler)
@@ -150,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
         out.write(json_line({"summary": summary.to_dict()}) + "\n")
         out.flush()
         return summary.exit_code
-    for e in fleet.worst_first(entries):
-        print(human_line(e))
+    for entry in fleet.worst_first(entries):
+        print(human_line(entry))
     v = summary.verdicts
     print(f"{summary.ledgers} ledgers: {v.get('VERIFIED', 0)} verified, "
           f"{v.get('BROKEN', 0)} broken, {v.get('COULD NOT LOOK', 0)} could not look; "

@@ -14,7 +14,8 @@ import posixpath
 import shutil
 import tempfile
 from fnmatch import fnmatchcase
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 from sealscope.core import fleet
 from sealscope.core.fleet import FleetEntry
@@ -32,7 +33,7 @@ def is_url(source: str) -> bool:
 
 def _fsspec() -> Any:
     try:
-        import fsspec
+        import fsspec  # type: ignore[import-untyped]
     except ImportError:
         raise EngineMissing(f"reading URLs needs fsspec: {FLEET_EXTRA}") from None
     return fsspec
@@ -41,7 +42,7 @@ def _fsspec() -> Any:
 def _url_to_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
     fsspec = _fsspec()
     try:
-        return fsspec.core.url_to_fs(url, **options)  # type: ignore[no-any-return]
+        return fsspec.core.url_to_fs(url, **options)
     except ImportError as e:  # the protocol's own package, e.g. s3fs
         raise EngineMissing(f"{url.split('://')[0]}:// needs {e.name or 'its fsspec backend'}: "
                             f"{FLEET_EXTRA}") from None

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import verdict as _verdict
 from sealscope.core.ledger import PARALLEL_MIN_BYTES, VerifyResult

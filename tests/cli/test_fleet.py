@@ -25,7 +25,7 @@ def run(*argv: str, env: dict | None = None, timeout: float = 300
         ) -> subprocess.CompletedProcess:
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
     return subprocess.run([*cmd, *argv], capture_output=True, text=True, timeout=timeout,
-                          env=env, stdin=subprocess.DEVNULL)
+                          env=env, stdin=subprocess.DEVNULL, check=False)
 
 
 def _receipt_row() -> dict:
@@ -179,7 +179,7 @@ def test_worst_first_orders_by_code_then_breaks():
 # --------------------------------------------------------------------------- Dask
 
 def test_dask_local_cluster_equals_local(tree):
-    root, expected = tree
+    root, _expected = tree
     local, _ = _lines(run("fleet", str(root), "--json"))
     p = run("fleet", str(root), "--scheduler", "local:2", "--json")
     assert p.returncode == 1, p.stderr
@@ -197,7 +197,7 @@ def test_scheduler_address_is_used(tree):
     try:
         p = run("fleet", str(root / "team-a"), "--scheduler", cluster.scheduler_address,
                 "--json")
-        entries, summary = _lines(p)
+        _entries, summary = _lines(p)
         assert summary["verdicts"] == {"VERIFIED": 1, "BROKEN": 1, "COULD NOT LOOK": 0}
     finally:
         cluster.close()
@@ -263,7 +263,7 @@ def s3(tree, tmp_path):
 
 @pytest.mark.parametrize("scheduler", [None, "local:2"])
 def test_s3_fleet_locally_and_on_dask(s3, scheduler):
-    url, env, expected = s3
+    url, env, _expected = s3
     argv = ["fleet", "s3://fleet/run1/", "s3://fleet/run1/missing.jsonl",
             "--storage-option", f"endpoint_url={url}", "--json"]
     if scheduler:
