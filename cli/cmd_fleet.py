@@ -1,5 +1,5 @@
 """`sealscope fleet SOURCE... [--glob PAT] [--strict] [--scheduler ADDR]
-[--storage-option K=V]... [--json]`: audit many ledgers, one line each, worst first.
+[--storage-option K=V]... [--incremental] [--json]`: audit many ledgers, one line each, worst first.
 
 A source is a directory (walked for `--glob`, default `*.jsonl`), a file, or an fsspec
 URL (`s3://bucket/prefix/`, `file://...`). `--json` streams one JSON object per ledger
@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--glob", default="*.jsonl", metavar="PATTERN",
                    help="file names to take from directories (default *.jsonl)")
     p.add_argument("--strict", action="store_true", help="verify every ledger in strict mode")
+    p.add_argument("--incremental", action="store_true",
+                   help="use and update each local ledger's checkpoint (the user's cache): a "
+                        "re-audit walks only what was appended since (see README: checkpoints)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
                    help="a dask.distributed scheduler (tcp://host:8786), or local:N for a "
@@ -137,9 +140,10 @@ def run(args: argparse.Namespace) -> int:
             out.write(json_line(listed.to_dict()) + "\n")
     try:
         if args.scheduler:
-            engine.run_dask(sized, options, args.strict, on_entry, args.scheduler)
+            engine.run_dask(sized, options, args.strict, on_entry, args.scheduler,
+                            args.incremental)
         else:
-            engine.run_pool(sized, options, args.strict, on_entry)
+            engine.run_pool(sized, options, args.strict, on_entry, args.incremental)
     except engine.EngineMissing as e:
         progress.end()
         error_line(f"fleet: {e}")

@@ -99,11 +99,13 @@ def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetE
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def audit_items(items: Sequence[str], options: dict[str, Any], strict: bool = False
-                ) -> list[dict[str, Any]]:
-    """A batch of local paths and URLs, audited in order; wire dicts for any executor."""
+def audit_items(items: Sequence[str], options: dict[str, Any], strict: bool = False,
+                incremental: bool = False) -> list[dict[str, Any]]:
+    """A batch of local paths and URLs, audited in order; wire dicts for any executor.
+    Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole."""
     return [(audit_url(i, options, strict) if is_url(i) else
-             fleet.audit_file(i, strict=strict)).to_wire() for i in items]
+             fleet.audit_file(i, strict=strict, incremental=incremental)).to_wire()
+            for i in items]
 
 
 def gather(sources: Sequence[str], pattern: str, options: dict[str, Any]
@@ -128,12 +130,12 @@ OnEntry = Callable[[FleetEntry], None]
 
 
 def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
-             strict: bool, on_entry: OnEntry) -> None:
+             strict: bool, on_entry: OnEntry, incremental: bool = False) -> None:
     """The local executor: local files through `fleet.run_local`; URLs in batches on the
     same kind of process pool."""
     local = [(p, n) for p, n in sized if not is_url(p)]
     remote = [(p, n) for p, n in sized if is_url(p)]
-    fleet.run_local(local, strict=strict, on_entry=on_entry)
+    fleet.run_local(local, strict=strict, incremental=incremental, on_entry=on_entry)
     if not remote:
         return
     batches, large = fleet.plan_batches(remote)
@@ -163,7 +165,8 @@ def _distributed() -> Any:
 
 
 def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
-             strict: bool, on_entry: OnEntry, scheduler: str) -> None:
+             strict: bool, on_entry: OnEntry, scheduler: str, incremental: bool = False
+             ) -> None:
     """The Dask executor: one task per batch (a large file is a batch of one), results
     streamed back with `as_completed`. `scheduler` is an address, or `local:N` for a
     LocalCluster of N worker processes on 127.0.0.1, closed at the end."""
@@ -180,7 +183,7 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
         client = dd.Client(scheduler)
     try:
         futures = client.map(audit_items, batches, options=options, strict=strict,
-                             pure=False)
+                             incremental=incremental, pure=False)
         for fut in dd.as_completed(futures):
             for d in fut.result():
                 on_entry(FleetEntry.from_dict(d))

@@ -115,16 +115,24 @@ def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
 
 
 def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
-               display: str | None = None, workers: int | None = 1) -> FleetEntry:
+               display: str | None = None, workers: int | None = 1,
+               incremental: bool = False) -> FleetEntry:
     """Verify one local ledger and summarise its receipts. Never raises for any file
     content; an unreadable file is a COULD NOT LOOK entry. `display` is the path the
-    entry reports (a URL for a fetched remote object)."""
+    entry reports (a URL for a fetched remote object). `incremental` resumes from and
+    updates the ledger's checkpoint in the user's cache (`checkpoint`), so a re-audit
+    walks only what was appended."""
     name = display if display is not None else os.fspath(path)
     try:
         size: int | None = os.stat(path).st_size
     except OSError:
         size = None
-    res = _verify(path, strict=strict, workers=workers)
+    if incremental:
+        from sealscope.core.checkpoint import verify_incremental
+
+        res = verify_incremental(path, strict=strict, workers=workers).result
+    else:
+        res = _verify(path, strict=strict, workers=workers)
     if res.unreadable:
         return FleetEntry(name, res, ReceiptSummary(), size)
     try:
@@ -134,9 +142,10 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
     return FleetEntry(name, res, receipts, size)
 
 
-def audit_batch(paths: Sequence[str], strict: bool = False) -> list[dict[str, Any]]:
+def audit_batch(paths: Sequence[str], strict: bool = False, incremental: bool = False
+                ) -> list[dict[str, Any]]:
     """Audit local files one after another in this process; wire dicts, for pools."""
-    return [audit_file(p, strict=strict).to_wire() for p in paths]
+    return [audit_file(p, strict=strict, incremental=incremental).to_wire() for p in paths]
 
 
 def plan_batches(sized: Iterable[tuple[str, int | None]], *,
@@ -230,7 +239,7 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
 
 
 def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
-              workers: int | None = None,
+              incremental: bool = False, workers: int | None = None,
               on_entry: Callable[[FleetEntry], None] | None = None) -> list[FleetEntry]:
     """Audit local files on a process pool sized to the cores: small files in batches,
     large ones here, each split across the cores by `verify`. Entries are passed to
@@ -244,18 +253,18 @@ def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
         if on_entry is not None:
             on_entry(entry)
 
-    for entry in _run_batches(batches, strict, workers):
+    for entry in _run_batches(batches, strict, incremental, workers):
         take(entry)
     for path in large:
-        take(audit_file(path, strict=strict, workers=None))
+        take(audit_file(path, strict=strict, workers=None, incremental=incremental))
     return out
 
 
-def _run_batches(batches: list[list[str]], strict: bool, workers: int
+def _run_batches(batches: list[list[str]], strict: bool, incremental: bool, workers: int
                  ) -> Iterator[FleetEntry]:
     if workers <= 1 or len(batches) <= 1:
         for b in batches:
-            for d in audit_batch(b, strict):
+            for d in audit_batch(b, strict, incremental):
                 yield FleetEntry.from_dict(d)
         return
     import multiprocessing as mp
@@ -263,7 +272,7 @@ def _run_batches(batches: list[list[str]], strict: bool, workers: int
 
     with ProcessPoolExecutor(max_workers=min(workers, len(batches)),
                              mp_context=mp.get_context("spawn")) as pool:
-        futures = [pool.submit(audit_batch, b, strict) for b in batches]
+        futures = [pool.submit(audit_batch, b, strict, incremental) for b in batches]
         for f in as_completed(futures):
             for d in f.result():
                 yield FleetEntry.from_dict(d)

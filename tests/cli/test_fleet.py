@@ -283,3 +283,31 @@ def test_s3_fleet_locally_and_on_dask(s3, scheduler):
     assert missing["first_break"].startswith("unreadable: ")
     assert "dangling.jsonl" not in got  # a broken link is not uploaded
     assert summary["exit_code"] == p.returncode == 1
+
+
+def test_incremental_fleet_resumes_and_catches_a_rewrite(tree, tmp_path):
+    root, _ = tree
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    first, _ = _lines(run("fleet", str(root), "--incremental", "--json", env=env))
+    honest = root / "team-a" / "honest.jsonl"
+    ledger.append(honest, {"op": "later", "ts": "2026-03-02T00:00:00Z"})
+    again, _ = _lines(run("fleet", str(root), "--incremental", "--json", env=env))
+    entry = again[str(honest)]
+    assert (entry["verdict"], entry["rows"]) == ("VERIFIED", 6)
+    # the same verdict fields as a plain verify of the grown file
+    plain = json.loads(run("verify", str(honest), "--json").stdout)
+    assert {k: entry[k] for k in plain} == plain
+    # a rewrite of the checkpointed prefix that re-chains cleanly is still caught
+    rows = [json.loads(x) for x in honest.read_text().splitlines()]
+    honest.unlink()
+    for r in rows:
+        r.pop("chain")
+        r["rewritten"] = True
+        ledger.append(honest, r)
+    assert json.loads(run("verify", str(honest), "--json").stdout)["ok"] is True
+    caught, _ = _lines(run("fleet", str(root), "--incremental", "--json", env=env))
+    assert caught[str(honest)]["verdict"] == "BROKEN"
+    assert caught[str(honest)]["first_break"].startswith("checkpoint: ")
+    assert not any(p.name.endswith(".json") for p in root.rglob("*"))  # nothing beside
+    assert list((tmp_path / "cache" / "sealscope" / "checkpoints").iterdir())
+    assert first[str(honest)]["rows"] == 5
