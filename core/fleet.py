@@ -1,10 +1,8 @@
 """Fleet audits: many ledgers, each verified and its receipts checked, one entry each.
 
 A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
-receipts (how many, how many fail, how many hold only within a bound). Its exit code
-is the worst of the chain's code and 1 when a receipt fails: a bounded receipt (every
-receipt checked without held content is) does not lower a ledger's code, since an
-auditor cannot hold content for thousands of ledgers; it is counted and shown.
+receipts (how many, how many fail, how many hold only within a bound); its word and
+exit code come from `verdict.ledger_audit`.
 
 Work is planned in batches so that small files do not pay a process round trip each
 (`plan_batches`), while a file large enough for `ledger.verify` to split across
@@ -55,21 +53,15 @@ class ReceiptSummary:
 
 
 @dataclass(frozen=True)
-class FleetEntry:
+class FleetEntry(_verdict.Judged):
     """One ledger of a fleet: where it is, its size, its chain verdict and receipts."""
     path: str
     result: VerifyResult
     receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
     size: int | None = None
 
-    @property
-    def verdict(self) -> str:
-        return _verdict.chain(self.result).verdict
-
-    @property
-    def exit_code(self) -> int:
-        return _verdict.worst([_verdict.chain(self.result).exit_code,
-                               _verdict.WRONG if self.receipts.failed else _verdict.HELD])
+    def outcome(self) -> _verdict.Outcome:
+        return _verdict.ledger_audit(self.result, self.receipts.failed)
 
     def to_dict(self) -> dict[str, Any]:
         """`path`, the `verify --json` fields, `receipts`, `bytes`, `exit_code`."""

@@ -134,6 +134,14 @@ def combined(res: Any, *checks: Any) -> Outcome:
     return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, COULD_NOT_LOOK), code)
 
 
+def ledger_audit(res: Any, failed_receipts: int) -> Outcome:
+    """A ledger audited as one (`sealscope fleet`): the chain's word; its exit code is
+    the chain's, or 1 when a compaction receipt fails. A bounded receipt (any receipt
+    checked without held content) does not lower it: it is counted, not judged."""
+    out = chain(res)
+    return Outcome(out.verdict, worst([out.exit_code, WRONG if failed_receipts else HELD]))
+
+
 # ----------------------------------------------------------------------- seals
 
 def seal(status: str) -> Outcome:
