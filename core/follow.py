@@ -56,7 +56,8 @@ class _Fd:
 class Follower:
     """One ledger, followed. `open()` walks it once; `poll()` takes what was appended.
     `result` is the verdict of the complete lines so far (BROKEN once an alarm
-    latched); `rows_added` counts rows appended since `open()`."""
+    latched); `whole` the verdict `verify` gave at open, a last line without its
+    break included; `rows_added` counts rows appended since `open()`."""
 
     def __init__(self, path: str | os.PathLike[str], *, strict: bool = False,
                  rehash_seconds: float = REHASH_SECONDS,
@@ -68,6 +69,7 @@ class Follower:
         self.fd: int | None = None
         self.state: ledger.WalkState | None = None
         self.result: VerifyResult | None = None
+        self.whole: VerifyResult | None = None  # at open: `verify` of the whole file
         self.alarm: Event | None = None
         self.rows_added = 0
         self._ident = (0, 0)
@@ -97,6 +99,7 @@ class Follower:
         walked = ledger.walk_span(self.path, buf, strict=self.strict, cut=cut,
                                   on_progress=on_progress, workers=workers)
         self.state = walked.state
+        self.whole = walked.result
         self.result = ledger.state_result(walked.state)
         full = (cut // _cp.CHUNK) * _cp.CHUNK
         self._chunks = _cp.prefix_digests(self.fd, full)

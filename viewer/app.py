@@ -227,11 +227,14 @@ class SealscopeApp(App[None]):
         return tab if isinstance(tab, LedgerTab) else None
 
     def show_tab(self, tab: EvidenceTab) -> None:
-        """Bring `tab` to the front and give it the keyboard."""
+        """Bring `tab` to the front and give it the keyboard. The focus is given again
+        after the next refresh: a prompt closing restores the focus it took, and a
+        focus inside another pane would bring that pane back to the front."""
         tabs = self.query_one(TabbedContent)
         if tabs.active != tab.id:
             tabs.active = tab.id or ""
         self._focus_pane(tab)
+        self.call_after_refresh(self._focus_pane, tab)
 
     def show_line(self, tab: LedgerTab, line: int) -> None:
         """Switch to `tab` and select `line`."""

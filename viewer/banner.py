@@ -20,7 +20,8 @@ from sealscope.core.sanitize import clean
 class Banner(Static):
     """One ledger's verdict. Its state is reactive; every change repaints it (watchers).
 
-    `state`: "indexing" | "verifying" | "done" | "cancelled" | "error"; `pct` the
+    `state`: "indexing" | "verifying" | "done" | "cancelled" | "error" | "alarm" (a
+    followed file was truncated, replaced or rewritten while open); `pct` the
     progress of indexing or verifying; `result` the chain's VerifyResult once done;
     `message` why it is cancelled or in error; `check` a pin or witness check as
     (label, WitnessVerdict or None) with `check_error` when it could not run.
@@ -76,6 +77,13 @@ class Banner(Static):
     def error(self, message: str) -> None:
         self.message, self.state = message, "error"
 
+    def alarm(self, message: str, result: Any = None) -> None:
+        """The file changed under the viewer (truncated, replaced, rewritten): red at
+        once, naming what happened, whatever the verdict was."""
+        if result is not None:
+            self.result = result
+        self.message, self.state = message, "alarm"
+
     def set_check(self, label: str, verdict: Any) -> None:
         self.check_error, self.check = None, (label, verdict)
 
@@ -86,7 +94,10 @@ class Banner(Static):
     @property
     def combined_verdict(self) -> str | None:
         """The chain verdict combined with a pin/witness check (`core.verdict.combined`,
-        as `verify --pin`). None while the chain is not finished."""
+        as `verify --pin`). None while the chain is not finished; BROKEN once the file
+        changed under a follower."""
+        if self.state == "alarm":
+            return "BROKEN"
         if self.state != "done" or self.result is None:
             return None
         checks = () if self.check is None else (self.check[1],)
@@ -94,6 +105,8 @@ class Banner(Static):
 
     @property
     def verdict_class(self) -> str:
+        if self.state == "alarm":
+            return "-broken"
         if self.state != "done" or self.result is None:
             return "-pending" if self.state in ("indexing", "verifying") else "-couldnot"
         return {"pass": "-verified", "fail": "-broken"}.get(
@@ -118,6 +131,12 @@ class Banner(Static):
             t.append(f" {verdict.NOT_VERIFIED} ", "bold reverse")
             t.append(f"  {name}  ")
             t.append(clean(self.message), "italic")
+        elif self.state == "alarm":
+            t.append(f" {clean(self.message)} ", "bold reverse")
+            t.append(f"  {name}")
+            if self.result is not None:
+                t.append(f"\n rows {self.result.rows:,} shown as they were read · the file "
+                         f"no longer holds what was verified")
         elif self.state == "error":
             t.append(f" {verdict.COULD_NOT_LOOK} ", "bold reverse")
             t.append(f"  {name}  ")

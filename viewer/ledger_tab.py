@@ -34,7 +34,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from sealscope.core import export, ledger
+from sealscope.core import export
+from sealscope.core.follow import Follower
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
@@ -48,7 +49,8 @@ from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList
 from sealscope.viewer.source import STATUSES, LedgerSource
-from sealscope.viewer.verify_child import Cancelled, verify_in_child
+from sealscope.viewer.follow_mode import FollowMode
+from sealscope.viewer.verify_child import Cancelled, follow_in_child
 
 
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
@@ -83,8 +85,8 @@ class _Progress:
             self.tab.post_message(self.message(pct))
 
 
-class LedgerTab(EvidenceTab):
-    """The tab of one ledger file."""
+class LedgerTab(FollowMode, EvidenceTab):
+    """The tab of one ledger file; it follows the file as it grows (`follow_mode`)."""
 
     DEFAULT_CSS = """
     LedgerTab {
@@ -186,6 +188,7 @@ class LedgerTab(EvidenceTab):
             self.index_worker()
 
     def on_unmount(self) -> None:
+        self.stop_following(quiet=True)
         self.source.close()
 
     # ------------------------------------------------------------------ workers
@@ -203,16 +206,18 @@ class LedgerTab(EvidenceTab):
     def verify_worker(self) -> None:
         worker = get_current_worker()
         progress = _Progress(self, worker, 1.0, VerifyProgress)
+        snapshot = None
         try:
-            result = verify_in_child(self.source.path, progress, lambda: worker.is_cancelled)
-            if result is None:  # no child process here: verify in this thread
+            got = follow_in_child(self.source.path, progress, lambda: worker.is_cancelled)
+            if got is not None:
+                result, snapshot = got
+            else:  # no child process here: verify (and open a follower) in this thread
                 progress.restart()
-                try:
-                    result = ledger.verify(self.source.path, on_progress=progress)
-                except ValueError:
-                    # worker processes could not start from here: one process, same verdict
-                    progress.restart()
-                    result = ledger.verify(self.source.path, on_progress=progress, workers=1)
+                f = Follower(self.source.path)
+                result = f.open(on_progress=progress)
+                if f.alarm is None and f.whole is not None:
+                    result, snapshot = f.whole, f.snapshot()
+                f.close()
         except Cancelled:
             self.post_message(VerifyStopped("verification was cancelled"))
             return
@@ -222,7 +227,7 @@ class LedgerTab(EvidenceTab):
         if worker.is_cancelled:
             self.post_message(VerifyStopped("verification was cancelled"))
             return
-        self.post_message(Verified(result))
+        self.post_message(Verified(result, snapshot))
 
     @work(thread=True, exclusive=True, group="receipts")
     def receipts_worker(self) -> None:
@@ -258,6 +263,8 @@ class LedgerTab(EvidenceTab):
         self.query_one(ProgressBar).display = False
         self._update_status()
         self.rows.force_announce()
+        if m.snapshot is not None:
+            self.start_following(m.snapshot)
 
     def on_verify_stopped(self, m: VerifyStopped) -> None:
         self.banner.cancelled(m.why)
@@ -273,6 +280,7 @@ class LedgerTab(EvidenceTab):
         self._session_keys.append(key)
 
     def on_row_selected(self, m: RowSelected) -> None:
+        self.note_cursor()
         self._update_status()
         now = self.clock()
         burst = m.nav and now - self._last_nav < DETAIL_SETTLE
@@ -315,6 +323,7 @@ class LedgerTab(EvidenceTab):
             t.append(f"· {rl.line_count:,} lines")
             if not self.source.complete:
                 t.append(" (indexing…)", "italic")
+        self.follow_badges(t)
         self.query_one("#list-status", Static).update(t, layout=False)
 
     # ------------------------------------------------------------------ navigation

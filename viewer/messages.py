@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
            "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal", "LookUp",
-           "RestatementScored"]
+           "RestatementScored", "Followed"]
 
 
 @dataclass
@@ -50,8 +50,10 @@ class VerifyProgress(Message):
 
 @dataclass
 class Verified(Message):
-    """The verification finished with `result`."""
+    """The verification finished with `result`; `snapshot` (a `Follower.snapshot()`)
+    when the tab may follow the file from there."""
     result: VerifyResult
+    snapshot: dict[str, Any] | None = None
 
 
 @dataclass
@@ -100,3 +102,19 @@ class LookUp(Message):
 class RestatementScored(Message):
     """A restatement was scored against a seal; `record` went into its session."""
     record: SessionRecord
+
+
+@dataclass
+class Followed(Message):
+    """A poll of a followed ledger saw something: `result` is the verdict of its
+    complete lines now; `offsets`/`first` the grown line index
+    (`LedgerSource.offsets_to`) up to byte `cut`, or None; `added` rows appended;
+    `alarm` (kind, text) when the file was truncated, replaced or rewritten; `events`
+    the new findings and receipts."""
+    result: VerifyResult
+    added: int = 0
+    offsets: array | None = None
+    first: int = 0
+    cut: int = 0
+    alarm: tuple[str, str] | None = None
+    events: tuple[Any, ...] = ()

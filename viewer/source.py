@@ -283,6 +283,32 @@ class LedgerSource:
         """The 1-based line holding byte `pos` (bisect on the offsets)."""
         return max(1, min(self.line_count, bisect.bisect_right(self.offsets, pos)))
 
+    # ------------------------------------------------------------------ growth
+    def offsets_to(self, cut: int) -> tuple[array, int]:
+        """The line offsets once the file has grown to `cut` (just after a line
+        break), and the first line whose bytes are read anew: the lines before the
+        last indexed one are kept as they are (a worker calls this; `grow_to`
+        installs the result)."""
+        offs = self.offsets
+        keep = max(0, len(offs) - 2)       # the last indexed line may have been partial
+        if keep and self.scan_buf[offs[keep] - 1:offs[keep]] == b"\r":
+            keep -= 1                      # ... or its "\r" may have met its "\n"
+        start = offs[keep]
+        src = _lines.FileSource(self._fh) if self._fh is not None else self.scan_buf
+        tail = _lines.line_offsets(src[start:cut])
+        out = offs[:keep]
+        out.extend(start + o for o in tail)
+        return out, keep + 1
+
+    def grow_to(self, offsets: array, first: int, cut: int) -> None:
+        """Install what `offsets_to(cut)` computed: lines from `first` on are read
+        again (their cached rows are dropped)."""
+        self.offsets, self.size, self.complete = offsets, cut, True
+        if hasattr(self.scan_buf, "size"):
+            self.scan_buf.size = cut
+        for n in [n for n in self._rows if n >= first]:
+            del self._rows[n]
+
     # ------------------------------------------------------------------ rows
     def raw_bytes(self, n: int) -> bytes:
         if not 1 <= n <= self.line_count:

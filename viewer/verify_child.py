@@ -4,7 +4,9 @@ memory is the child's.
 The child is this module run as a program, `python -m sealscope.viewer.verify_child
 PATH`: it calls `ledger.verify(PATH)`, writes progress to stderr as lines `done total`
 and the frozen `VerifyResult` (our own code's pickle) to stdout, and exits 0. The
-parent side is `verify_in_child`. The child imports only `sealscope.core`.
+parent side is `verify_in_child`. With `--follow PATH` it opens a `follow.Follower`
+instead and writes `(result, snapshot)` for `follow_in_child`, so the tab can follow
+the file from where the child's walk ended. The child imports only `sealscope.core`.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from sealscope.core import ledger
 from sealscope.core.ledger import VerifyResult
 
-__all__ = ["Cancelled", "verify_in_child", "main"]
+__all__ = ["Cancelled", "verify_in_child", "follow_in_child", "main"]
 
 MODULE = "sealscope.viewer.verify_child"
 
@@ -32,8 +34,26 @@ def verify_in_child(path: str | PathLike[str], progress: Callable[[int, int], No
     """`ledger.verify(path)` in a child Python process, `progress(done, total)` called
     as its stderr reports. Raises `Cancelled` when `cancelled()` turns true (the
     child is killed); None when no child can run here or it did not finish."""
+    result = _run_child([str(path)], progress, cancelled)
+    return result if isinstance(result, VerifyResult) else None
+
+
+def follow_in_child(path: str | PathLike[str], progress: Callable[[int, int], None],
+                    cancelled: Callable[[], bool]) -> tuple[VerifyResult, dict] | None:
+    """As `verify_in_child`, for a tab that follows its file: the child opens a
+    `follow.Follower` and returns `verify`'s result with the follower's snapshot,
+    which a follower here adopts (re-hashing the verified bytes) instead of walking."""
+    got = _run_child(["--follow", str(path)], progress, cancelled)
+    if (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], VerifyResult)
+            and isinstance(got[1], dict)):
+        return got
+    return None
+
+
+def _run_child(args: list[str], progress: Callable[[int, int], None],
+               cancelled: Callable[[], bool]) -> object:
     try:
-        proc = subprocess.Popen([sys.executable, "-m", MODULE, str(path)],
+        proc = subprocess.Popen([sys.executable, "-m", MODULE, *args],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
     except (OSError, ValueError):
@@ -56,8 +76,7 @@ def verify_in_child(path: str | PathLike[str], progress: Callable[[int, int], No
         out = got[0] if got else b""
         if proc.wait() != 0 or not out:
             return None
-        result = pickle.loads(out)
-        return result if isinstance(result, VerifyResult) else None
+        return pickle.loads(out)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -75,11 +94,21 @@ def _report(done: int, total: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """The child: verify the one path given, report progress, write the result."""
     args = sys.argv[1:] if argv is None else argv
+    follow = args[:1] == ["--follow"]
+    if follow:
+        args = args[1:]
     if len(args) != 1:
-        sys.stderr.write(f"usage: python -m {MODULE} PATH\n")
+        sys.stderr.write(f"usage: python -m {MODULE} [--follow] PATH\n")
         return 2
-    result = ledger.verify(args[0], on_progress=_report)
-    sys.stdout.buffer.write(pickle.dumps(result))
+    if follow:
+        from sealscope.core.follow import Follower
+        f = Follower(args[0])
+        res = f.open(on_progress=_report)
+        out: object = (f.whole if f.whole is not None else res, f.snapshot()) if f.alarm is None else res
+        f.close()
+    else:
+        out = ledger.verify(args[0], on_progress=_report)
+    sys.stdout.buffer.write(pickle.dumps(out))
     sys.stdout.flush()
     return 0
 

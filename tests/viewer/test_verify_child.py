@@ -44,4 +44,4 @@ def test_run_as_a_module_without_a_path_is_a_usage_error():
     proc = subprocess.run([sys.executable, "-m", "sealscope.viewer.verify_child"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == "usage: python -m sealscope.viewer.verify_child PATH\n"
+    assert proc.stderr == "usage: python -m sealscope.viewer.verify_child [--follow] PATH\n"

@@ -1,0 +1,156 @@
+"""Follow mode of a ledger tab: the tab follows its file as it grows.
+
+After the verification, a `core.follow.Follower` adopts the verify child's walk (it
+re-hashes the verified bytes instead of walking them again). A timer starts a short
+thread worker every `FOLLOW_POLL` seconds; the worker polls, indexes the new complete
+lines (the index is extended, never rebuilt) and posts one `Followed`. New rows are
+added to the list only once verified, so the banner is VERIFIED only while every
+row shown is checked. `End` pins the view to the last row and it scrolls as rows
+arrive; moving up unpins, and while unpinned the status line shows "+N new rows".
+The status line carries a FOLLOWING badge. If the file shrinks, is replaced or its
+verified bytes change, the banner turns red at once naming what happened, following
+stops, and the rows already shown stay as they were read.
+
+It polls (as toolong's tail does) rather than using watchfiles: no new dependency,
+the same behaviour on Linux and macOS, and appends on NFS are seen.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.reactive import reactive
+from textual.worker import get_current_worker
+
+from sealscope.core.follow import Follower
+from sealscope.viewer.messages import Followed
+
+__all__ = ["FollowMode", "FOLLOW_POLL"]
+
+FOLLOW_POLL = 0.5  # seconds between polls of a followed file
+
+
+class FollowMode:
+    """Mixed into `LedgerTab`: the reactive follow state and its handlers."""
+
+    following: reactive[bool] = reactive(False, init=False)   # polling the file
+    pinned: reactive[bool] = reactive(False, init=False)      # the cursor rides the last row
+    unseen: reactive[int] = reactive(0, init=False)           # rows arrived while unpinned
+    follow_alarm: reactive[str] = reactive("", init=False)    # what stopped following, in words
+
+    follow_poll = FOLLOW_POLL
+    _follower: Follower | None = None
+    _follow_timer: Any = None
+    _poll_job: Any = None
+
+    # ------------------------------------------------------------------ start / stop
+    def start_following(self, snapshot: dict) -> None:
+        self._follower = Follower(self.source.path)
+        self._adopt(snapshot)
+
+    @work(thread=True, exclusive=True, group="follow")
+    def _adopt(self, snapshot: dict) -> None:
+        f = self._follower
+        if f is None:
+            return
+        f.adopt(snapshot)
+        self.app.call_from_thread(self._adopted)
+
+    def _adopted(self) -> None:
+        f = self._follower
+        if f is None:
+            return
+        if f.alarm is not None:
+            self._alarmed(f.alarm.kind, f.alarm.text, f.result)
+            return
+        self.following = True
+        self._follow_timer = self.set_interval(self.follow_poll, self._poll_tick)
+
+    def stop_following(self, quiet: bool = False) -> None:
+        """Stop polling and close the file; `quiet` (unmounting) redraws nothing."""
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+            self._follow_timer = None
+        if quiet:
+            self.set_reactive(FollowMode.following, False)
+        else:
+            self.following = False
+        if self._follower is not None:
+            self._follower.close()
+            self._follower = None
+
+    # ------------------------------------------------------------------ polling
+    def _poll_tick(self) -> None:
+        if self._follower is not None and not (self._poll_job and self._poll_job.is_running):
+            self._poll_job = self._poll_worker()
+
+    @work(thread=True, exclusive=True, group="follow")
+    def _poll_worker(self) -> None:
+        f = self._follower
+        if f is None:
+            return
+        events = f.poll()
+        if not events or get_current_worker().is_cancelled:
+            return
+        if f.alarm is not None:
+            self.post_message(Followed(f.result, alarm=(f.alarm.kind, f.alarm.text)))
+            return
+        grew = events[0]
+        assert f.state is not None
+        offsets, first = self.source.offsets_to(f.state.offset)
+        self.post_message(Followed(f.result, added=grew.rows, offsets=offsets, first=first,
+                                   cut=f.state.offset, events=tuple(events[1:])))
+
+    def on_followed(self, m: Followed) -> None:
+        m.stop()
+        if m.alarm is not None:
+            self._alarmed(*m.alarm, m.result)
+            return
+        if not self.following or m.offsets is None:
+            return
+        rl = self.rows
+        at_end = self.pinned and rl.view is None
+        self.source.grow_to(m.offsets, m.first, m.cut)
+        self.result = m.result
+        rl.set_statuses(m.result.findings, m.result.first_chained_line, True)
+        self.banner.done(m.result)
+        if at_end:
+            rl.action_edge(1)
+            self.pinned = True
+        elif m.added:
+            self.unseen += m.added
+        self._update_status()
+
+    def _alarmed(self, kind: str, text: str, result: Any) -> None:
+        self.stop_following()
+        self.follow_alarm = f"{kind.upper()} while open: {text}"
+        if result is not None:
+            self.result = result
+        self.banner.alarm(self.follow_alarm, result)
+        self._update_status()
+
+    # ------------------------------------------------------------------ pinning
+    def note_cursor(self) -> None:
+        """The cursor moved: on the last row (of the unfiltered list) it pins."""
+        rl = self.rows
+        self.pinned = rl.view is None and rl.count > 0 and rl.cursor == rl.count - 1
+        if self.pinned:
+            self.unseen = 0
+
+    def watch_unseen(self, _old: int, _new: int) -> None:
+        self._update_status()
+
+    def watch_following(self, _old: bool, _new: bool) -> None:
+        self._update_status()
+
+    def follow_badges(self, t: Text) -> None:
+        """The "+N new rows" marker and the FOLLOWING badge, appended to the status line."""
+        if self.unseen and not self.pinned:
+            t.append(f"  +{self.unseen:,} new rows ", "bold black on yellow")
+        if self.following:
+            t.append("  ")
+            t.append(" FOLLOWING ", "bold black on green")
+        elif self.follow_alarm:
+            t.append("  ")
+            t.append(" NOT FOLLOWING ", "bold white on red")
