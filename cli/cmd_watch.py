@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(args.interval)
             for f in followers:
                 events = f.poll()
-                seen.append(f.result.exit_code)
+                if f.result is not None:
+                    seen.append(f.result.exit_code)
                 for ev in events:
                     if ev.kind == "grew":
                         continue

@@ -21,18 +21,39 @@ from typing import Any
 from rich.text import Text
 from textual import work
 from textual.reactive import reactive
-from textual.worker import get_current_worker
+from textual.timer import Timer
+from textual.worker import Worker, get_current_worker
 
 from sealscope.core.follow import Follower
+from sealscope.core.ledger import VerifyResult
+from sealscope.viewer.banner import Banner
+from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.messages import Followed
+from sealscope.viewer.row_list import RowList
+from sealscope.viewer.source import LedgerSource
 
 __all__ = ["FollowMode", "FOLLOW_POLL"]
 
 FOLLOW_POLL = 0.5  # seconds between polls of a followed file
 
 
-class FollowMode:
-    """Mixed into `LedgerTab`: the reactive follow state and its handlers."""
+class FollowMode(EvidenceTab):
+    """The follow half of `LedgerTab` (its base): the reactive follow state and its
+    handlers. The ledger tab provides the source, rows, banner and status line."""
+
+    source: LedgerSource
+    result: Any
+
+    @property
+    def rows(self) -> RowList:
+        raise NotImplementedError
+
+    @property
+    def banner(self) -> Banner:
+        raise NotImplementedError
+
+    def _update_status(self) -> None:
+        raise NotImplementedError
 
     following: reactive[bool] = reactive(False, init=False)   # polling the file
     pinned: reactive[bool] = reactive(False, init=False)      # the cursor rides the last row
@@ -41,8 +62,8 @@ class FollowMode:
 
     follow_poll = FOLLOW_POLL
     _follower: Follower | None = None
-    _follow_timer: Any = None
-    _poll_job: Any = None
+    _follow_timer: Timer | None = None
+    _poll_job: Worker[None] | None = None
 
     # ------------------------------------------------------------------ start / stop
     def start_following(self, snapshot: dict) -> None:
@@ -91,7 +112,7 @@ class FollowMode:
         if f is None:
             return
         events = f.poll()
-        if not events or get_current_worker().is_cancelled:
+        if not events or f.result is None or get_current_worker().is_cancelled:
             return
         if f.alarm is not None:
             self.post_message(Followed(f.result, alarm=(f.alarm.kind, f.alarm.text)))
@@ -122,7 +143,7 @@ class FollowMode:
             self.unseen += m.added
         self._update_status()
 
-    def _alarmed(self, kind: str, text: str, result: Any) -> None:
+    def _alarmed(self, kind: str, text: str, result: VerifyResult | None) -> None:
         self.stop_following()
         self.follow_alarm = f"{kind.upper()} while open: {text}"
         if result is not None:

@@ -39,7 +39,6 @@ from sealscope.core.follow import Follower
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, JumpToSeal,
@@ -85,7 +84,7 @@ class _Progress:
             self.tab.post_message(self.message(pct))
 
 
-class LedgerTab(FollowMode, EvidenceTab):
+class LedgerTab(FollowMode):
     """The tab of one ledger file; it follows the file as it grows (`follow_mode`)."""
 
     DEFAULT_CSS = """

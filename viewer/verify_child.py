@@ -18,6 +18,7 @@ from os import PathLike
 from collections.abc import Callable
 
 from sealscope.core import ledger
+from sealscope.core.follow import Follower
 from sealscope.core.ledger import VerifyResult
 
 __all__ = ["Cancelled", "verify_in_child", "follow_in_child", "main"]
@@ -101,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"usage: python -m {MODULE} [--follow] PATH\n")
         return 2
     if follow:
-        from sealscope.core.follow import Follower
         f = Follower(args[0])
         res = f.open(on_progress=_report)
-        out: object = (f.whole if f.whole is not None else res, f.snapshot()) if f.alarm is None else res
+        whole = f.whole if f.whole is not None else res
+        out: object = (whole, f.snapshot()) if f.alarm is None else res
         f.close()
     else:
         out = ledger.verify(args[0], on_progress=_report)
