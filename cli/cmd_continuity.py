@@ -75,7 +75,7 @@ def _fail(args: argparse.Namespace, message: str, code: int, doc: dict | None = 
 
 # --------------------------------------------------------------------------- loading
 
-def load_snapshot(path: str) -> "SealFile":
+def load_snapshot(path: str) -> SealFile:
     from sealscope.core.sealfile import load_seal
     return load_seal(path)
 
@@ -104,7 +104,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
     if got.status == "ok":
         print(f"  digest     {doc['digest']}")
     else:
-        print(f"  error      {_clean(got.error)}")
+        print(f"  error      {_clean(got.error or '')}")
     if doc["label"] is not None:
         print(f"  label      {_clean(doc['label'])}")
     if doc["id_scheme"] is not None or doc["probes"] is not None:
@@ -118,7 +118,7 @@ _KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red"}
 _KIND_MARK = {"changed": "~", "added": "+", "removed": "-"}
 
 
-def _both(args: argparse.Namespace, a: "SealFile", b: "SealFile") -> int | None:
+def _both(args: argparse.Namespace, a: SealFile, b: SealFile) -> int | None:
     """Exit code and error output when either seal is not usable, else None."""
     from sealscope.core.sealfile import unusable
 
@@ -143,6 +143,7 @@ def run_diff(args: argparse.Namespace) -> int:
             tiers = _load_tiers(args.tiers)
         except ValueError as e:
             return _fail(args, f"diff: {e}", 3)
+    assert a.snap is not None and b.snap is not None  # both loaded: checked above
     doc = diff_seals(a.snap, b.snap, tiers=tiers)
     if args.json:
         emit_json(doc)
@@ -174,8 +175,8 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
     colw = rest // 2
     head = f"  {'id'.ljust(idw)} │ {'previous'.ljust(colw)} │ {'current'}"
     if tiered:
-        head = f"  {'id'.ljust(idw)} │ {'severity'.ljust(sevw)} │ " \
-               f"{'previous'.ljust(colw)} │ current"
+        head = (f"  {'id'.ljust(idw)} │ {'severity'.ljust(sevw)} │ "
+                f"{'previous'.ljust(colw)} │ current")
     lines += ["", head, "  " + "─" * (len(head) - 2)]
     for kind, d in rows:
         parts = [_cell(d["id"], idw).ljust(idw)]
@@ -185,8 +186,8 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
         line = f"{_KIND_MARK[kind]} " + " │ ".join(parts)
         style = severity_colour(d.get("severity")) if "severity" in d else _KIND_STYLE[kind]
         lines.append(paint(line, style))
-    lines += ["", f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
-                  f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged"]
+    lines += ["", (f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
+                   f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged")]
     return "\n".join(lines)
 
 
@@ -205,6 +206,7 @@ def run_continuity(args: argparse.Namespace) -> int:
     except ValueError as e:
         return _fail(args, f"continuity: {e}", 3)
     try:
+        assert got.snap is not None  # a loaded seal: checked above
         v = verify_continuation(got.snap, restated=restated, strict=not args.loose, tiers=tiers)
     except (ValueError, TypeError) as e:
         # the seal validates but its probes or registration cannot be scored

@@ -100,9 +100,10 @@ def _report(path: str, doc, checks) -> str:
     all_findings = [f for c in checks for f in c.findings]
     n = _count(all_findings)
     what = "run record" if doc.kind == "run" else "transcript"
-    lines = [f"{paint_verdict(harn.judge(checks).verdict)}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
-             f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
-             f"{n['low']} low, {n['info']} info"]
+    word = paint_verdict(harn.judge(checks).verdict)
+    lines = [(f"{word}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
+              f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
+              f"{n['low']} low, {n['info']} info")]
     last_loc = None
     for i, c in enumerate(checks, 1):
         ev = c.event
@@ -139,7 +140,8 @@ def _report(path: str, doc, checks) -> str:
                     + ("no messages" if c.snapshot.messages is None
                        else f"{len(c.snapshot.messages)} messages"))
         else:
-            snap = "none" if not ev.snapshot_asset_id else f"{clean(ev.snapshot_asset_id)} (not found)"
+            snap = ("none" if not ev.snapshot_asset_id
+                    else f"{clean(ev.snapshot_asset_id)} (not found)")
         follow = ""
         if c.following is not None:
             src = ("current messages" if c.following.source == "current"
@@ -181,8 +183,8 @@ def _seal(path: str, ledger: str, as_json: bool) -> int:
     if error is not None:
         error_line(clean(error))
     rows = out.rows
-    print(f"{paint_verdict(judged.verdict)}  {clean(path)} → {clean(ledger)}  {len(rows)} receipt(s) sealed, "
-          f"{len(out.skipped)} skipped")
+    print(f"{paint_verdict(judged.verdict)}  {clean(path)} → {clean(ledger)}  "
+          f"{len(rows)} receipt(s) sealed, {len(out.skipped)} skipped")
     for p, r in out.sealed:
         print(f"  {clean(p.event.id or '(no id)')}  pre {r['pre']['count']} → post "
               f"{r['post']['count']}  dropped {r['dropped']['count']}  introduced "

@@ -183,7 +183,7 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
                   f"content:{v.content}")
         style = verdict_colour(v.verdict)
         note = _short(v.notes[0], 100) if (not v.ok and v.notes) else ""
-        text = (f"{n:>6}  {str(v.schema or '-'):<6}  {checks:<26}  "
+        text = (f"{n:>6}  {v.schema or '-'!s:<6}  {checks:<26}  "
                 f"{v.verified_scope:<34}  {note}").rstrip()
         out.write(paint(text, style) + "\n")
     codes = [v.exit_code for _n, v in results]
@@ -216,7 +216,7 @@ def run_lookup(args: argparse.Namespace) -> int:
     for it in items:
         found = []
         for loc in index.where(it.digest):
-            entry = {"line": loc.line, "position": loc.position}
+            entry: dict[str, Any] = {"line": loc.line, "position": loc.position}
             if several:
                 entry = {"ledger": loc.ledger, **entry}
             found.append(entry)
@@ -233,7 +233,7 @@ def run_lookup(args: argparse.Namespace) -> int:
 def _print_lookup(items: list, docs: list, index: Any, several: bool) -> None:
     out = sys.stdout
     hits = 0
-    for it, doc in zip(items, docs):
+    for it, doc in zip(items, docs, strict=True):
         where = _clean(it.source) + (f":{it.line}" if it.line else
                                      (f"[{it.index}]" if it.source.endswith(".json") else ""))
         if doc["found"]:

@@ -19,8 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ledgers", nargs="+", metavar="LEDGER")
     p.add_argument("--strict", action="store_true",
                    help="treat unchained rows as breaks and ignore declarations")
-    p.add_argument("--pin", metavar="PIN", help='a head pin ("arcaeon-ledger head chain=... rows=N as_of=...") '
-                   'or a file holding one')
+    p.add_argument("--pin", metavar="PIN",
+                   help='a head pin ("arcaeon-ledger head chain=... rows=N as_of=...") '
+                        'or a file holding one')
     p.add_argument("--witness", metavar="STORE", help="a witness store file to check against")
     p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -61,7 +62,7 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
         checks.append(pins.check_pin(path, pin, local=res))
         doc["pin"] = checks[-1].to_dict()
     elif store:
-        checks.append(witness.verify_against_witness(store, ns, path, local=res))
+        checks.append(witness.verify_against_witness(store, ns or "", path, local=res))
         doc["witness"] = checks[-1].to_dict()
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
@@ -80,7 +81,7 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
               checkpoint: str | None = None) -> list[tuple[dict, int, Any]]:
     from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
-    sizes = []
+    sizes: list[int | None] = []
     for p in paths:
         try:
             sizes.append(os.stat(p).st_size)
@@ -88,7 +89,8 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
             sizes.append(None)
     small = [i for i, n in enumerate(sizes) if n is not None and n < PARALLEL_MIN_BYTES]
     results: list = [None] * len(paths)
-    if len(small) > 1 and sum(sizes[i] for i in small) >= MANY_MIN_BYTES and (os.cpu_count() or 1) > 1:
+    many = sum(sizes[i] or 0 for i in small) >= MANY_MIN_BYTES
+    if len(small) > 1 and many and (os.cpu_count() or 1) > 1:
         try:
             import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
@@ -106,7 +108,7 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
             pass
     return [r if r is not None else judge(p, strict, pin, store, ns, progress, incremental,
                                           checkpoint)
-            for p, r in zip(paths, results)]
+            for p, r in zip(paths, results, strict=True)]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ bounded, 2 usage.
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 import importlib
 import sys
 
@@ -26,7 +27,7 @@ VERB_MODULES = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors exit 2 with one line
+    def error(self, message: str) -> NoReturn:  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(2)
