@@ -14,10 +14,10 @@ import sys
 import time
 from typing import Any
 
-from sealscope.core import fleet
+from sealscope.core import fleet, verdict
 from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
-from sealscope.output import error_line, paint
+from sealscope.output import error_line, paint_verdict
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -102,9 +102,8 @@ def json_line(doc: dict[str, Any]) -> str:
 
 
 def human_line(e: FleetEntry) -> str:
-    colour = {"VERIFIED": "green", "BROKEN": "red"}.get(e.verdict, "yellow")
     r, rc = e.result, e.receipts
-    line = (f"{paint(e.verdict, colour)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
+    line = (f"{paint_verdict(e.verdict)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
             f"scope={r.verified_scope}  receipts={rc.count} failed={rc.failed} "
             f"bounded={rc.bounded}")
     if r.first_break:
@@ -157,8 +156,8 @@ def run(args: argparse.Namespace) -> int:
     for entry in fleet.worst_first(entries):
         print(human_line(entry))
     v = summary.verdicts
-    print(f"{summary.ledgers} ledgers: {v.get('VERIFIED', 0)} verified, "
-          f"{v.get('BROKEN', 0)} broken, {v.get('COULD NOT LOOK', 0)} could not look; "
+    print(f"{summary.ledgers} ledgers: {v.get(verdict.VERIFIED, 0)} verified, "
+          f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} could not look; "
           f"receipts {summary.receipts} ({summary.receipts_failed} failed, "
           f"{summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
           f"in {summary.seconds:.2f} s")

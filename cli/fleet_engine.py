@@ -5,7 +5,7 @@ fsspec (with s3fs for `s3://`) and dask.distributed are optional (`pip install
 "sealscope[fleet]"`); without them local sources on the local pool still work, and
 asking for a URL or `--scheduler` says what to install. Workers open remote objects
 themselves: a task carries URLs and `storage_options`, never file bytes. A listing or
-read error for one object is that object's COULD NOT LOOK entry, never the end of a run.
+read error for one object is that object's could-not-look entry, never the end of a run.
 """
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ class FleetEntry(_verdict.Judged):
 
 def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEntry:
     """A ledger that could not be looked at, judged as `verify` judges an unreadable
-    file (ok false, one break `unreadable: ...`, COULD NOT LOOK)."""
+    file (ok false, one break `unreadable: ...`: could not look)."""
     res = VerifyResult(ok=False, breaks=1, first_break=f"unreadable: {error}",
                        unreadable=True)
     return FleetEntry(path, res, ReceiptSummary(), size)
@@ -110,7 +110,7 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
                display: str | None = None, workers: int | None = 1,
                incremental: bool = False) -> FleetEntry:
     """Verify one local ledger and summarise its receipts. Never raises for any file
-    content; an unreadable file is a COULD NOT LOOK entry. `display` is the path the
+    content; an unreadable file is a could-not-look entry. `display` is the path the
     entry reports (a URL for a fetched remote object). `incremental` resumes from and
     updates the ledger's checkpoint in the user's cache (`checkpoint`), so a re-audit
     walks only what was appended."""

@@ -97,7 +97,7 @@ class Banner(Static):
         as `verify --pin`). None while the chain is not finished; BROKEN once the file
         changed under a follower."""
         if self.state == "alarm":
-            return "BROKEN"
+            return verdict.BROKEN
         if self.state != "done" or self.result is None:
             return None
         checks = () if self.check is None else (self.check[1],)
