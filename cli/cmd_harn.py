@@ -71,7 +71,7 @@ def _show(path: str, as_json: bool) -> int:
     if doc is None:
         return verdict.harn(None, readable=False).exit_code
     checks = harn.check_document(doc)
-    code = harn.judge(checks).exit_code
+    code = harn.outcome_of(checks).exit_code
     if as_json:
         emit_json([c.to_dict() for c in checks])
         return code
@@ -100,7 +100,7 @@ def _report(path: str, doc, checks) -> str:
     all_findings = [f for c in checks for f in c.findings]
     n = _count(all_findings)
     what = "run record" if doc.kind == "run" else "transcript"
-    word = paint_verdict(harn.judge(checks).verdict)
+    word = paint_verdict(harn.outcome_of(checks).verdict)
     lines = [(f"{word}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
               f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
               f"{n['low']} low, {n['info']} info")]

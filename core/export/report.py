@@ -129,6 +129,6 @@ def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
         return AuditReport(kinds.HARN, path, out.verdict, _code(out.exit_code, records),
                            harn=({"error": e.message},), session=records)
     checks = _harn.check_document(doc)
-    out = _harn.judge(checks)
+    out = _harn.outcome_of(checks)
     return AuditReport(kinds.HARN, path, out.verdict, _code(out.exit_code, records),
                        harn=tuple(c.to_dict() for c in checks), session=records)

@@ -17,7 +17,7 @@ Pure: no printing, no exiting, no Textual/Rich.
 """
 from __future__ import annotations
 
-from sealscope.core.harn.check import check_document, check_transcript, judge
+from sealscope.core.harn.check import check_document, check_transcript, outcome_of
 from sealscope.core.harn.findings import RULES, SEVERITIES, Finding, worst_severity
 from sealscope.core.harn.infer import infer_archive
 from sealscope.core.harn.model import (ASSET_KIND, DEFAULT_MAX_BYTES, RECEIPT_FIELDS,
@@ -38,6 +38,7 @@ __all__ = [
     "Transcript", "HarnDocument", "SnapshotRef", "FollowingState", "ArchiveInference",
     "CompactionCheck", "SealPlan", "load", "document_from_value", "transcripts_of",
     "transcripts_of_run", "compaction_events", "find_snapshot", "check_transcript",
-    "check_document", "judge", "worst_severity", "seal_plan", "seal_transcript", "compactor_of",
+    "check_document", "outcome_of", "worst_severity", "seal_plan", "seal_transcript",
+    "compactor_of",
     "method_of", "bounded", "SealOutcome", "seal", "infer_archive",
 ]

@@ -213,7 +213,7 @@ def _content_findings(snap: SnapshotRef | None, following: FollowingState | None
     return inference, found
 
 
-def judge(checks: Sequence[CompactionCheck]) -> _verdict.Outcome:
+def outcome_of(checks: Sequence[CompactionCheck]) -> _verdict.Outcome:
     """A whole file's verdict over every compaction's findings, as `sealscope harn`
-    and the report judge it (`core.verdict.harn` of the worst finding)."""
+    and the report read it (`core.verdict.harn` of the worst finding)."""
     return _verdict.harn(worst_severity(f for c in checks for f in c.findings))
