@@ -78,7 +78,7 @@ def child_command() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sealscope.cmd_view import samples_dir
+    from sealscope.cmd_view import viewer_paths
     if not 0 < args.port < 65536:
         error_line(f"--port must be between 1 and 65535, not {args.port}")
         return 2
@@ -89,11 +89,8 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"refusing to bind {args.host}: it is not a loopback address and the "
                    "server has no authentication; add --allow-remote to do it anyway")
         return 2
-    paths = [Path(p) for p in args.paths] or [samples_dir()]
-    missing = [p for p in paths if not p.exists()]
-    for p in missing:
-        error_line(f"no such file or folder: {p}")
-    if missing:
+    paths = viewer_paths(args.paths)
+    if paths is None:
         return 3
     try:
         import textual_serve.server  # noqa: F401

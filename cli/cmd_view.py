@@ -19,6 +19,16 @@ def samples_dir() -> Path:
     return FOLDER
 
 
+def viewer_paths(given: list[str]) -> list[Path] | None:
+    """The paths the viewer opens (the bundled samples when none are given), or None
+    after one error line per path that does not exist."""
+    paths = [Path(p) for p in given] or [samples_dir()]
+    missing = [p for p in paths if not p.exists()]
+    for p in missing:
+        error_line(f"no such file or folder: {p}")
+    return None if missing else paths
+
+
 def register(sub) -> None:
     p = sub.add_parser("view", help="open the terminal viewer on ledgers, seals and harn "
                                     "files (default: the samples)",
@@ -31,11 +41,8 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = [Path(p) for p in args.paths] or [samples_dir()]
-    missing = [p for p in paths if not p.exists()]
-    for p in missing:
-        error_line(f"no such file or folder: {p}")
-    if missing:
+    paths = viewer_paths(args.paths)
+    if paths is None:
         return 3
     from sealscope.viewer.app import SealscopeApp
     SealscopeApp(paths).run()
