@@ -82,6 +82,12 @@ class Follower:
 
     # ------------------------------------------------------------------ lifecycle
 
+    def _unreadable(self, e: OSError) -> VerifyResult:
+        """The file cannot be opened: the unreadable verdict, and the alarm latched."""
+        self.result = ledger._unreadable(e)
+        self.alarm = Event("unreadable", str(e))
+        return self.result
+
     def open(self, on_progress: ledger.ProgressFn | None = None,
              workers: int | None = None) -> VerifyResult:
         """Open and walk the whole file; the verdict of its complete lines. An
@@ -90,9 +96,7 @@ class Follower:
             self.fd = os.open(self.path, os.O_RDONLY)
             st = os.fstat(self.fd)
         except OSError as e:
-            self.result = ledger._unreadable(e)
-            self.alarm = Event("unreadable", str(e))
-            return self.result
+            return self._unreadable(e)
         self._ident, self._size, self._mtime = (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns
         buf = self._source()
         cut = _cp.line_cut(buf, 0, len(buf))
@@ -126,9 +130,7 @@ class Follower:
             self.fd = os.open(self.path, os.O_RDONLY)
             st = os.fstat(self.fd)
         except OSError as e:
-            self.result = ledger._unreadable(e)
-            self.alarm = Event("unreadable", str(e))
-            return self.result
+            return self._unreadable(e)
         state = snap["state"]
         self.state, self._chunks = state, list(snap["chunks"])
         self._ident, self._size, self._mtime = snap["ident"], snap["size"], snap["mtime"]
