@@ -19,13 +19,13 @@ from typing import Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import verdict as _verdict
-from sealscope.core.ledger import PARALLEL_MIN_BYTES, VerifyResult
+from sealscope.core.ledger import PARALLEL_MIN_BYTES, Finding, VerifyResult
 from sealscope.core.ledger import verify as _verify
 from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 
-__all__ = ["ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file", "audit_batch",
-           "unreadable_entry", "plan_batches", "walk", "worst_first", "summarize",
+__all__ = ["ReceiptRow", "ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file",
+           "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first", "summarize",
            "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
 
 LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
@@ -34,13 +34,35 @@ BATCH_FILES = 64                  # ... and at most this many files
 
 
 @dataclass(frozen=True)
+class ReceiptRow:
+    """One receipt row's check as a fleet keeps it: its line and the `verify_receipt`
+    fields a report names (judged by `verdict.receipt`, as `receipts` judges it)."""
+    line: int
+    ok: bool
+    schema: str | None
+    content: str
+    verified_scope: str
+    notes: tuple[str, ...] = ()
+
+    def to_wire(self) -> list[Any]:
+        return [self.line, self.ok, self.schema, self.content, self.verified_scope,
+                list(self.notes)]
+
+    @classmethod
+    def from_wire(cls, w: list[Any]) -> ReceiptRow:
+        return cls(int(w[0]), bool(w[1]), w[2], str(w[3]), str(w[4]), tuple(w[5]))
+
+
+@dataclass(frozen=True)
 class ReceiptSummary:
     """A ledger's compaction receipts: rows found, rows whose check fails (`ok` false),
-    rows that hold only within a bound (`verified_scope` not `full`)."""
+    rows that hold only within a bound (`verified_scope` not `full`); `rows` holds each
+    row's check (for the CI formats: a test case per receipt, an annotation per failure)."""
     count: int = 0
     failed: int = 0
     bounded: int = 0
     first_failed_line: int | None = None
+    rows: tuple[ReceiptRow, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"count": self.count, "failed": self.failed, "bounded": self.bounded,
@@ -49,7 +71,8 @@ class ReceiptSummary:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReceiptSummary:
         return cls(int(d["count"]), int(d["failed"]), int(d["bounded"]),
-                   d.get("first_failed_line"))
+                   d.get("first_failed_line"),
+                   tuple(ReceiptRow.from_wire(w) for w in d.get("rows", ())))
 
 
 @dataclass(frozen=True)
@@ -76,12 +99,18 @@ class FleetEntry(_verdict.Judged):
                            breaks=d["breaks"], verified_scope=d["verified_scope"],
                            declared_breaks=d["declared_breaks"],
                            declared=tuple(d["declared"]),
+                           findings=tuple(Finding(int(n), str(k), str(t))
+                                          for n, k, t in d.get("findings", ())),
                            unreadable=bool(d.get("unreadable", False)))
         return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
 
     def to_wire(self) -> dict[str, Any]:
-        """`to_dict` plus what `from_dict` needs to rebuild the entry exactly."""
-        return {**self.to_dict(), "unreadable": self.result.unreadable}
+        """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
+        break and declared break, and each receipt row's check."""
+        return {**self.to_dict(), "unreadable": self.result.unreadable,
+                "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
+                "receipts": {**self.receipts.to_dict(),
+                             "rows": [r.to_wire() for r in self.receipts.rows]}}
 
 
 def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEntry:
@@ -95,15 +124,18 @@ def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEnt
 def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
     count = failed = bounded = 0
     first: int | None = None
+    rows = []
     for line, row in iter_receipt_rows(path):
         check = verify_receipt(row)
+        rows.append(ReceiptRow(line, check.ok, check.schema, check.content,
+                               check.verified_scope, tuple(check.notes)))
         count += 1
         if not check.ok:
             failed += 1
             first = line if first is None else first
         elif check.verified_scope != "full":
             bounded += 1
-    return ReceiptSummary(count, failed, bounded, first)
+    return ReceiptSummary(count, failed, bounded, first, tuple(rows))
 
 
 def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
