@@ -2,10 +2,13 @@
 and an in-toto verification summary (SLSA VSA v1), built from core verdicts.
 
 An audit is a list of `Suite`s (one per ledger or file), each a list of `Case`s (one per
-check: the chain, each receipt, each pin or witness check) and `Mark`s (a line of the
-evidence to point at: a break, a failed receipt, a declared break). Every text taken
-from evidence passes `sealscope.core.sanitize.clean` and then the target format's own
-escaping, so no row can end a workflow command, start one, or break the XML.
+check: the chain, each receipt, each pin or witness check, each harn compaction) and
+`Mark`s (a line of the evidence to point at: a break, a failed receipt, a high finding
+are errors; a declared break, a bounded result, a medium finding are warnings). Verbs
+build suites with the `*_suite` functions below and pass them to `emit`; verdict words
+and exit codes come from `core.verdict` only. Every text taken from evidence passes
+`sealscope.core.sanitize.clean` and then the target format's own escaping, so no row
+can end a workflow command, start one, or break the XML or JSON.
 """
 from __future__ import annotations
 
@@ -23,12 +26,14 @@ from sealscope.core.sanitize import clean
 
 PASSED, FAILED, BOUNDED = "passed", "failed", "bounded"
 SUMMARY_LIMIT = 1 << 20  # GitHub's step summary limit, bytes
+ANNOTATION_LIMIT = 1000  # workflow commands per run; GitHub shows only the first few anyway
 
 
 @dataclass(frozen=True)
 class Mark:
-    """A line of the evidence to annotate: `error` (a break, a failed receipt) or
-    `warning` (a bounded or declared result). `line` None: the file as a whole."""
+    """A line of the evidence to annotate: `error` (a break, a failed receipt, a high
+    harn finding) or `warning` (a bounded or declared result, a medium finding). `line`
+    None: the file as a whole."""
     level: str
     title: str
     message: str
@@ -50,6 +55,7 @@ class Suite:
     cases: list[Case] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     exit_code: int = 0
+    verdict: str = ""
 
 
 # --------------------------------------------------------------------------- from verdicts
@@ -62,21 +68,8 @@ def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = ()) -> 
     """A ledger's chain walk (`VerifyResult`) and its pin/witness checks
     (`(name, WitnessVerdict)`): a case each; a mark per break (error) and per declared
     break (warning), and one warning when the chain was bounded or could not be looked at."""
-    chain = _verdict.chain(res)
-    text = (f"{chain.verdict}: rows={res.rows} breaks={res.breaks} "
-            f"scope={res.verified_scope}")
-    if res.first_break:
-        text += f"; first break: {res.first_break}"
-    suite = Suite(path, [Case("chain", _outcome(chain.exit_code), text)])
-    for f in res.findings:
-        level = "error" if f.kind == "break" else "warning"
-        title = "ledger break" if f.kind == "break" else "declared break"
-        suite.marks.append(Mark(level, title, f.text, f.line))
-    if chain.exit_code == _verdict.COULD_NOT and not any(f.kind == "declared"
-                                                         for f in res.findings):
-        why = res.first_break or f"scope {res.verified_scope}, rows {res.rows}"
-        suite.marks.append(Mark("warning", f"ledger {chain.verdict.lower()}", why))
-    codes = [chain.exit_code]
+    suite = _chain(path, _verdict.chain(res), res, res.findings)
+    codes = [suite.exit_code]
     for name, v in checks:
         out = _verdict.check(v)
         codes.append(out.exit_code)
@@ -85,7 +78,57 @@ def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = ()) -> 
             level = "error" if out.exit_code == _verdict.WRONG else "warning"
             suite.marks.append(Mark(level, f"{name} {v.verdict}", v.detail))
     suite.exit_code = _verdict.worst(codes)
+    suite.verdict = _verdict.combined(res, *(v for _n, v in checks)).verdict
     return suite
+
+
+def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]) -> Suite:
+    """The chain case and marks of a walk (`VerifyResult` or its dict; findings as
+    `Finding`s or `{"line", "kind", "text"}` dicts) whose outcome is `chain`."""
+    findings = list(findings)
+    rows, scope, first = (_field(res, "rows"), _field(res, "verified_scope"),
+                          _field(res, "first_break"))
+    text = f"{chain.verdict}: rows={rows} breaks={_field(res, 'breaks')} scope={scope}"
+    if first:
+        text += f"; first break: {first}"
+    suite = Suite(path, [Case("chain", _outcome(chain.exit_code), text)],
+                  exit_code=chain.exit_code, verdict=chain.verdict)
+    for f in findings:
+        brk = _field(f, "kind") == "break"
+        suite.marks.append(Mark("error" if brk else "warning",
+                                "ledger break" if brk else "declared break",
+                                _field(f, "text"), _field(f, "line")))
+    if chain.exit_code == _verdict.COULD_NOT and not any(_field(f, "kind") == "declared"
+                                                         for f in findings):
+        why = first or f"scope {scope}, rows {rows}"
+        suite.marks.append(Mark("warning", f"ledger {chain.verdict.lower()}", why))
+    return suite
+
+
+def _field(obj: Any, key: str, default: Any = None) -> Any:
+    return obj.get(key, default) if isinstance(obj, dict) else getattr(obj, key, default)
+
+
+def _receipt_case(line: int, c: Any) -> Case:
+    """One receipt row (a `ReceiptCheck`, a fleet `ReceiptRow` or a report's dict)."""
+    out = _verdict.receipt(c)
+    notes = "; ".join(_field(c, "notes", ()) or ())
+    text = (f"{out.verdict}: schema={_field(c, 'schema')} content={_field(c, 'content')} "
+            f"scope={_field(c, 'verified_scope')}" + (f"; {notes}" if notes else ""))
+    return Case(f"receipt line {line}", _outcome(out.exit_code), text)
+
+
+def _receipt_marks(suite: Suite, line: int, c: Any, bounded: bool = True) -> None:
+    """An error on a failing row; a warning on a row held only within a bound (unless
+    the verb counts bounded rows without judging them: `bounded=False`)."""
+    out = _verdict.receipt(c)
+    notes = "; ".join(_field(c, "notes", ()) or ())
+    if out.exit_code == _verdict.WRONG:
+        suite.marks.append(Mark("error", "compaction receipt fails",
+                                f"line {line}: {notes or out.verdict}", line))
+    elif out.exit_code == _verdict.COULD_NOT and bounded:
+        suite.marks.append(Mark("warning", "compaction receipt bounded",
+                                f"line {line}: scope {_field(c, 'verified_scope')}", line))
 
 
 def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
@@ -93,19 +136,136 @@ def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
     each failing row, a warning on each row that held only within a bound."""
     suite = Suite(path)
     for line, c in checks:
-        out = _verdict.receipt(c)
-        notes = "; ".join(c.notes)
-        text = (f"{out.verdict}: schema={c.schema} content={c.content} "
-                f"scope={c.verified_scope}" + (f"; {notes}" if notes else ""))
-        suite.cases.append(Case(f"receipt line {line}", _outcome(out.exit_code), text))
-        if out.exit_code == _verdict.WRONG:
-            suite.marks.append(Mark("error", "compaction receipt fails",
-                                    f"line {line}: {notes or out.verdict}", line))
-        elif out.exit_code == _verdict.COULD_NOT:
-            suite.marks.append(Mark("warning", "compaction receipt bounded",
-                                    f"line {line}: scope {c.verified_scope}", line))
-    suite.exit_code = _verdict.receipts([c for _l, c in checks]).exit_code
+        suite.cases.append(_receipt_case(line, c))
+        _receipt_marks(suite, line, c)
+    out = _verdict.receipts([c for _l, c in checks])
+    suite.exit_code, suite.verdict = out.exit_code, out.verdict
     return suite
+
+
+def fleet_suite(entry: Any) -> Suite:
+    """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
+    a case per receipt row; an error mark per break and per failing receipt. A bounded
+    receipt is a skipped case but no warning: the fleet counts it without judging it
+    (`verdict.ledger_audit`), so an honest ledger annotates nothing."""
+    suite = chain_suite(entry.path, entry.result)
+    for row in entry.receipts.rows:
+        suite.cases.append(_receipt_case(row.line, row))
+        _receipt_marks(suite, row.line, row, bounded=False)
+    suite.exit_code, suite.verdict = entry.exit_code, entry.verdict
+    return suite
+
+
+def unreadable_suite(path: str, why: str) -> Suite:
+    """A file that could not be read (or read as its kind): one bounded `read` case and
+    a warning, COULD NOT LOOK, exit 3."""
+    word, code = _verdict.COULD_NOT_LOOK, _verdict.COULD_NOT
+    return Suite(path, [Case("read", BOUNDED, f"{word}: {why}")],
+                 [Mark("warning", f"{word.lower()}", why)], code, word)
+
+
+_HARN_LEVEL = {"high": "error", "medium": "warning"}
+
+
+def _worst_severity(severities: Iterable[str]) -> str | None:
+    from sealscope.core.harn import SEVERITIES
+
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    return min(severities, key=lambda s: rank.get(s, len(rank)), default=None)
+
+
+def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Suite:
+    """A harn transcript or run record: a case per compaction event (`CompactionCheck`
+    or its dict), judged by `verdict.harn` of its worst finding (a high one fails it);
+    an error mark per high finding, a warning per medium one (the REVIEW word's tone);
+    low and info findings are in the case text only. `error`: the file could not be
+    read as one (a bounded case and a warning, exit 3). harn files are JSON documents,
+    not lines: a mark points at the file and names the event's location in its title."""
+    if error is not None:
+        return unreadable_suite(path, error)
+    suite = Suite(path)
+    every: list[str] = []
+    for i, c in enumerate(checks, 1):
+        ev = c if isinstance(c, dict) else c.event
+        where, name = _field(ev, "location"), f"compaction #{i} {_field(ev, 'id') or '(no id)'}"
+        findings = list(_field(c, "findings") or ())
+        severities = [_field(f, "severity") for f in findings]
+        every.extend(severities)
+        out = _verdict.harn(_worst_severity(severities))
+        said = "; ".join(f"{_field(f, 'severity')} {_field(f, 'code')}: "
+                         f"{_field(f, 'message')}" for f in findings)
+        suite.cases.append(Case(name, _outcome(out.exit_code),
+                                f"{out.verdict}: {where}" + (f"; {said}" if said else "")))
+        for f in findings:
+            level = _HARN_LEVEL.get(_field(f, "severity"))
+            if level:
+                suite.marks.append(Mark(level, f"harn {_field(f, 'code')} at {where}",
+                                        f"{name}: {_field(f, 'message')}"))
+    out = _verdict.harn(_worst_severity(every))
+    suite.exit_code, suite.verdict = out.exit_code, out.verdict
+    return suite
+
+
+_TONE_CODE = {"pass": _verdict.HELD, "fail": _verdict.WRONG}
+
+
+def _code_of(word: str) -> int:
+    """The exit code a verdict word stands for, by its tone (`verdict.tone`)."""
+    return _TONE_CODE.get(_verdict.tone(word), _verdict.COULD_NOT)
+
+
+def report_suite(report: Any) -> Suite:
+    """An audit report (`core.export.AuditReport`) judged as the verbs it stands for:
+    a ledger as `verify` (its chain) plus a case per receipt row as `receipts`; a harn
+    file as `harn`; a snapshot as one case (an error when INVALID, a warning when it
+    could not be looked at). Each session record (a restatement scored, a diff, ...)
+    is one more case, judged by its own exit code. The suite's code is the report's."""
+    if report.kind == "harn":
+        err = report.harn[0]["error"] if report.harn and "error" in report.harn[0] else None
+        suite = harn_suite(report.path, () if err is not None else report.harn, err)
+    elif report.kind == "ledger":
+        led = report.ledger or {}
+        word = led.get("verdict", report.verdict)
+        suite = _chain(report.path, _verdict.Outcome(word, _code_of(word)), led,
+                       report.breaks)
+        for c in report.receipts:
+            suite.cases.append(_receipt_case(c["line"], c))
+            _receipt_marks(suite, c["line"], c)
+    else:
+        snap = report.snapshot or {}
+        out = _outcome(_code_of(report.verdict))
+        text = report.verdict + (f": {snap['error']}" if snap.get("error") else "")
+        suite = Suite(report.path, [Case(report.kind, out, text)])
+        if out != PASSED:
+            suite.marks.append(Mark("error" if out == FAILED else "warning",
+                                    f"{report.kind} {report.verdict.lower()}", text))
+    for r in report.session:
+        out = _outcome(r.code)
+        suite.cases.append(Case(r.title, out, f"{r.kind}: exit {r.code}"))
+        if out != PASSED:
+            suite.marks.append(Mark("error" if out == FAILED else "warning", r.title,
+                                    f"{r.title}: exit {r.code}"))
+    suite.exit_code, suite.verdict = report.exit_code, report.verdict
+    return suite
+
+
+def markdown_table(suites: Sequence[Suite], title: str) -> str:
+    """A Markdown table of many files, worst first (a fleet's step summary): verdict,
+    file, checks failed and bounded, the first thing to look at."""
+    from sealscope.core.export import md_code, md_text
+
+    rank = {_verdict.WRONG: 0, _verdict.COULD_NOT: 1}
+    lines = [f"### {md_text(title)}", "",
+             "| verdict | file | checks | failed | bounded | first mark |",
+             "|---|---|---:|---:|---:|---|"]
+    for s in sorted(suites, key=lambda s: (rank.get(s.exit_code, 2), s.path)):
+        first = next((m for m in s.marks if m.level == "error"), s.marks[0] if s.marks
+                     else None)
+        lines.append(f"| **{md_text(s.verdict)}** | {md_code(s.path, in_table=True)} | "
+                     f"{len(s.cases)} | {sum(c.outcome == FAILED for c in s.cases)} | "
+                     f"{sum(c.outcome == BOUNDED for c in s.cases)} | "
+                     + (md_text(first.message) if first else "") + " |")
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- GitHub
@@ -118,17 +278,26 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_commands(suites: Iterable[Suite]) -> str:
+def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> str:
     """`::error file=P,line=N,title=T::message` per error mark, `::warning` per warning;
-    one line each, escaped as the workflow-command rules require."""
+    one line each, escaped as the workflow-command rules require. At most `limit`
+    (errors first), then one warning saying how many were left out."""
+    marks = [(s, m) for s in suites for m in s.marks]
+    if len(marks) > limit:
+        marks.sort(key=lambda sm: sm[1].level != "error")  # stable: file and line order
     out = []
-    for s in suites:
-        for m in s.marks:
-            props = [f"file={_escape_property(s.path)}"]
-            if m.line is not None:
-                props.append(f"line={int(m.line)}")
-            props.append(f"title={_escape_property(m.title)}")
-            out.append(f"::{m.level} {','.join(props)}::{_escape_data(m.message)}")
+    for s, m in marks[:limit]:
+        props = [f"file={_escape_property(s.path)}"]
+        if m.line is not None:
+            props.append(f"line={int(m.line)}")
+        props.append(f"title={_escape_property(m.title)}")
+        out.append(f"::{m.level} {','.join(props)}::{_escape_data(m.message)}")
+    if len(marks) > limit:
+        left = marks[limit:]
+        errors = sum(m.level == "error" for _s, m in left)
+        out.append(f"::warning title=sealscope annotations left out::{len(left)} more "
+                   f"annotation(s) ({errors} error(s)) not written; `sealscope export FILE "
+                   "--format json` lists every result of a file")
     return "".join(line + "\n" for line in out)
 
 
@@ -138,13 +307,16 @@ def step_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
     data = markdown.encode("utf-8")
     if len(data) <= limit:
         return markdown
-    room = limit - 200
+    if limit < 300:  # not even the closing line fits
+        return ""
+    room = limit - 300
     cut = data.rfind(b"\n", 0, room) + 1 or room
     kept = data[:cut].decode("utf-8", "ignore")
-    left = len(data) - cut
+    left = len(data) - len(kept.encode("utf-8"))
     return kept + (f"\n\n**Report truncated:** {left:,} more bytes "
                    f"({markdown.count(chr(10)) - kept.count(chr(10)):,} lines) left out "
-                   "to fit GitHub's 1 MiB step-summary limit; see the JSON or JUnit output.\n")
+                   "to fit GitHub's 1 MiB step-summary limit; `sealscope export FILE "
+                   "--format json` lists every result of a file.\n")
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -200,15 +372,23 @@ def sha256_file(path: str) -> str:
 def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, Any],
                   now: datetime | None = None) -> dict[str, Any]:
     """An unsigned in-toto Statement v1 whose predicate is a SLSA verification summary:
-    each file a subject (its path and the SHA-256 of its bytes, read now), the policy
-    that ran, PASSED only when every check held in full; no verified levels."""
+    each file read here a subject (its path and the SHA-256 of its bytes, read now),
+    the policy that ran, PASSED only when every file held in full; no verified levels.
+    A file that cannot be read here (gone, or a remote URL) is no subject (a subject
+    needs a digest): it is listed under `predicate.sealscope.results` with a null
+    digest, and the result is FAILED unless it held."""
     when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    subjects = []
+    subjects, results = [], []
     for s in suites:
         try:
-            subjects.append({"name": s.path, "digest": {"sha256": sha256_file(s.path)}})
+            digest: str | None = sha256_file(s.path) if "://" not in s.path else None
         except OSError:
-            subjects.append({"name": s.path, "digest": {}})
+            digest = None
+        if digest is not None:
+            subjects.append({"name": s.path, "digest": {"sha256": digest}})
+        results.append({"path": s.path, "sha256": digest, "verdict": s.verdict,
+                        "exit_code": s.exit_code,
+                        "checks": [{"name": c.name, "outcome": c.outcome} for c in s.cases]})
     passed = bool(suites) and all(s.exit_code == _verdict.HELD for s in suites)
     return {
         "_type": STATEMENT_TYPE,
@@ -225,22 +405,21 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
             "verificationResult": "PASSED" if passed else "FAILED",
             "verifiedLevels": [],
             "slsaVersion": "1.0",
-            "sealscope": {"policy": policy,
-                          "results": {s.path: {"exit_code": s.exit_code,
-                                               "checks": {c.name: c.outcome for c in s.cases}}
-                                      for s in suites}},
+            "sealscope": {"policy": policy, "results": results},
         },
     }
 
 
 # --------------------------------------------------------------------------- the verbs' flags
 
-def add_arguments(p: Any) -> None:
-    """`--format github`, `--junit FILE`, `--vsa FILE` on a verb's parser."""
-    p.add_argument("--format", dest="ci_format", choices=("text", "json", "github"),
-                   default=None, help="stdout format: text (default), json (as --json), or "
-                   "github (workflow-command annotations; with $GITHUB_STEP_SUMMARY set, "
-                   "the Markdown report is appended there)")
+def add_arguments(p: Any, *, format_flag: bool = True) -> None:
+    """`--format github`, `--junit FILE`, `--vsa FILE` on a verb's parser (without
+    `--format` for a verb that has its own and adds `github` to it)."""
+    if format_flag:
+        p.add_argument("--format", dest="ci_format", choices=("text", "json", "github"),
+                       default=None, help="stdout format: text (default), json (as --json), "
+                       "or github (workflow-command annotations; with $GITHUB_STEP_SUMMARY "
+                       "set, the Markdown report is appended there)")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
     p.add_argument("--vsa", metavar="FILE",
                    help="also write an in-toto SLSA verification summary (unsigned) to FILE")
@@ -250,29 +429,70 @@ def github(args: Any) -> bool:
     return getattr(args, "ci_format", None) == "github"
 
 
-def emit(args: Any, suites: Sequence[Suite], *, policy: dict[str, Any],
-         markdown: Any = None, summary: str = "") -> None:
+def _same_file(a: str, b: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any],
+         markdown: Any = None, summary: str = "") -> int:
     """Write what the flags ask for: annotations on stdout (with `--format github`, plus
     the Markdown from `markdown()` appended to `$GITHUB_STEP_SUMMARY`), `--junit` and
-    `--vsa` files; `summary` (human, one line) goes to stderr when stdout is taken."""
+    `--vsa` files; `summary` (human, one line) goes to stderr when stdout is taken.
+    Returns the verb's exit code: `code` (the audit's); 2 when a file to write is one
+    of the evidence files (it is not written); else the worse of `code` and 3 when a
+    file cannot be written or no file could be digested for `--vsa` (one error line
+    each)."""
     import os
     import sys
 
     from sealscope.core.version import __version__
+    from sealscope.output import error_line
+
+    refused = False
+    failed = False
+
+    def write(kind: str, target: str, data: bytes, append: bool = False) -> None:
+        nonlocal refused, failed
+        if any(_same_file(target, s.path) for s in suites if "://" not in s.path):
+            error_line(f"refusing to write {kind} over evidence: {clean(target)}")
+            refused = True
+            return
+        try:
+            with open(target, "ab" if append else "wb") as fh:
+                fh.write(data)
+        except OSError as e:
+            error_line(f"cannot write {kind} {clean(target)}: {e.strerror or e}")
+            failed = True
 
     if github(args):
         sys.stdout.write(github_commands(suites))
         sys.stdout.flush()
         target = os.environ.get("GITHUB_STEP_SUMMARY")
         if target and markdown is not None:
-            with open(target, "a", encoding="utf-8") as fh:
-                fh.write(step_summary(markdown()))
+            try:  # the limit is the step's whole file, earlier writes included
+                room = SUMMARY_LIMIT - os.path.getsize(target)
+            except OSError:
+                room = SUMMARY_LIMIT
+            write("the step summary", target,
+                  step_summary(markdown(), max(room, 0)).encode("utf-8"), append=True)
         if summary:
             sys.stderr.write(summary.rstrip("\n") + "\n")
     if getattr(args, "junit", None):
-        with open(args.junit, "wb") as fh:
-            fh.write(junit_xml(suites))
+        write("JUnit XML", args.junit, junit_xml(suites))
     if getattr(args, "vsa", None):
         doc = vsa_statement(suites, version=__version__, policy=policy)
-        with open(args.vsa, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(doc, indent=2, ensure_ascii=True) + "\n")
+        if doc["subject"]:
+            write("the verification summary", args.vsa,
+                  (json.dumps(doc, indent=2, ensure_ascii=True) + "\n").encode("ascii"))
+        else:
+            error_line("--vsa: no file could be read to digest; "
+                       "no verification summary written")
+            failed = True
+    if refused:
+        return _verdict.USAGE
+    return _verdict.worst([code, _verdict.COULD_NOT if failed else _verdict.HELD])

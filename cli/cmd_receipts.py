@@ -67,7 +67,7 @@ def _fail(args: argparse.Namespace, message: str, code: int = 3) -> int:
     """One clean error line (and a JSON error document with --json)."""
     message = _clean(message)
     error_line(message)
-    if getattr(args, "json", False):
+    if getattr(args, "json", False) or getattr(args, "ci_format", None) == "json":
         emit_json({"error": message})
     return code
 
@@ -109,7 +109,10 @@ def run_receipts(args: argparse.Namespace) -> int:
         rows = [(line, row) for line, row in lookup.iter_receipt_rows(args.ledger, progress)
                 if args.line is None or line == args.line]
     except OSError as e:
-        return _fail(args, f"receipts: cannot read {args.ledger}: {_os_text(e)}")
+        why = f"cannot read {args.ledger}: {_os_text(e)}"
+        code = _fail(args, f"receipts: {why}")
+        return ci_formats.emit(args, [ci_formats.unreadable_suite(args.ledger, why)],
+                               code=code, policy={"verb": "receipts"})
     matched = _held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "
@@ -123,18 +126,19 @@ def run_receipts(args: argparse.Namespace) -> int:
     suite = ci_formats.receipts_suite(args.ledger, results)
     policy = {"verb": "receipts", "line": args.line, "pre": args.pre is not None,
               "post": args.post is not None}
-    ci_formats.emit(args, [suite], policy=policy,
-                    summary=f"{out.verdict}  {_clean(args.ledger)}  {len(results)} receipt row(s)",
-                    markdown=lambda: _receipts_markdown(args.ledger, results, out.verdict))
+    code = ci_formats.emit(
+        args, [suite], code=out.exit_code, policy=policy,
+        summary=f"{out.verdict}  {_clean(args.ledger)}  {len(results)} receipt row(s)",
+        markdown=lambda: _receipts_markdown(args.ledger, results, out.verdict))
     if ci_formats.github(args):
-        return out.exit_code
+        return code
     if args.json or args.ci_format == "json":
         emit_json([{"line": n, **v.to_dict(),
                     **({} if matched is None else {"held_matched": n in matched})}
                    for n, v in results])
     else:
         _print_receipts(args, results, out.verdict, matched)
-    return out.exit_code
+    return code
 
 
 def _held_matches(rows: list[tuple[int, Any]], contents: dict[str, Any]) -> set[int] | None:

@@ -150,8 +150,9 @@ def run(args: argparse.Namespace) -> int:
                       for path, doc in zip(args.ledgers, docs, strict=True))
     if len(results) > 1:
         human += "\n" + _count_line(docs)
-    ci_formats.emit(args, [s for _d, _c, s in results], policy=policy, summary=human,
-                    markdown=lambda: _markdown(args.ledgers))
+    one_line = human.split("\n", 1)[0] if len(docs) == 1 else _count_line(docs)
+    code = ci_formats.emit(args, [s for _d, _c, s in results], code=code, policy=policy,
+                           summary=one_line, markdown=lambda: _markdown(args.ledgers))
     if ci_formats.github(args):
         return code
     if as_json:
