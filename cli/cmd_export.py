@@ -1,7 +1,8 @@
 """`sealscope export`: the audit report of one evidence file, as Markdown or JSON.
 
-export PATH [--format md|json] [--output FILE] [--as ledger|snapshot]
+export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
             [--restated F [--loose] [--tiers F]] [--against OLD.json]
+            [--junit FILE] [--vsa FILE]
 
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
 `core.kinds.classify` decides; `--as` overrides it. A `.json` file that is none of them
@@ -14,6 +15,9 @@ PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record,
   `--against OLD.json` diffs OLD → PATH (as `diff --json`, with `--tiers`).
 
 The report goes to stdout, or to `--output FILE` (never over PATH or any input).
+`--format github` puts the report's checks on stdout as workflow-command annotations
+and the Markdown report in `$GITHUB_STEP_SUMMARY`; `--junit`/`--vsa` also write the
+report's checks as JUnit XML / a verification summary (`sealscope.ci_formats`).
 
 Exit code, worst of (1 over 3 over 0): for a ledger, the `verify` verb's code and,
 when the ledger holds at least one receipt row, the `receipts` verb's code (so a
@@ -29,6 +33,7 @@ import os
 import sys
 from typing import Any
 
+from sealscope import ci_formats
 from sealscope.core.sanitize import clean as _clean
 from sealscope.output import error_line
 
@@ -38,8 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "harn transcript")
     p.add_argument("path", metavar="PATH",
                    help="a ledger (JSONL), a snapshot or a harn transcript (JSON)")
-    p.add_argument("--format", choices=("md", "json"), default="md",
-                   help="Markdown (default) or one JSON document")
+    p.add_argument("--format", choices=("md", "json", "github"), default="md",
+                   help="Markdown (default), one JSON document, or github (the checks as "
+                        "workflow-command annotations, the Markdown report appended to "
+                        "$GITHUB_STEP_SUMMARY)")
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
     p.add_argument("--as", dest="kind", choices=("ledger", "snapshot", "harn"),
                    help="read PATH as this kind instead of detecting it")
@@ -51,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --restated/--against: severity tiers {tier: [field, ...]}")
     p.add_argument("--against", metavar="OLD",
                    help="snapshot only: diff the older seal OLD against PATH")
+    ci_formats.add_arguments(p, format_flag=False)
     p.set_defaults(func=run)
 
 
@@ -88,11 +96,27 @@ def _run(args: argparse.Namespace) -> int:
         kind = _kind(args)
         seal, session = _seal_session(args) if kind == "snapshot" else (None, [])
     except _Refused as e:
-        return _fail(str(e), e.code)
+        code = _fail(str(e), e.code)
+        if e.code == 2 or not (args.format == "github" or args.junit or args.vsa):
+            return code
+        args.ci_format = args.format  # the file could not be read: say so in the formats
+        return ci_formats.emit(args, [ci_formats.unreadable_suite(args.path, str(e))],
+                               code=code, policy={"verb": "export"})
     from sealscope.core import export
     from sealscope.output import progress_callback
     report = export.build_report(args.path, kind=kind, session=session, seal=seal,
                                  on_progress=progress_callback(f"export {args.path}"))
+    code = report.exit_code
+    if args.format == "github" or args.junit or args.vsa:
+        args.ci_format = args.format
+        code = ci_formats.emit(args, [ci_formats.report_suite(report)], code=code,
+                               policy={"verb": "export", "kind": kind,
+                                       "restated": bool(args.restated),
+                                       "loose": args.loose, "against": bool(args.against)},
+                               summary=f"{report.verdict}  {_clean(args.path)}",
+                               markdown=report.to_markdown)
+        if args.format == "github":
+            return code
     text = report.to_json() + "\n" if args.format == "json" else report.to_markdown()
     if args.output:
         try:
@@ -106,7 +130,7 @@ def _run(args: argparse.Namespace) -> int:
         out = sys.stdout.buffer
         out.write(text.encode("utf-8", "backslashreplace"))
         out.flush()
-    return report.exit_code
+    return code
 
 
 def _kind(args: argparse.Namespace) -> str:
@@ -117,13 +141,17 @@ def _kind(args: argparse.Namespace) -> str:
     found = kinds.classify(path)
     if found.kind == kinds.UNREADABLE:
         raise _Refused(f"export: {found.reason}", 3)
+    if args.format == "github" and args.output:
+        raise _Refused("export: --format github writes annotations to stdout and the "
+                       "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json", 2)
     if args.loose and not args.restated:
         raise _Refused("export: --loose goes with --restated FILE", 2)
     if args.tiers and not (args.restated or args.against):
         raise _Refused("export: --tiers goes with --restated or --against", 2)
     inputs = [x for x in (path, args.restated, args.tiers, args.against) if x]
-    if args.output and any(_same(args.output, x) for x in inputs):
-        raise _Refused(f"export: refusing to write the report over an input: {args.output}", 2)
+    for target in (args.output, args.junit, args.vsa):
+        if target and any(_same(target, x) for x in inputs):
+            raise _Refused(f"export: refusing to write over an input: {target}", 2)
     if not args.kind and not found.opens:
         raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist", 3)
     kind: str = args.kind or found.kind

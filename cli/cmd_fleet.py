@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from sealscope import ci_formats
 from sealscope.core import fleet, verdict
 from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
@@ -51,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(repeatable)")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per ledger per line, then a summary line")
+    ci_formats.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -126,15 +128,16 @@ def run(args: argparse.Namespace) -> int:
     progress = _Progress(len(sized) + len(entries),
                          sum(n or 0 for _p, n in sized))
     out = sys.stdout
+    as_json = (args.json or args.ci_format == "json") and not ci_formats.github(args)
 
     def on_entry(entry: FleetEntry) -> None:
         entries.append(entry)
         progress.step(entry)
-        if args.json:
+        if as_json:
             out.write(json_line(entry.to_dict()) + "\n")
             out.flush()
 
-    if args.json:
+    if as_json:
         for listed in list(entries):
             out.write(json_line(listed.to_dict()) + "\n")
     try:
@@ -149,16 +152,25 @@ def run(args: argparse.Namespace) -> int:
         return 2
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
-    if args.json:
+    v = summary.verdicts
+    count_line = (f"{summary.ledgers} ledgers: {v.get(verdict.VERIFIED, 0)} verified, "
+                  f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
+                  f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "
+                  f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
+                  f"in {summary.seconds:.2f} s")
+    suites = [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)]
+    code = ci_formats.emit(
+        args, suites, code=summary.exit_code, summary=count_line,
+        policy={"verb": "fleet", "strict": args.strict, "glob": args.glob,
+                "incremental": args.incremental, "checks": ["chain", "receipts"]},
+        markdown=lambda: ci_formats.markdown_table(suites, "sealscope fleet: " + count_line))
+    if ci_formats.github(args):
+        return code
+    if as_json:
         out.write(json_line({"summary": summary.to_dict()}) + "\n")
         out.flush()
-        return summary.exit_code
+        return code
     for entry in fleet.worst_first(entries):
         print(human_line(entry))
-    v = summary.verdicts
-    print(f"{summary.ledgers} ledgers: {v.get(verdict.VERIFIED, 0)} verified, "
-          f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} could not look; "
-          f"receipts {summary.receipts} ({summary.receipts_failed} failed, "
-          f"{summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
-          f"in {summary.seconds:.2f} s")
-    return summary.exit_code
+    print(count_line)
+    return code

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from sealscope import ci_formats
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint, paint_verdict
 from sealscope.style import severity_colour
@@ -31,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "`seal TRANSCRIPT` to seal its compactions")
     p.add_argument("--ledger", metavar="OUT.jsonl", help="the ledger `seal` appends to")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    ci_formats.add_arguments(p)
     p.set_defaults(func=run, _harn_parser=p)
 
 
@@ -40,43 +42,67 @@ def run(args: argparse.Namespace) -> int:
     if words[0] == "seal" and len(words) == 2:
         if not args.ledger:
             parser.error("harn seal needs --ledger OUT.jsonl")
-        return _seal(words[1], args.ledger, args.json)
+        if args.ci_format == "github" or args.junit or args.vsa:
+            parser.error("--format github, --junit and --vsa report an audit, and `harn seal` "
+                         "writes one: audit the sealed ledger with `sealscope receipts "
+                         "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags")
+        return _seal(words[1], args.ledger, args.json or args.ci_format == "json")
     if len(words) != 1:
         parser.error("expected one TRANSCRIPT, or `seal TRANSCRIPT --ledger OUT.jsonl`")
     if args.ledger:
         parser.error("--ledger goes with `harn seal TRANSCRIPT`")
-    return _show(words[0], args.json)
+    return _show(words[0], args)
 
 
-def _load(path: str, as_json: bool):
+def _load(path: str, as_json: bool) -> tuple[Any, str | None]:
+    """The harn document, or (None, why) after the error line (or JSON error document)."""
     from sealscope.core import harn
     from sealscope.core.sanitize import clean
 
     try:
-        return harn.load(path)
+        return harn.load(path), None
     except harn.HarnError as e:
         if as_json:
             emit_json({"error": e.message, "kind": e.kind, "path": path})
         else:
             error_line(clean(e.message))
-        return None
+        return None, e.message
 
 
 # --------------------------------------------------------------------------- show
 
-def _show(path: str, as_json: bool) -> int:
+def _show(path: str, args: argparse.Namespace) -> int:
     from sealscope.core import harn
 
-    doc = _load(path, as_json)
+    github = ci_formats.github(args)
+    as_json = (args.json or args.ci_format == "json") and not github
+    doc, error = _load(path, as_json)
     if doc is None:
-        return verdict.harn(None, readable=False).exit_code
+        return _formats(args, ci_formats.harn_suite(path, (), error),
+                        verdict.harn(None, readable=False).exit_code, path)
     checks = harn.check_document(doc)
-    code = harn.outcome_of(checks).exit_code
+    code = _formats(args, ci_formats.harn_suite(path, checks),
+                    harn.outcome_of(checks).exit_code, path)
+    if github:
+        return code
     if as_json:
         emit_json([c.to_dict() for c in checks])
         return code
     print(_report(path, doc, checks))
     return code
+
+
+def _formats(args: argparse.Namespace, suite: ci_formats.Suite, code: int, path: str) -> int:
+    """The CI formats of one harn file (`--format github`, `--junit`, `--vsa`)."""
+    from sealscope.core.sanitize import clean
+
+    def markdown() -> str:
+        from sealscope.core.export import build_report
+        return build_report(path, kind="harn").to_markdown()
+
+    return ci_formats.emit(args, [suite], code=code, policy={"verb": "harn"},
+                           summary=f"{suite.verdict}  {clean(path)}  {len(suite.cases)} "
+                                   "compaction(s)", markdown=markdown)
 
 
 def _count(findings) -> dict[str, int]:
@@ -162,7 +188,7 @@ def _seal(path: str, ledger: str, as_json: bool) -> int:
     from sealscope.core import harn
     from sealscope.core.sanitize import clean
 
-    doc = _load(path, as_json)
+    doc, _error = _load(path, as_json)
     if doc is None:
         return verdict.harn(None, readable=False).exit_code
     out = harn.seal(doc, ledger)
