@@ -21,6 +21,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -28,8 +29,10 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sealscope.core import harn
+from sealscope.core.compaction_series import SeriesPoint, harn_point
 from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
+from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.style import FINDING_STYLE, shown
@@ -73,6 +76,8 @@ class HarnTab(Widget):
     HarnTab #harn-archived { height: auto; padding: 0 1; margin-top: 1; }
     HarnTab .harn-error { padding: 1 2; color: $error; }
     """
+
+    BINDINGS = [Binding("C", "chart", "Chart")]
 
     def __init__(self, source: str | os.PathLike | harn.HarnDocument, *,
                  name: str | None = None, id: str | None = None,
@@ -132,6 +137,26 @@ class HarnTab(Widget):
         self.archived_view = self._archived_panel(check)
         self.query_one("#harn-receipt", Static).update(self.receipt_view)
         self.query_one("#harn-archived", Static).update(self.archived_view)
+
+    def chart_points(self) -> list[SeriesPoint]:
+        """Estimated tokens before and after each compaction, in order (the chart's and
+        the export's series)."""
+        return [harn_point(i, c.event.estimated_tokens_before, c.event.estimated_tokens_after)
+                for i, c in enumerate(self.checks, 1)]
+
+    def action_chart(self) -> None:
+        """`C`: the tokens chart; Enter on a compaction selects its event."""
+        if self.error is not None:
+            return
+
+        def done(event: int | None) -> None:
+            if event:
+                ol = self.query_one("#harn-events", OptionList)
+                ol.highlighted = event - 1
+                ol.focus()
+        name = os.path.basename(str(getattr(self.document, "path", "") or "harn"))
+        self.app.push_screen(CompactionChart(f"Compactions of {clean(name)}",
+                                             self.chart_points(), id="compaction-chart"), done)
 
     # ------------------------------------------------------------------ renderers
 

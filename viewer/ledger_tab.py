@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -35,15 +35,18 @@ from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from sealscope.core import export
+from sealscope.core.compaction_series import SeriesPoint, receipt_point
 from sealscope.core.follow import Follower
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
+from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
-from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, JumpToSeal,
-                                       RowSelected, Verified, VerifyProgress,
-                                       VerifyStopped)
+from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, JumpToSeal, Marked,
+                                       RowSelected, StripJump, StripLeft, Verified,
+                                       VerifyProgress, VerifyStopped, ViewportMoved)
+from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList
@@ -64,11 +67,12 @@ def tab_label(name: str) -> str:
 
 
 class _Progress:
-    """A worker's progress callback: posts `message(pct)` to the tab each `step`
-    percent and at the end; raises Cancelled once the worker is cancelled."""
+    """A worker's progress callback: posts `message(pct, done)` to the tab each `step`
+    percent and at the end (`done`: bytes so far); raises Cancelled once the worker is
+    cancelled."""
 
     def __init__(self, tab: LedgerTab, worker: Worker[None], step: float,
-                 message: Callable[[float], Message], start: float = -1.0) -> None:
+                 message: Callable[[float, int], Message], start: float = -1.0) -> None:
         self.tab, self.worker, self.step, self.message = tab, worker, step, message
         self.start = self.last = start
 
@@ -81,7 +85,7 @@ class _Progress:
         pct = 100.0 * done / total if total else 100.0
         if pct - self.last >= self.step or done >= total:
             self.last = pct
-            self.tab.post_message(self.message(pct))
+            self.tab.post_message(self.message(pct, done))
 
 
 class LedgerTab(FollowMode):
@@ -103,6 +107,8 @@ class LedgerTab(FollowMode):
         height: 1;
         background: $boost;
     }
+    #list-row { height: 1fr; }
+    #list-row RowList { width: 1fr; }
     #list-status {
         height: 1;
         background: $boost;
@@ -132,6 +138,11 @@ class LedgerTab(FollowMode):
         Binding("enter", "held", "Held content", show=False),
         PaletteBinding("j", "jump_seal", "Seal", title="Jump to the seal of this row",
                        help="From a continuity_snapshot row to its open seal tab"),
+        PaletteBinding("m", "strip", "Strip", title="Overview strip",
+                       help="The strip takes the keyboard (0-9, arrows, Enter, ? legend); "
+                            "m again hides it"),
+        PaletteBinding("C", "chart", "Chart", title="Compaction chart",
+                       help="pre, post and dropped sizes of every receipt; Enter jumps"),
     ]
 
     def __init__(self, path: Path, *, id: str) -> None:
@@ -142,6 +153,7 @@ class LedgerTab(FollowMode):
         self.filter_label = ""
         self.last_search = ""
         self.receipts: list[int] | None = None
+        self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self._verify_worker: Worker[None] | None = None
         self.session: list[export.SessionRecord] = []
         self._session_keys: list[Any] = []
@@ -157,13 +169,19 @@ class LedgerTab(FollowMode):
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
                 yield Static(id="columns")
-                yield RowList(self.source, id="rows")
+                with Horizontal(id="list-row"):
+                    yield RowList(self.source, id="rows")
+                    yield OverviewStrip(id="strip")
                 yield Static(id="list-status")
             yield RowDetail(id="detail")
 
     @property
     def rows(self) -> RowList:
         return self.query_one(RowList)
+
+    @property
+    def strip(self) -> OverviewStrip:
+        return self.query_one(OverviewStrip)
 
     @property
     def banner(self) -> Banner:
@@ -230,8 +248,17 @@ class LedgerTab(FollowMode):
 
     @work(thread=True, exclusive=True, group="receipts")
     def receipts_worker(self) -> None:
+        """The receipt and seal rows (one pass over the file for both), each receipt
+        checked on its own: the strip's marks and the chart's points."""
         worker = get_current_worker()
-        self.receipts = self.source.receipt_lines(lambda: worker.is_cancelled)
+        found = self.source.marked_rows(lambda: worker.is_cancelled)
+        if worker.is_cancelled:
+            return
+        rows = found["compaction_receipt"]
+        self.receipts = [n for n, _r in rows]
+        points = [receipt_point(n, r) for n, r in rows]
+        self.post_message(Marked({p.where: p.ok for p in points},
+                                 [n for n, _r in found["continuity_snapshot"]], points))
 
     # ------------------------------------------------------------------ messages
     def on_index_progress(self, m: IndexProgress) -> None:
@@ -254,10 +281,29 @@ class LedgerTab(FollowMode):
         if self.result is None:
             self.banner.verifying(min(m.pct, 99.0))
             self.query_one(ProgressBar).update(progress=m.pct)
+            if m.done and self.source.complete:
+                # lines that end at or before byte `done` are verified
+                done = (self.source.line_count if m.done >= self.source.size
+                        else self.source.line_of_offset(m.done) - 1)
+                if done > self.strip.model.verified_through:
+                    self.strip.model.verified_through = done
+                    self._sync_strip()
+
+    def on_marked(self, m: Marked) -> None:
+        self.series = m.points
+        self.strip.model.receipts = m.receipts
+        self.strip.model.seals = m.seals
+        self._sync_strip()
 
     def on_verified(self, m: Verified) -> None:
         self.result = m.result
         self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
+        model = self.strip.model
+        model.findings = self.rows.findings
+        model.first_chained = m.result.first_chained_line
+        model.verified = True
+        model.verified_through = max(model.verified_through, m.result.lines)
+        self._sync_strip()
         self.banner.done(m.result)
         self.query_one(ProgressBar).display = False
         self._update_status()
@@ -311,9 +357,76 @@ class LedgerTab(FollowMode):
             honored = bool(of and of[0] == "declared")
         self.query_one(RowDetail).show(info, st, f[1] if f else None, honored)
 
+    def _sync_strip(self, force: bool = True) -> None:
+        """Feed the strip the counts it bins from (the line count may have grown, a
+        filter come or gone); re-bin when anything changed or `force`."""
+        strip, model = self.strip, self.strip.model
+        lines, view = self.source.line_count, self.rows.view
+        if force or model.lines != lines or model.view is not view:
+            model.lines, model.view = lines, view
+            strip.changed()
+        self.on_viewport_moved()
+
+    def on_viewport_moved(self, _m: ViewportMoved | None = None) -> None:
+        rl = self.rows
+        if not rl.count:
+            self.strip.set_viewport(0, 0)
+            return
+        top = int(rl.scroll_offset.y)
+        h = max(1, rl.scrollable_content_region.height)
+        self.strip.set_viewport(rl.line_at(min(top, rl.count - 1)),
+                                rl.line_at(min(top + h - 1, rl.count - 1)))
+
+    def on_strip_jump(self, m: StripJump) -> None:
+        m.stop()
+        self._goto(m.line, focus=not m.stay)
+
+    def on_strip_left(self, m: StripLeft) -> None:
+        m.stop()
+        self.rows.focus()
+
+    def action_strip(self) -> None:
+        """`m`: a shown strip takes the keyboard (0-9, arrows, Enter); `m` on the
+        focused strip hides it; `m` on a hidden strip shows it and focuses it."""
+        strip = self.strip
+        if strip.display and strip.has_focus:
+            strip.display = False
+            self.rows.focus()
+        else:
+            strip.display = True
+            strip.focus()
+            self._sync_strip()
+        self._update_status()
+
+    def on_descendant_focus(self, _e: events.DescendantFocus) -> None:
+        self._update_status()
+
+    def on_descendant_blur(self, _e: events.DescendantBlur) -> None:
+        self._update_status()
+
+    def action_chart(self) -> None:
+        """`C`: the compaction chart of this ledger's receipts; Enter jumps to one."""
+        if self.series is None:
+            self.app.notify("the receipts are still being found", markup=False)
+            return
+
+        def done(line: int | None) -> None:
+            if line:
+                self._goto(line)
+        self.app.push_screen(CompactionChart(f"Compaction receipts of {clean(self.source.name)}",
+                                             self.series, id="compaction-chart"), done)
+
     def _update_status(self) -> None:
         rl = self.rows
+        if self.is_mounted:
+            self._sync_strip(force=False)
         t = Text(no_wrap=True, end="")
+        if self.is_mounted and self.app.focused is self.strip:
+            t.append(" strip: ", "bold")
+            t.append("0-9 jump to that tenth · ↑↓ bin by bin · Enter · Esc rows · m hides · "
+                     "? legend")
+            self.query_one("#list-status", Static).update(t, layout=False)
+            return
         t.append(f" line {rl.current_line or '-'} ", "bold")
         if rl.view is not None:
             t.append(f"· showing {len(rl.view):,} of {rl.line_count:,} lines · filter: ")
@@ -329,12 +442,14 @@ class LedgerTab(FollowMode):
     def _finding_lines(self) -> list[int]:
         return sorted(self.rows.findings)
 
-    def _goto(self, line: int) -> bool:
+    def _goto(self, line: int, focus: bool = True) -> bool:
         rl = self.rows
         if rl.index_of(line) is None and rl.view is not None:
             self.action_clear_filter()
         ok = rl.cursor_to_line(line)
-        rl.focus()
+        if focus:
+            rl.focus()
+        self.on_viewport_moved()
         return ok
 
     def action_first_break(self) -> None:

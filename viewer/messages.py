@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from sealscope.core.compaction_series import SeriesPoint
 from sealscope.core.export import SessionRecord
 from sealscope.core.ledger import VerifyResult
 
@@ -22,13 +23,16 @@ if TYPE_CHECKING:
 
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
            "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal", "LookUp",
-           "RestatementScored", "Followed"]
+           "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
+           "StripLeft"]
 
 
 @dataclass
 class IndexProgress(Message):
-    """The line index of a ledger has reached `pct` percent of the file."""
+    """The line index of a ledger has reached `pct` percent of the file (`done`
+    bytes)."""
     pct: float
+    done: int = 0
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, IndexProgress)
@@ -41,8 +45,10 @@ class Indexed(Message):
 
 @dataclass
 class VerifyProgress(Message):
-    """The verification of a ledger has reached `pct` percent of its rows."""
+    """The verification of a ledger has reached `pct` percent of its rows; `done`:
+    the bytes verified so far (every line ending before it is verified)."""
     pct: float
+    done: int = 0
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, VerifyProgress)
@@ -118,3 +124,31 @@ class Followed(Message):
     cut: int = 0
     alarm: tuple[str, str] | None = None
     events: tuple[Any, ...] = ()
+
+
+@dataclass
+class Marked(Message):
+    """The ledger's receipt and seal rows were found: `receipts` maps a receipt's line
+    to whether its own check holds, `seals` lists the seal rows' lines, `points` are
+    the receipts' `compaction_series` points in file order."""
+    receipts: dict[int, bool]
+    seals: list[int]
+    points: list[SeriesPoint]
+
+
+@dataclass
+class ViewportMoved(Message):
+    """The row list scrolled: the overview strip's viewport mark moves."""
+
+
+@dataclass
+class StripJump(Message):
+    """A cell of the overview strip was chosen: show line `line`; `stay` keeps the
+    keyboard on the strip (a bin-by-bin step)."""
+    line: int
+    stay: bool = False
+
+
+@dataclass
+class StripLeft(Message):
+    """The overview strip gave up the keyboard (escape)."""

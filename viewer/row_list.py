@@ -19,7 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sealscope.core.sanitize import clean
-from sealscope.viewer.messages import RowSelected
+from sealscope.viewer.messages import RowSelected, ViewportMoved
 from sealscope.viewer.source import LedgerSource, RowInfo, status_of
 
 # status → (mark, mark style, row style)
@@ -209,6 +209,11 @@ class RowList(ScrollView, can_focus=True):
         if 0 <= idx < self.count:
             self.cursor = idx
         self.focus()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if int(old_value) != int(new_value):
+            self.post_message(ViewportMoved())
 
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()

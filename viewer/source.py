@@ -364,14 +364,32 @@ class LedgerSource:
 
     def receipt_lines(self, cancelled: Callable[[], bool] = lambda: False) -> list[int]:
         """Lines whose bytes mention `compaction_receipt` and parse as receipt rows."""
-        out: list[int] = []
-        pos = self._find(b"compaction_receipt") if self.size else -1
-        while pos >= 0 and not cancelled():
-            n = self.line_of_offset(pos)
-            info = self._make_row(n)   # not cached: receipts can be large
-            if info.kind == "compaction_receipt":
-                out.append(n)
-            pos = self._find(b"compaction_receipt", self.offsets[n])
+        return [n for n, _r in self.marked_rows(cancelled).get("compaction_receipt", [])]
+
+    MARKED_KINDS = (b"compaction_receipt", b"continuity_snapshot")
+
+    def marked_rows(self, cancelled: Callable[[], bool] = lambda: False
+                    ) -> dict[str, list[tuple[int, Any]]]:
+        """{kind: [(line, row)]} for the receipt and seal rows (`MARKED_KINDS`): ONE
+        windowed pass over the file for both names, then only the lines that mention
+        one are parsed (not cached: receipts can be large)."""
+        out: dict[str, list[tuple[int, Any]]] = {k.decode(): [] for k in self.MARKED_KINDS}
+        if not self.size:
+            return out
+        pat = re.compile(b"|".join(re.escape(k) for k in self.MARKED_KINDS))
+        overlap = max(len(k) for k in self.MARKED_KINDS) - 1
+        step, pos, seen = 4 << 20, 0, -1
+        while pos < self.size and not cancelled():
+            block = self.scan_buf[pos:min(self.size, pos + step + overlap)]
+            for m in pat.finditer(block):
+                n = self.line_of_offset(pos + m.start())
+                if n <= seen:
+                    continue
+                seen = n
+                info = self._make_row(n)
+                if info.kind in out:
+                    out[info.kind].append((n, info.obj))
+            pos += step
         return out
 
     def scan(self, pred: Callable[[int, RowInfo], bool],

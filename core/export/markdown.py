@@ -107,9 +107,41 @@ class _Markdown:
             self.harn()
         else:
             self.snapshot()
+        if r.kind in ("ledger", "harn") and r.compaction_series:
+            self.series()
         for rec in r.session:
             self.record(rec)
         return "\n".join(self.out).rstrip("\n") + "\n"
+
+    # ------------------------------------------------------------------ series
+    def series(self) -> None:
+        """The compaction chart's series as a table (the same values the viewer plots)."""
+        pts = self.r.compaction_series
+        ledger = self.r.kind == "ledger"
+        unit = "bytes" if ledger else "tokens"
+        self.add("## Compaction series", "",
+                 f"Claimed sizes of each compaction in file order ({unit}: `pre`, `post`, "
+                 f"`dropped`); ★ marks the compaction whose dropped share is furthest above "
+                 f"the median.", "")
+        if ledger:
+            self.add("| line | pre | post | dropped | share | items pre → post, dropped "
+                     "| receipt | |", "|---:|---:|---:|---:|---:|---|---|---|")
+        else:
+            self.add("| event | pre | post | dropped | share | |",
+                     "|---:|---:|---:|---:|---:|---|")
+        for p in pts:
+            share = p.get("dropped_share")
+            cells = [str(p.get("line", p.get("event"))), _cell(p.get("pre")),
+                     _cell(p.get("post")), _cell(p.get("dropped")),
+                     "—" if share is None else f"{100 * share:.1f}%"]
+            if ledger:
+                cells.append(f"{_cell(p.get('pre_items'))} → {_cell(p.get('post_items'))}, "
+                             f"{_cell(p.get('dropped_items'))}")
+                cells.append("fails" if not p.get("ok") else
+                             "bounded" if p.get("bounded") else "ok")
+            cells.append("★ outlier" if p.get("outlier") else "")
+            self.add("| " + " | ".join(cells) + " |")
+        self.add("")
 
     # ------------------------------------------------------------------ ledger
     def ledger(self) -> None:

@@ -20,6 +20,7 @@ from sealscope.core import ledger as _ledger
 from sealscope.core import lookup as _lookup
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
+from sealscope.core.compaction_series import harn_point, receipt_point, series_dicts
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
 
@@ -42,6 +43,7 @@ class AuditReport:
     snapshot: dict[str, Any] | None = None      # the snapshot verb's object
     harn: tuple[dict[str, Any], ...] = ()       # the harn verb's objects, one per compaction
     session: tuple[SessionRecord, ...] = ()
+    compaction_series: tuple[dict[str, Any], ...] = ()   # the chart's points, one per compaction
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schema": EXPORT_SCHEMA, "kind": self.kind, "path": self.path,
@@ -55,6 +57,8 @@ class AuditReport:
             out["harn"] = list(self.harn)
         else:
             out["snapshot"] = self.snapshot
+        if self.kind in (kinds.LEDGER, kinds.HARN):
+            out["compaction_series"] = list(self.compaction_series)
         out["session"] = [r.to_dict() for r in self.session]
         return out
 
@@ -106,17 +110,20 @@ def _ledger_report(p: str, res: _ledger.VerifyResult,
     doc["verdict"] = res.verdict
     breaks = tuple({"line": f.line, "kind": f.kind, "text": f.text} for f in res.findings)
     receipts: list[dict[str, Any]] = []
+    points = []
     if not res.unreadable:
         try:
             for line, row in _lookup.iter_receipt_rows(p):
-                receipts.append({"line": line, **_receipt.verify_receipt(row).to_dict()})
+                check = _receipt.verify_receipt(row)
+                receipts.append({"line": line, **check.to_dict()})
+                points.append(receipt_point(line, row, check))
         except OSError:
             pass
     rec = _verdict.receipts(receipts)
     code = _code(res.exit_code, records, *([rec.exit_code] if receipts else []))
     return AuditReport(kinds.LEDGER, p, res.verdict, code, ledger=doc, breaks=breaks,
                        receipts=tuple(receipts), receipts_verdict=rec.verdict,
-                       session=records)
+                       session=records, compaction_series=tuple(series_dicts(points)))
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
@@ -130,5 +137,8 @@ def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
                            harn=({"error": e.message},), session=records)
     checks = _harn.check_document(doc)
     out = _harn.outcome_of(checks)
+    points = [harn_point(i, c.event.estimated_tokens_before, c.event.estimated_tokens_after)
+              for i, c in enumerate(checks, 1)]
     return AuditReport(kinds.HARN, path, out.verdict, _code(out.exit_code, records),
-                       harn=tuple(c.to_dict() for c in checks), session=records)
+                       harn=tuple(c.to_dict() for c in checks), session=records,
+                       compaction_series=tuple(series_dicts(points)))

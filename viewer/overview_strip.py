@@ -1,0 +1,275 @@
+"""The overview strip: a narrow column beside the row list mapping the whole ledger.
+
+Each cell is a bin of consecutive lines (`bin_starts`: the file's lines split into as
+many bins as the strip has cells, recomputed from the line count on every paint, so a
+growing file re-bins). A bin shows the worst class among its lines (`CLASSES`, worst
+first): a break, a declared break, bounded (prechain rows: the chain is not checked
+there), a receipt that fails its own check, a receipt, a seal row, plain verified, not
+yet verified. Every class has its own glyph as well as its colour (`LEGEND`), so the
+strip reads on a monochrome terminal too. The viewport's bins carry a `▶` mark.
+
+The bins read no file: they come from what the tab already has — the verifier's
+progress (bytes done → lines, through the line index), its findings, and the receipt
+and seal lines of the tab's one marker scan. With a filter active, bins holding no
+matching row are blank.
+
+Keys while the strip has focus (`m` focuses it, `m` again hides it): `0`-`9` jump to
+that tenth of the file, up/down one bin, home/end, Enter the bin under the mark,
+escape back to the rows. A click jumps to the clicked bin's first (matching) row.
+"""
+from __future__ import annotations
+
+import bisect
+from array import array
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.widget import Widget
+
+from sealscope.viewer.messages import StripJump, StripLeft
+
+__all__ = ["CLASSES", "LEGEND", "StripModel", "OverviewStrip", "bin_starts",
+           "legend_markdown", "legend_text"]
+
+# class, glyph, style, words — worst first
+LEGEND: tuple[tuple[str, str, str, str], ...] = (
+    ("break", "✗", "bold white on red", "break"),
+    ("declared", "≠", "bold black on yellow", "declared break"),
+    ("bounded", "○", "black on cyan", "bounded (prechain, not checked)"),
+    ("receipt_fail", "!", "bold white on magenta", "receipt that fails"),
+    ("receipt", "R", "black on blue", "receipt"),
+    ("seal", "S", "black on bright_green", "seal row"),
+    ("verified", "·", "green on grey23", "verified"),
+    ("pending", "░", "grey50", "not yet verified"),
+)
+CLASSES = tuple(c for c, *_ in LEGEND)
+_RANK = {c: i for i, c in enumerate(CLASSES)}       # lower is worse
+_LOOK = {c: (g, s) for c, g, s, _w in LEGEND}
+
+
+def legend_text() -> Text:
+    """The strip's legend: every class's glyph in its colour and its name."""
+    t = Text(no_wrap=False, end="")
+    t.append("strip: ", "bold")
+    for i, (_c, glyph, style, words) in enumerate(LEGEND):
+        if i:
+            t.append("  ")
+        t.append(glyph, style)
+        t.append(f" {words}")
+    t.append("  ▶ viewport  (blank: no row matches the filter)", "dim")
+    return t
+
+
+def legend_markdown() -> str:
+    """The legend for the key help (`?`): each class's glyph and name, and the keys."""
+    rows = "\n".join(f"| `{g}` | {w} |" for _c, g, _s, w in LEGEND)
+    return ("## Overview strip (ledger tab)\n\nEach cell of the strip beside the rows is a "
+            "bin of lines, showing the worst thing in it (worst first):\n\n"
+            "| glyph | meaning |\n|---|---|\n" + rows + "\n\n`▶` marks the bins on screen; "
+            "a blank cell holds no row matching the filter. `m` gives the strip the keyboard "
+            "(`0`-`9` jump to that tenth, ↑↓ bin by bin, Enter, Esc), `m` again hides it; "
+            "a click on a cell jumps to its first row. `C`: the compaction chart.\n")
+
+
+def bin_starts(lines: int, cells: int) -> list[int]:
+    """First line of each bin, plus `lines + 1` at the end: `min(lines, cells)` bins of
+    near-equal size covering lines 1..lines."""
+    n = max(0, min(lines, cells))
+    return [i * lines // n + 1 for i in range(n)] + [lines + 1] if n else [1]
+
+
+@dataclass
+class StripModel:
+    """Everything the bins are computed from (no file access)."""
+    lines: int = 0
+    verified_through: int = 0          # lines 1..this are verified
+    findings: dict[int, tuple[str, str]] = field(default_factory=dict)
+    first_chained: int = 0
+    verified: bool = False             # the verdict has arrived
+    receipts: dict[int, bool] = field(default_factory=dict)   # line → the receipt's own check ok
+    seals: list[int] = field(default_factory=list)
+    view: array | None = None          # filter: matching lines, sorted
+
+    def classes(self, cells: int) -> list[str]:
+        """The class of each bin (fewer than `cells` when the file is shorter)."""
+        starts = bin_starts(self.lines, cells)
+        nb = len(starts) - 1
+        if nb <= 0:
+            return []
+        out = ["verified" if starts[i + 1] - 1 <= self.verified_through else "pending"
+               for i in range(nb)]
+
+        def mark(line: int, cls: str) -> None:
+            if 1 <= line <= self.lines:
+                i = bisect.bisect_right(starts, line) - 1
+                if _RANK[cls] < _RANK[out[i]]:
+                    out[i] = cls
+
+        for line in self.seals:
+            mark(line, "seal")
+        for line, ok in self.receipts.items():
+            mark(line, "receipt" if ok else "receipt_fail")
+        if self.verified:
+            end = (self.first_chained - 1) if self.first_chained else self.lines
+            # prechain lines: every bin overlapping 1..end is bounded
+            if end >= 1:
+                for i in range(bisect.bisect_right(starts, end)):
+                    if _RANK["bounded"] < _RANK[out[i]]:
+                        out[i] = "bounded"
+        for line, (kind, _t) in self.findings.items():
+            mark(line, "break" if kind == "break" else "declared")
+        return out
+
+    def matching(self, cells: int) -> list[bool]:
+        """Per bin: holds a row matching the filter (all True without a filter)."""
+        starts = bin_starts(self.lines, cells)
+        nb = len(starts) - 1
+        if self.view is None:
+            return [True] * nb
+        v = self.view
+        return [bisect.bisect_left(v, starts[i + 1]) > bisect.bisect_left(v, starts[i])
+                for i in range(nb)]
+
+    def first_row(self, b: int, cells: int) -> int | None:
+        """The first (matching) line of bin `b`; None when it has none."""
+        starts = bin_starts(self.lines, cells)
+        if not 0 <= b < len(starts) - 1:
+            return None
+        lo, hi = starts[b], starts[b + 1]
+        if self.view is None:
+            return lo
+        i = bisect.bisect_left(self.view, lo)
+        return self.view[i] if i < len(self.view) and self.view[i] < hi else None
+
+    def bin_of(self, line: int, cells: int) -> int:
+        starts = bin_starts(self.lines, cells)
+        return max(0, min(len(starts) - 2, bisect.bisect_right(starts, line) - 1))
+
+
+class OverviewStrip(Widget, can_focus=True):
+    """The strip widget; the tab feeds `model` and `viewport` and calls `refresh()`."""
+
+    DEFAULT_CSS = """
+    OverviewStrip { width: 2; height: 1fr; background: $boost; }
+    OverviewStrip:focus { background: $accent 40%; }
+    """
+
+    BINDINGS = [
+        Binding("up", "step(-1)", "Bin up", show=False),
+        Binding("down", "step(1)", "Bin down", show=False),
+        Binding("home", "to_fraction(0)", "First bin", show=False),
+        Binding("end", "to_fraction(10)", "Last bin", show=False),
+        Binding("enter", "choose", "Jump", show=False),
+        Binding("escape", "leave", "Back to rows", show=False),
+        *[Binding(str(k), f"to_fraction({k})", f"{k}0%", show=False) for k in range(10)],
+    ]
+
+    mark: reactive[int] = reactive(0)   # the bin the position keys move
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.model = StripModel()
+        self.viewport: tuple[int, int] = (0, 0)     # first and last line on screen
+        self.tooltip = legend_text()
+        self._drawn: tuple[int, list[int], list[str], list[bool]] | None = None
+
+    def changed(self) -> None:
+        """The model changed: recompute the bins and repaint."""
+        self._drawn = None
+        self.refresh()
+
+    def set_viewport(self, first: int, last: int) -> None:
+        if (first, last) != self.viewport:
+            self.viewport = (first, last)
+            self.refresh()
+
+    def _bins(self) -> tuple[int, list[int], list[str], list[bool]]:
+        cells = self.cells
+        if self._drawn is None or self._drawn[0] != cells:
+            m = self.model
+            self._drawn = (cells, bin_starts(m.lines, cells), m.classes(cells),
+                           m.matching(cells))
+        return self._drawn
+
+    @property
+    def cells(self) -> int:
+        return max(1, self.size.height)
+
+    def bin_classes(self) -> list[str]:
+        """The class of each bin at the current height (what is drawn)."""
+        return list(self._bins()[2])
+
+    def bin_lines(self) -> list[tuple[int, int]]:
+        """The first and last line of each bin at the current height."""
+        starts = self._bins()[1]
+        return [(starts[i], starts[i + 1] - 1) for i in range(len(starts) - 1)]
+
+    def render_line(self, y: int) -> Strip:
+        _cells, starts, classes, matching = self._bins()
+        width = self.size.width
+        if y >= len(classes):
+            return Strip.blank(width, self.rich_style)
+        match = matching[y]
+        lo, hi = self.viewport
+        in_view = lo and starts[y] <= hi and starts[y + 1] - 1 >= lo
+        t = Text(end="", no_wrap=True)
+        focus_mark = self.has_focus and y == self.mark
+        t.append("▶" if in_view else ("›" if focus_mark else " "),
+                 "bold reverse" if focus_mark else "bold")
+        if match:
+            glyph, style = _LOOK[classes[y]]
+            t.append(glyph, style)
+        else:
+            t.append(" ")
+        t.truncate(width, pad=True)
+        return Strip(list(t.render(self.app.console)), width)
+
+    # ------------------------------------------------------------------ jumping
+    def _jump(self, b: int, stay: bool = False) -> None:
+        line = self.model.first_row(b, self.cells)
+        if line is None:
+            self.app.notify("no matching row in that part of the file", markup=False)
+            return
+        self.post_message(StripJump(line, stay))
+
+    def on_click(self, event: events.Click) -> None:
+        off = event.get_content_offset(self)
+        if off is None:
+            return
+        self.mark = off.y
+        self._jump(off.y)
+
+    def action_step(self, delta: int) -> None:
+        n = len(bin_starts(self.model.lines, self.cells)) - 1
+        if n:
+            self.mark = max(0, min(n - 1, self.mark + delta))
+            self._jump(self.mark, stay=True)
+
+    def action_to_fraction(self, tenth: int) -> None:
+        n = len(bin_starts(self.model.lines, self.cells)) - 1
+        if n:
+            self.mark = min(n - 1, tenth * n // 10)
+            self._jump(self.mark)
+
+    def action_choose(self) -> None:
+        self._jump(self.mark)
+
+    def action_leave(self) -> None:
+        self.post_message(StripLeft())
+
+    def watch_mark(self) -> None:
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._drawn = None
+
+    def on_focus(self) -> None:
+        self.mark = self.model.bin_of(self.viewport[0] or 1, self.cells)
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
