@@ -394,6 +394,7 @@ class LedgerTab(FollowMode):
             self.rows.focus()
         else:
             strip.display = True
+            strip.can_focus = True
             strip.focus()
             self._sync_strip()
         self._update_status()

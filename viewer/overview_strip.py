@@ -14,8 +14,9 @@ and seal lines of the tab's one marker scan. With a filter active, bins holding 
 matching row are blank.
 
 Keys while the strip has focus (`m` focuses it, `m` again hides it): `0`-`9` jump to
-that tenth of the file, up/down one bin, home/end, Enter the bin under the mark,
-escape back to the rows. A click jumps to the clicked bin's first (matching) row.
+that tenth of the file, up/down one bin, home/end (the rows follow, the keyboard stays
+on the strip); Enter or escape hand the keyboard back to the rows; `?` shows the
+legend (`StripLegend`). A click jumps to the clicked bin's first (matching) row.
 """
 from __future__ import annotations
 
@@ -25,15 +26,17 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widget import Widget
 
 from sealscope.viewer.messages import StripJump, StripLeft
 
-__all__ = ["CLASSES", "LEGEND", "StripModel", "OverviewStrip", "bin_starts",
-           "legend_markdown", "legend_text"]
+__all__ = ["CLASSES", "LEGEND", "StripModel", "OverviewStrip", "StripLegend", "bin_starts",
+           "legend_text"]
 
 # class, glyph, style, words — worst first
 LEGEND: tuple[tuple[str, str, str, str], ...] = (
@@ -62,17 +65,6 @@ def legend_text() -> Text:
         t.append(f" {words}")
     t.append("  ▶ viewport  (blank: no row matches the filter)", "dim")
     return t
-
-
-def legend_markdown() -> str:
-    """The legend for the key help (`?`): each class's glyph and name, and the keys."""
-    rows = "\n".join(f"| `{g}` | {w} |" for _c, g, _s, w in LEGEND)
-    return ("## Overview strip (ledger tab)\n\nEach cell of the strip beside the rows is a "
-            "bin of lines, showing the worst thing in it (worst first):\n\n"
-            "| glyph | meaning |\n|---|---|\n" + rows + "\n\n`▶` marks the bins on screen; "
-            "a blank cell holds no row matching the filter. `m` gives the strip the keyboard "
-            "(`0`-`9` jump to that tenth, ↑↓ bin by bin, Enter, Esc), `m` again hides it; "
-            "a click on a cell jumps to its first row. `C`: the compaction chart.\n")
 
 
 def bin_starts(lines: int, cells: int) -> list[int]:
@@ -150,8 +142,10 @@ class StripModel:
         return max(0, min(len(starts) - 2, bisect.bisect_right(starts, line) - 1))
 
 
-class OverviewStrip(Widget, can_focus=True):
-    """The strip widget; the tab feeds `model` and `viewport` and calls `refresh()`."""
+class OverviewStrip(Widget, can_focus=False):
+    """The strip widget; the tab feeds `model` and `viewport` and calls `changed()`.
+    It takes the keyboard only while `m` lends it (`can_focus` is set for that time),
+    so the tabs' focus chain is the one it was without the strip."""
 
     DEFAULT_CSS = """
     OverviewStrip { width: 2; height: 1fr; background: $boost; }
@@ -165,6 +159,7 @@ class OverviewStrip(Widget, can_focus=True):
         Binding("end", "to_fraction(10)", "Last bin", show=False),
         Binding("enter", "choose", "Jump", show=False),
         Binding("escape", "leave", "Back to rows", show=False),
+        Binding("question_mark", "legend", "Legend"),
         *[Binding(str(k), f"to_fraction({k})", f"{k}0%", show=False) for k in range(10)],
     ]
 
@@ -253,10 +248,10 @@ class OverviewStrip(Widget, can_focus=True):
         n = len(bin_starts(self.model.lines, self.cells)) - 1
         if n:
             self.mark = min(n - 1, tenth * n // 10)
-            self._jump(self.mark)
+            self._jump(self.mark, stay=True)
 
     def action_choose(self) -> None:
-        self._jump(self.mark)
+        self._jump(self.mark)   # and the rows take the keyboard
 
     def action_leave(self) -> None:
         self.post_message(StripLeft())
@@ -272,4 +267,35 @@ class OverviewStrip(Widget, can_focus=True):
         self.refresh()
 
     def on_blur(self) -> None:
+        if self.app.screen is self.screen:   # not when the legend opens over it
+            self.can_focus = False
         self.refresh()
+
+    def action_legend(self) -> None:
+        self.app.push_screen(StripLegend())
+
+
+class StripLegend(ModalScreen[None]):
+    """The strip's legend (`?` while the strip has the keyboard)."""
+
+    DEFAULT_CSS = """
+    StripLegend { align: center middle; }
+    StripLegend #legend-box { width: 76; height: auto; padding: 1 2; background: $panel;
+                              border: thick $accent 60%; }
+    """
+    BINDINGS = [Binding("escape", "app.pop_screen", "Close")]
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Static
+        t = Text(end="")
+        t.append("Overview strip\n", "bold")
+        t.append("Each cell is a bin of lines showing the worst thing in it, worst first:\n\n")
+        for _c, glyph, style, words in LEGEND:
+            t.append(" ")
+            t.append(glyph, style)
+            t.append(f"  {words}\n")
+        t.append(" ▶", "bold")
+        t.append("  the bins on screen; a blank cell: no row matches the filter\n\n")
+        t.append("m: the strip takes the keyboard (0-9 tenths, ↑↓ bins, Home/End, Enter, "
+                 "Esc); m again hides it. Click a cell: its first row.", "dim")
+        yield Static(t, id="legend-box")

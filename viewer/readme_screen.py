@@ -20,8 +20,6 @@ class SamplesReadmeScreen(Screen):
             text = README.read_text(encoding="utf-8")
         except OSError as e:
             text = f"The samples' README could not be read: `{type(e).__name__}`."
-        from sealscope.viewer.overview_strip import legend_markdown
-        text = legend_markdown() + "\n" + text
         yield Header()
         yield MarkdownViewer(text, show_table_of_contents=False, id="samples-readme")
         yield Footer()

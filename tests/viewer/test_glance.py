@@ -1,0 +1,233 @@
+"""The overview strip and the compaction chart: snapshots (120x36) and Pilot flows."""
+from __future__ import annotations
+
+from sealscope.core.compaction_series import SeriesPoint
+from sealscope.viewer.app import SealscopeApp
+from sealscope.viewer.compaction_chart import CompactionChart
+from sealscope.viewer.overview_strip import (CLASSES, LEGEND, StripLegend, StripModel,
+                                              bin_starts)
+from textual.widgets import OptionList, Static
+
+from tests.viewer.glance_ledgers import (BIG_BREAKS, BIG_DECLARED, BIG_RECEIPTS, BIG_SEALS,
+                                         DROP_OUTLIER, DROP_RECEIPTS, big_ledger,
+                                         planted_drop_ledger)
+from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+
+SIZE = (120, 36)
+
+
+def expected_classes(bins: list[tuple[int, int]]) -> list[str]:
+    """What each bin must show, from the positions the generator planted."""
+    out = []
+    for lo, hi in bins:
+        def has(lines, lo=lo, hi=hi):
+            return any(lo <= n <= hi for n in lines)
+        out.append("break" if has(BIG_BREAKS) else "declared" if has((BIG_DECLARED,))
+                   else "receipt" if has(BIG_RECEIPTS) else "seal" if has(BIG_SEALS)
+                   else "verified")
+    return out
+
+
+# ---------------------------------------------------------------------- snapshots
+
+def test_snapshot_strip_tampered(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        assert pilot.app.current_tab().strip.bin_classes()[3] == "break"   # line 4
+    assert snap_compare(SealscopeApp([SAMPLES / "tampered.jsonl"]), terminal_size=SIZE,
+                        run_before=run)
+
+
+def test_snapshot_strip_10000_rows(snap_compare, tmp_path):
+    path = big_ledger(tmp_path / "glance-10k.jsonl")
+
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        strip = pilot.app.current_tab().strip
+        assert strip.bin_classes() == expected_classes(strip.bin_lines())
+    assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_chart_session(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("C")
+        await pilot.pause()
+    assert snap_compare(SealscopeApp([SAMPLES / "session.jsonl"]), terminal_size=SIZE,
+                        run_before=run)
+
+
+def test_snapshot_chart_planted_drop(snap_compare, tmp_path):
+    path = planted_drop_ledger(tmp_path / "planted-drop.jsonl")
+
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("C")
+        await pilot.pause()
+        chart = pilot.app.screen
+        assert isinstance(chart, CompactionChart)
+        assert [p.where for p in chart.points if p.outlier] == [DROP_OUTLIER]
+    assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=run)
+
+
+# ---------------------------------------------------------------------- Pilot
+
+@sync
+async def test_strip_bins_of_the_10000_row_ledger(tmp_path):
+    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        strip = tab.strip
+        bins = strip.bin_lines()
+        assert bins[0][0] == 1 and bins[-1][1] == tab.source.line_count == 10_001
+        classes = strip.bin_classes()
+        assert classes == expected_classes(bins)
+        assert classes.count("break") == 2 and classes.count("declared") == 1
+        assert classes.count("receipt") == 3 and classes.count("seal") == 1
+        # each planted line's bin, by position
+        for line, cls in [(BIG_BREAKS[0], "break"), (BIG_DECLARED, "declared"),
+                          (BIG_RECEIPTS[1], "receipt"), (BIG_SEALS[0], "seal")]:
+            b = next(i for i, (lo, hi) in enumerate(bins) if lo <= line <= hi)
+            assert classes[b] == cls
+
+
+@sync
+async def test_clicking_a_strip_cell_moves_the_view_to_its_first_row(tmp_path):
+    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        bins = tab.strip.bin_lines()
+        assert await pilot.click("#strip", offset=(1, 20))
+        await pilot.pause()
+        assert tab.rows.current_line == bins[20][0]
+        top = int(tab.rows.scroll_offset.y)
+        assert top <= bins[20][0] - 1 < top + tab.rows.size.height
+        assert tab.strip.viewport[0] <= bins[20][0] <= tab.strip.viewport[1]
+
+
+@sync
+async def test_m_then_a_position_key_jumps_and_m_twice_hides(tmp_path):
+    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        bins = tab.strip.bin_lines()
+        await pilot.press("m", "5")
+        await pilot.pause()
+        assert tab.rows.current_line == bins[5 * len(bins) // 10][0]
+        await pilot.press("down")
+        await pilot.pause()
+        assert tab.rows.current_line == bins[5 * len(bins) // 10 + 1][0]
+        assert app.focused is tab.strip
+        await pilot.press("m")
+        await pilot.pause()
+        assert not tab.strip.display and app.focused is tab.rows
+        await pilot.press("m")
+        await pilot.pause()
+        assert tab.strip.display and app.focused is tab.strip
+
+
+@sync
+async def test_filtered_strip_shows_where_matches_are(tmp_path):
+    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        tab.apply_filter("break")
+        await pilot.pause()
+        await pilot.pause()
+        strip = tab.strip
+        match = strip.model.matching(strip.cells)
+        bins = strip.bin_lines()
+        assert [i for i, m in enumerate(match) if m] == \
+            [i for i, (lo, hi) in enumerate(bins) if any(lo <= n <= hi for n in BIG_BREAKS)]
+        assert await pilot.click("#strip", offset=(1, 0))   # no break there: stays put
+        await pilot.pause()
+        assert tab.rows.current_line in BIG_BREAKS
+
+
+@sync
+async def test_enter_on_a_chart_bar_jumps_to_the_receipt_row(tmp_path):
+    app = SealscopeApp([planted_drop_ledger(tmp_path / "drop.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        await pilot.press("C")
+        await pilot.pause()
+        assert isinstance(app.screen, CompactionChart)
+        assert [p.where for p in app.screen.points] == list(DROP_RECEIPTS)
+        await pilot.press("down", "down", "down", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, CompactionChart)
+        assert tab.rows.current_line == DROP_RECEIPTS[3] == DROP_OUTLIER
+
+
+@sync
+async def test_chart_items_toggle_and_80x24(tmp_path):
+    app = SealscopeApp([planted_drop_ledger(tmp_path / "drop.jsonl")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("C")
+        await pilot.pause()
+        ol = app.screen.query_one(OptionList)
+        first = str(ol.get_option_at_index(0).prompt)
+        assert "pre" in first and "post" in first and "dropped" in first and " B" in first
+        await pilot.press("i")
+        await pilot.pause()
+        first = str(ol.get_option_at_index(0).prompt)
+        assert "10 items" in first and "2 items" in first
+        assert all(len(line) <= 76 for line in first.split("\n"))
+
+
+@sync
+async def test_harn_chart_tokens_and_jump():
+    from tests.viewer.test_harn_tab import HarnApp
+    app = HarnApp(str(SAMPLES / "harn" / "session-transcript.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.query_one("#harn-events").focus()
+        await pilot.press("C")
+        await pilot.pause()
+        chart = app.screen
+        assert isinstance(chart, CompactionChart)
+        assert [(p.where, p.unit, p.pre, p.post) for p in chart.points] == \
+            [(1, "tokens", 495, 258), (2, "tokens", 341, 142)]
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.query_one("#harn-events", OptionList).highlighted == 1
+
+
+@sync
+async def test_legend_names_every_class_with_its_own_glyph():
+    app = SealscopeApp([SAMPLES / "session.jsonl"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("m", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, StripLegend)
+        shown = str(app.screen.query_one("#legend-box", Static).render())
+        assert len({g for _c, g, _s, _w in LEGEND}) == len(CLASSES) == 8
+        for _c, glyph, _s, words in LEGEND:
+            assert f" {glyph}  {words}" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, StripLegend)
+
+
+def test_model_bins_grow_with_the_line_count():
+    m = StripModel(lines=100, verified_through=50, findings={60: ("break", "x")},
+                   verified=False)
+    assert bin_starts(100, 10) == [1, 11, 21, 31, 41, 51, 61, 71, 81, 91, 101]
+    assert m.classes(10)[:5] == ["verified"] * 5
+    assert m.classes(10)[5] == "break" and m.classes(10)[6:] == ["pending"] * 4
+    m.lines = 200                      # a followed file grew: bins re-cut from the count
+    assert bin_starts(200, 10)[1] == 21 and m.classes(10)[2] == "break"
+    m.verified, m.first_chained = True, 31   # lines 1..30 prechain: bounded
+    assert m.classes(10)[:2] == ["bounded", "bounded"]
+
+
+def test_series_point_marks():
+    p = SeriesPoint(3, "bytes", 100, 40, 60, 10, 4, 6, ok=False, bounded=True)
+    assert p.share() == 0.6 and p.share(True) == 0.6
