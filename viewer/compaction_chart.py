@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
@@ -100,7 +101,6 @@ class CompactionChart(ModalScreen[int | None]):
         self.has_items = any(p.unit == "bytes" for p in self.points)
 
     def compose(self) -> ComposeResult:
-        from textual.containers import Vertical
         with Vertical(id="chart-box"):
             yield Static(id="chart-title")
             yield Static(self._legend(), id="chart-legend")

@@ -32,6 +32,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Static
 
 from sealscope.viewer.messages import StripJump, StripLeft
 
@@ -286,7 +287,6 @@ class StripLegend(ModalScreen[None]):
     BINDINGS = [Binding("escape", "app.pop_screen", "Close")]
 
     def compose(self) -> ComposeResult:
-        from textual.widgets import Static
         t = Text(end="")
         t.append("Overview strip\n", "bold")
         t.append("Each cell is a bin of lines showing the worst thing in it, worst first:\n\n")

@@ -15,6 +15,7 @@ import bisect
 import json
 import mmap
 import os
+import re
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
