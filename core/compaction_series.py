@@ -72,10 +72,14 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 6)
 
 
-def _size(d: Any, key: str) -> int | None:
-    """A claimed size: a non-negative int (never a bool), else None."""
-    v = d.get(key) if isinstance(d, dict) else None
+def _count(v: Any) -> int | None:
+    """A size: a non-negative int (never a bool), else None."""
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def _size(d: Any, key: str) -> int | None:
+    """A claimed size of a receipt's `pre`/`post`/`dropped` object."""
+    return _count(d.get(key)) if isinstance(d, dict) else None
 
 
 def receipt_point(line: int, row: Any, check: Any = None) -> SeriesPoint:
@@ -94,8 +98,7 @@ def receipt_point(line: int, row: Any, check: Any = None) -> SeriesPoint:
 
 def harn_point(event: int, before: int | None, after: int | None) -> SeriesPoint:
     """A harn compaction's estimated tokens before and after."""
-    ok = lambda v: v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None  # noqa: E731
-    b, a = ok(before), ok(after)
+    b, a = _count(before), _count(after)
     dropped = b - a if b is not None and a is not None and b >= a else None
     return SeriesPoint(event, "tokens", b, a, dropped)
 
