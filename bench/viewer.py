@@ -2,8 +2,10 @@
 
 Builds `bench/out/verify-1m.jsonl` (~380 MB) unless it is already there, then runs the
 viewer headless (`app.run_test()`), and prints: seconds from start to the first screen
-with rows rendered, seconds until the chain verdict arrives, time for a burst of page
-scrolls, and peak RSS of this process and of its largest child (the verifier's pool).
+with rows rendered, seconds until the chain verdict arrives, when the overview strip is
+complete (the verify-to-strip delay) and how many bytes this process read, time for a
+burst of page scrolls, and peak RSS of this process and of its largest child (the
+verifier's pool).
 
     python bench/viewer.py [--rows N] [--path FILE]
 """
@@ -47,6 +49,19 @@ def build(path: Path, rows: int) -> None:
         if out:
             fh.write("\n".join(out) + "\n")
     os.replace(tmp, path)
+
+
+def read_chars() -> int:
+    """Bytes this process read through read/pread so far (/proc/self/io rchar; the
+    line index reads through a map and is not counted); -1 where unavailable."""
+    try:
+        with open("/proc/self/io", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
 
 
 def peak_rss_mb() -> tuple[float, float]:
@@ -96,6 +111,14 @@ async def measure(path: Path) -> dict:
                and time.perf_counter() - t0 < 300):
             await asyncio.sleep(0.05)
         out["verified_s"] = time.perf_counter() - t0
+        # the overview strip: complete once the verdict is in and the marker scan is done
+        strip = tab.strip
+        while (time.perf_counter() - t0 < 300 and tab.result is not None
+               and (tab.series is None or "pending" in strip.bin_classes())):
+            await asyncio.sleep(0.01)
+        out["strip_s"] = time.perf_counter() - t0
+        out["strip_classes"] = sorted(set(strip.bin_classes()))
+        out["read_bytes"] = read_chars()
         out["verdict"] = tab.result.verdict if tab.result else (
             f"none ({tab.banner.state}: {tab.banner.message})")
         out["rows"] = lst.line_count
@@ -128,6 +151,12 @@ def main() -> int:
     print(f"render 20 fresh screens (34 rows): {res['render_20_screens_s']:.3f}s")
     print(f"jump to line 500,000:            {res['jump_to_500000_s']:.3f}s")
     print(f"verdict {res['verdict']} after:       {res['verified_s']:.3f}s")
+    print(f"overview strip complete after:   {res['strip_s']:.3f}s "
+          f"(verify-to-strip delay {res['strip_s'] - res['verified_s']:.3f}s; "
+          f"bins: {', '.join(res['strip_classes'])})")
+    print(f"bytes read by this process: {res['read_bytes'] / 1e6:.0f} MB "
+          f"({res['read_bytes'] / size:.2f}x the file: the one receipt/seal marker scan; "
+          f"the strip itself reads nothing)")
     print(f"peak RSS: this process {me:.0f} MB, largest child {kids:.0f} MB")
     return 0
 
