@@ -155,8 +155,8 @@ def main() -> int:
           f"(verify-to-strip delay {res['strip_s'] - res['verified_s']:.3f}s; "
           f"bins: {', '.join(res['strip_classes'])})")
     print(f"bytes read by this process: {res['read_bytes'] / 1e6:.0f} MB "
-          f"({res['read_bytes'] / size:.2f}x the file: the one receipt/seal marker scan; "
-          f"the strip itself reads nothing)")
+          f"({res['read_bytes'] / size:.2f}x the file, every read of this process: the "
+          f"receipt/seal marker scan is one pass; the strip's bins read nothing)")
     print(f"peak RSS: this process {me:.0f} MB, largest child {kids:.0f} MB")
     return 0
 
