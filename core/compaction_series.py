@@ -6,8 +6,9 @@ in bytes and in items (`count`), as the row states them (a value that is not a
 non-negative integer is None: nothing is plotted for it), with the row's own
 `verify_receipt` verdict: `ok` (False: a failing receipt) and `bounded` (its
 `verified_scope` is not "full", as it always is without held content).
-harn transcripts (`harn_point`): estimated tokens before and after each compaction
-(dropped = before - after when both are known).
+harn transcripts (`harn_event_point`): estimated tokens before and after each
+compaction (dropped = before - after when both are known; a count harn defaulted
+because it was absent is unknown).
 
 The call-out (`outlier`): the point whose dropped share (dropped / pre) is furthest
 above the median share of all points with a share; none when no share is above the
@@ -21,10 +22,13 @@ from statistics import median
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sealscope.core.harn.model import CompactionEvent
+from sealscope.core.receipt import ReceiptCheck, verify_receipt
+
 MIN_POINTS = 3   # a median of fewer shares calls nothing out
 
-__all__ = ["MIN_POINTS", "SeriesPoint", "receipt_point", "harn_point", "series", "outlier",
-           "series_dicts"]
+__all__ = ["MIN_POINTS", "SeriesPoint", "receipt_point", "harn_point", "harn_event_point",
+           "series", "outlier", "series_dicts"]
 
 
 @dataclass(frozen=True)
@@ -82,11 +86,10 @@ def _size(d: Any, key: str) -> int | None:
     return _count(d.get(key)) if isinstance(d, dict) else None
 
 
-def receipt_point(line: int, row: Any, check: Any = None) -> SeriesPoint:
+def receipt_point(line: int, row: Any, check: ReceiptCheck | None = None) -> SeriesPoint:
     """A receipt row's claimed sizes; `check` is its `verify_receipt` verdict
     (computed here when not given)."""
     if check is None:
-        from sealscope.core.receipt import verify_receipt
         check = verify_receipt(row)
     r = row if isinstance(row, dict) else {}
     pre, post, dropped = r.get("pre"), r.get("post"), r.get("dropped")
@@ -101,6 +104,15 @@ def harn_point(event: int, before: int | None, after: int | None) -> SeriesPoint
     b, a = _count(before), _count(after)
     dropped = b - a if b is not None and a is not None and b >= a else None
     return SeriesPoint(event, "tokens", b, a, dropped)
+
+
+def harn_event_point(event: int, ev: CompactionEvent) -> SeriesPoint:
+    """`harn_point` of a read compaction event: a count harn defaulted to 0 because it
+    was absent (`ev.defaulted`) is no claim, so it is unknown here."""
+    def told(name: str, value: int) -> int | None:
+        return None if name in ev.defaulted else value
+    return harn_point(event, told("estimated_tokens_before", ev.estimated_tokens_before),
+                      told("estimated_tokens_after", ev.estimated_tokens_after))
 
 
 def outlier(points: Sequence[SeriesPoint], items: bool = False) -> int | None:

@@ -29,7 +29,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sealscope.core import harn
-from sealscope.core.compaction_series import SeriesPoint, harn_point
+from sealscope.core.compaction_series import SeriesPoint, harn_event_point
 from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 from sealscope.viewer.compaction_chart import CompactionChart
@@ -141,8 +141,7 @@ class HarnTab(Widget):
     def chart_points(self) -> list[SeriesPoint]:
         """Estimated tokens before and after each compaction, in order (the chart's and
         the export's series)."""
-        return [harn_point(i, c.event.estimated_tokens_before, c.event.estimated_tokens_after)
-                for i, c in enumerate(self.checks, 1)]
+        return [harn_event_point(i, c.event) for i, c in enumerate(self.checks, 1)]
 
     def action_chart(self) -> None:
         """`C`: the tokens chart; Enter on a compaction selects its event."""

@@ -20,7 +20,7 @@ from sealscope.core import ledger as _ledger
 from sealscope.core import lookup as _lookup
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
-from sealscope.core.compaction_series import harn_point, receipt_point, series_dicts
+from sealscope.core.compaction_series import harn_event_point, receipt_point, series_dicts
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
 
@@ -137,8 +137,7 @@ def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
                            harn=({"error": e.message},), session=records)
     checks = _harn.check_document(doc)
     out = _harn.outcome_of(checks)
-    points = [harn_point(i, c.event.estimated_tokens_before, c.event.estimated_tokens_after)
-              for i, c in enumerate(checks, 1)]
+    points = [harn_event_point(i, c.event) for i, c in enumerate(checks, 1)]
     return AuditReport(kinds.HARN, path, out.verdict, _code(out.exit_code, records),
                        harn=tuple(c.to_dict() for c in checks), session=records,
                        compaction_series=tuple(series_dicts(points)))

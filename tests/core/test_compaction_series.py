@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from sealscope.core import export
-from sealscope.core.compaction_series import (SeriesPoint, harn_point, outlier,
-                                              receipt_point, series, series_dicts)
+from sealscope.core import export, harn
+from sealscope.core.compaction_series import (SeriesPoint, harn_event_point, harn_point,
+                                              outlier, receipt_point, series, series_dicts)
 
 from tests.viewer.glance_ledgers import DROP_OUTLIER, DROP_RECEIPTS, planted_drop_ledger
 from tests.viewer.viewer_helpers import SAMPLES
@@ -69,3 +70,13 @@ def test_export_series_of_the_session_sample_and_a_harn_transcript():
     assert [(p["event"], p["pre"], p["post"], p["dropped"]) for p in h["compaction_series"]] \
         == [(1, 495, 258, 237), (2, 341, 142, 199)]
     assert series_dicts([]) == []
+
+
+def test_a_defaulted_harn_count_is_no_claim():
+    doc = harn.load(str(SAMPLES / "harn" / "session-transcript.json"))
+    ev = harn.check_document(doc)[0].event
+    assert harn_event_point(1, ev).pre == ev.estimated_tokens_before == 495
+    blank = replace(ev, estimated_tokens_after=0,
+                    defaulted=frozenset({"estimated_tokens_after"}))
+    p = harn_event_point(1, blank)
+    assert (p.pre, p.post, p.dropped) == (495, None, None)
