@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import events
@@ -36,11 +37,23 @@ from textual.widgets import Static
 
 from sealscope.viewer.messages import StripJump, StripLeft
 
-__all__ = ["CLASSES", "LEGEND", "StripModel", "OverviewStrip", "StripLegend", "bin_starts",
-           "legend_text"]
+__all__ = ["CLASSES", "LEGEND", "LegendRow", "StripModel", "OverviewStrip", "StripLegend",
+           "bin_starts", "legend_text"]
 
-# class, glyph, style, words — worst first
-LEGEND: tuple[tuple[str, str, str, str], ...] = (
+
+
+class LegendRow(NamedTuple):
+    """One class of the strip: its name, the glyph drawn for it, its Rich style (the
+    colour) and what it means, in words."""
+    cls: str
+    glyph: str
+    style: str
+    meaning: str
+
+
+# The legend as plain data, worst first: the strip's `?` modal and any key help
+# (an app-wide `?`/F1 for the tab in front) read the same rows.
+LEGEND: tuple[LegendRow, ...] = tuple(LegendRow(*r) for r in (
     ("break", "✗", "bold white on red", "break"),
     ("declared", "≠", "bold black on yellow", "declared break"),
     ("bounded", "○", "black on cyan", "bounded (prechain, not checked)"),
@@ -49,7 +62,7 @@ LEGEND: tuple[tuple[str, str, str, str], ...] = (
     ("seal", "S", "black on bright_green", "seal row"),
     ("verified", "·", "green on grey23", "verified"),
     ("pending", "░", "grey50", "not yet verified"),
-)
+))
 CLASSES = tuple(c for c, *_ in LEGEND)
 _RANK = {c: i for i, c in enumerate(CLASSES)}       # lower is worse
 _LOOK = {c: (g, s) for c, g, s, _w in LEGEND}
