@@ -50,7 +50,8 @@ def chart_entry(p: SeriesPoint, items: bool, top: int, width: int, med: float | 
     pre, post, dropped = ((p.pre_items, p.post_items, p.dropped_items) if items
                           else (p.pre, p.post, p.dropped))
     where = f"line {p.where}" if p.unit == "bytes" else f"event {p.where}"
-    status = "✗" if not p.ok else ("~" if p.bounded else "✓")
+    # a receipt's own check; a harn event has none here (its findings are the tab's)
+    status = " " if p.unit == "tokens" else "✗" if not p.ok else ("~" if p.bounded else "✓")
     st_style = "bold red" if not p.ok else ("yellow" if p.bounded else "green")
     called = p.outlier_items if items else p.outlier
     share = p.share(items)

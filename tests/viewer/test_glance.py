@@ -8,6 +8,7 @@ from sealscope.viewer.overview_strip import (CLASSES, LEGEND, StripLegend, Strip
                                               bin_starts)
 from textual.widgets import OptionList, Static
 
+from tests.viewer.test_harn_tab import HarnApp
 from tests.viewer.glance_ledgers import (BIG_BREAKS, BIG_DECLARED, BIG_RECEIPTS, BIG_SEALS,
                                          DROP_OUTLIER, DROP_RECEIPTS, big_ledger,
                                          planted_drop_ledger)
@@ -68,6 +69,39 @@ def test_snapshot_chart_planted_drop(snap_compare, tmp_path):
         assert isinstance(chart, CompactionChart)
         assert [p.where for p in chart.points if p.outlier] == [DROP_OUTLIER]
     assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_chart_planted_drop_80x24(snap_compare, tmp_path):
+    path = planted_drop_ledger(tmp_path / "planted-drop.jsonl")
+
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("C", "end")
+        await pilot.pause()
+    assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24), run_before=run)
+
+
+def test_snapshot_strip_80x24(snap_compare, tmp_path):
+    path = big_ledger(tmp_path / "glance-10k.jsonl")
+
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        strip = pilot.app.current_tab().strip
+        assert strip.bin_classes() == expected_classes(strip.bin_lines())
+    assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24), run_before=run)
+
+
+def test_snapshot_chart_harn_tokens(snap_compare):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("C")
+        await pilot.pause()
+        chart = pilot.app.screen
+        assert isinstance(chart, CompactionChart)
+        assert [(p.where, p.unit, p.pre, p.post, p.dropped) for p in chart.points] == \
+            [(1, "tokens", 495, 258, 237), (2, "tokens", 341, 142, 199)]
+    assert snap_compare(SealscopeApp([SAMPLES / "harn" / "session-transcript.json"]),
+                        terminal_size=SIZE, run_before=run)
 
 
 # ---------------------------------------------------------------------- Pilot
@@ -183,7 +217,6 @@ async def test_chart_items_toggle_and_80x24(tmp_path):
 
 @sync
 async def test_harn_chart_tokens_and_jump():
-    from tests.viewer.test_harn_tab import HarnApp
     app = HarnApp(str(SAMPLES / "harn" / "session-transcript.json"))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
