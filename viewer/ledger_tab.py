@@ -43,8 +43,8 @@ from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
-from sealscope.viewer.messages import (Filtered, Indexed, IndexProgress, JumpToSeal, Marked,
-                                       RowSelected, StripJump, StripLeft, Verified,
+from sealscope.viewer.messages import (Filtered, Followed, Indexed, IndexProgress, JumpToSeal,
+                                       Marked, RowSelected, StripJump, StripLeft, Verified,
                                        VerifyProgress, VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.prompt import PromptScreen
@@ -250,12 +250,20 @@ class LedgerTab(FollowMode):
     def receipts_worker(self) -> None:
         """The receipt and seal rows (one pass over the file for both), each receipt
         checked on its own: the strip's marks and the chart's points."""
+        self._find_marks(1)
+
+    @work(thread=True, group="follow-marks")
+    def appended_marks_worker(self, first: int) -> None:
+        """The receipt and seal rows among the lines a followed file appended (from
+        `first`): the bytes the follower just verified, not the whole file again."""
+        self._find_marks(first)
+
+    def _find_marks(self, first: int) -> None:
         worker = get_current_worker()
-        found = self.source.marked_rows(lambda: worker.is_cancelled)
+        found = self.source.marked_rows(lambda: worker.is_cancelled, first)
         if worker.is_cancelled:
             return
         rows = found["compaction_receipt"]
-        self.receipts = [n for n, _r in rows]
         points = [receipt_point(n, r) for n, r in rows]
         self.post_message(Marked({p.where: p.ok for p in points},
                                  [n for n, _r in found["continuity_snapshot"]], points))
@@ -290,10 +298,23 @@ class LedgerTab(FollowMode):
                     self._sync_strip()
 
     def on_marked(self, m: Marked) -> None:
-        self.series = m.points
-        self.strip.model.receipts = m.receipts
-        self.strip.model.seals = m.seals
+        """Merge found marks (the first scan and those of appended rows may arrive in
+        either order; a line found twice counts once)."""
+        by_line = {p.where: p for p in self.series or []}
+        by_line.update((p.where, p) for p in m.points)
+        self.series = [by_line[n] for n in sorted(by_line)]
+        self.receipts = sorted(by_line)
+        model = self.strip.model
+        model.receipts = {**model.receipts, **m.receipts}
+        model.seals = sorted({*model.seals, *m.seals})
         self._sync_strip()
+
+    def on_followed(self, m: Followed) -> None:
+        """Runs before `FollowMode.on_followed` grows the source: the lines from the
+        current count on are the appended ones; their marks are looked for after."""
+        if m.alarm is None and m.offsets is not None and self.following:
+            first = max(1, self.source.line_count)   # the last line may have been partial
+            self.call_later(self.appended_marks_worker, first)
 
     def on_verified(self, m: Verified) -> None:
         self.result = m.result
@@ -361,9 +382,13 @@ class LedgerTab(FollowMode):
         """Feed the strip the counts it bins from (the line count may have grown, a
         filter come or gone); re-bin when anything changed or `force`."""
         strip, model = self.strip, self.strip.model
-        lines, view = self.source.line_count, self.rows.view
-        if force or model.lines != lines or model.view is not view:
-            model.lines, model.view = lines, view
+        lines, view, findings = self.source.line_count, self.rows.view, self.rows.findings
+        grown = self.result.lines if model.verified and self.result is not None else 0
+        if grown > model.verified_through:           # a followed file grew, verified
+            model.verified_through, force = grown, True
+        if force or model.lines != lines or model.view is not view or \
+                model.findings is not findings:
+            model.lines, model.view, model.findings = lines, view, findings
             strip.changed()
         self.on_viewport_moved()
 

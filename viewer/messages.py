@@ -128,9 +128,10 @@ class Followed(Message):
 
 @dataclass
 class Marked(Message):
-    """The ledger's receipt and seal rows were found: `receipts` maps a receipt's line
-    to whether its own check holds, `seals` lists the seal rows' lines, `points` are
-    the receipts' `compaction_series` points in file order."""
+    """Receipt and seal rows of the ledger were found (all of them, or those of rows
+    a followed file appended): `receipts` maps a receipt's line to whether its own
+    check holds, `seals` lists the seal rows' lines, `points` are the receipts'
+    `compaction_series` points in file order."""
     receipts: dict[int, bool]
     seals: list[int]
     points: list[SeriesPoint]

@@ -369,17 +369,17 @@ class LedgerSource:
 
     MARKED_KINDS = (b"compaction_receipt", b"continuity_snapshot")
 
-    def marked_rows(self, cancelled: Callable[[], bool] = lambda: False
+    def marked_rows(self, cancelled: Callable[[], bool] = lambda: False, first: int = 1
                     ) -> dict[str, list[tuple[int, Any]]]:
-        """{kind: [(line, row)]} for the receipt and seal rows (`MARKED_KINDS`): ONE
-        windowed pass over the file for both names, then only the lines that mention
-        one are parsed (not cached: receipts can be large)."""
+        """{kind: [(line, row)]} for the receipt and seal rows (`MARKED_KINDS`) from
+        line `first` on: ONE windowed pass over those bytes for both names, then only
+        the lines that mention one are parsed (not cached: receipts can be large)."""
         out: dict[str, list[tuple[int, Any]]] = {k.decode(): [] for k in self.MARKED_KINDS}
-        if not self.size:
+        if not self.size or not 1 <= first <= self.line_count:
             return out
         pat = re.compile(b"|".join(re.escape(k) for k in self.MARKED_KINDS))
         overlap = max(len(k) for k in self.MARKED_KINDS) - 1
-        step, pos, seen = 4 << 20, 0, -1
+        step, pos, seen = 4 << 20, self.offsets[first - 1], -1
         while pos < self.size and not cancelled():
             block = self.scan_buf[pos:min(self.size, pos + step + overlap)]
             for m in pat.finditer(block):

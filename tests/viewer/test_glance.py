@@ -1,9 +1,14 @@
 """The overview strip and the compaction chart: snapshots (120x36) and Pilot flows."""
 from __future__ import annotations
 
+import asyncio
+
+from sealscope.core import ledger as L
+from sealscope.core import receipt
 from sealscope.core.compaction_series import SeriesPoint
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.compaction_chart import CompactionChart
+from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.overview_strip import (CLASSES, LEGEND, StripLegend, StripModel,
                                               bin_starts)
 from textual.widgets import OptionList, Static
@@ -264,3 +269,37 @@ def test_model_bins_grow_with_the_line_count():
 def test_series_point_marks():
     p = SeriesPoint(3, "bytes", 100, 40, 60, 10, 4, 6, ok=False, bounded=True)
     assert p.share() == 0.6 and p.share(True) == 0.6
+
+
+@sync
+async def test_a_followed_file_grows_into_the_strip_and_the_chart(tmp_path, monkeypatch):
+    monkeypatch.setattr(FollowMode, "follow_poll", 0.03)
+    p = tmp_path / "live.jsonl"
+    for i in range(5):
+        L.append(p, {"kind": "note", "i": i, "ts": f"2026-11-30T12:00:0{i}Z"})
+    app = SealscopeApp([p])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        for _ in range(3000):                 # a safety net against a hang, not a timing
+            if tab.following:
+                break
+            await pilot.pause()
+            await asyncio.sleep(0.01)
+        assert tab.series == [] and tab.strip.bin_classes() == ["verified"] * 6
+        pre = ["kept item", "dropped item"]
+        L.append(p, receipt.build_row(pre, pre[:1], "glance-test", "truncate",
+                                      opened_at="2026-11-30T12:00:06Z"))     # line 6
+        L.append(p, {"kind": "continuity_snapshot", "label": "live",
+                     "manifest_digest": "sha256:" + "ab" * 32})             # line 7
+        with p.open("a") as fh:                                             # line 8
+            fh.write('{"kind": "note", "i": 8, "chain": "' + "0" * 32 + '"}\n')
+        for _ in range(3000):
+            if tab.result.rows == 8 and tab.series:
+                break
+            await pilot.pause()
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        assert [pt.where for pt in tab.series] == [6]
+        assert tab.strip.bin_classes() == ["verified"] * 5 + ["receipt", "seal", "break",
+                                                               "verified"]
