@@ -37,9 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
           ns: str | None = None, progress: bool = False, incremental: bool = False,
-          checkpoint: str | None = None) -> tuple[dict, int, Any]:
-    """Verify one ledger (and its pin or witness): the JSON object, the exit code and
-    the CI suite (the chain and each check, the lines to annotate)."""
+          checkpoint: str | None = None) -> tuple[dict, int, Any, Any]:
+    """Verify one ledger (and its pin or witness): the JSON object, the exit code,
+    the CI suite (the chain and each check, the lines to annotate) and the chain's
+    `VerifyResult` (for the step summary's report, so it is not walked twice)."""
     from sealscope.core import ledger, pins, verdict, witness
 
     on_progress = progress_callback(f"verify {path}") if progress else None
@@ -68,7 +69,7 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     doc["verdict"] = out.verdict
     names = ["pin"] if pin is not None else ["witness"] if store else []
     suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)))
-    return doc, out.exit_code, suite
+    return doc, out.exit_code, suite, res
 
 
 # Several ledgers: the small ones are verified side by side in worker processes while
@@ -78,7 +79,7 @@ MANY_MIN_BYTES = 16 << 20
 
 def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
               progress: bool, incremental: bool = False,
-              checkpoint: str | None = None) -> list[tuple[dict, int, Any]]:
+              checkpoint: str | None = None) -> list[tuple[dict, int, Any, Any]]:
     from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
     sizes: list[int | None] = []
@@ -141,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
                         args.incremental, args.checkpoint)
     from sealscope.core import verdict
-    code = verdict.worst(c for _d, c, _s in results)
-    docs = [d for d, _c, _s in results]
+    code = verdict.worst(r[1] for r in results)
+    docs = [r[0] for r in results]
     policy = {"verb": "verify", "strict": args.strict,
               "checks": ["chain"] + (["pin"] if pin is not None else [])
               + (["witness"] if args.witness else [])}
@@ -151,8 +152,10 @@ def run(args: argparse.Namespace) -> int:
     if len(results) > 1:
         human += "\n" + _count_line(docs)
     one_line = human.split("\n", 1)[0] if len(docs) == 1 else _count_line(docs)
-    code = ci_formats.emit(args, [s for _d, _c, s in results], code=code, policy=policy,
-                           summary=one_line, markdown=lambda: _markdown(args.ledgers))
+    code = ci_formats.emit(args, [r[2] for r in results], code=code, policy=policy,
+                           summary=one_line,
+                           markdown=lambda: _markdown([(p, r[3]) for p, r in
+                                                       zip(args.ledgers, results, strict=True)]))
     if ci_formats.github(args):
         return code
     if as_json:
@@ -172,11 +175,12 @@ def _count_line(docs: list[dict]) -> str:
             f"{counts[verdict.BROKEN]} broken, {counts[verdict.COULD_NOT_LOOK]} could not look")
 
 
-def _markdown(paths: list[str]) -> str:
-    """The audit report of each ledger, for a CI step summary."""
+def _markdown(walked: list[tuple[str, Any]]) -> str:
+    """The audit report of each ledger from its walk, for a CI step summary."""
     from sealscope.core.export import build_report
 
-    return "\n\n".join(build_report(p).to_markdown() for p in paths)
+    return "\n\n".join(build_report(p, kind="ledger", verify_result=res).to_markdown()
+                       for p, res in walked)
 
 
 def human_line(path: str, doc: dict) -> str:

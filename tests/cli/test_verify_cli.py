@@ -163,4 +163,4 @@ def test_many_ledgers_side_by_side_equal_one_at_a_time(tmp_path, monkeypatch):
     assert sorted(p for p, _f in submitted) == sorted(paths[:5])  # the missing one: here
     assert all(f.exception() is None for _p, f in submitted)     # results came from workers
     assert side_by_side == one_by_one
-    assert [c for _d, c, _s in side_by_side] == [0, 0, 1, 0, 0, 3]
+    assert [r[1] for r in side_by_side] == [0, 0, 1, 0, 0, 3]
