@@ -111,8 +111,11 @@ def run_receipts(args: argparse.Namespace) -> int:
     except OSError as e:
         why = f"cannot read {args.ledger}: {_os_text(e)}"
         code = _fail(args, f"receipts: {why}")
-        return ci_formats.emit(args, [ci_formats.unreadable_suite(args.ledger, why)],
-                               code=code, policy={"verb": "receipts"})
+        suites = [ci_formats.unreadable_suite(args.ledger, why)]
+        return ci_formats.emit(args, suites, code=code, policy={"verb": "receipts"},
+                               summary=f"{suites[0].verdict}  {_clean(args.ledger)}",
+                               markdown=lambda: ci_formats.markdown_table(
+                                   suites, "sealscope receipts"))
     matched = _held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "

@@ -436,9 +436,11 @@ def test_harn_unreadable_is_a_warning_exit_3(tmp_path):
 @pytest.mark.parametrize("verb", ["verify", "receipts", "fleet", "harn", "export"])
 def test_a_missing_file_is_a_warning_and_a_skipped_case(verb, tmp_path):
     gone = tmp_path / "gone.jsonl"
-    out, vsa = tmp_path / "m.xml", tmp_path / "m.json"
-    p = run(verb, str(gone), "--format", "github", "--junit", str(out), "--vsa", str(vsa))
+    out, vsa, summary = tmp_path / "m.xml", tmp_path / "m.json", tmp_path / "s.md"
+    p = run(verb, str(gone), "--format", "github", "--junit", str(out), "--vsa", str(vsa),
+            env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
     assert p.returncode == 3 and "Traceback" not in p.stderr
+    assert "COULD NOT LOOK" in summary.read_text()
     (cmd,) = commands(p.stdout)
     assert cmd["name"] == "warning" and cmd["file"] == str(gone) and "line" not in cmd
     (case,) = _junit(out).iter("testcase")
@@ -678,3 +680,25 @@ def test_the_gitlab_example_runs(tmp_path):
     suites = {s.get("name"): s for s in _junit(work / "reports" / "ledgers.xml")}
     assert suites["ledgers/tampered.jsonl"].get("failures") == "1"
     assert suites["ledgers/session.jsonl"].get("failures") == "0"
+
+
+def test_liar_receipt_in_junit_and_vsa_matches_the_json_verdict(tmp_path):
+    f = SAMPLES / "liar.jsonl"
+    held = ["--pre", str(HELD_DIR / "liar-pre.json"), "--post", str(HELD_DIR / "liar-post.json")]
+    (doc,) = json.loads(run("receipts", str(f), *held, "--json").stdout)
+    assert doc["ok"] is False and doc["content"] == "mismatch"
+    out, vsa = tmp_path / "liar.xml", tmp_path / "liar.json"
+    p = run("receipts", str(f), *held, "--junit", str(out), "--vsa", str(vsa))
+    assert p.returncode == 1
+    (case,) = _junit(out).iter("testcase")
+    assert case.get("name") == "receipt line 3"
+    failure = case.find("failure")
+    assert failure.get("message") == "BROKEN: schema=v2 content=mismatch scope=full"
+    assert failure.text == failure.get("message") + "; " + "; ".join(doc["notes"])
+    st = _vsa(vsa, [f])
+    assert st["predicate"]["verificationResult"] == "FAILED"
+    assert st["predicate"]["sealscope"]["policy"] == {"verb": "receipts", "line": None,
+                                                      "pre": True, "post": True}
+    (res,) = st["predicate"]["sealscope"]["results"]
+    assert res["verdict"] == "BROKEN" and res["exit_code"] == 1
+    assert res["checks"] == [{"name": "receipt line 3", "outcome": "failed"}]
