@@ -107,8 +107,8 @@ def test_the_viewer_in_headless_chromium(tmp_path):
             page.locator(".xterm-helper-textarea").focus()
             for _ in range(3):
                 page.keyboard.press("ArrowDown")
-            text = tab.until("line 4 · 12 lines")
-            assert "line 4  ✗" in text
+            # the status line and the row's badge arrive in separate frames: wait for both
+            tab.until("line 4 · 12 lines", "line 4  ✗")
             shot = tmp_path / "serve.png"
             page.screenshot(path=str(shot))
             page.keyboard.press("x")
