@@ -142,7 +142,7 @@ def _kind(args: argparse.Namespace) -> str:
 
     path = args.path
     found = kinds.classify(path)
-    if found.kind == kinds.UNREADABLE:
+    if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
         raise _Refused(f"export: {found.reason}", 3)
     if args.format == "github" and args.output:
         raise _Refused("export: --format github writes annotations to stdout and the "

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from sealscope import ci_formats
+from sealscope.cmd_view import view
 from sealscope.core import fleet, verdict
 from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
@@ -53,6 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="one JSON object per ledger per line, then a summary line")
     ci_formats.add_arguments(p)
+    p.add_argument("--view", action="store_true",
+                   help="open the viewer's fleet tab on the given local folders instead "
+                        "(each folder one tab; its *.jsonl ledgers)")
     p.set_defaults(func=run)
 
 
@@ -115,7 +119,27 @@ def human_line(e: FleetEntry) -> str:
     return line
 
 
+def view_fleet(args: argparse.Namespace) -> int:
+    """`--view`: the viewer on local folders (fleet tabs) and files; a URL, or an option
+    the fleet tab does not take, is a usage error."""
+    remote = [s for s in args.sources if "://" in s]
+    for s in remote:
+        error_line(f"fleet --view: only local sources open in the viewer, not {clean(s)}")
+    taken = [flag for flag, on in (("--glob", args.glob != "*.jsonl"),
+                                   ("--strict", args.strict),
+                                   ("--incremental", args.incremental),
+                                   ("--storage-option", args.storage_options),
+                                   ("--json", args.json),
+                                   ("--format", args.ci_format),
+                                   ("--junit", args.junit), ("--vsa", args.vsa)) if on]
+    if taken:
+        error_line(f"fleet --view: the viewer's fleet tab does not take {', '.join(taken)}")
+    return 2 if remote or taken else view(args.sources)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.view:
+        return view_fleet(args)
     from sealscope import fleet_engine as engine
 
     options = _options(args.storage_options)

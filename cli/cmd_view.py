@@ -1,9 +1,11 @@
 """`sealscope view [PATH ...]`: the terminal viewer (the default with no verb).
 
 Each path opens as a ledger, a continuity snapshot (seal) or a harn transcript / run
-record tab; a folder opens those it holds. With no paths it opens the bundled samples
-(`sealscope.sample_ledgers`, installed with the package): its ledgers, the two seals and
-the seals ledger from `seals/`, and the harn session transcript (see its README.md).
+record tab; a folder opens as a fleet tab (one row per ledger beneath it, audited as
+`sealscope fleet` does; also `sealscope fleet DIR --view`). With no paths it opens the
+bundled samples (`sealscope.sample_ledgers`, installed with the package): its ledgers,
+the two seals and the seals ledger from `seals/`, and the harn session transcript (see
+its README.md).
 Textual is imported only here, inside the verb, so the other verbs never pay for it."""
 from __future__ import annotations
 
@@ -36,14 +38,19 @@ def register(sub) -> None:
                                    "continuity snapshots, harn transcripts or run records, "
                                    "or folders of them; with none, the bundled samples.")
     p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="a ledger, snapshot or harn file, or a folder of them")
+                   help="a ledger, snapshot or harn file, or a folder (a fleet tab)")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    paths = viewer_paths(args.paths)
+def view(given: list[str]) -> int:
+    """Run the viewer on `given` (checked by `viewer_paths`): 0, or 3 for a missing path."""
+    paths = viewer_paths(given)
     if paths is None:
         return 3
     from sealscope.viewer.app import SealscopeApp
     SealscopeApp(paths).run()
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return view(args.paths)

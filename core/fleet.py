@@ -267,7 +267,8 @@ def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
               on_entry: Callable[[FleetEntry], None] | None = None) -> list[FleetEntry]:
     """Audit local files on a process pool sized to the cores: small files in batches,
     large ones here, each split across the cores by `verify`. Entries are passed to
-    `on_entry` as they arrive and returned in arrival order."""
+    `on_entry` as they arrive and returned in arrival order; an exception `on_entry`
+    raises ends the run (batches not yet started are dropped) and propagates."""
     batches, large = plan_batches(sized)
     workers = workers or os.cpu_count() or 1
     out: list[FleetEntry] = []
@@ -297,9 +298,13 @@ def _run_batches(batches: list[list[str]], strict: bool, incremental: bool, work
     with ProcessPoolExecutor(max_workers=min(workers, len(batches)),
                              mp_context=mp.get_context("spawn")) as pool:
         futures = [pool.submit(audit_batch, b, strict, incremental) for b in batches]
-        for f in as_completed(futures):
-            for d in f.result():
-                yield FleetEntry.from_dict(d)
+        try:
+            for f in as_completed(futures):
+                for d in f.result():
+                    yield FleetEntry.from_dict(d)
+        finally:  # a consumer that stops early (a closed viewer tab) waits for no queued batch
+            for f in futures:
+                f.cancel()
 
 
 def elapsed_since(start: float) -> float:

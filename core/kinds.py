@@ -4,8 +4,10 @@ frontend that guesses.
 `classify(path)` never raises and never blocks on a FIFO or device. Its answer, first
 match wins:
 
-1. not a regular file we can stat and open (missing, a folder, a FIFO, no permission)
-   → **unreadable**, with the reason;
+1. a folder → **folder** (the viewer opens it as a fleet tab: its ledgers, audited as
+   `sealscope fleet` audits them; no one-file frontend opens it);
+   anything else that is not a regular file we can stat and open (missing, a FIFO,
+   no permission) → **unreadable**, with the reason;
 2. one JSON object whose `schema` is the continuity snapshot schema and which has no
    `chain` (a ledger row's) → **snapshot** (the viewer shows it in a seal tab);
 3. a file not named `.json` → **ledger** (its chain verdict says what is wrong with it);
@@ -17,8 +19,8 @@ match wins:
    (an object of texts), **tiers** (an object of lists of texts), **manifest** (any
    other object) or **other**, each with a reason naming what was looked for.
 
-Only ledger, snapshot and harn open (`FileKind.opens`); the reason of the others is
-the one line a frontend shows.
+Only ledger, snapshot and harn open as one file (`FileKind.opens`); the reason of the
+others is the one line a frontend shows.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from sealscope.core.continuity import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 
 __all__ = ["LEDGER", "SNAPSHOT", "HARN", "RESTATEMENT", "TIERS", "MANIFEST", "OTHER",
-           "UNREADABLE", "OPENS", "FileKind", "classify", "SNIFF_LIMIT"]
+           "UNREADABLE", "FOLDER", "OPENS", "FileKind", "classify", "SNIFF_LIMIT"]
 
 LEDGER = "ledger"
 SNAPSHOT = "snapshot"
@@ -42,6 +44,7 @@ TIERS = "tiers"
 MANIFEST = "manifest"
 OTHER = "other"
 UNREADABLE = "unreadable"
+FOLDER = "folder"
 OPENS = (LEDGER, SNAPSHOT, HARN)
 
 SNIFF_LIMIT = 64 << 20   # a file over this is never read whole to find a snapshot in it
@@ -74,9 +77,10 @@ def classify(path: str | os.PathLike[str]) -> FileKind:
         st = os.stat(p)
     except (OSError, ValueError) as e:
         return FileKind(p, UNREADABLE, f"cannot read {p}: {getattr(e, 'strerror', None) or e}")
+    if _stat.S_ISDIR(st.st_mode):
+        return FileKind(p, FOLDER, f"cannot read {p}: Is a directory")
     if not _stat.S_ISREG(st.st_mode):
-        what = "Is a directory" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
-        return FileKind(p, UNREADABLE, f"cannot read {p}: {what}")
+        return FileKind(p, UNREADABLE, f"cannot read {p}: not a regular file")
     is_json = p.lower().endswith(".json")
     limit = _harn.DEFAULT_MAX_BYTES if is_json else SNIFF_LIMIT
     if st.st_size > limit:

@@ -1,14 +1,15 @@
 """SealscopeApp: one tab per open file — a ledger (LedgerTab), a continuity snapshot
-(SealTab) or a harn transcript / run record (HarnPane) — the screens for held content,
-lookups, pin/witness checks and exports, everything in the footer and the command
-palette.
+(SealTab), a harn transcript / run record (HarnPane) or a folder of ledgers (FleetTab)
+— the screens for held content, lookups, pin/witness checks and exports, everything in
+the footer and the command palette.
 
 What a path opens as is `core.kinds.classify`'s answer: a snapshot opens in a seal tab,
-a harn transcript or run record in a harn tab, a ledger in a ledger tab; anything else
-(unreadable, or a `.json` that is not a ledger, seal or harn file) is a notification
-saying why. A folder contributes its ledgers, snapshots
-and harn files (not recursive); the bundled `sample_ledgers/` folder (also what the app
-opens with no paths) contributes the curated `SAMPLE_TABS`, subfolders included.
+a harn transcript or run record in a harn tab, a ledger in a ledger tab, a folder in a
+fleet tab (every `*.jsonl` beneath it, audited as `sealscope fleet` does; Enter there
+opens a ledger at its first break); anything else (unreadable, or a `.json` that is
+not a ledger, seal or harn file) is a notification saying why. The bundled
+`sample_ledgers/` folder (also what the app opens with no paths) contributes the
+curated `SAMPLE_TABS` instead, subfolders included.
 """
 from __future__ import annotations
 
@@ -30,16 +31,15 @@ from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
 from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.evidence_tab import EvidenceTab, front_commands
+from sealscope.viewer.fleet_tab import FleetTab
 from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.lookup_screen import LookupScreen
-from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp
+from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
 from sealscope.viewer.pin_screen import PinScreen
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
 from sealscope.viewer.readme_screen import SamplesReadmeScreen
 from sealscope.viewer.seal_tab import SealTab, find_seal_tab
-
-LEDGER_SUFFIXES = (".jsonl", ".ndjson", ".log")
 
 # What `sealscope` with no arguments opens, in tab order (documented in
 # sample_ledgers/README.md): the ledgers, the seals ledger, the two valid seals and the
@@ -66,30 +66,15 @@ def sample_paths(folder: Path = SAMPLES_DIR) -> list[Path]:
     return [folder / name for name in SAMPLE_TABS if (folder / name).is_file()]
 
 
-def _folder_files(folder: Path) -> list[Path]:
-    try:
-        children = sorted(c for c in folder.iterdir() if c.is_file())
-    except OSError:
-        return []
-    out = []
-    for c in children:
-        suffix = c.suffix.lower()
-        if suffix in LEDGER_SUFFIXES:
-            out.append(c)
-        elif suffix == ".json" and classify(c).kind in (kinds.SNAPSHOT, kinds.HARN):
-            out.append(c)
-    return out
-
-
 def expand_paths(paths: Sequence[os.PathLike | str]) -> list[Path]:
-    """Files as given; a folder contributes its ledger files and its snapshot and harn
-    `.json` files (not recursive), sorted; the bundled samples folder contributes
-    `SAMPLE_TABS` (its `seals/` and `harn/` subfolders included)."""
+    """Files and folders as given (a folder opens as one fleet tab); the bundled
+    samples folder contributes `SAMPLE_TABS` (its `seals/` and `harn/` subfolders
+    included)."""
     out: list[Path] = []
     for p in paths:
         p = Path(p)
-        if p.is_dir():
-            out.extend(sample_paths(p) if is_samples_dir(p) else _folder_files(p))
+        if p.is_dir() and is_samples_dir(p):
+            out.extend(sample_paths(p))
         else:
             out.append(p)
     return out
@@ -145,7 +130,7 @@ class SealscopeApp(App[None]):
                 self.show_tab(have)
             return have
         what = classify(p)
-        if not what.opens:
+        if not what.opens and what.kind != kinds.FOLDER:
             self.notify("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
                         title="not opened", markup=False, severity="error")
             return None
@@ -162,6 +147,8 @@ class SealscopeApp(App[None]):
     def _make_tab(self, what: kinds.FileKind) -> EvidenceTab:
         self._tab_seq += 1
         path = Path(what.path)
+        if what.kind == kinds.FOLDER:
+            return FleetTab(path, id=f"fleet-{self._tab_seq}")
         if what.kind == kinds.SNAPSHOT:
             return SealTab(path, id=f"seal-{self._tab_seq}")
         if what.kind == kinds.HARN:
@@ -256,11 +243,12 @@ class SealscopeApp(App[None]):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`x` only where there is a report to write (a tab in front on the main
-        screen); `c` only with a ledger in front."""
+        """`x` only where there is a report to write (a tab with one in front on the
+        main screen); `c` only with a ledger in front."""
         if action == "export":
+            tab = self.current_tab()
             return bool(self.screen_stack) and self.screen is self.screen_stack[0] and \
-                self.current_tab() is not None
+                tab is not None and tab.has_report
         if action == "check":
             return self.current_ledger() is not None
         return True
@@ -272,6 +260,12 @@ class SealscopeApp(App[None]):
                 self.show_line(lt, m.line)
                 return
         self.notify("the ledger of that row is no longer open", markup=False)
+
+    async def on_open_at_first_break(self, m: OpenAtFirstBreak) -> None:
+        """A fleet's ledger: its own tab, at its first break once verified."""
+        tab = await self.open_path(m.path)
+        if isinstance(tab, LedgerTab):
+            tab.first_break_when_verified()
 
     def on_jump_to_seal(self, m: JumpToSeal) -> None:
         seal = find_seal_tab(self.seal_tabs(), m.row)
@@ -297,7 +291,7 @@ class SealscopeApp(App[None]):
 
     def action_export(self) -> None:
         tab = self.current_tab()
-        if self.screen is not self.screen_stack[0] or tab is None:
+        if self.screen is not self.screen_stack[0] or tab is None or not tab.has_report:
             return
         self.push_screen(tab.export_screen())
 
@@ -324,8 +318,6 @@ class SealscopeApp(App[None]):
                            for q in expand_paths(paths)] if t is not None]
         if got:
             self.show_tab(got[-1])
-        elif any(Path(p).is_dir() for p in paths):
-            self.notify("nothing to open in that folder", markup=False)
         return got
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -2,9 +2,9 @@
 
 Each open evidence file is one EvidenceTab. The app knows a tab only through this
 base: the file it shows (`path`), what takes the keyboard when it comes to the front
-(`focus_default`), the audit report it exports (`export_screen`) and its palette
-entries (`commands`, derived from its bindings). `front_commands(screen)` is what the
-palette offers for whatever is in front of a screen.
+(`focus_default`), the audit report it exports (`export_screen`, when `has_report`)
+and its palette entries (`commands`, derived from its bindings). `front_commands(screen)`
+is what the palette offers for whatever is in front of a screen.
 """
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ class EvidenceTab(TabPane):
     """One open evidence file in a tab; subclasses set `path` and implement the rest."""
 
     path: str
-    """The file this tab shows, as it was opened."""
+    """The file (or folder) this tab shows, as it was opened."""
+
+    has_report = True
+    """Whether `export_screen` has an audit report to write (a folder of ledgers does not)."""
 
     def focus_default(self) -> None:
         """Give the keyboard to the tab's main widget (on activation)."""

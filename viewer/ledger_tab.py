@@ -161,6 +161,7 @@ class LedgerTab(FollowMode):
         self.clock = time.monotonic   # when keys arrive (a test holds it still)
         self._last_nav = 0.0          # clock time of the last navigation-key move
         self._detail_timer: Timer | None = None
+        self.break_on_verify = False  # select the first break once verified (from a fleet)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -329,6 +330,8 @@ class LedgerTab(FollowMode):
         self.query_one(ProgressBar).display = False
         self._update_status()
         self.rows.force_announce()
+        if self.break_on_verify:
+            self.first_break_when_verified()
         if m.snapshot is not None:
             self.start_following(m.snapshot)
 
@@ -500,6 +503,13 @@ class LedgerTab(FollowMode):
             self._goto(prv[-1])
         else:
             self._no_breaks("no earlier break")
+
+    def first_break_when_verified(self) -> None:
+        """Select the first break now when verified, else as soon as it is (and say
+        nothing when the chain holds)."""
+        self.break_on_verify = self.result is None
+        if self.result is not None and self._finding_lines():
+            self.action_first_break()
 
     def _no_breaks(self, what: str = "no breaks") -> None:
         if self.result is None:

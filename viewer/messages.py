@@ -16,6 +16,7 @@ from textual.message import Message
 
 from sealscope.core.compaction_series import SeriesPoint
 from sealscope.core.export import SessionRecord
+from sealscope.core.fleet import FleetEntry
 from sealscope.core.ledger import VerifyResult
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
            "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal", "LookUp",
            "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
-           "StripLeft"]
+           "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak"]
 
 
 @dataclass
@@ -153,3 +154,30 @@ class StripJump(Message):
 @dataclass
 class StripLeft(Message):
     """The overview strip gave up the keyboard (escape)."""
+
+
+@dataclass
+class FleetPlanned(Message):
+    """A fleet's walk found `total` ledgers (`bytes` in all) to audit."""
+    total: int
+    bytes: int = 0
+
+
+@dataclass
+class FleetEntries(Message):
+    """Audited ledgers of a fleet, in arrival order: a batch (the worker posts at most a
+    few a second), so thousands of ledgers do not flood the queue. Never replaced."""
+    entries: list[FleetEntry]
+
+
+@dataclass
+class FleetDone(Message):
+    """The fleet audit ended; `why` says why it stopped early (None: it finished)."""
+    why: str | None = None
+
+
+@dataclass
+class OpenAtFirstBreak(Message):
+    """Open the ledger at `path` in its own tab (or show it) and select its first break
+    once it is verified."""
+    path: str

@@ -2,7 +2,8 @@
 
 `shown(value)` is the only road from an evidence value (any type) to display text: it
 goes through `sealscope.core.sanitize.clean`, the one sanitizer. Severity words are
-coloured from one place, per vocabulary of core: `FINDING_STYLE` for harn findings
+coloured from one place, per vocabulary of core: `VERDICT_STYLE` for a verdict word's
+tone (`core.verdict.tone`), `FINDING_STYLE` for harn findings
 (`core.harn.SEVERITIES`), `TIER_STYLE` for continuity divergences and diffs (the
 usual tier names; a tier a tiers file invents, or `untiered`, is magenta). The CLI
 keeps its own ANSI tables (cli/cmd_continuity.py, cli/cmd_harn.py) for now.
@@ -12,10 +13,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 
-__all__ = ["FINDING_STYLE", "TIER_STYLE", "tier_style", "shown", "json_text"]
+__all__ = ["VERDICT_STYLE", "verdict_style", "FINDING_STYLE", "TIER_STYLE", "tier_style",
+           "shown", "json_text"]
 
+VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "warn": "bold yellow"}
 FINDING_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
               "untiered": "magenta"}
@@ -24,6 +28,11 @@ TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
 def tier_style(severity: Any) -> str:
     """The colour of a tier name (magenta for one the table does not know)."""
     return TIER_STYLE.get(severity, "magenta")
+
+
+def verdict_style(word: str) -> str:
+    """The colour of a verdict word, by its tone."""
+    return VERDICT_STYLE[_verdict.tone(word)]
 
 
 def shown(value: Any) -> str:

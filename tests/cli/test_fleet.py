@@ -311,3 +311,19 @@ def test_incremental_fleet_resumes_and_catches_a_rewrite(tree, tmp_path):
     assert not any(p.name.endswith(".json") for p in root.rglob("*"))  # nothing beside
     assert list((tmp_path / "cache" / "sealscope" / "checkpoints").iterdir())
     assert first[str(honest)]["rows"] == 5
+
+
+def test_view_takes_only_local_sources_and_no_audit_options(tmp_path):
+    r = run("fleet", "s3://bucket/prefix/", "--view")
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("sealscope: fleet --view: only local sources open in the "
+                                "viewer, not s3://bucket/prefix/")
+    r = run("fleet", str(tmp_path), "--view", "--json", "--glob", "*.log",
+            "--junit", str(tmp_path / "out.xml"))
+    assert r.returncode == 2
+    assert r.stderr.strip() == ("sealscope: fleet --view: the viewer's fleet tab does not "
+                                "take --glob, --json, --junit")
+    assert not (tmp_path / "out.xml").exists()
+    r = run("fleet", str(tmp_path / "missing"), "--view")
+    assert (r.returncode, r.stderr.strip()) == (
+        3, f"sealscope: no such file or folder: {tmp_path / 'missing'}")

@@ -52,7 +52,8 @@ def test_unreadable_paths(tmp_path):
     assert (missing.kind, missing.reason) == (
         "unreadable", f"cannot read {tmp_path / 'missing.json'}: No such file or directory")
     folder = kinds.classify(tmp_path)
-    assert (folder.kind, folder.reason) == ("unreadable", f"cannot read {tmp_path}: Is a directory")
+    assert (folder.kind, folder.reason) == ("folder", f"cannot read {tmp_path}: Is a directory")
+    assert not folder.opens
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     got = kinds.classify(fifo)   # refused from its stat, never opened (it would block)

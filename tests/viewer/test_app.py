@@ -48,10 +48,10 @@ def test_samples_folder_lists_the_curated_tabs():
     assert [p.name for p in SealscopeApp().paths] == [Path(n).name for n in SAMPLE_TABS]
 
 
-def test_a_folder_opens_its_ledgers_snapshots_and_harn_files():
-    # a plain folder: its ledgers, snapshots and harn files, not its other JSON
-    assert [p.name for p in expand_paths([SEALS])] == [
-        "seal-day1-tampered.json", "seal-day1.json", "seal-day2.json", "seals-ledger.jsonl"]
+def test_a_plain_folder_stays_one_path_for_its_fleet_tab():
+    # a plain folder opens as one fleet tab (tests/viewer/test_fleet_tab.py); only the
+    # bundled samples folder expands into its curated tabs
+    assert expand_paths([SEALS, SEALS / "seal-day1.json"]) == [SEALS, SEALS / "seal-day1.json"]
 
 
 @sync

@@ -1,0 +1,211 @@
+"""The viewer's fleet tab: a folder of ledgers opens as one row per ledger, filled in
+as `core.fleet` audits them; sorted, filtered by verdict, and Enter opens a ledger at
+its first break. The tree is `make_tree`'s (tests/cli/test_fleet.py)."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from rich.text import Text
+
+from sealscope.core import fleet
+from sealscope.core.fleet import FleetEntry, ReceiptSummary
+from sealscope.core.ledger import VerifyResult
+from sealscope.viewer.app import SealscopeApp
+from sealscope.viewer.fleet_tab import FleetTab
+from sealscope.viewer.ledger_tab import LedgerTab
+
+from tests.cli.test_fleet import make_tree
+from tests.viewer.viewer_helpers import settle, sync
+
+SIZE = (120, 36)
+
+
+def _tree(tmp_path: Path, monkeypatch) -> dict[str, str]:
+    """The tree under the fixed relative name `fleet` (cwd is tmp_path)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fleet").mkdir()
+    return make_tree(tmp_path / "fleet")
+
+
+async def _done(pilot, tab: FleetTab) -> None:
+    for _ in range(1500):
+        await pilot.pause()
+        if tab.done:
+            await pilot.pause()
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the fleet audit did not finish")
+
+
+def _shown(tab: FleetTab) -> list[tuple[str, str]]:
+    return [(str(Path(e.path).relative_to("fleet")), e.verdict) for e in tab.shown]
+
+
+def _cell_texts(tab: FleetTab, row: int) -> list[str]:
+    return [c.plain if isinstance(c, Text) else str(c) for c in tab.table.get_row_at(row)]
+
+
+@sync
+async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_first_break(
+        tmp_path, monkeypatch):
+    expected = _tree(tmp_path, monkeypatch)
+    app = SealscopeApp([Path("fleet")])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        assert isinstance(tab, FleetTab)
+        await _done(pilot, tab)
+        assert tab.stopped is None and tab.total == len(expected)
+        assert dict(_shown(tab)) == expected
+        assert tab.table.row_count == len(expected)
+        liar = [p for p, _v in _shown(tab)].index("team-b/liar-receipt.jsonl")
+        assert _cell_texts(tab, liar) == [" VERIFIED ", "2", "0", "1", "0",
+                                          _cell_texts(tab, liar)[5], "team-b/liar-receipt.jsonl"]
+        assert not app.check_action("export", ())   # a folder has no one report to write
+        await pilot.press("s")                          # sort by verdict: worst first
+        assert tab.order == (0, False)
+        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 2 + ["COULD NOT LOOK"] * 2 + \
+            ["VERIFIED"] * 3
+        assert [p for p, _v in _shown(tab)][:2] == ["team-a/deep/tampered.jsonl",
+                                                     "team-b/cut.jsonl"]
+        await pilot.press("s")                          # by rows, most first
+        rows = [e.result.rows for e in tab.shown]
+        assert rows == sorted(rows, reverse=True)
+        await pilot.press("S")                          # ... reversed: fewest first
+        assert [e.result.rows for e in tab.shown] == sorted(rows)
+        tab.order = (0, True)                           # verdict, reversed
+        await pilot.pause()
+        assert _shown(tab)[0][1] == "VERIFIED"
+        await pilot.press("v")                          # only BROKEN
+        assert tab.verdict_filter == "BROKEN"
+        assert sorted(p for p, _v in _shown(tab)) == ["team-a/deep/tampered.jsonl",
+                                                      "team-b/cut.jsonl"]
+        assert tab.table.row_count == 2
+        await pilot.press("S")                          # broken, worst first again
+        row = [p for p, _v in _shown(tab)].index("team-a/deep/tampered.jsonl")
+        tab.table.move_cursor(row=row)
+        tab.table.focus()
+        await pilot.pause()
+        assert tab.selected_entry() is tab.shown[row]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        ledger = app.current_tab()
+        assert isinstance(ledger, LedgerTab)
+        assert ledger.source.path.name == "tampered.jsonl"
+        assert ledger.result is not None and ledger.result.ok is False
+        assert min(ledger.rows.findings) == 3           # make_tree edits the third row
+        assert ledger.rows.current_line == 3
+
+
+@sync
+async def test_the_open_prompt_takes_a_folder(tmp_path, monkeypatch):
+    _tree(tmp_path, monkeypatch)
+    app = SealscopeApp([Path("fleet/team-a/honest.jsonl")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("o")
+        await pilot.pause()
+        await pilot.press(*"fleet/team-b")
+        await pilot.press("enter")
+        await pilot.pause()
+        tab = app.current_tab()
+        assert isinstance(tab, FleetTab) and tab.path == "fleet/team-b"
+        await _done(pilot, tab)
+        assert sorted(p for p, _v in _shown(tab)) == [
+            "team-b/bounded.jsonl", "team-b/cut.jsonl", "team-b/dangling.jsonl",
+            "team-b/liar-receipt.jsonl", "team-b/session.jsonl"]
+
+
+def _paused(tmp_path, monkeypatch) -> tuple[SealscopeApp, list[FleetEntry]]:
+    """An app on the tree whose audit worker does not run; the test feeds entries."""
+    _tree(tmp_path, monkeypatch)
+    monkeypatch.setattr(FleetTab, "audit_worker", lambda self: None)
+    entries = [fleet.audit_file(p) for p, _n in fleet.walk(["fleet"])]
+    return SealscopeApp([Path("fleet")]), entries
+
+
+def _entry(i: int) -> FleetEntry:
+    broken = i % 7 == 0
+    res = VerifyResult(ok=not broken, rows=i + 1, chained=i + 1, breaks=int(broken),
+                       first_break="line 1: chain mismatch" if broken else None)
+    return FleetEntry(f"fleet/many/ledger-{i:05d}.jsonl", res, ReceiptSummary(i % 3, 0, 0),
+                      size=1000 * i)
+
+
+@sync
+async def test_thousands_of_rows_arrive_in_batches_and_sort(tmp_path, monkeypatch):
+    app, _entries = _paused(tmp_path, monkeypatch)
+    many = [_entry(i) for i in range(5000)]
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        assert isinstance(tab, FleetTab)
+        tab.set_total(len(many))
+        for start in range(0, len(many), 256):
+            tab.add_entries(many[start:start + 256])
+            await pilot.pause()
+        tab.finish()
+        assert tab.table.row_count == 5000
+        await pilot.press("s")
+        await pilot.pause()
+        assert [e.verdict for e in tab.shown[:715]] == ["BROKEN"] * 715
+        assert tab.shown[715].verdict == "VERIFIED"
+        tab.table.move_cursor(row=4999)
+        await pilot.pause()
+        assert tab.selected_entry() is tab.shown[4999]
+        # DataTable draws only what is in view: its row cache holds a screenful, not 5000
+        assert len(tab.table._row_render_cache) < 100
+
+
+@sync
+async def test_evidence_paths_are_sanitized_text(tmp_path, monkeypatch):
+    _tree(tmp_path, monkeypatch)
+    hostile = tmp_path / "fleet" / "team-a" / "[bold red]x\x1b[2Jy\u202e.jsonl"
+    (tmp_path / "fleet" / "team-a" / "honest.jsonl").rename(hostile)
+    monkeypatch.setattr(FleetTab, "audit_worker", lambda self: None)
+    app = SealscopeApp([Path("fleet")])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        assert isinstance(tab, FleetTab)
+        tab.add_entries([fleet.audit_file(hostile.relative_to(tmp_path))])
+        await pilot.pause()
+        cell = tab.table.get_row_at(0)[-1]
+        assert isinstance(cell, Text) and not cell.spans
+        assert "\x1b" not in cell.plain and "\u202e" not in cell.plain
+        assert cell.plain.startswith("team-a/[bold red]x")
+
+
+def test_snapshot_fleet_partly_audited(snap_compare, tmp_path, monkeypatch):
+    app, entries = _paused(tmp_path, monkeypatch)
+
+    async def run(pilot):
+        tab = pilot.app.current_tab()
+        tab.set_total(len(entries), sum(e.size or 0 for e in entries))
+        tab.add_entries(entries[:4])
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_fleet_sorted_worst_first(snap_compare, tmp_path, monkeypatch):
+    app, entries = _paused(tmp_path, monkeypatch)
+
+    async def run(pilot):
+        tab = pilot.app.current_tab()
+        tab.set_total(len(entries))
+        tab.add_entries(entries)
+        tab.finish()
+        await pilot.press("s")
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_fleet_filtered_could_not_look(snap_compare, tmp_path, monkeypatch):
+    app, entries = _paused(tmp_path, monkeypatch)
+
+    async def run(pilot):
+        tab = pilot.app.current_tab()
+        tab.set_total(len(entries))
+        tab.add_entries(entries)
+        tab.finish()
+        await pilot.press("v", "v")
+        await pilot.pause()
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)

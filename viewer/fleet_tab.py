@@ -1,0 +1,328 @@
+"""FleetTab: a folder of ledgers, one row each, filled in as `core.fleet` audits them.
+
+A thread worker walks the folder (`fleet.walk`: every `*.jsonl` beneath it) and runs
+`fleet.run_local` (the process pool of `sealscope fleet`); entries reach the tab as
+`FleetEntries` batches, at most one per `BATCH_SECONDS` or `BATCH_ENTRIES`, so
+thousands of ledgers do not flood the message queue. The table is Textual's
+DataTable, which renders only the rows in view. `s` steps the sort column (`S`
+reverses; clicking a header sorts by it), `v` steps the verdict filter, and Enter
+opens the selected ledger in its own tab at its first break (`OpenAtFirstBreak`, for
+the app). Verdict words come from `core.verdict`; paths are shown relative to the
+folder, through the sanitizer, as `Text`.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import DataTable, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from sealscope.core import fleet
+from sealscope.core import verdict as _verdict
+from sealscope.core.fleet import FleetEntry
+from sealscope.core.sanitize import clean
+from sealscope.viewer.commands import PaletteBinding
+from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.messages import FleetDone, FleetEntries, FleetPlanned, OpenAtFirstBreak
+from sealscope.viewer.style import verdict_style
+
+__all__ = ["FleetTab", "FleetTable", "COLUMNS", "VERDICT_FILTERS", "BATCH_SECONDS", "BATCH_ENTRIES"]
+
+BATCH_SECONDS = 0.25   # a batch of entries is posted at most this often ...
+BATCH_ENTRIES = 256    # ... or as soon as it holds this many
+VERDICT_FILTERS = (None, _verdict.BROKEN, _verdict.COULD_NOT_LOOK, _verdict.VERIFIED)
+_WORDS = VERDICT_FILTERS[1:]
+_RANK = {w: i for i, w in enumerate(_WORDS)}
+
+
+class _Stop(Exception):
+    """The tab's worker was cancelled (the tab closed): stop the audit."""
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    if n < 1000:
+        return f"{n} B"
+    x = float(n)
+    for unit in ("kB", "MB", "GB", "TB"):
+        x /= 1000
+        if x < 1000 or unit == "TB":
+            break
+    return f"{x:.1f} {unit}"
+
+
+def _verdict_key(e: FleetEntry) -> tuple[Any, ...]:
+    """Worst first: broken, could not look, verified; more breaks and failed receipts
+    first within a word (as `fleet.worst_first`)."""
+    return (_RANK.get(e.verdict, 0), -e.result.breaks, -e.receipts.failed, e.path)
+
+
+# (column label, sort key of an entry); with no sort column the rows arrive in order
+COLUMNS: tuple[tuple[str, Callable[[FleetEntry], Any]], ...] = (
+    ("verdict", _verdict_key),
+    ("rows", lambda e: e.result.rows),
+    ("breaks", lambda e: e.result.breaks),
+    ("rcpt failed", lambda e: e.receipts.failed),
+    ("rcpt bounded", lambda e: e.receipts.bounded),
+    ("size", lambda e: e.size if e.size is not None else -1),
+    ("path", lambda e: e.path),
+)
+_DESCENDING = {1, 2, 3, 4, 5}   # counts and sizes sort largest first
+
+
+class FleetTable(DataTable[Text]):
+    """The fleet's DataTable, whose Enter (select the row) the footer names."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Open at first break")]
+
+
+class FleetTab(EvidenceTab):
+    """The tab of one folder of ledgers (`path`), audited by its worker."""
+
+    DEFAULT_CSS = """
+    FleetTab { layout: vertical; padding: 0; }
+    FleetTab #fleet-status { height: 1; padding: 0 1; background: $boost; }
+    FleetTab #fleet-progress { height: 1; padding: 0 1; }
+    FleetTab #fleet-progress Bar { width: 1fr; }
+    FleetTab DataTable { height: 1fr; }
+    """
+
+    BINDINGS = [
+        PaletteBinding("enter", "open_ledger", "Open at first break", show=False,
+                       title="Open ledger at its first break",
+                       help="Open the selected ledger in its own tab, at its first break"),
+        PaletteBinding("s", "sort", "Sort", title="Sort fleet",
+                       help="Sort by the next column (s); S reverses"),
+        PaletteBinding("S", "reverse", "Reverse sort", show=False, title="Reverse fleet sort",
+                       help="Reverse the sort order"),
+        PaletteBinding("v", "verdict_filter", "Verdict", title="Filter fleet by verdict",
+                       help="Show only one verdict; again for the next, then all"),
+    ]
+
+    has_report = False
+
+    order: reactive[tuple[int | None, bool]] = reactive((None, False), init=False)
+    """(sort column, reversed); column None: arrival order."""
+    verdict_filter: reactive[str | None] = reactive(None, init=False)
+    """Only ledgers of this verdict word are shown (None: all)."""
+
+    def __init__(self, root: str | os.PathLike[str], *, id: str) -> None:
+        self.root = Path(root)
+        self.path = str(root)
+        super().__init__(Content(clean(self.root.name or self.path) + "/"), id=id)
+        self.entries: list[FleetEntry] = []     # every audited ledger, in arrival order
+        self.shown: list[FleetEntry] = []       # the table's rows, in order
+        self.total: int | None = None           # ledgers found by the walk
+        self.total_bytes = 0
+        self.done = False
+        self.stopped: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="fleet-status")
+        yield ProgressBar(total=None, show_eta=False, id="fleet-progress")
+        yield FleetTable(id="fleet-table", cursor_type="row", zebra_stripes=True)
+
+    @property
+    def table(self) -> FleetTable:
+        return self.query_one(FleetTable)
+
+    def on_mount(self) -> None:
+        self._set_columns()
+        self._update_status()
+        self.audit_worker()
+
+    # ------------------------------------------------------------------ worker
+    @work(thread=True, exclusive=True, group="fleet")
+    def audit_worker(self) -> None:
+        worker = get_current_worker()
+        sized = list(fleet.walk([str(self.root)]))
+        self.post_message(FleetPlanned(len(sized), sum(s or 0 for _p, s in sized)))
+        batch: list[FleetEntry] = []
+        last = time.monotonic()
+
+        def on_entry(entry: FleetEntry) -> None:
+            nonlocal batch, last
+            if worker.is_cancelled:
+                raise _Stop
+            batch.append(entry)
+            now = time.monotonic()
+            if len(batch) >= BATCH_ENTRIES or now - last >= BATCH_SECONDS:
+                self.post_message(FleetEntries(batch))
+                batch, last = [], now
+
+        why: str | None = None
+        try:
+            fleet.run_local(sized, on_entry=on_entry)
+        except _Stop:
+            return
+        except Exception as e:  # noqa: BLE001 - a pool failure ends the run, not the app
+            why = f"{type(e).__name__}: {e}"
+        if batch:
+            self.post_message(FleetEntries(batch))
+        self.post_message(FleetDone(why))
+
+    def on_fleet_planned(self, m: FleetPlanned) -> None:
+        m.stop()
+        self.set_total(m.total, m.bytes)
+
+    def on_fleet_entries(self, m: FleetEntries) -> None:
+        m.stop()
+        self.add_entries(m.entries)
+
+    def on_fleet_done(self, m: FleetDone) -> None:
+        m.stop()
+        self.finish(m.why)
+
+    # ------------------------------------------------------------------ state
+    def set_total(self, total: int, total_bytes: int = 0) -> None:
+        """The walk found `total` ledgers (`total_bytes` in all)."""
+        self.total, self.total_bytes = total, total_bytes
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=len(self.entries))
+        self._update_status()
+
+    def add_entries(self, entries: Sequence[FleetEntry]) -> None:
+        """Take audited ledgers: appended to the table in arrival order, or the table
+        re-sorted when a sort column is set."""
+        self.entries.extend(entries)
+        if self.total is not None:
+            self.query_one(ProgressBar).update(progress=len(self.entries))
+        if self.order[0] is None:
+            new = [e for e in entries if self._passes(e)]
+            self.shown.extend(new)
+            self.table.add_rows([self._cells(e) for e in new])
+        else:
+            self._rebuild()
+        self._update_status()
+
+    def finish(self, why: str | None = None) -> None:
+        """The audit ended; `why` says why it stopped early."""
+        self.done, self.stopped = True, why
+        self.query_one(ProgressBar).display = False
+        self._update_status()
+
+    def selected_entry(self) -> FleetEntry | None:
+        row = self.table.cursor_row
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    # ------------------------------------------------------------------ rendering
+    def _passes(self, e: FleetEntry) -> bool:
+        return self.verdict_filter is None or e.verdict == self.verdict_filter
+
+    def _rel(self, path: str) -> str:
+        rel = os.path.relpath(path, self.root)
+        return path if rel.startswith("..") else rel
+
+    def _cells(self, e: FleetEntry) -> tuple[Text, ...]:
+        r, res = e.receipts, e.result
+        return (Text(f" {e.verdict} ", verdict_style(e.verdict) + " reverse"),
+                Text(f"{res.rows:,}", justify="right"),
+                Text(str(res.breaks), "bold red" if res.breaks else "", justify="right"),
+                Text(str(r.failed), "bold red" if r.failed else "", justify="right"),
+                Text(str(r.bounded), "yellow" if r.bounded else "", justify="right"),
+                Text(_size(e.size), justify="right"),
+                Text(clean(self._rel(e.path)), no_wrap=True))
+
+    def _set_columns(self) -> None:
+        column, rev = self.order
+        t = self.table
+        t.clear(columns=True)
+        for i, (label, _key) in enumerate(COLUMNS):
+            mark = (" ▲" if rev else " ▼") if i == column else ""
+            t.add_column(Text(label + mark, "bold"), key=str(i))
+
+    def _rebuild(self) -> None:
+        """Refill the table from `entries` under the sort and the filter, keeping the
+        selected ledger selected."""
+        keep = self.selected_entry()
+        rows = [e for e in self.entries if self._passes(e)]
+        column, rev = self.order
+        if column is not None:
+            rows.sort(key=COLUMNS[column][1], reverse=rev != (column in _DESCENDING))
+        self.shown = rows
+        t = self.table
+        t.clear()
+        t.add_rows([self._cells(e) for e in rows])
+        if keep is not None and keep in rows:
+            t.move_cursor(row=rows.index(keep), animate=False)
+
+    def _update_status(self) -> None:
+        t = Text(no_wrap=True, end="")
+        t.append(clean(self.path), "bold")
+        counts = dict.fromkeys(_WORDS, 0)
+        done_bytes = 0
+        for e in self.entries:
+            counts[e.verdict] = counts.get(e.verdict, 0) + 1
+            done_bytes += e.size or 0
+        total = "?" if self.total is None else f"{self.total:,}"
+        t.append(f" · {len(self.entries):,}/{total} ledgers")
+        if self.total_bytes:
+            t.append(f" · {_size(done_bytes)} of {_size(self.total_bytes)}")
+        t.append(" · ")
+        for w, n in counts.items():
+            t.append(f"{n:,} {w.lower()}", verdict_style(w) if n else "dim")
+            t.append("  ")
+        column, rev = self.order
+        if self.verdict_filter is not None:
+            t.append(f"· showing {self.verdict_filter} ", "italic")
+        if column is not None:
+            t.append(f"· sorted by {COLUMNS[column][0]}{' (reversed)' if rev else ''} ",
+                     "italic")
+        if self.stopped is not None:
+            t.append("· stopped: " + clean(self.stopped), "bold yellow")
+        elif not self.done:
+            t.append("· auditing…", "italic")
+        self.query_one("#fleet-status", Static).update(t)
+
+    def watch_order(self) -> None:
+        self._set_columns()
+        self._rebuild()
+        self._update_status()
+
+    def watch_verdict_filter(self) -> None:
+        self._rebuild()
+        self._update_status()
+
+    # ------------------------------------------------------------------ actions
+    def action_sort(self) -> None:
+        """The next sort column (after the last: arrival order again)."""
+        column, rev = self.order
+        nxt = 0 if column is None else (None if column + 1 >= len(COLUMNS) else column + 1)
+        self.order = (nxt, rev)
+
+    def action_reverse(self) -> None:
+        column, rev = self.order
+        self.order = (0 if column is None else column, not rev)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        column = int(str(event.column_key.value))
+        cur, rev = self.order
+        self.order = (column, not rev if column == cur else False)
+
+    def action_verdict_filter(self) -> None:
+        i = VERDICT_FILTERS.index(self.verdict_filter)
+        self.verdict_filter = VERDICT_FILTERS[(i + 1) % len(VERDICT_FILTERS)]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_ledger()
+
+    def action_open_ledger(self) -> None:
+        entry = self.selected_entry()
+        if entry is not None:
+            self.post_message(OpenAtFirstBreak(entry.path))
+
+    # ------------------------------------------------------------------ EvidenceTab
+    def focus_default(self) -> None:
+        self.table.focus()
