@@ -140,12 +140,33 @@ def test_glob_and_file_sources(tree):
     assert summary["exit_code"] == p.returncode == 1
 
 
+# an install without the fleet extra: importing any of them fails, as it would there
+WITHOUT_EXTRAS = ("import sys\n"
+                  "for m in ('dask', 'distributed', 'dask.distributed', 'fsspec', 's3fs'):\n"
+                  "    sys.modules[m] = None\n"
+                  "from sealscope.main import main\n"
+                  "sys.exit(main(sys.argv[1:]))\n")
+
+
+def run_without_extras(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", WITHOUT_EXTRAS, *argv], capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
+
+
 def test_fleet_on_the_samples_without_extras():
-    p = run("fleet", str(SAMPLES), "--json")
+    p = run_without_extras("fleet", str(SAMPLES), "--json")
     entries, summary = _lines(p)
     tampered = entries[str(SAMPLES / "tampered.jsonl")]
     assert tampered["verdict"] == "BROKEN" and tampered["first_break"] == "line 4: chain mismatch"
-    assert p.returncode == 1 and summary["ledgers"] == len(entries)
+    assert p.returncode == 1 and summary["ledgers"] == len(entries) == 10
+    assert _lines(run("fleet", str(SAMPLES), "--json"))[0] == entries   # as with the extras
+    p = run_without_extras("fleet", str(SAMPLES), "--scheduler", "local:2")
+    assert (p.returncode, p.stdout, p.stderr) == (
+        2, "", ('sealscope: fleet: --scheduler needs dask.distributed: '
+                'pip install "sealscope[fleet]"\n'))
+    p = run_without_extras("fleet", "s3://bucket/prefix/")
+    assert (p.returncode, p.stderr) == (
+        2, 'sealscope: fleet: reading URLs needs fsspec: pip install "sealscope[fleet]"\n')
 
 
 def test_hostile_text_cannot_break_a_json_line(tmp_path):
