@@ -735,29 +735,28 @@ def _reline(text: str, old: int, new: int) -> str:
 
 # --------------------------------------------------------------------------- reading
 
-def iter_rows(path: str | os.PathLike[str], *, prefilter: Callable[[bytes], bool] | None = None,
+def iter_rows(path: str | os.PathLike[str], *, needles: tuple[bytes, ...] = (),
               on_progress: ProgressFn | None = None) -> Iterator[tuple[int, Any]]:
     """(line number, plain-parsed value) for every non-blank line that parses, lines
-    split and numbered as the verifier does. `prefilter(raw)` false skips a line before
-    it is decoded; `on_progress(done, total)` gets bytes read. OSError when the file
-    cannot be opened."""
+    split and numbered as the verifier does. With `needles`, only lines holding one of
+    them (literally) are decoded at all: they are found window by window with
+    `bytes.find`, not line by line. `on_progress(done, total)` gets bytes read. OSError when
+    the file cannot be opened."""
     with open(path, "rb") as fh:
         buf = _lines.FileSource(fh)
         total = len(buf)
         n = 0
         for _s, e, lines in _lines.iter_windows(buf):
-            for raw in lines:
-                n += 1
-                if prefilter is not None and not prefilter(raw):
-                    continue
-                text = _lines.decode_line(raw)
+            for i in _lines.lines_holding(lines, needles) if needles else range(len(lines)):
+                text = _lines.decode_line(lines[i])
                 if not text:
                     continue
                 try:
-                    value = read_value(text, raw)
+                    value = read_value(text, lines[i])
                 except ValueError:
                     continue
-                yield n, value
+                yield n + i + 1, value
+            n += len(lines)
             if on_progress is not None:
                 on_progress(e, total)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 from array import array
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, Protocol
@@ -123,6 +124,27 @@ def iter_windows(buf: Buffer, start: int = 0, end: int | None = None,
         yield s, e, split_window(buf[s:e], final=(e == total))
 
 
+def lines_holding(lines: list[bytes], needles: tuple[bytes, ...]) -> list[int]:
+    """Indexes of the `lines` (one window's) that hold one of `needles` literally, found
+    by searching the joined window once per needle (`bytes.find`), each hit placed by
+    counting terminators since the last, resuming at the next line. No needle may
+    hold a line terminator."""
+    if any(b"\n" in nd or b"\r" in nd for nd in needles):
+        raise ValueError("a needle holds a line terminator")
+    joined = b"\n".join(lines)
+    hits: set[int] = set()
+    for nd in needles:
+        pos = line = 0
+        while (at := joined.find(nd, pos)) >= 0:
+            line += joined.count(b"\n", pos, at)
+            hits.add(line)
+            nl = joined.find(b"\n", at)
+            if nl < 0:
+                break
+            pos, line = nl + 1, line + 1
+    return sorted(hits)
+
+
 def decode_line(raw: bytes) -> str:
     """A line's text as the reference sees it: UTF-8, invalid bytes replaced, then
     stripped of Python whitespace."""
@@ -144,7 +166,6 @@ def line_offsets(buf: Buffer,
     """Byte offset of the start of every line (1-based line N starts at [N-1]), plus
     a final sentinel len(buf): line N spans [off[N-1], off[N]) including its end, and
     there are len(off) - 1 lines, as in the reference's split."""
-    import re
     offs = array("q", [0])
     total = len(buf)
     term = re.compile(rb"\r\n|\r|\n")

@@ -28,10 +28,8 @@ ProgressFn = Callable[[int, int], None]
 _NEEDLE = KIND.encode()
 
 
-def _maybe_receipt(raw: bytes) -> bool:
-    """Cheap pre-filter: the kind text is present literally, or the line has a `\\u`
-    escape that could spell it. Never rejects a receipt row."""
-    return _NEEDLE in raw or b"\\u" in raw
+# a receipt row spells its kind literally, or with a `\\u` escape that could spell it
+_NEEDLES = (_NEEDLE, b"\\u")
 
 
 def iter_receipt_rows(path: str | os.PathLike[str], on_progress: ProgressFn | None = None,
@@ -44,7 +42,7 @@ def iter_receipt_rows(path: str | os.PathLike[str], on_progress: ProgressFn | No
         if on_progress is not None:
             on_progress(done_before + done, total if grand_total is None else grand_total)
 
-    for n, obj in iter_rows(path, prefilter=_maybe_receipt,
+    for n, obj in iter_rows(path, needles=_NEEDLES,
                             on_progress=progress if on_progress is not None else None):
         if is_receipt_row(obj):
             yield n, obj

@@ -34,8 +34,7 @@ def iter_snapshot_rows(path: str | os.PathLike[str]) -> Iterator[SnapshotRowRef]
     """Every `continuity_snapshot` row of a ledger, in file order, with its line
     number as the verifier counts lines. OSError when the file cannot be opened."""
     p = os.fspath(path)
-    for n, obj in _ledger.iter_rows(
-            p, prefilter=lambda raw: _SNAP_NEEDLE in raw or b"\\u" in raw):
+    for n, obj in _ledger.iter_rows(p, needles=(_SNAP_NEEDLE, b"\\u")):
         if isinstance(obj, dict) and obj.get("kind") == "continuity_snapshot":
             yield SnapshotRowRef(p, n, obj.get("label"), obj.get("manifest_digest"),
                                  obj.get("probe_set_digest"))

@@ -342,3 +342,29 @@ def test_progress_is_reported(tmp_path):
     L.verify(p, on_progress=lambda d, t: seen.append((d, t)))
     size = p.stat().st_size
     assert seen and seen[-1] == (size, size)
+
+
+_PIECE = (st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"x").replace(b"\r", b"y"))
+          | st.sampled_from([b"ab", b"\\u", b"a", b"b\\", b"", b"x ab ab"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECE, max_size=12))
+def test_lines_holding_finds_exactly_the_lines_that_hold_a_needle(lines):
+    want = [i for i, raw in enumerate(lines) if b"ab" in raw or b"\\u" in raw]
+    assert _lines.lines_holding(lines, (b"ab", b"\\u")) == want
+
+
+def test_iter_rows_with_needles_numbers_lines_as_without(tmp_path):
+    # mixed terminators, blank lines and more than one 8 MB window: the same (line, row)
+    # pairs as reading every line
+    rows = [b'{"kind": "compaction_receipt", "i": %d}' % i if i % 7 == 3 else
+            b'{"kind": "note", "i": %d, "pad": "%s"}' % (i, b"z" * (i * 9973 % 60000))
+            for i in range(360)]
+    ends = [b"\n", b"\r\n", b"\r", b"\n\n"]
+    p = tmp_path / "mixed.jsonl"
+    p.write_bytes(b"".join(r + ends[i % 4] for i, r in enumerate(rows)))
+    assert p.stat().st_size > _lines.WINDOW
+    want = [(n, v) for n, v in L.iter_rows(p) if v.get("kind") == "compaction_receipt"]
+    assert len(want) == 51 and want[0] == (4, {"kind": "compaction_receipt", "i": 3})
+    assert list(L.iter_rows(p, needles=(b"compaction_receipt",))) == want
