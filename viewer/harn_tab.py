@@ -21,7 +21,6 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -29,9 +28,10 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from sealscope.core import harn
-from sealscope.core.compaction_series import SeriesPoint, harn_event_point
 from sealscope.core import verdict as _verdict
+from sealscope.core.compaction_series import SeriesPoint, harn_event_point
 from sealscope.core.sanitize import clean
+from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
@@ -76,8 +76,6 @@ class HarnTab(Widget):
     HarnTab #harn-archived { height: auto; padding: 0 1; margin-top: 1; }
     HarnTab .harn-error { padding: 1 2; color: $error; }
     """
-
-    BINDINGS = [Binding("C", "chart", "Chart")]
 
     def __init__(self, source: str | os.PathLike | harn.HarnDocument, *,
                  name: str | None = None, id: str | None = None,
@@ -377,6 +375,19 @@ class HarnPane(EvidenceTab):
         self.harn = HarnTab(source, id=f"{id}-view" if id else None)
         stem = os.path.splitext(os.path.basename(self.path))[0] or self.path
         super().__init__(Content(clean("⚙ " + stem)), self.harn, id=id)
+
+    BINDINGS = [
+        PaletteBinding("C", "chart", "Chart", title="Compaction chart",
+                       help="Estimated tokens before and after each compaction; Enter "
+                            "selects the event"),
+    ]
+
+    def action_chart(self) -> None:
+        """`C`: the tokens chart of this file (`HarnTab.action_chart`)."""
+        self.harn.action_chart()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.harn.error is None if action == "chart" else True
 
     def focus_default(self) -> None:
         """The event list takes the keyboard (a file that could not be read has none)."""

@@ -9,11 +9,11 @@ from sealscope.core.compaction_series import SeriesPoint
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.follow_mode import FollowMode
+from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.overview_strip import (CLASSES, LEGEND, StripLegend, StripModel,
                                               bin_starts)
 from textual.widgets import OptionList, Static
 
-from tests.viewer.test_harn_tab import HarnApp
 from tests.viewer.glance_ledgers import (BIG_BREAKS, BIG_DECLARED, BIG_RECEIPTS, BIG_SEALS,
                                          DROP_OUTLIER, DROP_RECEIPTS, big_ledger,
                                          planted_drop_ledger)
@@ -222,10 +222,11 @@ async def test_chart_items_toggle_and_80x24(tmp_path):
 
 @sync
 async def test_harn_chart_tokens_and_jump():
-    app = HarnApp(str(SAMPLES / "harn" / "session-transcript.json"))
+    app = SealscopeApp([SAMPLES / "harn" / "session-transcript.json"])
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.query_one("#harn-events").focus()
+        await settle(app, pilot)
+        (pane,) = app.query(HarnPane)
+        assert "Compaction chart" in [c.title for c in pane.commands()]
         await pilot.press("C")
         await pilot.pause()
         chart = app.screen
