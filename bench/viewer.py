@@ -128,7 +128,8 @@ async def measure(path: Path) -> dict:
         # the overview strip: complete once the verdict is in and the marker scan is done
         strip = tab.strip
         while (time.perf_counter() - t0 < 300 and tab.result is not None
-               and (tab.series is None or "pending" in strip.bin_classes())):
+               and (tab.series is None
+                    or {"pending", "walked"} & set(strip.bin_classes()))):
             await asyncio.sleep(0.01)
         out["strip_s"] = time.perf_counter() - t0
         out["strip_classes"] = sorted(set(strip.bin_classes()))

@@ -4,9 +4,11 @@ Each cell is a bin of consecutive lines (`bin_starts`: the file's lines split in
 many bins as the strip has cells, recomputed from the line count on every paint, so a
 growing file re-bins). A bin shows the worst class among its lines (`CLASSES`, worst
 first): a break, a declared break, bounded (prechain rows: the chain is not checked
-there), a receipt that fails its own check, a receipt, a seal row, plain verified, not
-yet verified. Every class has its own glyph as well as its colour (`LEGEND`), so the
-strip reads on a monochrome terminal too. The viewport's bins carry a `▶` mark.
+there), a receipt that fails its own check, a receipt, a seal row, plain verified,
+walked (the verifier has passed these lines but its verdict, with the findings, has not
+arrived: they are not shown as verified before it), not yet verified. Every class has
+its own glyph as well as its colour (`LEGEND`), so the strip reads on a monochrome
+terminal too. The viewport's bins carry a `▶` mark.
 
 The bins read no file: they come from what the tab already has — the verifier's
 progress (bytes done → lines, through the line index), its findings, and the receipt
@@ -61,6 +63,7 @@ LEGEND: tuple[LegendRow, ...] = tuple(LegendRow(*r) for r in (
     ("receipt", "R", "black on blue", "receipt"),
     ("seal", "S", "black on bright_green", "seal row"),
     ("verified", "·", "green on grey23", "verified"),
+    ("walked", "-", "grey70 on grey23", "walked, verdict pending"),
     ("pending", "░", "grey50", "not yet verified"),
 ))
 CLASSES = tuple(c for c, *_ in LEGEND)
@@ -92,7 +95,7 @@ def bin_starts(lines: int, cells: int) -> list[int]:
 class StripModel:
     """Everything the bins are computed from (no file access)."""
     lines: int = 0
-    verified_through: int = 0          # lines 1..this are verified
+    verified_through: int = 0          # lines 1..this are walked (verified once `verified`)
     findings: dict[int, tuple[str, str]] = field(default_factory=dict)
     first_chained: int = 0
     verified: bool = False             # the verdict has arrived
@@ -106,7 +109,8 @@ class StripModel:
         nb = len(starts) - 1
         if nb <= 0:
             return []
-        out = ["verified" if starts[i + 1] - 1 <= self.verified_through else "pending"
+        done = "verified" if self.verified else "walked"
+        out = [done if starts[i + 1] - 1 <= self.verified_through else "pending"
                for i in range(nb)]
 
         def mark(line: int, cls: str) -> None:

@@ -247,7 +247,7 @@ async def test_legend_names_every_class_with_its_own_glyph():
         await pilot.pause()
         assert isinstance(app.screen, StripLegend)
         shown = str(app.screen.query_one("#legend-box", Static).render())
-        assert len({g for _c, g, _s, _w in LEGEND}) == len(CLASSES) == 8
+        assert len({g for _c, g, _s, _w in LEGEND}) == len(CLASSES) == 9
         for _c, glyph, _s, words in LEGEND:
             assert f" {glyph}  {words}" in shown
         await pilot.press("escape")
@@ -259,12 +259,14 @@ def test_model_bins_grow_with_the_line_count():
     m = StripModel(lines=100, verified_through=50, findings={60: ("break", "x")},
                    verified=False)
     assert bin_starts(100, 10) == [1, 11, 21, 31, 41, 51, 61, 71, 81, 91, 101]
-    assert m.classes(10)[:5] == ["verified"] * 5
+    assert m.classes(10)[:5] == ["walked"] * 5        # no verdict yet: not "verified"
     assert m.classes(10)[5] == "break" and m.classes(10)[6:] == ["pending"] * 4
     m.lines = 200                      # a followed file grew: bins re-cut from the count
     assert bin_starts(200, 10)[1] == 21 and m.classes(10)[2] == "break"
     m.verified, m.first_chained = True, 31   # lines 1..30 prechain: bounded
-    assert m.classes(10)[:2] == ["bounded", "bounded"]
+    assert m.classes(10)[:4] == ["bounded", "bounded", "break", "pending"]
+    m.verified_through = 200
+    assert m.classes(10)[3:] == ["verified"] * 7
 
 
 def test_series_point_marks():
