@@ -2,11 +2,18 @@
 (arcaeon's `verify_file` in a loop, one process), `sealscope fleet` on the local
 process pool, and `sealscope fleet --scheduler local:N` (a Dask LocalCluster).
 
-Ledgers are prefixes of one realistic master ledger (bench/make_ledger.py rows), so
-each is an honest chain; sizes are log-uniform between --min-kb and --max-mb; every
-97th file has one row edited (a break). Each run happens in a fresh child process;
-its peak RSS is the client's own (workers are separate processes). Verdicts of the
-three runs are compared file by file.
+The fleet is written into a fresh temporary folder under /tmp and removed after.
+Ledgers are prefixes of one realistic master ledger (bench/make_ledger.py rows, a
+compaction receipt every 500 rows), so each is an honest chain; sizes run from
+--min-kb to --max-mb, most ledgers small (90 % log-uniform up to 1 MB) and
+a few large (10 % log-uniform from 1 MB to the maximum); every 97th file has one row
+edited (a break). Each run happens in a fresh child process on a warm page cache (the
+files were just written); its peak RSS is the client's own (pool and Dask workers are
+separate processes); CPU is the run's user + system time, its pool or cluster
+included, which a busy machine inflates less than wall time. Verdicts of the three
+runs are compared file by file, and the load average is printed beside each figure
+(the machine may be shared). The last lines turn the measured per-worker rates into
+how many workers audit 100,000 ledgers of this mix, or 1 TB, in an hour.
 
     python bench/fleet.py [--files 2000] [--min-kb 10] [--max-mb 20] [--workers 2]
 """
@@ -17,27 +24,31 @@ import json
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from make_ledger import write  # noqa: E402 - bench/ is a folder of scripts
 
 CHILD = r"""
-import io, json, resource, sys, time, contextlib
+import io, json, os, resource, sys, time, contextlib
 which, root, workers = sys.argv[1], sys.argv[2], sys.argv[3]
 t = time.perf_counter()
-if which == "arcaeon":
-    import os
+if which == "reference":
     from arcaeon.record.ledger import verify_file
     res = {}
-    for d, _dirs, files in os.walk(root):
-        for f in files:
-            if not f.endswith(".jsonl"):
-                continue
-            p = os.path.join(d, f)
-            res[p] = verify_file(p).ok
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".jsonl"):
+                p = os.path.join(d, f)
+                res[p] = verify_file(p).ok
 else:
     from sealscope.main import main
     argv = ["fleet", root, "--json"]
@@ -52,43 +63,56 @@ else:
         if "path" in d:
             res[d["path"]] = d["ok"]
 wall = time.perf_counter() - t
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"wall": wall, "rss_kb": rss, "ok": res}))
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+print(json.dumps({"wall": wall, "rss_kb": me.ru_maxrss, "cpu": cpu, "ok": res}))
 """
 
+RUNS = (("reference", "arcaeon verify_file loop"), ("local", "sealscope fleet"),
+        ("dask", "sealscope fleet --scheduler local:{w}"))
 
-def build(root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11) -> int:
-    """Write the fleet; returns its total bytes. Reuses an existing one of that shape."""
-    stamp = root / ".shape"
-    shape = f"{files} {min_kb} {max_mb} {seed}"
-    if stamp.exists() and stamp.read_text() == shape:
-        return sum(p.stat().st_size for p in root.rglob("*.jsonl"))
-    sys.path.insert(0, str(HERE))
-    from make_ledger import write
 
-    master = HERE / "out" / "fleet-master.jsonl"
-    if not master.exists() or master.stat().st_size < max_mb << 20:
-        rows = int((max_mb << 20) / 330) + 1000
-        print(f"writing the master ledger ({rows} rows) ...", flush=True)
-        write(master, rows)
+def sizes(files: int, min_kb: int, max_mb: int, rng: random.Random) -> list[int]:
+    """90 % log-uniform in [min_kb, 1 MB], 10 % log-uniform in [1 MB, max_mb]."""
+    lo, mid, hi = math.log(min_kb << 10), math.log(1 << 20), math.log(max_mb << 20)
+    out = [int(math.exp(rng.uniform(mid, hi) if i % 10 == 9 else rng.uniform(lo, mid)))
+           for i in range(files)]
+    rng.shuffle(out)
+    return out
+
+
+def build(root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11
+          ) -> tuple[int, int, list[int]]:
+    """Write the fleet under `root`: (total bytes, broken files, sizes)."""
+    master = root / "master.jsonl"
+    rows = int((max_mb << 20) / 330) + 1000
+    write(master, rows)
     data = master.read_bytes()
+    master.unlink()
     rng = random.Random(seed)
-    lo, hi = math.log(min_kb << 10), math.log(max_mb << 20)
-    total = 0
-    for i in range(files):
-        want = int(math.exp(rng.uniform(lo, hi)))
+    total = broken = 0
+    got = []
+    fleet = root / "fleet"
+    for i, want in enumerate(sizes(files, min_kb, max_mb, rng)):
         cut = data.rfind(b"\n", 0, want) + 1 or data.index(b"\n") + 1
         body = data[:cut]
         if i % 97 == 5:  # one edited row: a break
             mid = body.rfind(b'"step": ', 0, len(body) // 2)
             if mid > 0:
                 body = body[:mid] + b'"step": -1' + body[body.index(b",", mid):]
-        d = root / f"team-{i % 20:02d}" / f"agent-{i // 20:03d}"
+                broken += 1
+        d = fleet / f"team-{i % 20:02d}" / f"agent-{i // 20:03d}"
         d.mkdir(parents=True, exist_ok=True)
         (d / f"ledger-{i:04d}.jsonl").write_bytes(body)
         total += len(body)
-    stamp.write_text(shape)
-    return total
+        got.append(len(body))
+    return total, broken, got
+
+
+def load() -> str:
+    one, five, _fifteen = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f}"
 
 
 def run(which: str, root: Path, workers: int) -> dict:
@@ -102,40 +126,71 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--min-kb", type=int, default=10)
     ap.add_argument("--max-mb", type=int, default=20)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--root", type=Path, default=HERE / "out" / "fleet")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2,
+                    help="Dask LocalCluster workers (the local pool takes every core)")
     ap.add_argument("--skip-reference", action="store_true")
     a = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="sealscope-bench-fleet-", dir="/tmp"))
+    try:
+        return measure(a, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure(a: argparse.Namespace, tmp: Path) -> int:
     t = time.perf_counter()
-    total = build(a.root, a.files, a.min_kb, a.max_mb)
-    print(f"{a.files} ledgers, {total / 1e6:,.0f} MB ({time.perf_counter() - t:.0f} s to "
-          f"prepare); {os.cpu_count()} cores")
-    rows = []
-    results = {}
-    for which in (["sealscope", "dask"] if a.skip_reference else
-                  ["arcaeon", "sealscope", "dask"]):
-        r = run(which, a.root, a.workers)
+    total, broken, got = build(tmp, a.files, a.min_kb, a.max_mb)
+    got.sort()
+    mb = total / 1e6
+    print(f"{a.files} ledgers, {mb:,.0f} MB ({broken} broken; sizes min "
+          f"{got[0] / 1e3:.0f} kB, median {got[len(got) // 2] / 1e3:.0f} kB, max "
+          f"{got[-1] / 1e6:.1f} MB; {time.perf_counter() - t:.0f} s to write); "
+          f"{os.cpu_count()} cores; {load()}", flush=True)
+    walls: dict[str, float] = {}
+    cpus: dict[str, float] = {}
+    results: dict[str, dict[str, bool]] = {}
+    for which, label in RUNS:
+        if which == "reference" and a.skip_reference:
+            continue
+        before = load()
+        r = run(which, tmp / "fleet", a.workers)
         results[which] = r["ok"]
-        rows.append((which, r["wall"], r["rss_kb"] / 1024))
-        print(f"  {which:10s} {r['wall']:8.2f} s  {a.files / r['wall']:8.1f} files/s  "
-              f"{total / 1e6 / r['wall']:8.1f} MB/s  client peak RSS {r['rss_kb'] / 1024:6.0f} MB",
-              flush=True)
-    walls = {w: s for w, s, _ in rows}
-    if "arcaeon" in walls:
-        print(f"local vs reference loop: {walls['arcaeon'] / walls['sealscope']:.1f}x faster")
-    print(f"Dask local:{a.workers} vs local pool: {walls['dask'] / walls['sealscope']:.2f}x the "
-          f"wall time ({(walls['dask'] / walls['sealscope'] - 1) * 100:+.0f} %)")
-    per_worker = total / walls["sealscope"] / a.workers
-    print(f"per-worker rate (local): {per_worker / 1e6:.0f} MB/s, "
-          f"{a.files / walls['sealscope'] / a.workers:.0f} files/s")
-    base = results["sealscope"]
-    for which, got in results.items():
-        if which == "arcaeon":
-            same = got.keys() == base.keys() and all(got[p] == base[p] for p in got)
-        else:
-            same = got == base
-        print(f"  verdicts {which} == sealscope local: {same}")
-    return 0
+        walls[which] = r["wall"]
+        cpus[which] = r["cpu"]
+        print(f"  {label.format(w=a.workers):38s} {r['wall']:8.2f} s  "
+              f"{a.files / r['wall']:7.1f} files/s  {mb / r['wall']:7.1f} MB/s  "
+              f"client peak RSS {r['rss_kb'] / 1024:5.0f} MB  CPU {r['cpu']:7.1f} s  "
+              f"({before} before, "
+              f"{load()} after)", flush=True)
+    if "reference" in walls:
+        x = walls["reference"] / walls["local"]
+        print(f"local vs reference loop: {x:.1f}x faster "
+              f"(goal >= 8x: {'met' if x >= 8 else 'NOT met'})")
+    print("CPU seconds: " + ", ".join(f"{w} {c:.1f}" for w, c in cpus.items())
+          + (f" (reference / local {cpus['reference'] / cpus['local']:.1f}x)"
+             if "reference" in cpus else ""))
+    over = walls["dask"] / walls["local"] - 1
+    print(f"Dask local:{a.workers} vs local pool: {over * 100:+.0f} % wall time "
+          f"(goal within 25 %: {'met' if over <= 0.25 else 'NOT met'})")
+    cores = os.cpu_count() or 1
+    print(f"per-worker rate (local pool, {cores} cores): "
+          f"{mb / walls['local'] / cores:.1f} MB/s, {a.files / walls['local'] / cores:.1f} "
+          f"files/s; (Dask, {a.workers} workers): {mb / walls['dask'] / a.workers:.1f} MB/s, "
+          f"{a.files / walls['dask'] / a.workers:.1f} files/s")
+    for name, wall, n in (("local pool", walls["local"], cores),
+                          ("Dask", walls["dask"], a.workers)):
+        files_s, mb_s = a.files / wall / n, mb / wall / n
+        print(f"at the {name}'s per-worker rate: {math.ceil(1e5 / 3600 / files_s)} workers "
+              f"audit 100,000 ledgers of this mix in an hour, "
+              f"{math.ceil(1e6 / 3600 / mb_s)} workers 1 TB")
+    base = results["local"]
+    agree = True
+    for which, ok in results.items():
+        same = ok == base
+        agree = agree and same
+        print(f"  verdicts {which} == sealscope local: {same} ({len(ok)} files, "
+              f"{sum(not v for v in ok.values())} not ok)")
+    return 0 if agree else 1
 
 
 if __name__ == "__main__":
