@@ -19,12 +19,14 @@ The report goes to stdout, or to `--output FILE` (never over PATH or any input).
 and the Markdown report in `$GITHUB_STEP_SUMMARY`; `--junit`/`--vsa` also write the
 report's checks as JUnit XML / a verification summary (`sealscope.ci_formats`).
 
-Exit code, worst of (1 over 3 over 0): for a ledger, the `verify` verb's code and,
-when the ledger holds at least one receipt row, the `receipts` verb's code (so a
-ledger whose receipts are checked without held content is 3: bounded); for a
-snapshot, the `snapshot` verb's code, then `continuity`'s code for `--restated` and
-`diff`'s code for `--against`. A PATH that cannot be read is one error line, exit 3;
-bad flags (e.g. `--restated` on a ledger) exit 2. Never a traceback.
+Verdict and exit code: `core.export.judged`, as the viewer tab's with the same checks —
+the file's own outcome (a ledger: the `verify` verb's, BROKEN 1 when a receipt row
+fails on its own — a receipt checked without held content is counted, not judged; a
+snapshot: the `snapshot` verb's), then each check's (`continuity`'s for `--restated`,
+`diff`'s for `--against`): the code is the worst (1 over 3 over 0), the word the
+file's own or the first check's with that code. A PATH that cannot be read is one
+error line, exit 3; bad flags (e.g. `--restated` on a ledger) exit 2. Never a
+traceback.
 """
 from __future__ import annotations
 

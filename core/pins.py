@@ -54,6 +54,11 @@ class Pin:
     def as_record(self) -> dict[str, Any]:
         return {"rows": self.rows, "chain": self.chain, "as_of": self.as_of}
 
+    @property
+    def text(self) -> str:
+        """The pin as its one line (what a report names as the pin checked)."""
+        return f"arcaeon-ledger head chain={self.chain} rows={self.rows} as_of={self.as_of}"
+
 
 def head(path: str | os.PathLike[str], *, reference_split: bool = False) -> Head:
     """The ledger's tip; never raises. A missing or empty file is a green genesis head.

@@ -24,7 +24,7 @@ from sealscope.core.clock import utc_stamp
 __all__ = ["SCHEMA_V1", "SCHEMA_V2", "KIND", "CORE_KEYS", "ContentDigest", "DropSet",
            "digest_content", "content_of", "infer_drops", "core_of", "build_row",
            "CompactionReceipt", "Check", "Recomputed", "ReceiptCheck", "verify_receipt",
-           "is_receipt_row"]
+           "is_receipt_row", "manifest_gaps"]
 
 SCHEMA_V1 = "arcaeon-compact:receipt:v1"
 SCHEMA_V2 = "arcaeon-compact:receipt:v2"
@@ -557,3 +557,19 @@ def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
         content_checks=tuple(content_log.checks),
         recomputed=Recomputed(core_digest, recomputed.pre, recomputed.post,
                               recomputed.drops))
+
+
+def manifest_gaps(row: Any, check: ReceiptCheck) -> tuple[list[str], list[str]]:
+    """What the drop manifest of `row` hides and invents, once held content recomputed
+    the drops (`check.recomputed.drops`): (digests dropped but not declared, declared
+    but not dropped), each as a multiset in order; both empty without both sides."""
+    drops = check.recomputed.drops
+    if drops is None:
+        return [], []
+    dropped = row.get("dropped") if isinstance(row, dict) else None
+    items = dropped.get("items") if isinstance(dropped, dict) else None
+    manifest = Counter(d for d in items if isinstance(d, str)) if isinstance(items, list) \
+        else Counter()
+    undeclared = list((Counter(drops.items) - manifest).elements())
+    phantom = list((manifest - Counter(drops.items)).elements())
+    return undeclared, phantom

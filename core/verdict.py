@@ -23,8 +23,9 @@ __all__ = [
     "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
     "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON", "BOUNDED",
     "NO_RECEIPTS", "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
-    "PASS", "FAIL", "chain", "combined", "check", "seal", "continuation", "receipt",
-    "receipts", "harn", "harn_seal", "selftest",
+    "PASS", "FAIL", "NOTED", "chain", "combined", "check", "seal", "continuation",
+    "receipt", "receipts", "recompute", "ledger", "audit", "harn", "harn_seal",
+    "selftest",
 ]
 
 # ----------------------------------------------------------------------- exit codes
@@ -66,9 +67,10 @@ PARTLY_SEALED = "PARTLY SEALED"            # some sealed, some skipped
 NOT_SEALED = "NOT SEALED"                  # none sealed
 PASS = "PASS"                              # one self-test or receipt check held
 FAIL = "FAIL"                              # one did not
+NOTED = "NOTED"                            # a finding recorded, not judged (a lookup)
 
 _TONE = {VERIFIED: "pass", VALID: "pass", FAITHFUL: "pass", OK: "pass", SEALED: "pass",
-         PASS: "pass", BROKEN: "fail", INVALID: "fail", DIVERGENCE: "fail",
+         PASS: "pass", NOTED: "pass", BROKEN: "fail", INVALID: "fail", DIVERGENCE: "fail",
          INVALID_COMPARISON: "fail", FINDINGS: "fail", FAIL: "fail"}
 
 
@@ -142,6 +144,29 @@ def ledger_audit(res: Any, failed_receipts: int) -> Outcome:
     return Outcome(out.verdict, worst([out.exit_code, WRONG if failed_receipts else HELD]))
 
 
+def ledger(res: Any, receipt_checks: Iterable[Any] = ()) -> Outcome:
+    """A ledger as one file, before any check an auditor adds (its tab, its report):
+    the chain's verdict, made BROKEN 1 by a compaction receipt that fails on its own.
+    A bounded receipt (checked without held content) is counted, not judged — the
+    exit code is `ledger_audit`'s."""
+    return audit(chain(res), *(o for o in map(receipt, receipt_checks)
+                               if o.exit_code == WRONG))
+
+
+def audit(own: Outcome, *checks: Outcome) -> Outcome:
+    """A file's verdict with every check an auditor ran on it (a pin, a witness, held
+    content, a restatement, a diff, a lookup): the one answer of a viewer tab (its
+    banner and label) and of an audit report. The exit code is the worst of all; the
+    word is the file's own when that is as bad, else the first check's that is (a
+    red pin → BROKEN, held content that fails → FAIL, a divergent restatement →
+    DIVERGENCE), so word and code always agree."""
+    code = worst([own.exit_code, *(c.exit_code for c in checks)])
+    for o in (own, *checks):
+        if _RANK.get(o.exit_code, 2) == _RANK.get(code, 2):
+            return Outcome(o.verdict, code)
+    return Outcome(own.verdict, code)  # pragma: no cover - worst() picks one of them
+
+
 # ----------------------------------------------------------------------- seals
 
 def seal(status: str) -> Outcome:
@@ -187,6 +212,13 @@ def receipts(checks: Iterable[Any]) -> Outcome:
         return Outcome(NO_RECEIPTS, COULD_NOT)
     code = worst(codes)
     return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, BOUNDED), code)
+
+
+def recompute(c: Any) -> Outcome:
+    """A receipt recomputed with held content (`ReceiptCheck` or its dict): not ok
+    FAIL 1, ok in full scope PASS 0, ok but bounded BOUNDED 3 (`receipt`'s codes)."""
+    out = receipt(c)
+    return Outcome({HELD: PASS, WRONG: FAIL}.get(out.exit_code, out.verdict), out.exit_code)
 
 
 # ----------------------------------------------------------------------- harn

@@ -277,7 +277,13 @@ class SealscopeApp(App[None]):
 
     # ------------------------------------------------------------------ screens
     def action_lookup(self) -> None:
-        self.push_screen(LookupScreen(self.ledger_tabs(), origin=self.current_ledger()))
+        """The look-up screen, showing again the held file last looked up from this
+        ledger (a check stays part of its tab until cleared)."""
+        origin = self.current_ledger()
+        last = [r for r in (origin.session if origin else []) if r.kind == "lookup"]
+        held = last[-1].inputs.get("held") if last else None
+        path = Path(held[0]) if held else None
+        self.push_screen(LookupScreen(self.ledger_tabs(), path=path, origin=origin))
 
     def on_look_up(self, m: LookUp) -> None:
         self.push_screen(LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin))

@@ -2,8 +2,9 @@
 
 Green only for a finished, uncancelled verification whose verdict is VERIFIED. While
 indexing or verifying it says so with a percentage and stays neutral; a cancelled or
-failed verification says "NOT VERIFIED" in amber. A pin or witness check adds a
-second line with its verdict.
+failed verification says "NOT VERIFIED" in amber. Once done, its word is the tab's
+verdict (`EvidenceTab.tab_verdict`: the chain with every check the auditor ran), and
+each check (a pin, a witness, held content, a lookup) adds a line with its own word.
 """
 from __future__ import annotations
 
@@ -14,7 +15,32 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from sealscope.core import verdict
+from sealscope.core.export import SessionRecord
 from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import ChainChanged
+
+
+def check_detail(rec: SessionRecord) -> str:
+    """One line on what a check found (words, never None)."""
+    r = rec.result if isinstance(rec.result, dict) else {}
+    if "error" in r:
+        return str(r["error"])
+    if rec.kind in ("pin", "witness"):
+        return str(r.get("detail") or "")
+    if rec.kind == "recompute":
+        hidden = len(r.get("undeclared") or [])
+        phantom = len(r.get("phantom") or [])
+        parts = [f"content {r.get('content')}", f"scope {r.get('verified_scope')}"]
+        if hidden:
+            parts.append(f"{hidden} drop(s) the manifest does not declare")
+        if phantom:
+            parts.append(f"{phantom} manifest entr(ies) no drop explains")
+        return " · ".join(parts)
+    if rec.kind == "lookup":
+        items = r.get("items") or []
+        found = sum(1 for it in items if it.get("found"))
+        return f"{found} of {len(items)} item(s) found in this ledger's manifests"
+    return ""
 
 
 class Banner(Static):
@@ -23,14 +49,16 @@ class Banner(Static):
     `state`: "indexing" | "verifying" | "done" | "cancelled" | "error" | "alarm" (a
     followed file was truncated, replaced or rewritten while open); `pct` the
     progress of indexing or verifying; `result` the chain's VerifyResult once done;
-    `message` why it is cancelled or in error; `check` a pin or witness check as
-    (label, WitnessVerdict or None) with `check_error` when it could not run.
+    `message` why it is cancelled or in error; `outcome` the tab's verdict and
+    `checks` the checks behind it (the tab sets both: `show_checks`); `failed` the
+    lines of receipts that fail on their own. A change of state or result posts
+    `ChainChanged` for the tab to judge again.
     """
 
     DEFAULT_CSS = """
     Banner {
         height: auto;
-        max-height: 4;
+        max-height: 7;
         padding: 0 1;
         color: $text;
     }
@@ -44,8 +72,9 @@ class Banner(Static):
     pct: reactive[float] = reactive(0.0, init=False)
     result: reactive[Any] = reactive(None, init=False)
     message: reactive[str] = reactive("", init=False)
-    check: reactive[tuple[str, Any] | None] = reactive(None, init=False)
-    check_error: reactive[str | None] = reactive(None, init=False)
+    outcome: reactive[verdict.Outcome | None] = reactive(None, init=False)
+    checks: reactive[tuple[SessionRecord, ...]] = reactive((), init=False)
+    failed: reactive[tuple[int, ...]] = reactive((), init=False)
 
     def __init__(self, name: str, **kw: Any) -> None:
         super().__init__("", **kw)
@@ -58,8 +87,13 @@ class Banner(Static):
         if self.is_mounted:
             self._paint()
 
-    watch_state = watch_pct = watch_result = watch_message = _repaint
-    watch_check = watch_check_error = _repaint
+    def _changed(self) -> None:
+        self.post_message(ChainChanged())
+        self._repaint()
+
+    watch_pct = watch_message = _repaint
+    watch_outcome = watch_checks = watch_failed = _repaint
+    watch_state = watch_result = _changed
 
     # ------------------------------------------------------------------ updates
     def indexing(self, pct: float) -> None:
@@ -84,24 +118,22 @@ class Banner(Static):
             self.result = result
         self.message, self.state = message, "alarm"
 
-    def set_check(self, label: str, verdict: Any) -> None:
-        self.check_error, self.check = None, (label, verdict)
-
-    def set_check_error(self, label: str, message: str) -> None:
-        self.check_error, self.check = message, (label, None)
+    def show_checks(self, outcome: verdict.Outcome | None,
+                    checks: tuple[SessionRecord, ...], failed: tuple[int, ...] = ()) -> None:
+        """The tab's verdict, the checks behind it and the receipts failing on their own."""
+        self.outcome, self.checks, self.failed = outcome, checks, failed
 
     # ------------------------------------------------------------------ drawing
     @property
     def combined_verdict(self) -> str | None:
-        """The chain verdict combined with a pin/witness check (`core.verdict.combined`,
-        as `verify --pin`). None while the chain is not finished; BROKEN once the file
-        changed under a follower."""
+        """The tab's verdict word (the chain with its checks, `export.judged`). None
+        while the chain is not finished; BROKEN once the file changed under a
+        follower."""
         if self.state == "alarm":
             return verdict.BROKEN
         if self.state != "done" or self.result is None:
             return None
-        checks = () if self.check is None else (self.check[1],)
-        return verdict.combined(self.result, *checks).verdict
+        return self.outcome.verdict if self.outcome is not None else self.result.verdict
 
     @property
     def verdict_class(self) -> str:
@@ -145,7 +177,7 @@ class Banner(Static):
             r = self.result
             t.append(f" {self.combined_verdict} ", "bold reverse")
             t.append(f"  {name}  ", "bold")
-            if self.check is not None:
+            if self.checks or self.failed:
                 t.append(f"chain {r.verdict} · ")
             t.append(f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
                      f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
@@ -153,18 +185,16 @@ class Banner(Static):
             if r.first_break:
                 t.append("\n first break: ", "bold")
                 t.append(clean(r.first_break))
-        if self.check is not None:
-            label, v = self.check
+        if self.failed and self.state == "done":
+            t.append("\n receipts failing on their own: ", "bold")
+            t.append(", ".join(f"line {n}" for n in self.failed), "bold red")
+        for rec in self.checks:
+            style = {"pass": "bold green", "fail": "bold red"}.get(
+                verdict.tone(rec.verdict), "bold yellow")
             t.append("\n ")
-            if v is None:
-                t.append(f"{clean(label)}: ", "bold")
-                t.append("could not check — ", "bold yellow")
-                t.append(clean(self.check_error or ""))
-            else:
-                word = str(getattr(v, "verdict", "?"))
-                style = {verdict.HELD: "bold green", verdict.WRONG: "bold red"}.get(
-                    verdict.check(v).exit_code, "bold yellow")
-                t.append(f"{clean(label)}: ", "bold")
-                t.append(f" {clean(word)} ", style + " reverse")
-                t.append(" " + clean(str(getattr(v, "detail", "") or "")))
+            t.append(f"{clean(rec.title)}: ", "bold")
+            t.append(f" {rec.verdict} ", style + " reverse")
+            detail = check_detail(rec)
+            if detail:
+                t.append(" " + clean(detail))
         self.update(t)

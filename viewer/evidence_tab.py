@@ -5,27 +5,54 @@ base: the file it shows (`path`), what takes the keyboard when it comes to the f
 (`focus_default`), the audit report it exports (`export_screen`, when `has_report`)
 and its palette entries (`commands`, derived from its bindings). `front_commands(screen)`
 is what the palette offers for whatever is in front of a screen.
+
+Checks stick: every check the auditor runs in a tab (a pin, a witness, held content,
+a restatement, a diff, a lookup) is a `core.export.SessionRecord` in its `session`
+until cleared (`C`). `tab_verdict` is the tab's one answer: its file's own outcome
+(`own_outcome`) with every check, combined by `core.export.judged` — the function
+the audit report uses, so the banner, the label and the report cannot disagree.
+It is None while the file's own verdict is not known yet (indexing, verifying).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import SystemCommand
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
-from sealscope.viewer.commands import binding_commands
+from sealscope.core import export
+from sealscope.core.verdict import Outcome
+from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.export_action import ExportScreen
 
-__all__ = ["EvidenceTab", "front_commands"]
+__all__ = ["EvidenceTab", "front_commands", "CLEAR_CHECKS"]
+
+CLEAR_CHECKS = PaletteBinding(
+    "C", "clear_checks", "Clear checks", title="Clear this tab's checks",
+    help="Forget the pin, witness, held content, restatements and lookups run on this tab")
+"""The key that clears a tab's checks: last in a tab's BINDINGS (the footer shows it
+only while the tab holds a check)."""
 
 
 class EvidenceTab(TabPane):
     """One open evidence file in a tab; subclasses set `path` and implement the rest."""
+
+    tab_verdict: reactive[Outcome | None] = reactive(None, init=False)
+    """The tab's verdict: its file's own with every check (`export.judged`); None
+    while not known yet. Watch it (`watch(tab, "tab_verdict", ...)`) to follow it."""
 
     path: str
     """The file (or folder) this tab shows, as it was opened."""
 
     has_report = True
     """Whether `export_screen` has an audit report to write (a folder of ledgers does not)."""
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        self.session: list[export.SessionRecord] = []
+        self._session_keys: list[Any] = []
 
     def focus_default(self) -> None:
         """Give the keyboard to the tab's main widget (on activation)."""
@@ -38,6 +65,56 @@ class EvidenceTab(TabPane):
     def commands(self) -> list[SystemCommand]:
         """This tab's command-palette entries: its PaletteBindings."""
         return binding_commands(self)
+
+    # ------------------------------------------------------------------ checks
+    def own_outcome(self) -> Outcome | None:
+        """The file's own outcome before any check, or None while not known."""
+        raise NotImplementedError
+
+    def judge(self) -> None:
+        """Recompute `tab_verdict` from the file's own outcome and the session, and
+        let the tab redraw what shows the checks (`checks_changed`)."""
+        own = self.own_outcome()
+        self.tab_verdict = None if own is None else export.judged(own, self.session)
+        self.checks_changed()
+        if self.is_attached:
+            self.app.refresh_bindings()
+
+    def checks_changed(self) -> None:
+        """Redraw what shows the checks (banner, rows, panels); subclasses extend."""
+
+    def add_session(self, record: export.SessionRecord, key: Any = None) -> None:
+        """Keep a check in the tab's state (and its report); one with the same `key`
+        (the same check run again) replaces the earlier one."""
+        if key is not None and key in self._session_keys:
+            i = self._session_keys.index(key)
+            del self.session[i], self._session_keys[i]
+        self.session.append(record)
+        self._session_keys.append(key)
+        self.judge()
+
+    def session_record(self, key: Any) -> export.SessionRecord | None:
+        """The check kept under `key`, or None."""
+        if key in self._session_keys:
+            return self.session[self._session_keys.index(key)]
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`C` only while the tab holds a check (hidden otherwise)."""
+        if action == "clear_checks":
+            return bool(self.session)
+        return True
+
+    def action_clear_checks(self) -> None:
+        n = len(self.session)
+        self.session.clear()
+        self._session_keys.clear()
+        self.clear_check_state()
+        self.judge()
+        self.app.notify(f"cleared {n} check(s) from this tab", markup=False)
+
+    def clear_check_state(self) -> None:
+        """Forget what the checks loaded (inputs shown when a dialog reopens)."""
 
 
 def front_commands(screen: Screen) -> list[SystemCommand]:

@@ -206,7 +206,8 @@ class ExportScreen(ModalScreen[list[str] | None]):
     def _done(self, report: export.AuditReport, written: list[str]) -> None:
         self.report, self.written = report, written
         what = f"sent {written[0]}" if self.web else f"wrote {written[0]} and .json"
-        self.app.notify(clean(f"{what} ({report.verdict})"), markup=False)
+        self.app.notify(clean(f"{what} ({report.verdict}, exit {report.exit_code})"),
+                        markup=False)
         self.dismiss(written)
 
     def action_cancel(self) -> None:

@@ -387,7 +387,18 @@ class HarnPane(EvidenceTab):
         self.harn.action_chart()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return self.harn.error is None if action == "chart" else True
+        if action == "chart":
+            return self.harn.error is None
+        return super().check_action(action, parameters)
+
+    def on_mount(self) -> None:
+        self.judge()
+
+    def own_outcome(self) -> _verdict.Outcome:
+        """The harn verb's verdict of the file (COULD NOT LOOK when it cannot be read)."""
+        if self.harn.error is not None:
+            return _verdict.harn(None, readable=False)
+        return harn.outcome_of(self.harn.checks)
 
     def focus_default(self) -> None:
         """The event list takes the keyboard (a file that could not be read has none)."""

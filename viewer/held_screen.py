@@ -24,6 +24,7 @@ from textual.widgets import Footer, Input, Label, Static
 
 from sealscope.core.export import recompute_record
 from sealscope.core.held import values_of
+from sealscope.core.receipt import manifest_gaps
 from sealscope.core.sanitize import clean
 from sealscope.viewer.lookup_screen import load_items
 from sealscope.viewer.messages import LookUp
@@ -78,8 +79,8 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
 
     drops = getattr(getattr(check, "recomputed", None), "drops", None)
     if drops is not None:
-        undeclared = Counter(drops.items) - Counter(manifest)
-        phantom = Counter(manifest) - Counter(drops.items)
+        hidden, invented = manifest_gaps(row, check)
+        undeclared, phantom = Counter(hidden), Counter(invented)
         t.append("\n recomputed from the held content\n", "bold underline")
         t.append(f"  dropped {len(drops.items)} item(s), {drops.bytes:,} B; introduced "
                  f"{drops.introduced_count} item(s), {drops.introduced_bytes:,} B\n")
@@ -251,17 +252,21 @@ class HeldContentScreen(Screen):
         self.app.call_from_thread(self._show, pre, post, errors, check, cerr)
 
     def _record(self, pre, post, check) -> None:
-        """A recomputation with held content goes into the ledger tab's session (the
-        audit report lists it); the same content recomputed again replaces it."""
+        """A recomputation with held content becomes the ledger tab's state for this
+        receipt (banner, row badge, receipt panel, report) until cleared; recomputing
+        it again replaces it."""
         if check is None or (pre is None and post is None):
             return
-        pre_s = str(self.pre_path) if pre is not None and self.pre_path else None
-        post_s = str(self.post_path) if post is not None and self.post_path else None
+        pre_p = self.pre_path if pre is not None else None
+        post_p = self.post_path if post is not None else None
         try:
-            record = recompute_record(self.line, check, pre=pre_s, post=post_s)
+            record = recompute_record(self.line, check, row=self.row,
+                                      held=[*(pre or []), *(post or [])],
+                                      pre=str(pre_p) if pre_p else None,
+                                      post=str(post_p) if post_p else None)
         except Exception:  # noqa: BLE001 - a check the report cannot hold is not recorded
             return
-        self.tab.add_session(record, key=("recompute", self.line, pre_s, post_s))
+        self.tab.held_content(self.line, pre_p, post_p, check, record)
 
     def _recompute_now(self) -> None:
         check, err = check_receipt(self.row)

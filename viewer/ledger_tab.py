@@ -11,8 +11,11 @@ pane follows a single move at once too, but a run of navigation keys (a held arr
 or page key) is coalesced: the pane is drawn for the row the run stops on,
 `DETAIL_SETTLE` seconds after its last key.
 
-`session` holds what was done on this ledger beyond reading it (held content
-recomputed, items looked up), as `core.export.SessionRecord`s for the audit report.
+`session` holds the checks run on this ledger (a pin, a witness, held content
+recomputed, items looked up) as `core.export.SessionRecord`s until cleared: the
+banner, the row badge of a recomputed receipt, its receipt panel and the tab's
+verdict show them, a dialog reopened shows what it loaded, and the audit report
+holds each one (`EvidenceTab`).
 """
 from __future__ import annotations
 
@@ -34,18 +37,20 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from sealscope.core import export
+from sealscope.core import export, pins, verdict, witness
 from sealscope.core.compaction_series import SeriesPoint, receipt_point
 from sealscope.core.follow import Follower
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
-from sealscope.viewer.messages import (Filtered, Followed, Indexed, IndexProgress, JumpToSeal,
-                                       Marked, RowSelected, StripJump, StripLeft, Verified,
-                                       VerifyProgress, VerifyStopped, ViewportMoved)
+from sealscope.viewer.messages import (ChainChanged, CheckDone, Filtered, Followed, Indexed,
+                                       IndexProgress, JumpToSeal, Marked, RowSelected,
+                                       StripJump, StripLeft, Verified, VerifyProgress,
+                                       VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
@@ -143,6 +148,7 @@ class LedgerTab(FollowMode):
                             "m again hides it"),
         PaletteBinding("C", "chart", "Chart", title="Compaction chart",
                        help="pre, post and dropped sizes of every receipt; Enter jumps"),
+        CLEAR_CHECKS,
     ]
 
     def __init__(self, path: Path, *, id: str) -> None:
@@ -154,9 +160,9 @@ class LedgerTab(FollowMode):
         self.last_search = ""
         self.receipts: list[int] | None = None
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
+        self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
+        self.held: dict[int, tuple[Path | None, Path | None, Any]] = {}  # line → pre, post, check
         self._verify_worker: Worker[None] | None = None
-        self.session: list[export.SessionRecord] = []
-        self._session_keys: list[Any] = []
         self.detail_line = 0          # the line the detail pane shows
         self.clock = time.monotonic   # when keys arrive (a test holds it still)
         self._last_nav = 0.0          # clock time of the last navigation-key move
@@ -309,6 +315,8 @@ class LedgerTab(FollowMode):
         model.receipts = {**model.receipts, **m.receipts}
         model.seals = sorted({*model.seals, *m.seals})
         self._sync_strip()
+        self.receipt_ok = dict(model.receipts)
+        self.judge()
 
     def on_followed(self, m: Followed) -> None:
         """Runs before `FollowMode.on_followed` grows the source: the lines from the
@@ -339,14 +347,50 @@ class LedgerTab(FollowMode):
         self.banner.cancelled(m.why)
         self.query_one(ProgressBar).display = False
 
-    def add_session(self, record: export.SessionRecord, key: Any = None) -> None:
-        """Keep a session record for the audit report; one with the same `key` (the
-        same work done again) replaces the earlier one."""
-        if key is not None and key in self._session_keys:
-            i = self._session_keys.index(key)
-            del self.session[i], self._session_keys[i]
-        self.session.append(record)
-        self._session_keys.append(key)
+    # ------------------------------------------------------------------ the tab's verdict
+    def own_outcome(self) -> verdict.Outcome | None:
+        """The ledger alone (`verdict.ledger`: the chain, and receipts failing on their
+        own); a file changed under a follower is BROKEN, one that could not be read or
+        verified COULD NOT LOOK / NOT VERIFIED; None while verifying."""
+        b = self.banner
+        if b.state == "alarm":
+            return verdict.Outcome(verdict.BROKEN, verdict.WRONG)
+        if b.state == "error":
+            return verdict.Outcome(verdict.COULD_NOT_LOOK, verdict.COULD_NOT)
+        if b.state == "cancelled":
+            return verdict.Outcome(verdict.NOT_VERIFIED, verdict.COULD_NOT)
+        if self.result is None or b.state != "done":
+            return None
+        return verdict.ledger(self.result, ({"ok": ok} for ok in self.receipt_ok.values()))
+
+    def on_chain_changed(self, m: ChainChanged) -> None:
+        m.stop()
+        self.judge()
+
+    def on_check_done(self, m: CheckDone) -> None:
+        m.stop()
+        self.add_session(m.record, key=m.key)
+
+    def checks_changed(self) -> None:
+        """The banner, the row badges and the detail pane show the checks."""
+        if not self.is_mounted:
+            return
+        failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
+        self.banner.show_checks(self.tab_verdict, tuple(self.session), failed)
+        self.rows.set_check_marks({n: verdict.recompute(c).verdict
+                                   for n, (_pre, _post, c) in self.held.items()})
+        if self.detail_line:
+            self.show_detail(self.detail_line)
+
+    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
+                     record: export.SessionRecord) -> None:
+        """Held content recomputed the receipt at `line`: kept as the tab's state (the
+        row's badge, its receipt panel, the banner, the report) until cleared."""
+        self.held[line] = (pre, post, check)
+        self.add_session(record, key=("recompute", line))
+
+    def clear_check_state(self) -> None:
+        self.held.clear()
 
     def on_row_selected(self, m: RowSelected) -> None:
         self.note_cursor()
@@ -379,7 +423,9 @@ class LedgerTab(FollowMode):
             ol = info.obj.get("orphan_line")
             of = self.rows.findings.get(ol) if isinstance(ol, int) else None
             honored = bool(of and of[0] == "declared")
-        self.query_one(RowDetail).show(info, st, f[1] if f else None, honored)
+        held = self.held.get(line)
+        self.query_one(RowDetail).show(info, st, f[1] if f else None, honored,
+                                       recomputed=held[2] if held else None)
 
     def _sync_strip(self, force: bool = True) -> None:
         """Feed the strip the counts it bins from (the line count may have grown, a
@@ -611,7 +657,13 @@ class LedgerTab(FollowMode):
         self.open_held(info.line)
 
     def open_held(self, line: int, pre: Path | None = None, post: Path | None = None) -> None:
-        """Recompute the receipt at `line` against held content (`pre`/`post` preloaded)."""
+        """Recompute the receipt at `line` against held content (`pre`/`post` preloaded;
+        else what was loaded for that line before)."""
+        had_pre, had_post, _check = self.held.get(line, (None, None, None))
+        if pre is None and post is None:
+            pre, post = had_pre, had_post
+        elif pre is not None and post is None and had_post is not None and pre == had_pre:
+            post = had_post
         self.app.push_screen(HeldContentScreen(self, line, pre=pre, post=post))
 
     def action_jump_seal(self) -> None:
@@ -634,12 +686,28 @@ class LedgerTab(FollowMode):
                             verify_result=self.result)
 
     # ------------------------------------------------------------------ checks
+    def check_inputs(self, kind: str) -> dict[str, Any]:
+        """What the last pin or witness check used (`pin`; `witness`, `namespace`)."""
+        rec = self.session_record((kind,))
+        return dict(rec.inputs) if rec is not None else {}
+
     @work(thread=True, exclusive=False, group="check")
-    def run_check(self, label: str, fn, *args) -> None:
+    def check_pin(self, pin: pins.Pin) -> None:
+        """Judge the ledger against a head pin; the record joins the tab's state."""
         try:
-            verdict = fn(*args)
+            rec = export.check_record("pin", pins.check_pin(self.source.path, pin),
+                                      pin=pin.text)
         except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            self.app.call_from_thread(self.banner.set_check_error, label,
-                                      f"{type(e).__name__}: {e}")
-            return
-        self.app.call_from_thread(self.banner.set_check, label, verdict)
+            rec = export.check_error_record("pin", f"{type(e).__name__}: {e}", pin=pin.text)
+        self.post_message(CheckDone(rec, ("pin",)))
+
+    @work(thread=True, exclusive=False, group="check")
+    def check_witness(self, store: Path, namespace: str) -> None:
+        """Judge the ledger against a witness store's namespace; kept as `check_pin`."""
+        inputs = {"witness": str(store), "namespace": namespace}
+        try:
+            rec = export.check_record("witness", witness.verify_against_witness(
+                store, namespace, self.source.path), **inputs)
+        except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
+            rec = export.check_error_record("witness", f"{type(e).__name__}: {e}", **inputs)
+        self.post_message(CheckDone(rec, ("witness",)))

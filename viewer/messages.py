@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
            "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal", "LookUp",
            "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
-           "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak"]
+           "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak",
+           "ChainChanged", "CheckDone"]
 
 
 @dataclass
@@ -181,3 +182,16 @@ class OpenAtFirstBreak(Message):
     """Open the ledger at `path` in its own tab (or show it) and select its first break
     once it is verified."""
     path: str
+
+
+@dataclass
+class ChainChanged(Message):
+    """A ledger banner's state or chain result changed: the tab judges again."""
+
+
+@dataclass
+class CheckDone(Message):
+    """A check run in a worker finished: `record` goes into the tab's state under
+    `key` (replacing the same check run before)."""
+    record: SessionRecord
+    key: Any = None

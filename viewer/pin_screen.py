@@ -3,7 +3,9 @@
 A pin (its text, or a file holding it) goes to `pins.pin_from` / `pins.check_pin`; a
 witness store (and one of its namespaces, from `witness.namespaces`) to
 `witness.verify_against_witness`.
-The check runs in the tab's worker and its verdict lands in the tab's banner.
+The check runs in the tab's worker and becomes part of the tab's state (its banner,
+verdict and report) until cleared; reopened, the screen shows the pin or the store
+and namespace last checked.
 """
 from __future__ import annotations
 
@@ -66,6 +68,13 @@ class PinScreen(ModalScreen[None]):
             yield Static(id="pin-message")
 
     def on_mount(self) -> None:
+        pin = self.tab.check_inputs("pin").get("pin")
+        if pin:
+            self.query_one("#pin", Input).value = pin
+        seen = self.tab.check_inputs("witness")
+        if seen.get("witness"):
+            self.query_one("#store", Input).value = seen["witness"]
+            self.query_one("#namespace", Input).value = seen.get("namespace") or ""
         self.query_one("#pin", Input).focus()
 
     def _say(self, text: str, style: str = "") -> None:
@@ -100,7 +109,7 @@ class PinScreen(ModalScreen[None]):
         except ValueError as e:
             self._say(clean(str(e)), "bold red")
             return
-        self.tab.run_check(f"pin rows={pin.rows}", pins.check_pin, self.tab.source.path, pin)
+        self.tab.check_pin(pin)
         self.dismiss(None)
 
     def load_store(self, value: str) -> None:
@@ -130,8 +139,7 @@ class PinScreen(ModalScreen[None]):
         if store is None:
             self._say("give a witness store path first", "bold red")
             return
-        self.tab.run_check(f"witness {ns}", witness.verify_against_witness, store, ns,
-                           self.tab.source.path)
+        self.tab.check_witness(store, ns)
         self.dismiss(None)
 
     def action_dismiss_screen(self) -> None:

@@ -144,5 +144,5 @@ class ReceiptPanel(Static):
     """A receipt row's verdict, laid out."""
 
     def show(self, row: Any, check: ReceiptCheck | None = None,
-             error: str | None = None) -> None:
-        self.update(render_receipt(row, check, error))
+             error: str | None = None, title: str = "compaction receipt") -> None:
+        self.update(render_receipt(row, check, error, title=title))

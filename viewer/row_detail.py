@@ -104,7 +104,9 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.query_one("#kind-panel").display = False
 
     def show(self, info: RowInfo, status: str, finding: str | None,
-             honored: bool | None = None) -> None:
+             honored: bool | None = None, recomputed: Any = None) -> None:
+        """Draw one row; `recomputed` is its receipt's check with held content, when
+        the auditor ran one (the panel shows it instead of self-consistency only)."""
         head = Text(end="")
         mark, mstyle, _ = STATUS_LOOK.get(status, ("?", "", ""))
         head.append(f"line {info.line}  ", "bold")
@@ -125,8 +127,11 @@ class RowDetail(VerticalScroll, can_focus=True):
         kp = self.query_one("#kind-panel", Static)
         rp.display = kp.display = False
         if info.state == "object" and info.kind == "compaction_receipt":
-            check, err = check_receipt(info.obj)
-            rp.show(info.obj, check, err)
+            if recomputed is not None:
+                rp.show(info.obj, recomputed, None, title="recomputed with held content")
+            else:
+                check, err = check_receipt(info.obj)
+                rp.show(info.obj, check, err)
             rp.display = True
         elif info.state == "object" and info.kind == "chain_break_declared":
             kp.update(declared_panel(info.obj, honored))

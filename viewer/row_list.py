@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from sealscope.core import verdict
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import RowSelected, ViewportMoved
 from sealscope.viewer.source import LedgerSource, RowInfo, status_of
@@ -76,6 +77,7 @@ class RowList(ScrollView, can_focus=True):
         self.source = source
         self.view: array | None = None
         self.findings: dict[int, tuple[str, str]] = {}
+        self.check_marks: dict[int, str] = {}   # line → the word of a check run on it
         self.first_chained = 0
         self.verified = False
         self._gen = 0
@@ -122,6 +124,15 @@ class RowList(ScrollView, can_focus=True):
             self.cursor = max(0, self.count - 1)
         self.refresh()
         self._announce()
+
+    def set_check_marks(self, marks: dict[int, str]) -> None:
+        """The rows a check was run on (a receipt recomputed with held content), with
+        that check's word: the row's badge shows it."""
+        if marks != self.check_marks:
+            self.check_marks = dict(marks)
+            self._gen += 1
+            self._strips.clear()
+            self.refresh()
 
     def set_statuses(self, findings, first_chained: int, verified: bool) -> None:
         self.findings = {}
@@ -239,6 +250,10 @@ class RowList(ScrollView, can_focus=True):
         info = self.source.row(line)
         st = self.status(line, info)
         mark, mark_style, row_style = STATUS_LOOK[st]
+        checked = self.check_marks.get(line)
+        if checked is not None and st not in ("break", "unparseable"):
+            mark, mark_style = {"pass": ("✓", "bold green"), "fail": ("✗", "bold red")}.get(
+                verdict.tone(checked), ("◐", "bold yellow"))
         digits = max(3, len(str(self.source.line_count)))
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         t.append(mark, mark_style)
@@ -251,6 +266,8 @@ class RowList(ScrollView, can_focus=True):
         f = self.findings.get(line)
         if f and st in ("break", "declared", "unparseable"):
             t.append(f"[{clean(reason_of(f[1]))}] ", mark_style)
+        if checked is not None:
+            t.append(f"[held content: {checked}] ", mark_style)
         body = info.summary if info.state in ("object", "nonobject") else info.raw
         # only what can show: truncating a long row's whole text costs more than the rest
         keep = 2 * width + 8

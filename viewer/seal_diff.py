@@ -270,8 +270,9 @@ class SealDiffScreen(Screen[None]):
         self.tiers, self.tiers_path = tiers, path
         self.doc = diff_seals(self.previous_snap, self.current_snap, tiers=tiers)
         if self.owner is not None:
-            self.owner.session.append(export.diff_record(
-                self.doc, self.previous.path, self.current.path, tiers_path=path))
+            self.owner.add_session(export.diff_record(
+                self.doc, self.previous.path, self.current.path, tiers_path=path),
+                key=("diff", self.previous.path, self.current.path))
         self.query_one("#diff-header", Static).update(self._header())
         self._fill()
         self.action_next_change(from_top=True)

@@ -36,11 +36,12 @@ from textual.reactive import reactive
 from textual.widgets import Static, Tree
 
 from sealscope.core import export
+from sealscope.core import verdict as _verdict
 from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
                                        verify_continuation)
 from sealscope.core.sanitize import clean
 from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
@@ -159,6 +160,7 @@ class SealTab(EvidenceTab):
                        help="Show the continuity_snapshot row of this seal"),
         PaletteBinding("e", "export", "Export", title="Export the audit report",
                        help="Write this seal's report as Markdown and JSON"),
+        CLEAR_CHECKS,
     ]
 
     def __init__(self, path: str | os.PathLike, *, id: str | None = None,
@@ -173,7 +175,6 @@ class SealTab(EvidenceTab):
         self.strict = True
         self.tiers: dict[str, Any] | None = None
         self.added_source: str | None = None
-        self.session: list[export.SessionRecord] = []
         self.banner_view: Text = Text("")
         self.probes_view: Any = Text("")
         if tiers is not None:
@@ -208,6 +209,7 @@ class SealTab(EvidenceTab):
                 yield Static(self._probes(), id="seal-probes")
 
     def on_mount(self) -> None:
+        self.judge()
         self.query_one(VerdictView).display = False
         tree = self.query_one("#seal-manifest", Tree)
         self._fill_tree(tree)
@@ -218,7 +220,26 @@ class SealTab(EvidenceTab):
         self.query_one("#seal-manifest", Tree).focus()
 
     def _banner_class(self) -> str:
-        return {"ok": "-valid", "invalid": "-invalid"}.get(self.seal.status, "-couldnot")
+        out = self.tab_verdict or self.seal.outcome()
+        return {"pass": "-valid", "fail": "-invalid"}.get(_verdict.tone(out.verdict),
+                                                          "-couldnot")
+
+    # ------------------------------------------------------------------ the tab's verdict
+    def own_outcome(self) -> _verdict.Outcome:
+        """The seal file alone: VALID, INVALID or COULD NOT LOOK (`snapshot`'s)."""
+        return self.seal.outcome()
+
+    def checks_changed(self) -> None:
+        if self.is_mounted:
+            self.refresh_view()
+
+    def clear_check_state(self) -> None:
+        self.restated_path = self.restated = None
+        self.added_source = None
+        self.set_reactive(SealTab.verdict, None)
+        self.set_reactive(SealTab.added, None)
+        if self.is_mounted:
+            self.query_one(VerdictView).display = False
 
     def _banner(self) -> Text:
         s = self.seal
@@ -234,6 +255,14 @@ class SealTab(EvidenceTab):
         t.append("  ")
         t.append(shown(self.path))
         t.append("\n")
+        if self.session and self.tab_verdict is not None:
+            word = self.tab_verdict.verdict
+            style = {"pass": "bold white on dark_green", "fail": "bold white on dark_red"}.get(
+                _verdict.tone(word), "bold black on yellow")
+            t.append(f" {word} ", style)
+            t.append(f"  with {len(self.session)} check(s): ", "dim")
+            t.append("; ".join(f"{shown(r.title)} {r.verdict}" for r in self.session))
+            t.append("\n")
         if doc["label"] is not None or doc["id_scheme"] is not None:
             t.append("label ", "dim")
             t.append(shown(doc["label"]), "bold")
@@ -382,7 +411,7 @@ class SealTab(EvidenceTab):
             return None
         self.restated_path, self.restated, self.verdict = path, restated, v
         record = export.verdict_record(v, path, tiers_path=self.tiers_path)
-        self.session.append(record)
+        self.add_session(record, key=("restatement",))
         self.post_message(RestatementScored(record))
         return v
 
@@ -420,7 +449,7 @@ class SealTab(EvidenceTab):
             self.notify("manifest not loaded: " + shown(e), markup=False, severity="error")
             return None
         self.added_source, self.added = p, added
-        self.session.append(export.added_record(added, p))
+        self.add_session(export.added_record(added, p), key=("added", p))
         return added
 
     # ------------------------------------------------------------------ diff
@@ -437,8 +466,9 @@ class SealTab(EvidenceTab):
         if str(snap_of(got).created_at) < str(self.snap.created_at):
             prev, cur = got, self.seal
         doc = diff_seals(snap_of(prev), snap_of(cur), tiers=self.tiers)
-        self.session.append(export.diff_record(doc, prev.path, cur.path,
-                                               tiers_path=self.tiers_path))
+        self.add_session(export.diff_record(doc, prev.path, cur.path,
+                                            tiers_path=self.tiers_path),
+                         key=("diff", prev.path, cur.path))
         screen = SealDiffScreen(prev, cur, tiers=self.tiers, tiers_path=self.tiers_path,
                                 doc=doc, owner=self)
         self.app.push_screen(screen)

@@ -10,8 +10,10 @@ caller insists on):
   `probes`, as `sealscope snapshot --json` prints them);
 * harn: every compaction event with its findings, as `sealscope harn --json`.
 
-Work done beyond that, in a viewer session or by CLI flags, is passed in as
-`SessionRecord`s and reported in order, each with its own exit code. The JSON keeps
+Checks run beyond that, in a viewer tab or by CLI flags (a pin, a witness, held
+content, a restatement, a diff, a lookup), are passed in as `SessionRecord`s and
+reported in order, a section each with its own verdict and exit code; the report's
+verdict and exit code are `judged(file's own, records)`, as the viewer tab's. The JSON keeps
 values as they are (JSON escaping is exact), equal to the CLI verbs' `--json` output;
 the Markdown escapes every string from evidence.
 
@@ -25,15 +27,17 @@ from __future__ import annotations
 from sealscope.core.continuity import grouped_divergences
 from sealscope.core.export.links import SnapshotRowRef, iter_snapshot_rows
 from sealscope.core.export.markdown import md_code, md_text
-from sealscope.core.export.records import (SessionRecord, added_record, diff_error_record,
-                                           diff_record, lookup_record, recompute_record,
+from sealscope.core.export.records import (SessionRecord, added_record, check_error_record,
+                                           check_record, diff_error_record, diff_record,
+                                           lookup_record, recompute_record,
                                            verdict_error_record, verdict_record)
-from sealscope.core.export.report import EXPORT_SCHEMA, AuditReport, build_report
+from sealscope.core.export.report import EXPORT_SCHEMA, AuditReport, build_report, judged
 from sealscope.core.sealfile import (SealFile, Unreadable, load_manifest, load_restated,
                                      load_seal, load_tiers, read_json_file)
 
 __all__ = [
-    "EXPORT_SCHEMA", "AuditReport", "build_report", "SessionRecord", "verdict_record",
+    "EXPORT_SCHEMA", "AuditReport", "build_report", "judged", "SessionRecord",
+    "check_record", "check_error_record", "verdict_record",
     "verdict_error_record", "diff_record", "diff_error_record", "added_record",
     "recompute_record", "lookup_record", "SnapshotRowRef", "iter_snapshot_rows",
     "md_text", "md_code", "grouped_divergences",

@@ -3,7 +3,9 @@
 Every string taken from evidence goes through `sanitize.clean` and is then either put
 in a code span (values: ids, digests, declared and restated text) or backslash-escaped
 (prose that quotes evidence: errors, notes, reasons), so no raw HTML, link, image or
-heading can come from the data.
+heading can come from the data. Only what could start Markdown is escaped: a `:`
+only where it could make an autolink (before `/`, or after `mailto`/`xmpp`), so
+`line 4: chain mismatch` reads as written.
 """
 from __future__ import annotations
 
@@ -23,9 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["render", "md_text", "md_code"]
 
 # every character that can start Markdown syntax inline: escapes, code, emphasis,
-# links and images, raw HTML and entities, tables, strikethrough, math; `:` and `@`
-# (and the dot of `www.`) so no URL, e-mail or protocol autolink can form
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#!|~&:@$])|(?<=www)(\.)", re.IGNORECASE)
+# links and images, raw HTML and entities, tables, strikethrough, math; `@`, the `:`
+# of a scheme (`x://`, `mailto:`, `xmpp:`) and the dot of `www.` so no URL, e-mail or
+# protocol autolink can form
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#!|~&@$])|(:(?=/)|(?<=mailto):|(?<=xmpp):)"
+                      r"|(?<=www)(\.)", re.IGNORECASE)
 _LEADING = re.compile(r"^([-+=>]|\d+[.)])")
 
 
@@ -100,7 +104,12 @@ class _Markdown:
                  f"- kind: {r.kind}",
                  f"- verdict: **{r.verdict}**",
                  f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
-                 f"3 could not look or bounded)", "")
+                 f"3 could not look or bounded)")
+        if r.session:
+            self.add(f"- the file alone: **{r.file_verdict}**; with "
+                     f"{len(r.session)} check(s): "
+                     + ", ".join(f"{md_text(x.kind)} **{x.verdict}**" for x in r.session))
+        self.add("")
         if r.kind == "ledger":
             self.ledger()
         elif r.kind == "harn":
@@ -223,7 +232,7 @@ class _Markdown:
         for k, v in rec.inputs.items():
             if v is not None:
                 self.add(f"- {md_text(k)}: {md_code(v)}")
-        self.add(f"- exit code: {rec.code}", "")
+        self.add(f"- verdict: **{rec.verdict}**", f"- exit code: {rec.code}", "")
         fn = getattr(self, f"rec_{rec.kind}", None)
         if fn is not None and isinstance(rec.result, dict):
             fn(rec.result)
@@ -285,8 +294,30 @@ class _Markdown:
         self.add("| ok | self-consistent | content | scope |", "|---|---|---|---|",
                  f"| {_yn(c.get('ok'))} | {_yn(c.get('self_consistent'))} | "
                  f"{_cell(c.get('content'))} | {_cell(c.get('verified_scope'))} |", "")
+        for key, what in (("undeclared", "drop(s) the manifest does not declare"),
+                          ("phantom", "manifest entr(ies) no recomputed drop explains")):
+            items = c.get(key) or []
+            if items:
+                self.add(f"{len(items)} {what}:", "",
+                         "| digest | held item | bytes | value |", "|---|---|---:|---|")
+                for it in items:
+                    self.add(f"| {_cell(it.get('digest'))} | {_cell(it.get('held'))} | "
+                             f"{_cell(it.get('bytes'))} | {_cell(it.get('preview'))} |")
+                self.add("")
         if c.get("notes"):
             self.add(*[f"- {md_text(n)}" for n in c["notes"]], "")
+
+    def rec_pin(self, v: dict[str, Any]) -> None:
+        if "error" in v:
+            self.add(f"Could not check: {md_text(v['error'])}", "")
+            return
+        self.add("| field | value |", "|---|---|")
+        for key in ("verdict", "detail", "witness_rows", "witness_chain", "local_rows",
+                    "witness_self_integrity"):
+            self.add(f"| {key} | {_cell(v.get(key))} |")
+        self.add("")
+
+    rec_witness = rec_pin
 
     def rec_lookup(self, doc: dict[str, Any]) -> None:
         items = doc.get("items") or []

@@ -1,45 +1,60 @@
-"""Session records: work done on a file beyond reading it, each with its exit code.
+"""Session records: the checks run on a file beyond reading it, each with its verdict.
 
-A viewer session or the CLI's flags add them to a report in order: a restatement
-scored (`continuity`'s code), two seals diffed (`diff`'s), items added since a seal
-(findings, 0), a receipt recomputed with held content (`receipts`'), a lookup (0).
+A viewer tab or the CLI's flags add them to a report in order: a pin or witness check
+(`verify --pin/--witness`'s word and code), a restatement scored (`continuity`'s), two
+seals diffed (`diff`'s), items added since a seal (noted, 0), a receipt recomputed
+with held content (`verdict.recompute`: PASS, FAIL or BOUNDED, with the drops its
+manifest hides named), a lookup (noted, 0). Each record's word and code come from
+`core.verdict`; the report and the viewer tab combine them with `verdict.audit`.
 """
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import verdict as _verdict
+from sealscope.core.receipt import manifest_gaps
 from sealscope.core.sealfile import unusable
 
 __all__ = ["SessionRecord", "verdict_record", "verdict_error_record", "diff_record",
-           "diff_error_record", "added_record", "recompute_record", "lookup_record"]
+           "diff_error_record", "added_record", "recompute_record", "lookup_record",
+           "check_record", "check_error_record"]
+
+PREVIEW = 120   # characters of a held item's value a report quotes
 
 
 @dataclass(frozen=True)
 class SessionRecord:
     """One piece of work done on the file beyond reading it: `kind` is "verdict",
     "diff", "added", "recompute" or "lookup" (others are reported as plain JSON);
-    `inputs` names what was used (paths, mode), `result` is the core's own dict
-    (a verdict's to_dict, the diff_seals object, ...), `code` its exit code."""
+    "pin", "witness" (others are reported as plain JSON); `inputs` names what was
+    used (paths, mode, pin text), `result` is the core's own dict (a verdict's
+    to_dict, the diff_seals object, ...), `verdict` and `code` its word and exit code."""
     kind: str
     title: str
     inputs: dict[str, Any] = field(default_factory=dict)
     result: Any = None
     code: int = 0
+    verdict: str = _verdict.NOTED
+
+    @property
+    def outcome(self) -> _verdict.Outcome:
+        return _verdict.Outcome(self.verdict, self.code)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "title": self.title, "inputs": dict(self.inputs),
-                "result": self.result, "exit_code": self.code}
+                "result": self.result, "verdict": self.verdict, "exit_code": self.code}
 
 
 def _restatement(restated_path: str, mode: str, tiers_path: str | None,
-                 result: Any, code: int, title: str) -> SessionRecord:
+                 result: Any, out: _verdict.Outcome, title: str) -> SessionRecord:
     return SessionRecord(
         "verdict", f"restatement {os.path.basename(restated_path)}{title}",
-        {"restated": restated_path, "mode": mode, "tiers": tiers_path}, result, code)
+        {"restated": restated_path, "mode": mode, "tiers": tiers_path}, result,
+        out.exit_code, out.verdict)
 
 
 def verdict_record(verdict: Any, restated_path: str, *, tiers_path: str | None = None
@@ -48,7 +63,7 @@ def verdict_record(verdict: Any, restated_path: str, *, tiers_path: str | None =
     strict = bool((verdict.policy or {}).get("strict", True))
     mode = "strict" if strict else "loose"
     return _restatement(restated_path, mode, tiers_path, verdict.to_dict(),
-                        _verdict.continuation(verdict).exit_code, f" ({mode})")
+                        _verdict.continuation(verdict), f" ({mode})")
 
 
 def verdict_error_record(error: str, restated_path: str, *, strict: bool,
@@ -57,14 +72,17 @@ def verdict_error_record(error: str, restated_path: str, *, strict: bool,
     1, as `continuity` exits."""
     return _restatement(restated_path, "strict" if strict else "loose", tiers_path,
                         {"error": f"the sealed snapshot cannot be scored: {error}"},
-                        _verdict.WRONG, "")
+                        _verdict.Outcome(_verdict.INVALID_COMPARISON, _verdict.WRONG), "")
 
 
 def _diff(previous_path: str, current_path: str, tiers_path: str | None,
           result: Any, code: int) -> SessionRecord:
+    """`diff`'s word is the worse seal's (both VALID, else INVALID or COULD NOT LOOK)."""
+    word = _verdict.seal({_verdict.HELD: "ok", _verdict.WRONG: "invalid"}.get(code, "")).verdict
     return SessionRecord(
         "diff", f"diff {os.path.basename(previous_path)} → {os.path.basename(current_path)}",
-        {"previous": previous_path, "current": current_path, "tiers": tiers_path}, result, code)
+        {"previous": previous_path, "current": current_path, "tiers": tiers_path}, result,
+        code, word)
 
 
 def diff_record(doc: dict[str, Any], previous_path: str, current_path: str, *,
@@ -89,13 +107,47 @@ def added_record(added: dict[str, Any], manifest_path: str) -> SessionRecord:
                          {"manifest": manifest_path}, added, _verdict.HELD)
 
 
+def _preview(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        text = bytes(value[:PREVIEW]).decode("utf-8", "backslashreplace")
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+
+def _named(digests: Sequence[str], items: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each digest with the first held item that has it: file#index, bytes, preview."""
+    by_digest: dict[str, Any] = {}
+    for it in items:
+        by_digest.setdefault(it.digest, it)
+    out = []
+    for d in digests:
+        it = by_digest.get(d)
+        out.append({"digest": d} if it is None else
+                   {"digest": d, "held": f"{os.path.basename(it.source)}#{it.index}",
+                    "bytes": it.size, "preview": _preview(it.value)})
+    return out
+
+
 def recompute_record(line: int, check: Any, *, pre: str | None = None,
-                     post: str | None = None) -> SessionRecord:
-    """A receipt row re-verified with held content (`verify_receipt` with pre/post)."""
+                     post: str | None = None, row: Any = None,
+                     held: Sequence[Any] = ()) -> SessionRecord:
+    """A receipt row re-verified with held content (`verify_receipt` with pre/post):
+    `verdict.recompute`'s word and code; with the row and the held items (`HeldItem`s,
+    pre then post), the drops its manifest does not declare (`undeclared`) and the
+    entries no drop explains (`phantom`), each named by digest and held item."""
     d = check.to_dict() if hasattr(check, "to_dict") else dict(check)
-    return SessionRecord("recompute", f"receipt on line {line} recomputed",
-                         {"line": line, "pre": pre, "post": post},
-                         {"line": line, **d}, _verdict.receipt(d).exit_code)
+    result: dict[str, Any] = {"line": line, **d}
+    if row is not None and hasattr(check, "recomputed"):
+        undeclared, phantom = manifest_gaps(row, check)
+        result["undeclared"] = _named(undeclared, held)
+        result["phantom"] = _named(phantom, held)
+    out = _verdict.recompute(d)
+    return SessionRecord("recompute", f"receipt on line {line} recomputed with held content",
+                         {"line": line, "pre": pre, "post": post}, result,
+                         out.exit_code, out.verdict)
 
 
 def lookup_record(items: Sequence[dict[str, Any]], *, held: Sequence[str] = ()
@@ -104,3 +156,21 @@ def lookup_record(items: Sequence[dict[str, Any]], *, held: Sequence[str] = ()
     prints them (`digest`, `bytes`, `found`)."""
     return SessionRecord("lookup", f"lookup of {len(items)} held item(s)",
                          {"held": list(held)}, {"items": list(items)}, _verdict.HELD)
+
+
+def check_record(kind: str, check: Any, **inputs: Any) -> SessionRecord:
+    """A ledger judged against a head pin (`kind` "pin", `inputs` pin=TEXT) or a
+    witness store ("witness", witness=PATH, namespace=NS): the `WitnessVerdict`'s
+    dict, with `verdict.check`'s word and code (as `verify --pin/--witness`)."""
+    out = _verdict.check(check)
+    what = f"rows={check.witness_rows}" if kind == "pin" else \
+        f"{os.path.basename(str(inputs.get('witness')))} namespace {inputs.get('namespace')}"
+    return SessionRecord(kind, f"{kind} {what}: {check.verdict}", dict(inputs),
+                         check.to_dict(), out.exit_code, out.verdict)
+
+
+def check_error_record(kind: str, error: str, **inputs: Any) -> SessionRecord:
+    """A pin or witness check that could not be made: why, COULD NOT LOOK 3."""
+    out = _verdict.check(None)
+    return SessionRecord(kind, f"{kind}: could not check", dict(inputs), {"error": error},
+                         out.exit_code, out.verdict)

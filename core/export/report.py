@@ -1,10 +1,12 @@
 """The audit report of one file as a value (`AuditReport`), and `build_report`.
 
-Exit code of a report (`AuditReport.exit_code`), worst first (1 over 3 over 0):
-ledger → the `verify` verb's code, combined with the `receipts` verb's code when the
-ledger holds at least one receipt row (a ledger with no receipt row claims nothing
-to check); snapshot → the `snapshot` verb's code; harn → the `harn` verb's; then every
-session record's own code.
+A report's verdict and exit code (`AuditReport.verdict`, `.exit_code`) are
+`judged(own, session)`: the file's own outcome combined by `verdict.audit` with every
+session record's (a pin, held content, a restatement...), so they are those of the
+viewer tab that holds the same checks. The file's own outcome (`file_verdict`):
+ledger → `verdict.ledger` (the chain's, BROKEN when a receipt row fails on its own; a
+receipt checked without held content is counted, not judged); snapshot → the
+`snapshot` verb's; harn → the `harn` verb's.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from sealscope.core.compaction_series import harn_event_point, receipt_point, se
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
 
-__all__ = ["EXPORT_SCHEMA", "AuditReport", "build_report"]
+__all__ = ["EXPORT_SCHEMA", "AuditReport", "build_report", "judged"]
 
 EXPORT_SCHEMA = "sealscope-export:v1"
 
@@ -34,8 +36,8 @@ class AuditReport:
     """The audit report of one file (see the package docstring)."""
     kind: str                         # "ledger" | "snapshot" | "harn"
     path: str
-    verdict: str                      # the file's own verdict word
-    exit_code: int                    # worst of the file's and every session record's
+    verdict: str                      # the file's with its checks (`judged`)
+    exit_code: int                    # its code: worst of the file's and every record's
     ledger: dict[str, Any] | None = None   # verify to_dict + "verdict"
     breaks: tuple[dict[str, Any], ...] = ()     # {"line", "kind", "text"}
     receipts: tuple[dict[str, Any], ...] = ()   # {"line", **verify_receipt fields}
@@ -44,10 +46,12 @@ class AuditReport:
     harn: tuple[dict[str, Any], ...] = ()       # the harn verb's objects, one per compaction
     session: tuple[SessionRecord, ...] = ()
     compaction_series: tuple[dict[str, Any], ...] = ()   # the chart's points, one per compaction
+    file_verdict: str = ""            # the file's own word, before any check
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schema": EXPORT_SCHEMA, "kind": self.kind, "path": self.path,
-                               "verdict": self.verdict, "exit_code": self.exit_code}
+                               "verdict": self.verdict, "exit_code": self.exit_code,
+                               "file_verdict": self.file_verdict}
         if self.kind == kinds.LEDGER:
             out["ledger"] = self.ledger
             out["breaks"] = list(self.breaks)
@@ -90,8 +94,7 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
         return _harn_report(p, records)
     if kind == kinds.SNAPSHOT:
         got = seal if seal is not None else load_seal(p)
-        return AuditReport(kinds.SNAPSHOT, p, got.verdict, _code(got.exit_code, records),
-                           snapshot=got.summary(), session=records)
+        return _report(kinds.SNAPSHOT, p, got.outcome(), records, snapshot=got.summary())
     if kind != kinds.LEDGER:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
     res = verify_result if verify_result is not None else \
@@ -99,8 +102,17 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
     return _ledger_report(p, res, records)
 
 
-def _code(own: int, records: tuple[SessionRecord, ...], *more: int) -> int:
-    return _verdict.worst([own, *more, *(r.code for r in records)])
+def judged(own: _verdict.Outcome, records: Iterable[SessionRecord]) -> _verdict.Outcome:
+    """A file's own outcome with the checks run on it (`verdict.audit` over each
+    record's outcome): a report's verdict and exit code, and a viewer tab's."""
+    return _verdict.audit(own, *(r.outcome for r in records))
+
+
+def _report(kind: str, p: str, own: _verdict.Outcome, records: tuple[SessionRecord, ...],
+            **parts: Any) -> AuditReport:
+    out = judged(own, records)
+    return AuditReport(kind, p, out.verdict, out.exit_code, session=records,
+                       file_verdict=own.verdict, **parts)
 
 
 def _ledger_report(p: str, res: _ledger.VerifyResult,
@@ -119,11 +131,10 @@ def _ledger_report(p: str, res: _ledger.VerifyResult,
                 points.append(receipt_point(line, row, check))
         except OSError:
             pass
-    rec = _verdict.receipts(receipts)
-    code = _code(res.exit_code, records, *([rec.exit_code] if receipts else []))
-    return AuditReport(kinds.LEDGER, p, res.verdict, code, ledger=doc, breaks=breaks,
-                       receipts=tuple(receipts), receipts_verdict=rec.verdict,
-                       session=records, compaction_series=tuple(series_dicts(points)))
+    return _report(kinds.LEDGER, p, _verdict.ledger(res, receipts), records, ledger=doc,
+                   breaks=breaks, receipts=tuple(receipts),
+                   receipts_verdict=_verdict.receipts(receipts).verdict,
+                   compaction_series=tuple(series_dicts(points)))
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
@@ -132,12 +143,10 @@ def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
     try:
         doc = _harn.load(path)
     except _harn.HarnError as e:
-        out = _verdict.harn(None, readable=False)
-        return AuditReport(kinds.HARN, path, out.verdict, _code(out.exit_code, records),
-                           harn=({"error": e.message},), session=records)
+        return _report(kinds.HARN, path, _verdict.harn(None, readable=False), records,
+                       harn=({"error": e.message},))
     checks = _harn.check_document(doc)
-    out = _harn.outcome_of(checks)
     points = [harn_event_point(i, c.event) for i, c in enumerate(checks, 1)]
-    return AuditReport(kinds.HARN, path, out.verdict, _code(out.exit_code, records),
-                       harn=tuple(c.to_dict() for c in checks), session=records,
-                       compaction_series=tuple(series_dicts(points)))
+    return _report(kinds.HARN, path, _harn.outcome_of(checks), records,
+                   harn=tuple(c.to_dict() for c in checks),
+                   compaction_series=tuple(series_dicts(points)))

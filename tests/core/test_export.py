@@ -36,9 +36,10 @@ def test_ledger_report_matches_verify_and_receipts():
     assert [c["line"] for c in r.receipts] == [3]
     assert r.receipts[0]["verified_scope"] == "bounded_no_content"
     assert r.receipts_verdict == "BOUNDED"
-    assert r.exit_code == 3          # verify 0, receipts bounded → 3
+    # a receipt checked without held content is counted, not judged (verdict.ledger)
+    assert (r.verdict, r.exit_code, r.file_verdict) == ("VERIFIED", 0, "VERIFIED")
     d = r.to_dict()
-    assert d["schema"] == export.EXPORT_SCHEMA and d["exit_code"] == 3
+    assert d["schema"] == export.EXPORT_SCHEMA and d["exit_code"] == 0
     json.dumps(d)
 
 
@@ -58,7 +59,7 @@ def test_ledger_with_breaks_and_bad_receipt(tmp_path):
     assert r.breaks and r.breaks[0]["line"] == 1
     assert r.receipts[0]["ok"] is False and r.receipts_verdict == "BROKEN"
     md = r.to_markdown()
-    assert "## Breaks" in md and "| 1 | break | line 1\\: chain mismatch |" in md
+    assert "## Breaks" in md and "| 1 | break | line 1: chain mismatch |" in md
 
 
 def test_ledger_without_receipts_is_judged_by_verify_alone(tmp_path):
@@ -116,8 +117,10 @@ def test_verdict_and_diff_records():
             export.diff_record(doc, "seal-day1.json", "seal-day2.json", tiers_path="tiers.json"),
             export.added_record({"live_threads": ["live_threads:seal-diff"]}, "m.json")]
     assert [r.code for r in recs] == [1, 1, 0, 0]
+    assert [r.verdict for r in recs] == ["DIVERGENCE", "DIVERGENCE", "VALID", "NOTED"]
     r = export.build_report(SEALS / "seal-day1.json", session=recs)
-    assert r.exit_code == 1 and r.verdict == "VALID"
+    # word and code agree: the seal is VALID, the restatement it was scored with is not
+    assert (r.verdict, r.exit_code, r.file_verdict) == ("DIVERGENCE", 1, "VALID")
     d = r.to_dict()
     assert d["session"][0]["result"]["verdict_digest"] == strict.verdict_digest
     assert d["session"][1]["result"]["faithful"] is None
@@ -207,6 +210,8 @@ def test_md_helpers():
     assert export.md_text("1. x") == "1\\. x"
     assert export.md_text("<b>") == "\\<b\\>"
     assert export.md_text("see http://x") == "see http\\://x"
+    assert export.md_text("mailto:a") == "mailto\\:a"
+    assert export.md_text("line 4: chain mismatch") == "line 4: chain mismatch"
     assert export.md_text("www.x.org") == "www\\.x.org"
     assert export.md_text("\x1b[1m") == "\\\\x1b\\[1m"
 

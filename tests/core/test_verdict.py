@@ -140,8 +140,45 @@ def test_each_word_is_spelled_in_one_core_module():
     core = ROOT / "core"
     words = [getattr(verdict, n) for n in verdict.__all__
              if n.isupper() and isinstance(getattr(verdict, n), str)]
-    assert "COULD NOT LOOK" in words and len(words) == 20
+    assert "COULD NOT LOOK" in words and len(words) == 21
     for word in words:
         homes = [p.relative_to(ROOT).as_posix() for p in sorted(core.rglob("*.py"))
                  if f'"{word}"' in p.read_text(encoding="utf-8")]
         assert homes == ["core/verdict.py"], (word, homes)
+
+
+@pytest.mark.parametrize("own, checks, want", [
+    (("VERIFIED", 0), [], ("VERIFIED", 0)),
+    (("VERIFIED", 0), [("BROKEN", 1)], ("BROKEN", 1)),          # a red pin
+    (("VERIFIED", 0), [("NOTED", 0), ("FAIL", 1)], ("FAIL", 1)),  # held content fails
+    (("VALID", 0), [("DIVERGENCE", 1)], ("DIVERGENCE", 1)),      # a divergent restatement
+    (("BROKEN", 1), [("FAIL", 1)], ("BROKEN", 1)),              # the file's own word first
+    (("VERIFIED", 0), [("COULD NOT LOOK", 3)], ("COULD NOT LOOK", 3)),
+    (("COULD NOT LOOK", 3), [("PASS", 0)], ("COULD NOT LOOK", 3)),
+])
+def test_audit_word_and_code_always_agree(own, checks, want):
+    got = verdict.audit(verdict.Outcome(*own), *(verdict.Outcome(*c) for c in checks))
+    assert got == want
+
+
+def test_audit_of_a_pin_equals_combined():
+    path = SAMPLES / "truncated.jsonl"
+    res = ledger.verify(path)
+    pin = pins.parse_pin((SAMPLES / "truncated.pin").read_text().strip())
+    got = pins.check_pin(path, pin, local=res)
+    assert verdict.audit(verdict.chain(res), verdict.check(got)) == verdict.combined(res, got)
+
+
+def test_recompute_words():
+    assert verdict.recompute({"ok": False}) == ("FAIL", 1)
+    assert verdict.recompute({"ok": True, "verified_scope": "full"}) == ("PASS", 0)
+    assert verdict.recompute({"ok": True, "verified_scope": "bounded_no_content"}) == \
+        ("BOUNDED", 3)
+
+
+def test_a_ledger_is_broken_by_a_receipt_that_fails_on_its_own_not_by_a_bounded_one():
+    res = ledger.verify(SAMPLES / "session.jsonl")
+    bounded = {"ok": True, "verified_scope": "bounded_no_content"}
+    assert verdict.ledger(res, [bounded]) == ("VERIFIED", 0)
+    assert verdict.ledger(res, [bounded, {"ok": False}]) == ("BROKEN", 1)
+    assert verdict.ledger(res, [{"ok": False}]).exit_code == verdict.ledger_audit(res, 1).exit_code

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from textual import events
 
+from sealscope.core.pins import parse_pin
+
 from sealscope.viewer.app import SealscopeApp, expand_paths
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.held_screen import HeldContentScreen
@@ -147,8 +149,8 @@ async def test_truncated_copy_against_its_pin():
         app.screen.query_one("#pin").value = pin
         await pilot.press("enter")
         await settle(app, pilot)
-        _label, verdict = tab.banner.check
-        assert verdict.verdict == "truncated"
+        [check] = tab.banner.checks
+        assert check.kind == "pin" and check.result["verdict"] == "truncated"
         assert tab.banner.combined_verdict == "BROKEN"
         assert "-broken" in tab.banner.classes
 
@@ -171,7 +173,7 @@ async def test_witness_store_namespaces():
             assert scr.query_one("#namespace").value == Path(name).stem
             await pilot.press("enter")
             await settle(app, pilot)
-            assert tab.banner.check[1].verdict == want
+            assert tab.banner.checks[-1].result["verdict"] == want
         assert app.current_tab().banner.combined_verdict == "BROKEN"
 
 
@@ -239,10 +241,7 @@ async def test_session_leaves_evidence_untouched(tmp_path):
         app.screen._load_file(str(HELD / "session-pre.jsonl"))
         app.pop_screen()
         tab = await activate(app, pilot, "truncated.jsonl")
-        tab.run_check("pin", __import__("sealscope.core.pins", fromlist=["x"]).check_pin,
-                      tab.source.path,
-                      __import__("sealscope.core.pins", fromlist=["x"]).parse_pin(
-                          (SAMPLES / "truncated.pin").read_text()))
+        tab.check_pin(parse_pin((SAMPLES / "truncated.pin").read_text()))
         await settle(app, pilot)
     assert fingerprint(SAMPLES) == before
     assert sorted(os.listdir(SAMPLES)) == listing

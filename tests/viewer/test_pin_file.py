@@ -25,5 +25,5 @@ async def test_pin_file_path_is_accepted(typed):
         app.screen.query_one("#pin").value = typed
         await pilot.press("enter")
         await settle(app, pilot)
-        _label, verdict = tab.banner.check
-        assert verdict.verdict == "truncated"
+        [check] = tab.banner.checks
+        assert check.kind == "pin" and check.result["verdict"] == "truncated"

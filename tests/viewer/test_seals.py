@@ -239,18 +239,21 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
     strict, loose = asyncio.run(go())
     md = (tmp_path / "out" / "audit.md").read_text(encoding="utf-8")
     doc = json.loads((tmp_path / "out" / "audit.json").read_text(encoding="utf-8"))
-    assert doc["kind"] == "snapshot" and doc["verdict"] == "VALID" and doc["exit_code"] == 1
+    # word and code agree: the seal is valid, the restatement scored on it diverges
+    assert (doc["kind"], doc["verdict"], doc["exit_code"], doc["file_verdict"]) == \
+        ("snapshot", "DIVERGENCE", 1, "VALID")
     kinds = [r["kind"] for r in doc["session"]]
-    assert kinds == ["verdict", "verdict", "diff"]
-    assert doc["session"][0]["result"]["verdict_digest"] == strict.verdict_digest
-    assert doc["session"][1]["result"]["verdict_digest"] == loose.verdict_digest
-    assert doc["session"][1]["result"]["faithful"] is None
+    # re-scoring (loose) replaced the strict verdict: the report holds what the tab shows
+    assert kinds == ["verdict", "diff"]
+    assert strict.verdict_digest != loose.verdict_digest
+    assert doc["session"][0]["result"]["verdict_digest"] == loose.verdict_digest
+    assert doc["session"][0]["result"]["faithful"] is None
     assert {d["id"] for d in doc["session"][0]["result"]["divergences"]} == \
-        {"identity_anchors:0", "open_commitments:0"}
-    assert [e["id"] for e in doc["session"][2]["result"]["added"]] == ["live_threads:seal-diff"]
+        {"open_commitments:0"}
+    assert [e["id"] for e in doc["session"][1]["result"]["added"]] == ["live_threads:seal-diff"]
     assert "Verdict: **DIVERGENCE**" in md and "not judged (loose mode)" in md
-    assert "`identity_anchors:0`" in md and "| removed | `live_threads:ledger-verify`" in md
-    assert strict.verdict_digest in md and loose.verdict_digest in md
+    assert "`open_commitments:0`" in md and "| removed | `live_threads:ledger-verify`" in md
+    assert loose.verdict_digest in md and strict.verdict_digest not in md
 
 
 def test_export_targets():
@@ -401,6 +404,7 @@ def test_export_a_ledger_tab_through_the_main_app(tmp_path, monkeypatch):
 
     asyncio.run(go())
     doc = json.loads((tmp_path / "ledger-audit.json").read_text())
-    assert doc["kind"] == "ledger" and doc["verdict"] == "VERIFIED" and doc["exit_code"] == 3
+    # the banner's VERIFIED: a receipt checked without held content is counted, not judged
+    assert doc["kind"] == "ledger" and doc["verdict"] == "VERIFIED" and doc["exit_code"] == 0
     assert [r["line"] for r in doc["receipts"]] == [3]
     assert "verdict: **VERIFIED**" in (tmp_path / "ledger-audit.md").read_text()
