@@ -182,5 +182,5 @@ async def test_clearing_the_checks_returns_the_tab_to_its_file_alone(tmp_path):
         assert text_of(tab.banner).startswith(" VERIFIED ")
         assert row_text(tab, 3).startswith("✓")
         assert tab.check_action("clear_checks", ()) is False   # nothing left to clear
-        md, doc = await export_report(app, pilot, tmp_path / "cleared")
+        _md, doc = await export_report(app, pilot, tmp_path / "cleared")
     assert (doc["verdict"], doc["exit_code"], doc["session"]) == ("VERIFIED", 0, [])
