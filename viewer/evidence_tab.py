@@ -8,7 +8,7 @@ is what the palette offers for whatever is in front of a screen.
 
 Checks stick: every check the auditor runs in a tab (a pin, a witness, held content,
 a restatement, a diff, a lookup) is a `core.export.SessionRecord` in its `session`
-until cleared (`C`). `tab_verdict` is the tab's one answer: its file's own outcome
+until cleared (Delete). `tab_verdict` is the tab's one answer: its file's own outcome
 (`own_outcome`) with every check, combined by `core.export.judged` — the function
 the audit report uses, so the banner, the label and the report cannot disagree.
 It is None while the file's own verdict is not known yet (indexing, verifying).
@@ -30,7 +30,7 @@ from sealscope.viewer.export_action import ExportScreen
 __all__ = ["EvidenceTab", "front_commands", "CLEAR_CHECKS"]
 
 CLEAR_CHECKS = PaletteBinding(
-    "C", "clear_checks", "Clear checks", title="Clear this tab's checks",
+    "delete", "clear_checks", "Clear checks", title="Clear this tab's checks",
     help="Forget the pin, witness, held content, restatements and lookups run on this tab")
 """The key that clears a tab's checks: last in a tab's BINDINGS (the footer shows it
 only while the tab holds a check)."""
@@ -100,7 +100,7 @@ class EvidenceTab(TabPane):
         return None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`C` only while the tab holds a check (hidden otherwise)."""
+        """Delete clears only while the tab holds a check (hidden otherwise)."""
         if action == "clear_checks":
             return bool(self.session)
         return True

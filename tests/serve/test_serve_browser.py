@@ -117,7 +117,7 @@ def test_the_viewer_in_headless_chromium(tmp_path):
             downloads: list = []
             page.on("download", lambda d: downloads.append(d))
             page.keyboard.press("Enter")
-            tab.until("sent tampered-audit.zip (BROKEN)")
+            tab.until("sent tampered-audit.zip (BROKEN, exit 1)")
             deadline = time.monotonic() + WAIT
             while not downloads and time.monotonic() < deadline:
                 page.wait_for_timeout(100)

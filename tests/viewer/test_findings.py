@@ -176,7 +176,7 @@ async def test_clearing_the_checks_returns_the_tab_to_its_file_alone(tmp_path):
         tab = await _liar_held(app, pilot)
         assert tab.check_action("clear_checks", ()) is True
         assert "Clear this tab's checks" in [c.title for c in tab.commands()]
-        await pilot.press("C")
+        await pilot.press("delete")
         await pilot.pause()
         assert tab.session == [] and tab.tab_verdict == ("VERIFIED", 0)
         assert text_of(tab.banner).startswith(" VERIFIED ")
