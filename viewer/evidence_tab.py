@@ -68,8 +68,9 @@ class EvidenceTab(TabPane):
 
     # ------------------------------------------------------------------ checks
     def own_outcome(self) -> Outcome | None:
-        """The file's own outcome before any check, or None while not known."""
-        raise NotImplementedError
+        """The file's own outcome before any check, or None while not known (a tab
+        that judges no single file, e.g. a fleet, keeps None)."""
+        return None
 
     def judge(self) -> None:
         """Recompute `tab_verdict` from the file's own outcome and the session, and
