@@ -57,7 +57,7 @@ def test_tampered_banner_cursor_dialog_and_download(tmp_path):
                 assert r.headers["Content-Disposition"] == \
                     "attachment; filename=tampered-audit.zip"
                 body = await r.read()
-            await scr.until("sent tampered-audit.zip (BROKEN)")
+            await scr.until("sent tampered-audit.zip (BROKEN, exit 1)")
             await scr.ws.close()
             return body
 
