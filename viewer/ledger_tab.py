@@ -47,7 +47,8 @@ from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
-from sealscope.viewer.messages import (ChainChanged, CheckDone, Filtered, Followed, Indexed,
+from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
+                                       Followed, Indexed,
                                        IndexProgress, JumpToSeal, Marked, RowSelected,
                                        StripJump, StripLeft, Verified, VerifyProgress,
                                        VerifyStopped, ViewportMoved)
@@ -168,6 +169,9 @@ class LedgerTab(FollowMode):
         self._last_nav = 0.0          # clock time of the last navigation-key move
         self._detail_timer: Timer | None = None
         self.break_on_verify = False  # select the first break once verified (from a fleet)
+        self.filtering: tuple[str, float] | None = None   # a filter being found: (label, %)
+        self._when_indexed: list[Callable[[], None]] = []
+        self._when_verified: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -195,7 +199,7 @@ class LedgerTab(FollowMode):
         return self.query_one(Banner)
 
     def on_mount(self) -> None:
-        digits = max(3, len(str(self.source.line_count)))
+        digits = max(3, len(str(self.source.shown_lines)))
         head = Text(no_wrap=True, end="")
         head.append(f"   {'line':>{digits}} {'ts':<20} {'kind':<22} summary", "bold")
         self.query_one("#columns", Static).update(head)
@@ -287,6 +291,9 @@ class LedgerTab(FollowMode):
     def _after_index(self) -> None:
         self.rows.reload()
         self._update_status()
+        queued, self._when_indexed = self._when_indexed, []
+        for act in queued:
+            act()
         self.banner.verifying(0)
         self.query_one(ProgressBar).update(progress=0)
         self.receipts_worker()
@@ -335,17 +342,43 @@ class LedgerTab(FollowMode):
         model.verified_through = max(model.verified_through, m.result.lines)
         self._sync_strip()
         self.banner.done(m.result)
-        self.query_one(ProgressBar).display = False
+        self.query_one(ProgressBar).display = self.filtering is not None
         self._update_status()
         self.rows.force_announce()
         if self.break_on_verify:
             self.first_break_when_verified()
+        queued, self._when_verified = self._when_verified, []
+        for act in queued:
+            act()
         if m.snapshot is not None:
             self.start_following(m.snapshot)
 
     def on_verify_stopped(self, m: VerifyStopped) -> None:
         self.banner.cancelled(m.why)
         self.query_one(ProgressBar).display = False
+        if self._when_verified:
+            self._when_verified = []
+            self.app.notify("the chain was not verified: no break to jump to", markup=False)
+
+    @property
+    def verifying(self) -> bool:
+        """The chain's verdict is still to come (indexing or verifying)."""
+        return self.result is None and self.banner.state in ("indexing", "verifying")
+
+    def when_verified(self, act: Callable[[], None], what: str) -> None:
+        """Run `act` once the verdict is in (a key that needs the verdict, pressed
+        before it: kept, not dropped), in the order asked."""
+        self._when_verified.append(act)
+        self.app.notify(f"{what}: done once the chain is verified", markup=False)
+
+    def when_indexed(self, act: Callable[[], None], what: str) -> None:
+        """Run `act` now if the line index is complete, else once it is, in the order
+        asked, saying so: a key pressed while indexing is acted on, not dropped."""
+        if self.source.complete:
+            act()
+            return
+        self._when_indexed.append(act)
+        self.app.notify(f"{what}: done once the file is indexed", markup=False)
 
     # ------------------------------------------------------------------ the tab's verdict
     def own_outcome(self) -> verdict.Outcome | None:
@@ -503,15 +536,30 @@ class LedgerTab(FollowMode):
             self.query_one("#list-status", Static).update(t, layout=False)
             return
         t.append(f" line {rl.current_line or '-'} ", "bold")
+        if self.filtering is not None:
+            t.append("· filtering ")
+            t.append(clean(self.filtering[0]), "bold")
+            t.append(f"… {self.filtering[1]:.0f}% ", "italic")
         if rl.view is not None:
-            t.append(f"· showing {len(rl.view):,} of {rl.line_count:,} lines · filter: ")
+            t.append(f"· showing {len(rl.view):,} of {self.count_words()} · filter: ")
             t.append(clean(self.filter_label), "bold")
         else:
-            t.append(f"· {rl.line_count:,} lines")
+            t.append(f"· {self.count_words()}")
             if not self.source.complete:
                 t.append(" (indexing…)", "italic")
         self.follow_badges(t)
         self.query_one("#list-status", Static).update(t, layout=False)
+
+    def count_words(self) -> str:
+        """How big the file is, in words: its lines as a reader counts them, and once
+        verified its rows when they differ ("11 rows", "12 lines, 11 rows")."""
+        lines = self.source.shown_lines
+        if self.result is None or not self.source.complete:
+            return f"{lines:,} line{'s' if lines != 1 else ''}"
+        rows = self.result.rows
+        if rows == lines:
+            return f"{rows:,} row{'s' if rows != 1 else ''}"
+        return f"{lines:,} line{'s' if lines != 1 else ''}, {rows:,} row{'s' if rows != 1 else ''}"
 
     # ------------------------------------------------------------------ navigation
     def _finding_lines(self) -> list[int]:
@@ -530,7 +578,7 @@ class LedgerTab(FollowMode):
     def action_first_break(self) -> None:
         lines = self._finding_lines()
         if not lines:
-            self._no_breaks()
+            self._no_breaks(retry=self.action_first_break)
             return
         self._goto(lines[0])
 
@@ -540,7 +588,7 @@ class LedgerTab(FollowMode):
         if nxt:
             self._goto(nxt[0])
         else:
-            self._no_breaks("no later break")
+            self._no_breaks("no later break", retry=self.action_next_break)
 
     def action_prev_break(self) -> None:
         cur = self.rows.current_line
@@ -548,7 +596,7 @@ class LedgerTab(FollowMode):
         if prv:
             self._goto(prv[-1])
         else:
-            self._no_breaks("no earlier break")
+            self._no_breaks("no earlier break", retry=self.action_prev_break)
 
     def first_break_when_verified(self) -> None:
         """Select the first break now when verified, else as soon as it is (and say
@@ -557,8 +605,13 @@ class LedgerTab(FollowMode):
         if self.result is not None and self._finding_lines():
             self.action_first_break()
 
-    def _no_breaks(self, what: str = "no breaks") -> None:
-        if self.result is None:
+    def _no_breaks(self, what: str = "no breaks", retry: Callable[[], None] | None = None
+                   ) -> None:
+        """No break to go to; while the chain is still being verified, `retry` runs
+        once the verdict is in (the key is kept, not dropped)."""
+        if self.result is None and retry is not None and self.verifying:
+            self.when_verified(retry, "the chain is still being verified: the break")
+        elif self.result is None:
             self.app.notify("the chain is still being verified", markup=False)
         else:
             self.app.notify(what, markup=False)
@@ -566,10 +619,7 @@ class LedgerTab(FollowMode):
     def action_goto(self) -> None:
         def done(value: str | None) -> None:
             if value and value.strip().isdigit():
-                n = int(value.strip())
-                if not self._goto(n):
-                    self.app.notify(f"no line {n} (the file has {self.source.line_count:,})",
-                                    markup=False, severity="warning")
+                self.goto_line(int(value.strip()))
         self.app.push_screen(PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
                                           id="goto-prompt"), done)
 
@@ -583,12 +633,30 @@ class LedgerTab(FollowMode):
             hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:<name> · empty clears",
             id="filter-prompt"), self.apply_filter)
 
+    def goto_line(self, n: int) -> None:
+        """Select line `n`; one past the lines indexed so far is selected once the
+        index is complete."""
+        if n > self.source.line_count and not self.source.complete:
+            self.when_indexed(lambda: self.goto_line(n), f"go to line {n:,}")
+        elif not self._goto(n):
+            self.app.notify(f"no line {n} (the file has {self.rows.shown_lines:,})",
+                            markup=False, severity="warning")
+
     def apply_filter(self, spec: str | None) -> None:
         if spec is None:
             return
         spec = spec.strip()
         if not spec:
             self.action_clear_filter()
+            return
+        if not spec.startswith(("kind:", "kind=")) and spec not in STATUSES:
+            self.app.notify(f"unknown filter: {clean(spec)}", markup=False, severity="warning")
+            return
+        if not self.source.complete:
+            self.when_indexed(lambda: self.apply_filter(spec), f"filter {spec}")
+            return
+        if spec in STATUSES and spec != "pending" and self.verifying:
+            self.when_verified(lambda: self.apply_filter(spec), f"filter {spec}")
             return
         if spec in ("break", "declared") and self.result is not None:
             want = spec
@@ -600,22 +668,37 @@ class LedgerTab(FollowMode):
 
     @work(thread=True, exclusive=True, group="filter")
     def filter_worker(self, spec: str) -> None:
+        """Find the lines of a filter in this thread, posting `FilterProgress`: a
+        `kind:` filter by `LedgerSource.kind_lines` (a byte search, then only the
+        candidate lines parsed), a status by a scan of every line."""
         worker = get_current_worker()
         rl = self.rows
-        if spec.startswith(("kind:", "kind=")):
-            k = spec[5:].strip()
-            pred = lambda n, info: info.kind == k  # noqa: E731
-        elif spec in STATUSES:
-            pred = lambda n, info: rl.status(n, info) == spec  # noqa: E731
-        else:
-            self.app.call_from_thread(self.app.notify, f"unknown filter: {spec}",
-                                      markup=False, severity="warning")
+        progress = _Progress(self, worker, 2.0, lambda pct, _done: FilterProgress(spec, pct),
+                             start=0.0)
+        try:
+            if spec.startswith(("kind:", "kind=")):
+                view = self.source.kind_lines(spec[5:].strip(), lambda: worker.is_cancelled,
+                                              progress)
+            else:
+                view = self.source.scan(lambda n, info: rl.status(n, info) == spec,
+                                        lambda: worker.is_cancelled, progress)
+        except Cancelled:
             return
-        view = self.source.scan(pred, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(Filtered(view, spec))
 
+    def on_filter_progress(self, m: FilterProgress) -> None:
+        self.filtering = (m.label, m.pct) if m.pct < 100 else None
+        self._update_status()
+        if self.result is not None:
+            bar = self.query_one(ProgressBar)
+            bar.display = m.pct < 100
+            bar.update(progress=m.pct)
+
     def on_filtered(self, m: Filtered) -> None:
+        self.filtering = None
+        if self.result is not None:
+            self.query_one(ProgressBar).display = False
         self.filter_label = m.label
         self.rows.set_view(m.view)
         self._update_status()
@@ -642,6 +725,9 @@ class LedgerTab(FollowMode):
         self._search(True) if self.last_search else self.action_search()
 
     def _search(self, backwards: bool) -> None:
+        if not self.source.complete:
+            self.when_indexed(lambda: self._search(backwards), "search")
+            return
         cur = self.rows.current_line or 0
         n = self.source.find_text(self.last_search, cur, backwards)
         if n is None:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
 
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
-           "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal", "LookUp",
-           "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
+           "FilterProgress", "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal",
+           "LookUp", "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
            "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak",
            "ChainChanged", "CheckDone"]
 
@@ -68,6 +68,16 @@ class Verified(Message):
 class VerifyStopped(Message):
     """The verification did not finish (cancelled or failed): `why`, in words."""
     why: str
+
+
+@dataclass
+class FilterProgress(Message):
+    """A filter (`label`) has read `pct` percent of the file."""
+    label: str
+    pct: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, FilterProgress)
 
 
 @dataclass

@@ -85,24 +85,30 @@ class RowList(ScrollView, can_focus=True):
         self.rendered_rows = 0
         self._last_selected = -1
         self._nav = False
+        self._end_pending = False   # `end` pressed while indexing: the last line, once known
 
     # ------------------------------------------------------------------ data
     @property
     def count(self) -> int:
-        return len(self.view) if self.view is not None else self.source.line_count
+        return len(self.view) if self.view is not None else self.source.shown_lines
 
     @property
     def line_count(self) -> int:
-        return self.source.line_count
+        """The file's lines as a reader counts them (`LedgerSource.shown_lines`)."""
+        return self.source.shown_lines
+
+    @property
+    def shown_lines(self) -> int:
+        return self.source.shown_lines
 
     def line_at(self, idx: int) -> int:
         if self.view is not None:
             return self.view[idx] if 0 <= idx < len(self.view) else 0
-        return idx + 1 if 0 <= idx < self.source.line_count else 0
+        return idx + 1 if 0 <= idx < self.source.shown_lines else 0
 
     def index_of(self, line: int) -> int | None:
         if self.view is None:
-            return line - 1 if 1 <= line <= self.source.line_count else None
+            return line - 1 if 1 <= line <= self.source.shown_lines else None
         i = bisect.bisect_left(self.view, line)
         return i if i < len(self.view) and self.view[i] == line else None
 
@@ -124,6 +130,8 @@ class RowList(ScrollView, can_focus=True):
             self.cursor = max(0, self.count - 1)
         self.refresh()
         self._announce()
+        if self._end_pending and self.source.complete:
+            self.action_edge(1)
 
     def set_check_marks(self, marks: dict[int, str]) -> None:
         """The rows a check was run on (a receipt recomputed with held content), with
@@ -193,6 +201,7 @@ class RowList(ScrollView, can_focus=True):
 
     def _move(self, idx: int) -> None:
         """A cursor move by a navigation key (the detail pane may coalesce these)."""
+        self._end_pending = False
         self._nav = True
         try:
             self.cursor = idx
@@ -209,8 +218,12 @@ class RowList(ScrollView, can_focus=True):
         self.action_cursor(direction * h)
 
     def action_edge(self, end: int) -> None:
+        """First or last line; `end` while the file is still being indexed goes to the
+        last line indexed so far, and to the file's last line once it is known."""
         if self.count:
             self._move(self.count - 1 if end else 0)
+        if end and self.view is None and not self.source.complete:
+            self._end_pending = True
 
     def on_click(self, event: events.Click) -> None:
         off = event.get_content_offset(self)
@@ -254,7 +267,7 @@ class RowList(ScrollView, can_focus=True):
         if checked is not None and st not in ("break", "unparseable"):
             mark, mark_style = {"pass": ("✓", "bold green"), "fail": ("✗", "bold red")}.get(
                 verdict.tone(checked), ("◐", "bold yellow"))
-        digits = max(3, len(str(self.source.line_count)))
+        digits = max(3, len(str(self.source.shown_lines)))
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         t.append(mark, mark_style)
         t.append("⚠" if info.marks else " ", "bold magenta")

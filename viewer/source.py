@@ -19,7 +19,7 @@ import re
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ __all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
 STATUSES = ("ok", "break", "declared", "prechain", "unparseable", "blank", "pending")
 
 _PAGE = mmap.PAGESIZE
+_SCAN_STEP = 4 << 20     # bytes read at a time by a byte search of the whole file
 
 
 class _ReleasingMap:
@@ -106,6 +107,44 @@ def _parse(text: str) -> Any:
         except (ValueError, TypeError):
             pass
     return read_value(text)
+
+
+def _read_line(n: int, raw: bytes) -> RowInfo:
+    """Line `n` read as far as its kind: raw text, state, value and kind (no summary,
+    no marks). `LedgerSource._make_row` completes it; a scan stops here."""
+    text = _lines.decode_line(raw)
+    if not text:
+        return RowInfo(n, "", "blank")
+    try:
+        obj = _parse(text)
+    except ValueError:
+        return RowInfo(n, text, "unparseable")
+    if not isinstance(obj, dict):
+        return RowInfo(n, text, "nonobject", obj)
+    return RowInfo(n, text, "object", obj, kind=row_kind(obj))
+
+
+def _strip_end(data: bytes) -> bytes:
+    """A line's bytes without its terminator (`\\r\\n`, `\\n` or `\\r`)."""
+    if data.endswith(b"\r\n"):
+        return data[:-2]
+    if data.endswith((b"\n", b"\r")):
+        return data[:-1]
+    return data
+
+
+def _kind_of(raw: bytes) -> str:
+    """`_read_line(n, raw).kind`, faster for a common row: orjson reads the bytes
+    themselves, and where it accepts them (valid UTF-8, only JSON whitespace around)
+    decoding and stripping would change nothing; anything else takes `_read_line`."""
+    if not near_limit(raw):
+        try:
+            obj = orjson.loads(raw)
+        except (ValueError, TypeError):
+            pass
+        else:
+            return row_kind(obj) if isinstance(obj, dict) else ""
+    return _read_line(0, raw).kind
 
 
 def _strings(value: Any, out: list[str], limit: int = 400, depth: int = 0) -> None:
@@ -278,7 +317,17 @@ class LedgerSource:
 
     @property
     def line_count(self) -> int:
+        """Lines as the verifier numbers them: a file ending in a line break has one
+        more, empty, line after it."""
         return len(self.offsets) - 1
+
+    @property
+    def shown_lines(self) -> int:
+        """The lines a reader sees (what an editor or `wc -l` counts): `line_count`
+        without the empty line the verifier's split adds after a final line break
+        (an empty file has none). The list shows these."""
+        lc = self.line_count
+        return lc - 1 if lc and self.offsets[lc - 1] == self.size else lc
 
     def line_of_offset(self, pos: int) -> int:
         """The 1-based line holding byte `pos` (bisect on the offsets)."""
@@ -314,30 +363,23 @@ class LedgerSource:
     def raw_bytes(self, n: int) -> bytes:
         if not 1 <= n <= self.line_count:
             return b""
-        data = self.scan_buf[self.offsets[n - 1]: self.offsets[n]]
-        if data.endswith(b"\r\n"):
-            return data[:-2]
-        if data.endswith((b"\n", b"\r")):
-            return data[:-1]
-        return data
+        return _strip_end(self.scan_buf[self.offsets[n - 1]: self.offsets[n]])
 
     def row(self, n: int) -> RowInfo:
         return self._rows.get_or(n, lambda: self._make_row(n))
 
     def _make_row(self, n: int) -> RowInfo:
-        text = _lines.decode_line(self.raw_bytes(n))
-        if not text:
-            return RowInfo(n, "", "blank")
-        try:
-            obj = _parse(text)
-        except ValueError:
-            return RowInfo(n, text, "unparseable", marks=sanitize.findings(text))
-        if not isinstance(obj, dict):
-            return RowInfo(n, text, "nonobject", obj, summary=_short(obj, 120),
-                           marks=row_findings(obj))
-        kind = row_kind(obj)
+        info = _read_line(n, self.raw_bytes(n))
+        if info.state == "unparseable":
+            return RowInfo(n, info.raw, "unparseable", marks=sanitize.findings(info.raw))
+        if info.state == "nonobject":
+            return RowInfo(n, info.raw, "nonobject", info.obj, summary=_short(info.obj, 120),
+                           marks=row_findings(info.obj))
+        if info.state != "object":
+            return info
+        obj, kind = info.obj, info.kind
         ts = obj.get("ts")
-        return RowInfo(n, text, "object", obj, kind=kind,
+        return RowInfo(n, info.raw, "object", obj, kind=kind,
                        ts=ts if isinstance(ts, str) else ("" if ts is None else _short(ts, 20)),
                        summary=summary_of(obj, kind), marks=row_findings(obj))
 
@@ -393,21 +435,83 @@ class LedgerSource:
             pos += step
         return out
 
+    def candidate_lines(self, needles: tuple[bytes, ...],
+                        cancelled: Callable[[], bool] = lambda: False,
+                        on_progress: Callable[[int, int], None] | None = None
+                        ) -> Iterator[tuple[int, bytes]]:
+        """(line, bytes as `raw_bytes` gives them) for each line, once and in order,
+        whose bytes hold one of `needles`, found by a windowed byte search of the file
+        (nothing parsed); `on_progress(done, total)` in bytes after each window. Stops
+        early once `cancelled()`. Needs the complete index."""
+        needles = tuple(x for x in needles if x)
+        if not self.size or not needles:
+            return
+        overlap = max(len(x) for x in needles) - 1
+        pos, seen, size, offsets = 0, 0, self.size, self.offsets
+        last = self.line_count
+        while pos < size:
+            if cancelled():
+                return
+            end = min(size, pos + _SCAN_STEP)
+            block = self.scan_buf[pos:min(size, end + overlap)]
+            stop = end - pos + overlap
+            found: set[int] = set()
+            for x in needles:
+                i = block.find(x, 0, end - pos + len(x) - 1)
+                while i >= 0:
+                    n = min(last, bisect.bisect_right(offsets, pos + i))
+                    found.add(n)
+                    # the rest of this line adds nothing: search on from the next one
+                    i = block.find(x, max(i + 1, offsets[n] - pos), end - pos + len(x) - 1)
+            for n in sorted(found):
+                if n <= seen:
+                    continue
+                seen = n
+                lo, hi = offsets[n - 1] - pos, offsets[n] - pos
+                yield n, (_strip_end(block[lo:hi]) if lo >= 0 and hi <= stop
+                          else self.raw_bytes(n))
+            pos = end
+            if on_progress is not None:
+                on_progress(pos, size)
+
+    def kind_lines(self, kind: str, cancelled: Callable[[], bool] = lambda: False,
+                   on_progress: Callable[[int, int], None] | None = None) -> array:
+        """The lines whose row kind (`RowInfo.kind`, as the list shows it) is `kind`,
+        equal to parsing every line, found fast: a row of kind K spells K in its line
+        (as `kind`'s or `op`'s value, or the `tool` key for "tool") between quotes,
+        literally or through a JSON escape, so only lines holding `"K"` in UTF-8 or a
+        backslash are parsed. A kind that cannot be spelled so (empty, holding a `"`
+        or U+FFFD, which an invalid byte also decodes to) parses every line."""
+        try:
+            needle = b'"' + kind.encode("utf-8") + b'"'
+        except UnicodeEncodeError:
+            needle = b""
+        if not kind or "\ufffd" in kind or '"' in kind or not needle:
+            return self.scan(lambda _n, info: info.kind == kind, cancelled, on_progress)
+        out = array("q")
+        for n, raw in self.candidate_lines((needle, b"\\"), cancelled, on_progress):
+            if _kind_of(raw) == kind:
+                out.append(n)
+        return out
+
     def scan(self, pred: Callable[[int, RowInfo], bool],
              cancelled: Callable[[], bool] = lambda: False,
              on_progress: Callable[[int, int], None] | None = None) -> array:
-        """Lines for which pred(line, info) holds, parsing without the cache."""
+        """Lines for which pred(line, info) holds; `info` is read without the cache
+        and without its summary and marks (line, raw text, state, value, kind)."""
         out = array("q")
-        lc = self.line_count
+        lc = self.shown_lines
         for n in range(1, lc + 1):
             if n % 20000 == 0:
                 if cancelled():
                     break
                 if on_progress:
                     on_progress(n, lc)
-            info = self._rows.get(n) or self._make_row(n)
+            info = self._rows.get(n) or _read_line(n, self.raw_bytes(n))
             if pred(n, info):
                 out.append(n)
+        if on_progress and not cancelled():
+            on_progress(lc, lc)
         return out
 
     # ------------------------------------------------------------------ lifecycle

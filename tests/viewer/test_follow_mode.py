@@ -122,7 +122,7 @@ async def test_end_pins_moving_up_unpins_and_new_rows_are_counted(tmp_path):
         assert tab.pinned
         _ledger(p, 2, 4)
         await until(pilot, lambda: tab.result.rows == 6)
-        await until(pilot, lambda: tab.rows.current_line == tab.source.line_count)
+        await until(pilot, lambda: tab.rows.current_line == tab.source.shown_lines)
         assert tab.pinned and tab.unseen == 0
         await pilot.press("up", "up")
         await pilot.pause()
