@@ -79,6 +79,7 @@ class Banner(Static):
     def __init__(self, name: str, **kw: Any) -> None:
         super().__init__("", **kw)
         self.file_name = name
+        self.explained: Any = None
 
     def on_mount(self) -> None:
         self._paint()
@@ -102,7 +103,10 @@ class Banner(Static):
     def verifying(self, pct: float) -> None:
         self.state, self.pct = "verifying", pct
 
-    def done(self, result: Any) -> None:
+    def done(self, result: Any, explained: Any = None) -> None:
+        """The verdict is in: `result`, and `explained` (a `ledger.Mismatch`) when its
+        first break is a chain mismatch."""
+        self.explained = explained
         self.result, self.state = result, "done"
 
     def cancelled(self, message: str = "verification did not finish") -> None:
@@ -177,6 +181,9 @@ class Banner(Static):
             r = self.result
             t.append(f" {self.combined_verdict} ", "bold reverse")
             t.append(f"  {name}  ", "bold")
+            if r.verdict == verdict.COULD_NOT_LOOK:
+                t.append(clean(r.reason()), "bold")
+                t.append(" · ")
             if self.checks or self.failed:
                 t.append(f"chain {r.verdict} · ")
             t.append(f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
@@ -185,6 +192,8 @@ class Banner(Static):
             if r.first_break:
                 t.append("\n first break: ", "bold")
                 t.append(clean(r.first_break))
+                if self.explained is not None:
+                    t.append(f" · fits: {self.explained.cause}", "italic")
         if self.failed and self.state == "done":
             t.append("\n receipts failing on their own: ", "bold")
             t.append(", ".join(f"line {n}" for n in self.failed), "bold red")

@@ -55,6 +55,9 @@ class FollowMode(EvidenceTab):
     def _update_status(self) -> None:
         raise NotImplementedError
 
+    def show_verdict(self, result: VerifyResult) -> None:
+        raise NotImplementedError
+
     following: reactive[bool] = reactive(False, init=False)   # polling the file
     pinned: reactive[bool] = reactive(False, init=False)      # the cursor rides the last row
     unseen: reactive[int] = reactive(0, init=False)           # rows arrived while unpinned
@@ -135,7 +138,7 @@ class FollowMode(EvidenceTab):
         self.source.grow_to(m.offsets, m.first, m.cut)
         self.result = m.result
         rl.set_statuses(m.result.findings, m.result.first_chained_line, True)
-        self.banner.done(m.result)
+        self.show_verdict(m.result)
         if at_end:
             rl.action_edge(1)
             self.pinned = True

@@ -30,13 +30,14 @@ from sealscope.viewer.lookup_screen import load_items
 from sealscope.viewer.messages import LookUp
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
 from sealscope.viewer.receipt_panel import check_receipt, render_receipt
+from sealscope.viewer.style import shown
 
 if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
 
 
 def short(d: str, n: int = 28) -> str:
-    d = clean(str(d))
+    d = shown(d)
     if ":" in d and len(d) > n:
         head, _, hexpart = d.rpartition(":")
         return f"{head}:{hexpart[:10]}…"
@@ -118,10 +119,10 @@ def content_report(check: Any) -> Text:
     for c in cc:
         ok = getattr(c, "ok", False)
         t.append("  ✓ " if ok else "  ✗ ", "green" if ok else "bold red")
-        t.append(clean(str(getattr(c, "name", ""))))
+        t.append(shown(getattr(c, "name", "")))
         d = getattr(c, "detail", "")
         if d and not ok:
-            t.append("  " + clean(str(d)), "red")
+            t.append("  " + shown(d), "red")
         t.append("\n")
     rec = getattr(check, "recomputed", None)
     for side in ("pre", "post"):

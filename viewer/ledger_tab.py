@@ -40,6 +40,7 @@ from textual.worker import Worker, get_current_worker
 from sealscope.core import export, pins, verdict, witness
 from sealscope.core.compaction_series import SeriesPoint, receipt_point
 from sealscope.core.follow import Follower
+from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
@@ -55,7 +56,7 @@ from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, 
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
-from sealscope.viewer.row_list import RowList
+from sealscope.viewer.row_list import RowList, reason_of
 from sealscope.viewer.source import STATUSES, LedgerSource
 from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
@@ -172,6 +173,7 @@ class LedgerTab(FollowMode):
         self.filtering: tuple[str, float] | None = None   # a filter being found: (label, %)
         self._when_indexed: list[Callable[[], None]] = []
         self._when_verified: list[Callable[[], None]] = []
+        self._explained: dict[int, Mismatch | None] = {}
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -341,7 +343,7 @@ class LedgerTab(FollowMode):
         model.verified = True
         model.verified_through = max(model.verified_through, m.result.lines)
         self._sync_strip()
-        self.banner.done(m.result)
+        self.show_verdict(m.result)
         self.query_one(ProgressBar).display = self.filtering is not None
         self._update_status()
         self.rows.force_announce()
@@ -364,6 +366,26 @@ class LedgerTab(FollowMode):
     def verifying(self) -> bool:
         """The chain's verdict is still to come (indexing or verifying)."""
         return self.result is None and self.banner.state in ("indexing", "verifying")
+
+    def show_verdict(self, result: VerifyResult) -> None:
+        """The banner shows `result`, its first break explained when it is a chain
+        mismatch (the explanations of earlier results are dropped: rows may have been
+        added after a break)."""
+        self._explained.clear()
+        first = next((f for f in result.findings if f.kind == "break"), None)
+        self.banner.done(result, self.explained(first.line) if first is not None else None)
+
+    def explained(self, line: int) -> Mismatch | None:
+        """What the chain shows at line `line` when it is a chain mismatch
+        (`ledger.explain_mismatch`, reading only the lines around it), else None."""
+        if line not in self._explained:
+            f = self.rows.findings.get(line)
+            is_mismatch = f is not None and f[0] == "break" and \
+                reason_of(f[1]).startswith("chain mismatch")
+            self._explained[line] = explain_mismatch(
+                self.source.path, line, offsets=self.source.offsets) \
+                if is_mismatch and self.source.complete else None
+        return self._explained[line]
 
     def when_verified(self, act: Callable[[], None], what: str) -> None:
         """Run `act` once the verdict is in (a key that needs the verdict, pressed
@@ -458,7 +480,8 @@ class LedgerTab(FollowMode):
             honored = bool(of and of[0] == "declared")
         held = self.held.get(line)
         self.query_one(RowDetail).show(info, st, f[1] if f else None, honored,
-                                       recomputed=held[2] if held else None)
+                                       recomputed=held[2] if held else None,
+                                       explained=self.explained(line) if f else None)
 
     def _sync_strip(self, force: bool = True) -> None:
         """Feed the strip the counts it bins from (the line count may have grown, a

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from sealscope.core.receipt import ReceiptCheck, verify_receipt
 from sealscope.core.sanitize import clean
+from sealscope.viewer.style import shown
 
 def check_receipt(row: Any, pre: Any = None,
                   post: Any = None) -> tuple[ReceiptCheck | None, str | None]:
@@ -76,13 +77,13 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
     t.append("  ")
     if ver:
         badge = "bold black on cyan" if ver == "v2" else "bold black on yellow"
-        t.append(f" {clean(str(ver))} ", badge)
+        t.append(f" {shown(ver)} ", badge)
     else:
         t.append(" unknown schema ", "bold white on red")
     if check is not None:
         uc = check.understatement_check
         t.append("  understatement check: ", "bold")
-        t.append(clean(str(uc)), "green" if uc == "full" else "yellow")
+        t.append(shown(uc), "green" if uc == "full" else "yellow")
         t.append("\n")
         ok = check.ok
         t.append("  ok ", "bold")
@@ -91,11 +92,11 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
         sc = check.self_consistent
         t.append("yes" if sc else "NO", "green" if sc else "bold red")
         t.append("   content ", "bold")
-        content = str(check.content)
-        t.append(clean(content), {"match": "green", "mismatch": "bold red"}.get(content, "yellow"))
+        content = shown(check.content)
+        t.append(content, {"match": "green", "mismatch": "bold red"}.get(content, "yellow"))
         t.append("   verified scope ", "bold")
-        scope = str(check.verified_scope)
-        t.append(clean(scope), "green" if scope == "full" else "yellow")
+        scope = shown(check.verified_scope)
+        t.append(scope, "green" if scope == "full" else "yellow")
         t.append("\n")
         states = check_states(check)
         if compact and all(passed for _n, passed in states):
@@ -118,8 +119,8 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
             if isinstance(d, dict):
                 c, b = d.get("count"), d.get("bytes")
                 t.append(f"  {key:<11}", "bold")
-                t.append(f"{clean(str(c)):>6} items  ")
-                t.append(f"{clean(str(b)) if 'bytes' in d else '—':>10} B")
+                t.append(f"{shown(c):>6} items  ")
+                t.append(f"{shown(b) if 'bytes' in d else '—':>10} B")
                 if key == "dropped" and isinstance(d.get("items"), list):
                     t.append(f"  ({len(d['items'])} in manifest)", "dim")
                 t.append("\n")
@@ -130,13 +131,13 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
         for key in ("compactor", "method", "opened_at", "receipt_digest"):
             if key in row:
                 t.append(f"  {key}: ", "bold")
-                t.append(clean(str(row.get(key))) + "\n")
+                t.append(shown(row.get(key)) + "\n")
     notes = list(check.notes) if check is not None else []
     if notes:
         t.append("\n  notes\n", "bold")
         for n in notes:
             t.append("  • ", "yellow")
-            t.append(clean(str(n)) + "\n")
+            t.append(shown(n) + "\n")
     return t
 
 

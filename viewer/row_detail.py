@@ -13,10 +13,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from sealscope.core.ledger import Mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer.receipt_panel import ReceiptPanel, check_receipt
 from sealscope.viewer.row_list import STATUS_LOOK
 from sealscope.viewer.source import RowInfo
+from sealscope.viewer.style import shown
 
 MAX_PRETTY = 200_000   # characters of pretty JSON drawn; the rest is cut with a note
 MAX_RAW = 20_000
@@ -55,7 +57,7 @@ def declared_panel(obj: dict, honored: bool | None) -> Text:
     for key in ("orphan_line", "orphan_sha256", "why", "resume_prev"):
         if key in obj:
             t.append(f"  {key}: ", "bold")
-            t.append(clean(str(obj[key])) + "\n")
+            t.append(shown(obj[key]) + "\n")
     if honored is True:
         t.append("  the verifier honoured it: the orphan line is excused; the verdict is "
                  "bounded (scope bounded_declared_break), never green\n", "yellow")
@@ -71,9 +73,28 @@ def snapshot_panel(obj: dict) -> Text:
     t.append("\n")
     for key in ("label", "manifest_digest", "probe_set_digest", "aggregate_mean"):
         t.append(f"  {key}: ", "bold")
-        t.append(clean(str(obj.get(key, "—"))) + "\n")
+        t.append(shown(obj.get(key)) + "\n")
     t.append("  j jumps to its seal when the snapshot file is open (o opens it); there a "
              "restatement can be scored\n", "dim")
+    return t
+
+
+def mismatch_text(m: Mismatch) -> Text:
+    """What the chain shows at a mismatch: the stored chain, the chain recomputed from
+    the previous row, and which cause fits (`ledger.Mismatch`)."""
+    t = Text(end="")
+    t.append("\nstored     ", "dim")
+    t.append(clean(m.stored))
+    t.append("\nrecomputed ", "dim")
+    t.append(m.recomputed)
+    if m.prev_line:
+        t.append(f"\n  after line {m.prev_line}, chain ", "dim")
+        t.append(clean(m.prev_chain), "dim")
+    else:
+        t.append("\n  after genesis (the chain's start)", "dim")
+    t.append("\nfits: ", "bold")
+    t.append(m.cause, "bold")
+    t.append(f" — {m.evidence}", "dim")
     return t
 
 
@@ -104,9 +125,11 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.query_one("#kind-panel").display = False
 
     def show(self, info: RowInfo, status: str, finding: str | None,
-             honored: bool | None = None, recomputed: Any = None) -> None:
+             honored: bool | None = None, recomputed: Any = None,
+             explained: Mismatch | None = None) -> None:
         """Draw one row; `recomputed` is its receipt's check with held content, when
-        the auditor ran one (the panel shows it instead of self-consistency only)."""
+        the auditor ran one (the panel shows it instead of self-consistency only);
+        `explained` what the chain shows when the row is a chain mismatch."""
         head = Text(end="")
         mark, mstyle, _ = STATUS_LOOK.get(status, ("?", "", ""))
         head.append(f"line {info.line}  ", "bold")
@@ -117,6 +140,8 @@ class RowDetail(VerticalScroll, can_focus=True):
         if finding:
             head.append("\n")
             head.append(clean(finding), mstyle)
+        if explained is not None:
+            head.append_text(mismatch_text(explained))
         if info.marks:
             head.append("\n⚠ hidden characters in this row: ", "bold magenta")
             head.append(", ".join(info.marks), "magenta")

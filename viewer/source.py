@@ -181,6 +181,11 @@ def _short(v: Any, width: int = 60) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
+def _given(obj: dict, key: str, width: int = 60) -> str:
+    """A member's value for a summary: `?` when absent, else as JSON spells it."""
+    return _short(obj[key], width) if key in obj else "?"
+
+
 def _first_strings(obj: dict, skip: set[str], n: int = 4) -> list[str]:
     out = []
     for k, v in obj.items():
@@ -204,16 +209,17 @@ def summary_of(obj: Any, kind: str) -> str:
             ver = schema.rsplit(":", 1)[-1] if isinstance(schema, str) else "?"
             pre, post = obj.get("pre") or {}, obj.get("post") or {}
             dr, intro = obj.get("dropped") or {}, obj.get("introduced") or {}
-            g = lambda d, k: d.get(k, "?") if isinstance(d, dict) else "?"  # noqa: E731
+            g = lambda d, k: _given(d, k, 20) if isinstance(d, dict) else "?"  # noqa: E731
             return (f"receipt {ver}: pre {g(pre, 'count')} items/{g(pre, 'bytes')} B → post "
                     f"{g(post, 'count')}/{g(post, 'bytes')} B, dropped {g(dr, 'count')} "
                     f"({g(dr, 'bytes')} B), introduced {g(intro, 'count')} · "
                     f"{_short(obj.get('compactor'), 30)}")
         if kind == "chain_break_declared":
-            return f"declares line {obj.get('orphan_line')} broken: {_short(obj.get('why'), 80)}"
+            return (f"declares line {_given(obj, 'orphan_line')} broken: "
+                    f"{_given(obj, 'why', 80)}")
         if kind == "continuity_snapshot":
-            return (f"seal {_short(obj.get('label'), 30)} · mean {obj.get('aggregate_mean')} · "
-                    f"{_short(obj.get('manifest_digest'), 40)}")
+            return (f"seal {_given(obj, 'label', 30)} · mean {_given(obj, 'aggregate_mean')} · "
+                    f"{_given(obj, 'manifest_digest', 40)}")
         if kind == "tool" and isinstance(obj.get("tool"), str):
             parts = [obj["tool"]]
             for k, v in obj.items():

@@ -36,8 +36,12 @@ def verdict_style(word: str) -> str:
 
 
 def shown(value: Any) -> str:
-    """Any evidence value as display text: `str()` of it, sanitized."""
-    return clean(value if isinstance(value, str) else str(value))
+    """Any evidence value as display text, sanitized: a string as it is, None (absent,
+    or JSON null) as `—`, anything else as `json_text` spells it (`true`, `3.5`, a
+    list as JSON): never a Python spelling such as `None` or `True`."""
+    if value is None:
+        return "—"
+    return clean(value if isinstance(value, str) else json_text(value))
 
 
 def json_text(value: Any) -> str:

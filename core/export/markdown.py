@@ -102,7 +102,7 @@ class _Markdown:
         self.add(f"# sealscope audit report: {md_code(os.path.basename(r.path))}", "",
                  f"- file: {md_code(r.path)}",
                  f"- kind: {r.kind}",
-                 f"- verdict: **{r.verdict}**",
+                 f"- verdict: **{r.verdict}**{_why(r)}",
                  f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
                  f"3 could not look or bounded)")
         if r.session:
@@ -160,6 +160,8 @@ class _Markdown:
         for key in ("verdict", "ok", "rows", "chained", "prechain", "breaks",
                     "verified_scope", "declared_breaks", "first_break"):
             self.add(f"| {key} | {_cell(d.get(key))} |")
+        if self.r.why and d.get("verdict") != _verdict.BROKEN:
+            self.add(f"| why | {md_text(self.r.why)} |")
         self.add("")
         if d.get("declared"):
             self.add("Declared breaks:", "")
@@ -172,6 +174,16 @@ class _Markdown:
             for b in self.r.breaks:
                 self.add(f"| {b['line']} | {b['kind']} | {md_text(b['text'])} |")
             self.add("")
+            explained = [b["explained"] for b in self.r.breaks if b.get("explained")]
+            if explained:
+                self.add("What the chain shows at each chain mismatch:", "")
+            for m in explained:
+                after = f"line {m['prev_line']}, chain" if m["prev_line"] else "the start,"
+                self.add(f"- line {m['line']}: stored chain {md_code(m['stored'])}, "
+                         f"recomputed {md_code(m['recomputed'])} after {after} "
+                         f"{md_code(m['prev_chain'])}; fits: {m['cause']} ({m['evidence']})")
+            if explained:
+                self.add("")
         self.add("## Compaction receipts", "")
         if not self.r.receipts:
             self.add("No compaction-receipt row in this ledger.", "")
@@ -270,7 +282,8 @@ class _Markdown:
         self.add(f"- previous: {md_code(d.get('previous_digest'))}",
                  f"- current: {md_code(d.get('current_digest'))}",
                  f"- {len(d.get('changed') or [])} changed, {len(d.get('added') or [])} added, "
-                 f"{len(d.get('removed') or [])} removed, {d.get('n_unchanged')} unchanged", "")
+                 f"{len(d.get('removed') or [])} removed, "
+                 f"{_num(d.get('n_unchanged'))} unchanged", "")
         rows = [(k, e) for k in ("changed", "added", "removed") for e in (d.get(k) or [])]
         if not rows:
             self.add("No declared item changed.", "")
@@ -323,10 +336,20 @@ class _Markdown:
         items = doc.get("items") or []
         self.add("| digest | bytes | found at (line:position) |", "|---|---:|---|")
         for it in items:
-            found = ", ".join(f"{f.get('line')}:{f.get('position')}"
+            found = ", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}"
                               for f in it.get("found") or []) or "absent"
-            self.add(f"| {_cell(it.get('digest'))} | {it.get('bytes')} | {md_text(found)} |")
+            self.add(f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | {md_text(found)} |")
         self.add("")
+
+
+def _why(r: AuditReport) -> str:
+    """Beside a ledger's COULD NOT LOOK, why (`VerifyResult.reason`), in the same line."""
+    return f" ({md_text(r.why)})" if r.why and r.verdict == _verdict.COULD_NOT_LOOK else ""
+
+
+def _num(v: Any) -> str:
+    """A count or position for prose: `—` when absent, never `None`."""
+    return "—" if v is None else md_text(v)
 
 
 def _yn(v: Any) -> str:

@@ -47,6 +47,7 @@ class AuditReport:
     session: tuple[SessionRecord, ...] = ()
     compaction_series: tuple[dict[str, Any], ...] = ()   # the chart's points, one per compaction
     file_verdict: str = ""            # the file's own word, before any check
+    why: str = ""      # a ledger's `VerifyResult.reason()`: why not verified, in words
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schema": EXPORT_SCHEMA, "kind": self.kind, "path": self.path,
@@ -54,6 +55,7 @@ class AuditReport:
                                "file_verdict": self.file_verdict}
         if self.kind == kinds.LEDGER:
             out["ledger"] = self.ledger
+            out["why"] = self.why
             out["breaks"] = list(self.breaks)
             out["receipts"] = list(self.receipts)
             out["receipts_verdict"] = self.receipts_verdict
@@ -120,7 +122,11 @@ def _ledger_report(p: str, res: _ledger.VerifyResult,
     """The chain verdict, every finding, and every receipt row checked on its own."""
     doc = res.to_dict()
     doc["verdict"] = res.verdict
-    breaks = tuple({"line": f.line, "kind": f.kind, "text": f.text} for f in res.findings)
+    explained = {} if res.unreadable else _ledger.explain_mismatches(p, res)
+    breaks = tuple({"line": f.line, "kind": f.kind, "text": f.text,
+                    **({"explained": explained[f.line].to_dict()}
+                       if f.kind == "break" and f.line in explained else {})}
+                   for f in res.findings)
     receipts: list[dict[str, Any]] = []
     points = []
     if not res.unreadable:
@@ -134,7 +140,7 @@ def _ledger_report(p: str, res: _ledger.VerifyResult,
     return _report(kinds.LEDGER, p, _verdict.ledger(res, receipts), records, ledger=doc,
                    breaks=breaks, receipts=tuple(receipts),
                    receipts_verdict=_verdict.receipts(receipts).verdict,
-                   compaction_series=tuple(series_dicts(points)))
+                   compaction_series=tuple(series_dicts(points)), why=res.reason())
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
