@@ -103,12 +103,12 @@ def test_the_viewer_in_headless_chromium(tmp_path):
             tab = Tab(page)
             page.goto(s.url)
             text = tab.until("BROKEN", "first break: line 4: chain mismatch")
-            assert "tampered.jsonl" in text and "line 1 · 12 lines" in text
+            assert "tampered.jsonl" in text and "line 1 · 11 rows" in text
             page.locator(".xterm-helper-textarea").focus()
             for _ in range(3):
                 page.keyboard.press("ArrowDown")
             # the status line and the row's badge arrive in separate frames: wait for both
-            tab.until("line 4 · 12 lines", "line 4  ✗")
+            tab.until("line 4 · 11 rows", "line 4  ✗")
             shot = tmp_path / "serve.png"
             page.screenshot(path=str(shot))
             page.keyboard.press("x")

@@ -43,10 +43,10 @@ def test_tampered_banner_cursor_dialog_and_download(tmp_path):
             scr = await open_screen(http, s)
             text = await scr.until("BROKEN", "first break: line 4: chain mismatch")
             assert "tampered.jsonl" in text
-            assert re.search(r"line 1 · 12 lines", text)
+            assert re.search(r"line 1 · 11 rows", text)
             await scr.keys(DOWN)
-            text = await scr.until("line 2 · 12 lines")
-            assert "line 1 · 12 lines" not in text
+            text = await scr.until("line 2 · 11 rows")
+            assert "line 1 · 11 rows" not in text
             await scr.keys("x")
             text = await scr.until("Export the audit report", "tampered-audit")
             assert "downloads <name>.zip" in text
