@@ -5,10 +5,15 @@ viewer headless (`app.run_test()`), and prints: seconds from start to the first 
 with rows rendered, seconds until the chain verdict arrives, when the overview strip is
 complete (the verify-to-strip delay), when the tab's one receipt/seal marker scan ended
 and how many bytes it read (its own thread's reads: one pass is 1.00x the file; the
-strip's bins read nothing), time for a burst of page scrolls, and peak RSS of this
-process and of its largest child (the verifier's pool).
+strip's bins read nothing), time for a burst of page scrolls, how long `kind:` filters
+take, and peak RSS of this process and of its largest child (the verifier's pool).
 
-    python bench/viewer.py [--rows N] [--path FILE]
+Cold start: in fresh processes, alternately, the time from the first line of the
+program (imports included) to the first screen of the viewer on the ledger, and to the
+first screen of a bare Textual app that shows one line (the floor); prints the median
+of each and their ratio (the target is at most 1.5x).
+
+    python bench/viewer.py [--rows N] [--path FILE] [--cold-runs 5]
 """
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ import argparse
 import asyncio
 import os
 import resource
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -64,6 +71,75 @@ def read_chars(who: str = "self") -> int:
     except OSError:
         pass
     return -1
+
+
+# One cold start, in a fresh process: seconds from the program's first line (before any
+# import) to the first screen drawn (a line of the row list, or the bare app's one line).
+COLD = r"""
+import time
+t0 = time.perf_counter()
+import asyncio
+import sys
+which, path = sys.argv[1], sys.argv[2]
+if which == "bare":
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Line(Static):
+        drawn = 0
+
+        def render_line(self, y):
+            Line.drawn += 1
+            return super().render_line(y)
+
+    class Bare(App):
+        def compose(self):
+            yield Line("one line")
+
+    app = Bare()
+    ready = lambda: Line.drawn > 0
+else:
+    from sealscope.viewer.app import SealscopeApp
+    app = SealscopeApp([path])
+
+    def ready():
+        tab = app.current_tab() if app.is_running else None
+        rows = getattr(tab, "rows", None) if tab is not None else None
+        return rows is not None and rows.rendered_rows > 0
+
+
+async def main():
+    async with app.run_test(size=(120, 36)):
+        while not ready():
+            await asyncio.sleep(0.002)
+        print(time.perf_counter() - t0, flush=True)
+
+asyncio.run(main())
+"""
+
+
+def cold_start(path: Path, runs: int) -> tuple[float, float]:
+    """Median seconds to the first screen: (the viewer on `path`, a bare Textual app),
+    each in `runs` fresh processes, alternating so both see the same machine."""
+    got: dict[str, list[float]] = {"viewer": [], "bare": []}
+    for _ in range(runs):
+        for which in ("bare", "viewer"):
+            out = subprocess.run([sys.executable, "-c", COLD, which, str(path)],
+                                 capture_output=True, text=True, check=True, timeout=300)
+            got[which].append(float(out.stdout.split()[0]))
+    return statistics.median(got["viewer"]), statistics.median(got["bare"])
+
+
+async def filter_time(app, tab, spec: str) -> tuple[float, int]:
+    """Seconds from asking for filter `spec` to its rows being shown, and their count."""
+    t1 = time.perf_counter()
+    tab.apply_filter(spec)
+    while tab.rows.view is None or tab.filter_label != spec:
+        await asyncio.sleep(0.01)
+    took = time.perf_counter() - t1
+    n = len(tab.rows.view)
+    tab.action_clear_filter()
+    return took, n
 
 
 def peak_rss_mb() -> tuple[float, float]:
@@ -137,6 +213,8 @@ async def measure(path: Path) -> dict:
         out["verdict"] = tab.result.verdict if tab.result else (
             f"none ({tab.banner.state}: {tab.banner.message})")
         out["rows"] = lst.line_count
+        out["filters"] = [(spec, *await filter_time(app, tab, spec))
+                          for spec in ("kind:compaction_receipt", "kind:note", "kind:tool_call")]
         t1 = time.perf_counter()
         for key in ["pagedown"] * 20 + ["end", "home", "pagedown"]:
             await pilot.press(key)
@@ -149,6 +227,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--path", type=Path, default=DEFAULT)
+    ap.add_argument("--cold-runs", type=int, default=5,
+                    help="fresh processes for each cold start (median)")
     args = ap.parse_args()
     if not args.path.exists():
         t = time.perf_counter()
@@ -156,9 +236,13 @@ def main() -> int:
         mb = args.path.stat().st_size / 1e6
         print(f"built {args.path} ({mb:.0f} MB) in {time.perf_counter() - t:.1f}s")
     size = args.path.stat().st_size
+    viewer_s, bare_s = cold_start(args.path, args.cold_runs)
     res = asyncio.run(measure(args.path))
     me, kids = peak_rss_mb()
     print(f"file: {args.path} ({size / 1e6:.0f} MB, {res['rows']:,} lines)")
+    print(f"cold start to the first screen (median of {args.cold_runs} fresh processes, "
+          f"imports included): viewer {viewer_s:.3f}s, bare Textual app showing one line "
+          f"{bare_s:.3f}s: ratio {viewer_s / bare_s:.2f}x the floor (target <= 1.5x)")
     print(f"first screen with rows rendered: {res['first_screen_s']:.3f}s")
     print(f"line index complete:             {res['indexed_s']:.3f}s")
     print(f"23 scroll keys (pgdn/end/home):  {res['scroll_23_keys_s']:.3f}s")
@@ -175,6 +259,8 @@ def main() -> int:
     print(f"all reads so far: {res['read_bytes'] / 1e6:.0f} MB "
           f"({res['read_bytes'] / size:.2f}x the file: this process and its reaped verify "
           f"child: the verify walk, the marker scan, follow mode's re-hash, ...)")
+    for spec, took, n in res["filters"]:
+        print(f"filter {spec}: {took:.2f}s ({n:,} rows)")
     print(f"peak RSS: this process {me:.0f} MB, largest child {kids:.0f} MB")
     return 0
 
