@@ -13,6 +13,15 @@
  * Inside that subset the result is exact: strings are re-emitted byte for byte
  * (their escapes are already CPython's), integers digit for digit, floats with
  * CPython's repr, and keys sorted by code point (= UTF-8 byte order).
+ *
+ * run(data, pos, prev, sha256) -> (pos, chain: str | None, count)
+ *
+ * Walks the LF-terminated lines of `data` from byte `pos` while each is a row of that
+ * subset (starting with '{' and ending with '}') whose chain is the first 32 hex of
+ * sha256(prev + body); each such row's chain becomes prev. Stops at the start of the
+ * first other line (or of an unterminated piece), which the caller reads by the general
+ * path; returns that offset, the last accepted chain (None when none was) and how many
+ * rows (= lines) were accepted. `sha256` is hashlib's constructor: OpenSSL's digest.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -117,6 +126,39 @@ static int scan_string(P *p, const unsigned char **start, size_t *len, int is_ke
     return NO;
 }
 
+/* Whether a float literal is already spelled as CPython's repr spells its value, so it
+ * can be copied: -?(0|[1-9][0-9]*).[0-9]+ with no exponent, at most 15 significant
+ * digits (every such decimal survives a round trip through a double, so the shortest
+ * repr has the same digits), no trailing zero after the first fraction digit, an
+ * integer part under 10**15 and, below 1, fewer than four zeros after the point
+ * (repr's fixed-notation range). Anything else takes the exact conversion. */
+static int repr_form(const unsigned char *s, size_t n) {
+    const unsigned char *end = s + n;
+    if (s < end && *s == '-') s++;
+    const unsigned char *ip = s;
+    while (s < end && *s >= '0' && *s <= '9') s++;
+    size_t ilen = (size_t)(s - ip);
+    if (ilen == 0 || ilen > 15 || (ilen > 1 && ip[0] == '0')) return 0;
+    if (s >= end || *s != '.') return 0;
+    const unsigned char *fp = ++s;
+    while (s < end && *s >= '0' && *s <= '9') s++;
+    size_t flen = (size_t)(s - fp);
+    if (s != end || flen == 0) return 0;
+    if (flen > 1 && fp[flen - 1] == '0') return 0;
+    size_t sig;
+    if (ilen == 1 && ip[0] == '0') {
+        size_t z = 0;
+        while (z < flen && fp[z] == '0') z++;
+        if (z == flen) return flen == 1;        /* 0.0 */
+        if (z >= 4) return 0;
+        sig = flen - z;
+    } else {
+        sig = ilen + flen;
+        if (flen == 1 && fp[0] == '0') sig = ilen;
+    }
+    return sig <= 15;
+}
+
 static int number(P *p, Buf *out) {
     const unsigned char *s = p->s;
     if (p->s < p->end && *p->s == '-') p->s++;
@@ -144,6 +186,7 @@ static int number(P *p, Buf *out) {
         if (n == 2 && s[0] == '-' && s[1] == '0') return NO;
         return buf_put(out, (const char *)s, n) ? ERR : OK;
     }
+    if (repr_form(s, n)) return buf_put(out, (const char *)s, n) ? ERR : OK;
     char tmp[128];
     if (n >= sizeof tmp) return NO;
     memcpy(tmp, s, n);
@@ -177,8 +220,9 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
     if (++p->depth > 256) return NO;
     p->s++;  /* '{' */
     Buf vals = {0};
-    Member *ms = NULL;
-    size_t nm = 0, cap = 0;
+    Member small[16];
+    Member *ms = small;
+    size_t nm = 0, cap = 16;
     int rc = OK;
     ws(p);
     if (p->s < p->end && *p->s == '}') {
@@ -194,9 +238,11 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
             p->s++;
             ws(p);
             if (nm == cap) {
-                cap = cap ? cap * 2 : 8;
-                Member *nms = (Member *)realloc(ms, cap * sizeof(Member));
+                cap *= 2;
+                Member *nms = (Member *)(ms == small ? malloc(cap * sizeof(Member))
+                                                     : realloc(ms, cap * sizeof(Member)));
                 if (!nms) { rc = ERR; goto done; }
+                if (ms == small) memcpy(nms, small, sizeof small);
                 ms = nms;
             }
             if (top && klen == 5 && memcmp(k, "chain", 5) == 0) {
@@ -234,7 +280,7 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
     if (buf_put(out, "}", 1)) rc = ERR;
 done:
     free(vals.p);
-    free(ms);
+    if (ms != small) free(ms);
     p->depth--;
     return rc;
 }
@@ -327,9 +373,81 @@ static PyObject *fast_body(PyObject *self, PyObject *arg) {
     return res;
 }
 
+static PyObject *fast_run(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t pos;
+    const char *prev;
+    Py_ssize_t prev_len;
+    PyObject *sha256;
+    if (!PyArg_ParseTuple(args, "y*ny#O:run", &view, &pos, &prev, &prev_len, &sha256))
+        return NULL;
+    static PyObject *digest_name = NULL;
+    if (!digest_name && !(digest_name = PyUnicode_InternFromString("digest"))) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const char *data = (const char *)view.buf;
+    Py_ssize_t size = view.len, count = 0;
+    if (pos < 0) pos = 0;
+    Buf out = {0};
+    char last[32];
+    static const char hex[] = "0123456789abcdef";
+    PyObject *res = NULL;
+    if (buf_put(&out, prev, (size_t)prev_len)) { PyErr_NoMemory(); goto fail; }
+    size_t prefix = (size_t)prev_len;
+    while (pos < size) {
+        const char *line = data + pos;
+        const char *nl = (const char *)memchr(line, '\n', (size_t)(size - pos));
+        if (!nl) break;                                  /* not a whole line */
+        Py_ssize_t len = nl - line;
+        if (len < 2 || line[0] != '{' || line[len - 1] != '}') break;
+        P p = {(const unsigned char *)line, (const unsigned char *)nl, 0};
+        const unsigned char *chain = NULL;
+        size_t chain_len = 0;
+        out.len = prefix;
+        int rc = object(&p, &out, 1, &chain, &chain_len);
+        if (rc == ERR) { PyErr_NoMemory(); goto fail; }
+        if (rc != OK || p.s != p.end || chain == NULL || chain_len != 32) break;
+        PyObject *msg = PyBytes_FromStringAndSize(out.p, (Py_ssize_t)out.len);
+        if (!msg) goto fail;
+        PyObject *h = PyObject_CallOneArg(sha256, msg);
+        Py_DECREF(msg);
+        if (!h) goto fail;
+        PyObject *d = PyObject_CallMethodObjArgs(h, digest_name, NULL);
+        Py_DECREF(h);
+        if (!d) goto fail;
+        if (!PyBytes_Check(d) || PyBytes_GET_SIZE(d) < 16) {
+            Py_DECREF(d);
+            PyErr_SetString(PyExc_TypeError, "run() needs a sha256 constructor");
+            goto fail;
+        }
+        const unsigned char *dg = (const unsigned char *)PyBytes_AS_STRING(d);
+        char want[32];
+        for (int k = 0; k < 16; k++) {
+            want[2 * k] = hex[dg[k] >> 4];
+            want[2 * k + 1] = hex[dg[k] & 15];
+        }
+        Py_DECREF(d);
+        if (memcmp(want, chain, 32) != 0) break;
+        memcpy(last, chain, 32);
+        count++;
+        pos += len + 1;
+        memcpy(out.p, last, 32);                         /* the next row chains from this one */
+        prefix = 32;
+    }
+    if (count == 0) res = Py_BuildValue("(nOn)", pos, Py_None, count);
+    else res = Py_BuildValue("(ns#n)", pos, last, (Py_ssize_t)32, count);
+fail:
+    free(out.p);
+    PyBuffer_Release(&view);
+    return res;
+}
+
 static PyMethodDef methods[] = {
     {"body", fast_body, METH_O,
      "body(raw) -> (body bytes, chain str) or None: the chain body of a well-formed row."},
+    {"run", fast_run, METH_VARARGS,
+     "run(data, pos, prev, sha256) -> (pos, chain, count): a run of rows verified in place."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastrow",

@@ -39,7 +39,7 @@ def is_well_formed(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     parts = value.split(":")
-    return len(parts) == 4 and all(parts) and all(c in _HEX for c in parts[3])
+    return len(parts) == 4 and all(parts) and _HEX.issuperset(parts[3])
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,22 @@ import orjson
 
 try:  # optional C accelerator: same bodies, computed from the bytes in one pass
     from sealscope.core._fastrow import body as _fast_body
+    from sealscope.core._fastrow import run as _fast_run
     _c_body: Callable[[bytes], tuple[bytes, str] | None] | None = _fast_body
+    _c_run: RunFn | None = _fast_run
 except ImportError:  # pragma: no cover - no compiler at install time
-    _c_body = None
+    _c_body = _c_run = None
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
-    _c_body = None
+    _c_body = _c_run = None
 
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.clock import utc_stamp
 from sealscope.core.jsonio import dumps_body, dumps_row, encode_body
 from sealscope.core.nesting import near_limit, read_declaration, read_row, read_value, row_body
+
+# the accelerator's run: (window, offset, prev, sha256) -> (offset, last chain, rows)
+RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
            "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
@@ -376,6 +381,30 @@ class _Walk:
         got = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return d if d.get("orphan_sha256") == got else None
 
+    def walk_window(self, data: bytes, final: bool, n: int) -> int:
+        """Feed one window's lines, as `split_window(data, final)` gives them, from line
+        n+1; returns the last line number. With the C accelerator and no CR in the
+        window, runs of common rows are verified in place and only the other lines are
+        cut out and fed one by one."""
+        run = _c_run
+        if run is None or b"\r" in data:
+            return self.walk(_lines.split_window(data, final), n)
+        sha256 = hashlib.sha256
+        pos = 0
+        while True:
+            if self.pending is None and self.began:
+                pos, last, k = run(data, pos, self.prev.encode("utf-8", "surrogatepass"), sha256)
+                if k:
+                    self.rows += k
+                    self.chained += k
+                    self.prev = last
+                    n += k
+            nl = data.find(b"\n", pos)
+            if nl < 0:  # the piece after the last line break is a line only at the end
+                return self.walk([data[pos:]], n) if final else n
+            n = self.walk([data[pos:nl]], n)
+            pos = nl + 1
+
     def walk(self, lines: list[bytes], n: int) -> int:
         """Feed a window's lines numbered from n+1; returns the last line number.
 
@@ -497,7 +526,7 @@ def _walk_lines(w: _Walk, buf: _lines.Buffer, start: int, end: int, n: int, fina
     if start >= end:
         return w.walk([b""], n) if final else n
     for s, e in _lines.window_bounds(buf, start, end):
-        n = w.walk(_lines.split_window(buf[s:e], final and e == end), n)
+        n = w.walk_window(buf[s:e], final and e == end, n)
         if on_progress is not None:
             on_progress(e, total)
     return n
@@ -985,17 +1014,23 @@ def iter_rows(path: str | os.PathLike[str], *, needles: tuple[bytes, ...] = (),
         buf = _lines.FileSource(fh)
         total = len(buf)
         n = 0
-        for _s, e, lines in _lines.iter_windows(buf):
-            for i in _lines.lines_holding(lines, needles) if needles else range(len(lines)):
-                text = _lines.decode_line(lines[i])
+        for s, e in _lines.window_bounds(buf, 0, total) if total else [(0, 0)]:
+            data, final = buf[s:e], e == total
+            if needles:
+                count, hits = _lines.window_holding(data, final, needles)
+            else:
+                lines = _lines.split_window(data, final)
+                count, hits = len(lines), list(enumerate(lines))
+            for i, raw in hits:
+                text = _lines.decode_line(raw)
                 if not text:
                     continue
                 try:
-                    value = read_value(text, lines[i])
+                    value = read_value(text, raw)
                 except ValueError:
                     continue
                 yield n + i + 1, value
-            n += len(lines)
+            n += count
             if on_progress is not None:
                 on_progress(e, total)
 

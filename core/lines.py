@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, Protocol
 
-__all__ = ["WINDOW", "open_map", "window_bounds", "iter_windows", "split_window",
+__all__ = ["WINDOW", "open_map", "window_bounds", "iter_windows", "split_window", "window_holding",
            "decode_line", "line_offsets", "count_lines", "FileSource", "Buffer"]
 
 WINDOW = 8 << 20
@@ -143,6 +143,36 @@ def lines_holding(lines: list[bytes], needles: tuple[bytes, ...]) -> list[int]:
                 break
             pos, line = nl + 1, line + 1
     return sorted(hits)
+
+
+def window_holding(data: bytes, final: bool, needles: tuple[bytes, ...]
+                   ) -> tuple[int, list[tuple[int, bytes]]]:
+    """(how many lines the window has, (index, line) of each line holding a needle), as
+    `split_window` and `lines_holding` give them; a window without a CR is searched
+    in place, not split, and a needle whose first byte is absent costs one memchr."""
+    if b"\r" in data:
+        lines = split_window(data, final)
+        return len(lines), [(i, lines[i]) for i in lines_holding(lines, needles)]
+    if any(b"\n" in nd for nd in needles):
+        raise ValueError("a needle holds a line terminator")
+    counted: tuple[int, int] | None = None  # (lines before byte pos, pos), from a search
+    spans: dict[int, tuple[int, int]] = {}
+    for nd in needles:
+        if data.find(nd[:1]) < 0:
+            continue
+        pos = line = 0
+        while (at := data.find(nd, pos)) >= 0:
+            line += data.count(b"\n", pos, at)
+            nl = data.find(b"\n", at)
+            spans[line] = (data.rfind(b"\n", 0, at) + 1, len(data) if nl < 0 else nl)
+            if nl < 0:
+                pos = at
+                break
+            pos, line = nl + 1, line + 1
+        counted = counted or (line, pos)
+    line, pos = counted or (0, 0)
+    count = line + data.count(b"\n", pos) + (1 if final else 0)
+    return count, [(i, data[a:b]) for i, (a, b) in sorted(spans.items()) if i < count]
 
 
 def decode_line(raw: bytes) -> str:

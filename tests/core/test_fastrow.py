@@ -1,6 +1,7 @@
 """The C accelerator computes chain bodies exactly as the exact path does, or declines."""
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -106,3 +107,80 @@ def test_declines_what_it_cannot_read_exactly(raw):
 def test_known_bodies(raw, body):
     assert fastrow.body(raw) == (body, raw.split(b'"chain"')[1].split(b'"')[1].decode())
     assert exact(raw)[0] == body
+
+
+def _chained(bodies: list[dict], prev: str = "genesis") -> list[bytes]:
+    out = []
+    for body in bodies:
+        chain = hashlib.sha256(prev.encode() + dumps_body(body).encode("utf-8", "surrogatepass")
+                               ).hexdigest()[:32]
+        out.append(json.dumps(dict(body, chain=chain), ensure_ascii=False).encode("utf-8"))
+        prev = chain
+    return out
+
+
+def python_run(data: bytes, pos: int, prev: bytes):
+    """What `run` must return, by the exact path: whole lines from byte `pos` verified
+    in a row."""
+    last, count = None, 0
+    while (nl := data.find(b"\n", pos)) >= 0:
+        raw = data[pos:nl]
+        got = exact(raw) if raw[:1] == b"{" and raw[-1:] == b"}" else None
+        if got is None or fastrow.body(raw) is None:
+            break
+        if hashlib.sha256(prev + got[0]).hexdigest()[:32] != got[1]:
+            break
+        prev, last, count, pos = got[1].encode(), got[1], count + 1, nl + 1
+    return pos, last, count
+
+
+@settings(max_examples=200, deadline=None)
+@given(bodies=st.lists(rows, min_size=1, max_size=8), data=st.data())
+def test_run_verifies_exactly_the_rows_the_exact_path_verifies(bodies, data):
+    lines = _chained(bodies)
+    # tamper with one line, or put a line the fast path declines, or leave it honest
+    k = data.draw(st.integers(0, len(lines)))
+    what = data.draw(st.sampled_from(["honest", "edit", "decline", "blank", "crlf"]))
+    if k < len(lines) and what != "honest":
+        lines[k] = {"edit": lines[k].replace(b"{", b'{"x": 1, ', 1),
+                    "decline": lines[k].replace(b"{", b'{"n": -0, ', 1),
+                    "blank": b"", "crlf": lines[k] + b"\r"}[what]
+    buf = b"\n".join(lines) + data.draw(st.sampled_from([b"\n", b""]))
+    starts = [0] + [i + 1 for i, c in enumerate(buf) if c == 10]
+    start = data.draw(st.sampled_from(starts))
+    prev = b"genesis" if start == 0 else data.draw(st.sampled_from([b"", b"genesis", b"x" * 32]))
+    assert fastrow.run(buf, start, prev, hashlib.sha256) == python_run(buf, start, prev)
+
+
+def test_run_on_a_honest_chain_takes_every_row_and_stops_at_a_tampered_one():
+    lines = _chained([{"i": i, "s": "é"} for i in range(5)])
+    chain = [json.loads(x)["chain"] for x in lines]
+    buf = b"\n".join(lines) + b"\n"
+    assert fastrow.run(buf, 0, b"genesis", hashlib.sha256) == (len(buf), chain[4], 5)
+    assert fastrow.run(buf[:-1], 0, b"genesis", hashlib.sha256)[1:] == (chain[3], 4)  # no LF
+    third = sum(len(x) + 1 for x in lines[:3])
+    tampered = buf.replace(b'"i": 3', b'"i": 33')
+    assert fastrow.run(tampered, 0, b"genesis", hashlib.sha256) == (third, chain[2], 3)
+    assert fastrow.run(tampered, third, chain[2].encode(), hashlib.sha256) == (third, None, 0)
+
+
+decimals = st.builds(
+    lambda sign, ip, zeros, fp: f"{sign}{ip}.{'0' * zeros}{fp}",
+    st.sampled_from(["", "-"]),
+    st.sampled_from(["0", "1", "9"]) | st.integers(1, 10 ** 17).map(str),
+    st.integers(0, 6), st.text(alphabet="0123456789", min_size=1, max_size=18))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(decimals)
+def test_float_literals_come_out_as_repr_spells_them(lit):
+    got = fastrow.body(b'{"a": ' + lit.encode() + b', "chain": "x"}')
+    assert got is not None and got[0] == b'{"a": ' + repr(float(lit)).encode() + b"}"
+
+
+@pytest.mark.parametrize("lit", ["2.75", "2.50", "0.1", "0.10", "0.0", "-0.0", "2.0", "0.0001",
+                                 "0.00001", "123456789012345.5", "1234567890123456.0",
+                                 "0.30000000000000004", "1e16", "1.5E-7", "100000000000000.0"])
+def test_known_float_literals(lit):
+    got = fastrow.body(b'{"a": ' + lit.encode() + b', "chain": "x"}')
+    assert got == (b'{"a": ' + repr(float(lit)).encode() + b"}", "x")

@@ -355,6 +355,18 @@ def test_lines_holding_finds_exactly_the_lines_that_hold_a_needle(lines):
     assert _lines.lines_holding(lines, (b"ab", b"\\u")) == want
 
 
+_BYTES = st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\\", b"u", b"\\u", b"ab", b"ab\n", b"x"]),
+                  max_size=30).map(b"".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_BYTES, st.booleans())
+def test_window_holding_gives_what_split_and_lines_holding_give(data, final):
+    lines = _lines.split_window(data, final)
+    want = (len(lines), [(i, lines[i]) for i in _lines.lines_holding(lines, (b"ab", b"\\u"))])
+    assert _lines.window_holding(data, final, (b"ab", b"\\u")) == want
+
+
 def test_iter_rows_with_needles_numbers_lines_as_without(tmp_path):
     # mixed terminators, blank lines and more than one 8 MB window: the same (line, row)
     # pairs as reading every line
@@ -368,3 +380,16 @@ def test_iter_rows_with_needles_numbers_lines_as_without(tmp_path):
     want = [(n, v) for n, v in L.iter_rows(p) if v.get("kind") == "compaction_receipt"]
     assert len(want) == 51 and want[0] == (4, {"kind": "compaction_receipt", "i": 3})
     assert list(L.iter_rows(p, needles=(b"compaction_receipt",))) == want
+
+
+def test_iter_rows_with_needles_on_lf_only_windows_numbers_lines_as_without(tmp_path):
+    # LF-only windows are searched in place (no split): the same (line, row) pairs
+    rows = [b'{"kind": "compaction_receipt", "i": %d}' % i if i % 5 == 1 else
+            b'{"kind": "note", "i": %d, "pad": "%s"}' % (i, b"q" * (i * 7919 % 70000))
+            for i in range(340)]
+    p = tmp_path / "lf.jsonl"
+    p.write_bytes(b"\n".join(rows) + b"\n\n" + rows[1])   # a blank line, no final LF
+    assert p.stat().st_size > _lines.WINDOW
+    want = [(n, v) for n, v in L.iter_rows(p) if v.get("kind") == "compaction_receipt"]
+    assert len(want) == 69 and want[-1] == (342, {"kind": "compaction_receipt", "i": 1})
+    assert list(L.iter_rows(p, needles=(b"compaction_receipt", b"\\u"))) == want
