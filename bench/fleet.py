@@ -137,6 +137,10 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def workers(n: int) -> str:
+    return f"{n} worker{'s' if n != 1 else ''}"
+
+
 def measure(a: argparse.Namespace, tmp: Path) -> int:
     t = time.perf_counter()
     total, broken, got = build(tmp, a.files, a.min_kb, a.max_mb)
@@ -180,12 +184,14 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
     for name, wall, n in (("local pool", walls["local"], cores),
                           ("Dask", walls["dask"], a.workers)):
         files_s, mb_s = a.files / wall / n, mb / wall / n
-        print(f"at the {name}'s per-worker rate: {math.ceil(1e5 / 3600 / files_s)} workers "
-              f"audit 100,000 ledgers of this mix in an hour, "
-              f"{math.ceil(1e6 / 3600 / mb_s)} workers 1 TB")
+        for_files, for_tb = math.ceil(1e5 / 3600 / files_s), math.ceil(1e6 / 3600 / mb_s)
+        print(f"at the {name}'s per-worker rate: {workers(for_files)} audit 100,000 ledgers "
+              f"of this mix in an hour, {workers(for_tb)} 1 TB")
     base = results["local"]
     agree = True
     for which, ok in results.items():
+        if which == "local":
+            continue
         same = ok == base
         agree = agree and same
         print(f"  verdicts {which} == sealscope local: {same} ({len(ok)} files, "

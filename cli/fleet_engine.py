@@ -156,12 +156,13 @@ def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
                 on_entry(FleetEntry.from_dict(d))
 
 
-def _distributed() -> Any:
+def _distributed() -> tuple[Any, Any]:
     try:
+        import dask
         import dask.distributed as dd
     except ImportError:
         raise EngineMissing(f"--scheduler needs dask.distributed: {FLEET_EXTRA}") from None
-    return dd
+    return dask, dd
 
 
 def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
@@ -170,14 +171,17 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     """The Dask executor: one task per batch (a large file is a batch of one), results
     streamed back with `as_completed`. `scheduler` is an address, or `local:N` for a
     LocalCluster of N worker processes on 127.0.0.1, closed at the end."""
-    dd = _distributed()
+    dask, dd = _distributed()
     batches, large = fleet.plan_batches(sized)
     batches += [[p] for p in large]
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
-        cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None)
+        # our own workers skip Dask's statistical profiler: it samples every task thread
+        # each 10 ms, and no one reads its profiles here
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                      host="127.0.0.1", dashboard_address=None)
         client = dd.Client(cluster)
     else:
         client = dd.Client(scheduler)
