@@ -12,8 +12,10 @@ a few large (10 % log-uniform from 1 MB to the maximum); every 97th file has one
 edited (a break). Each run happens in a fresh child process on a warm page cache (the
 files were just written); its peak RSS is the client's own (pool and Dask workers are
 separate processes); CPU is the run's user + system time, its pool or cluster
-included (a cluster running before the clock is not the command's: there CPU is the
-client's alone), which a busy machine inflates less than wall time. Verdicts of the three
+included where its processes are the command's children (Dask workers are not: a
+running cluster's are started before the clock, and local:N's come from a fork server,
+so a Dask run's CPU is its client's alone), which a busy machine inflates less than
+wall time. Verdicts of the three
 runs are compared file by file, and the load average is printed beside each figure
 (the machine may be shared). The last lines turn the measured per-worker rates into
 how many workers audit 100,000 ledgers of this mix, or 1 TB, in an hour.

@@ -165,6 +165,12 @@ def _distributed() -> tuple[Any, Any]:
     return dask, dd
 
 
+def _start_method() -> str:
+    import multiprocessing as mp
+
+    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
 def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
              strict: bool, on_entry: OnEntry, scheduler: str, incremental: bool = False
              ) -> None:
@@ -177,9 +183,12 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
-        # our own workers skip Dask's statistical profiler: it samples every task thread
-        # each 10 ms, and no one reads its profiles here
-        with dask.config.set({"distributed.worker.profile.enabled": False}):
+        # our own workers skip Dask's statistical profiler (it samples the task thread
+        # every 10 ms, and no one reads its profiles here) and, where the platform has
+        # it, start from a fork server (a clean single-threaded process that has loaded
+        # distributed once) instead of a fresh interpreter each: about a second less
+        with dask.config.set({"distributed.worker.profile.enabled": False,
+                              "distributed.worker.multiprocessing-method": _start_method()}):
             cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                       host="127.0.0.1", dashboard_address=None)
         client = dd.Client(cluster)
