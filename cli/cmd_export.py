@@ -1,6 +1,7 @@
 """`sealscope export`: the audit report of one evidence file, as Markdown or JSON.
 
 export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
+            [--pin PIN] [--witness STORE --ns NS] [--pre F] [--post F] [--line N]
             [--restated F [--loose] [--tiers F]] [--against OLD.json]
             [--junit FILE] [--vsa FILE]
 
@@ -9,7 +10,12 @@ PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record,
 (a restatement, tiers, a manifest) is one error line naming what it looked for, exit 3.
 
 * ledger: the chain verdict (as `verify --json`), every break, every compaction
-  receipt's status (as `receipts --json`).
+  receipt's status (as `receipts --json`). The checks the viewer runs in a ledger tab,
+  as flags: `--pin` (its text or a file holding it) and `--witness STORE --ns NS` (as
+  `verify`), `--pre`/`--post` held content recomputing a receipt (the row on `--line N`,
+  the only receipt row, or those whose claimed digests the content matches, as
+  `receipts`) — each a section of the report, built by the same core calls as the
+  viewer's, so a CLI run's report equals the viewer's for the same checks.
 * snapshot: its validation (as `snapshot --json`); `--restated` scores a
   restatement against it (as `continuity --json`, `--loose`/`--tiers` as there);
   `--against OLD.json` diffs OLD → PATH (as `diff --json`, with `--tiers`).
@@ -36,6 +42,7 @@ import sys
 from typing import Any
 
 from sealscope import ci_formats
+from sealscope.cmd_receipts import held_matches, positive_line
 from sealscope.core.sanitize import clean as _clean
 from sealscope.output import error_line
 
@@ -52,6 +59,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
     p.add_argument("--as", dest="kind", choices=("ledger", "snapshot", "harn"),
                    help="read PATH as this kind instead of detecting it")
+    p.add_argument("--pin", metavar="PIN",
+                   help="ledger only: also check a head pin (its text, or a file holding it)")
+    p.add_argument("--witness", metavar="STORE",
+                   help="ledger only: also check against a witness store (with --ns)")
+    p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
+    p.add_argument("--pre", metavar="FILE",
+                   help="ledger only: held pre-compaction content; recomputes a receipt")
+    p.add_argument("--post", metavar="FILE",
+                   help="ledger only: held post-compaction (survivor) content")
+    p.add_argument("--line", type=positive_line, metavar="N",
+                   help="with --pre/--post: the receipt row on this 1-based line")
     p.add_argument("--restated", metavar="FILE",
                    help="snapshot only: score this restatement {probe_id: answer}")
     p.add_argument("--loose", action="store_true",
@@ -96,17 +114,15 @@ class _Refused(Exception):
 def _run(args: argparse.Namespace) -> int:
     try:
         kind = _kind(args)
-        seal, session = _seal_session(args) if kind == "snapshot" else (None, [])
+        seal, session = _seal_session(args) if kind == "snapshot" else \
+            (None, _ledger_session(args) if kind == "ledger" else [])
     except _Refused as e:
         code = _fail(str(e), e.code)
         if e.code == 2 or not (args.format == "github" or args.junit or args.vsa):
             return code
         args.ci_format = args.format  # the file could not be read: say so in the formats
-        suites = [ci_formats.unreadable_suite(args.path, str(e))]
-        return ci_formats.emit(args, suites, code=code, policy={"verb": "export"},
-                               summary=f"{suites[0].verdict}  {_clean(args.path)}",
-                               markdown=lambda: ci_formats.markdown_table(
-                                   suites, "sealscope export"))
+        return ci_formats.emit(args, [ci_formats.unreadable_suite(args.path, str(e))],
+                               code=code, policy={"verb": "export"})
     from sealscope.core import export
     from sealscope.output import progress_callback
     report = export.build_report(args.path, kind=kind, session=session, seal=seal,
@@ -144,7 +160,7 @@ def _kind(args: argparse.Namespace) -> str:
 
     path = args.path
     found = kinds.classify(path)
-    if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
+    if found.kind == kinds.UNREADABLE:
         raise _Refused(f"export: {found.reason}", 3)
     if args.format == "github" and args.output:
         raise _Refused("export: --format github writes annotations to stdout and the "
@@ -153,7 +169,14 @@ def _kind(args: argparse.Namespace) -> str:
         raise _Refused("export: --loose goes with --restated FILE", 2)
     if args.tiers and not (args.restated or args.against):
         raise _Refused("export: --tiers goes with --restated or --against", 2)
-    inputs = [x for x in (path, args.restated, args.tiers, args.against) if x]
+    if bool(args.witness) != bool(args.ns):
+        raise _Refused("export: --witness STORE and --ns NAMESPACE go together", 2)
+    if args.line is not None and not (args.pre or args.post):
+        raise _Refused("export: --line N goes with --pre or --post", 2)
+    if args.pre == "-" and args.post == "-":
+        raise _Refused("export: standard input can feed --pre or --post, not both", 2)
+    inputs = [x for x in (path, args.restated, args.tiers, args.against, args.witness,
+                          args.pre, args.post) if x and x != "-"]
     for target in (args.output, args.junit, args.vsa):
         if target and any(_same(target, x) for x in inputs):
             raise _Refused(f"export: refusing to write over an input: {target}", 2)
@@ -163,7 +186,77 @@ def _kind(args: argparse.Namespace) -> str:
     if kind != "snapshot" and (args.restated or args.against):
         raise _Refused("export: --restated and --against apply to a snapshot, and "
                        f"{path} reads as a {kind} (use --as snapshot to insist)", 2)
+    if kind != "ledger" and (args.pin or args.witness or args.pre or args.post):
+        raise _Refused("export: --pin, --witness, --pre and --post apply to a ledger, and "
+                       f"{path} reads as a {kind} (use --as ledger to insist)", 2)
     return kind
+
+
+def _ledger_session(args: argparse.Namespace) -> list[Any]:
+    """The records of the checks the flags ask for on a ledger, in the viewer's terms:
+    the pin, the witness, then each receipt recomputed with the held content."""
+    from sealscope.core import export, pins, witness
+
+    session = []
+    if args.pin is not None:
+        try:
+            pin = pins.pin_from(args.pin)
+        except ValueError as e:
+            raise _Refused(f"export: --pin: {e}", 2) from None
+        try:
+            session.append(export.check_record("pin", pins.check_pin(args.path, pin),
+                                               pin=pin.text))
+        except (OSError, ValueError) as e:
+            session.append(export.check_error_record("pin", str(e), pin=pin.text))
+    if args.witness:
+        inputs = {"witness": args.witness, "namespace": args.ns}
+        try:
+            session.append(export.check_record("witness", witness.verify_against_witness(
+                args.witness, args.ns, args.path), **inputs))
+        except (OSError, ValueError) as e:
+            session.append(export.check_error_record("witness", str(e), **inputs))
+    if args.pre or args.post:
+        session += _recomputed(args)
+    return session
+
+
+def _recomputed(args: argparse.Namespace) -> list[Any]:
+    """Each receipt the held content applies to (`--line`, the only row, or the rows
+    whose claimed digest it matches), recomputed: a `recompute_record` naming the drops
+    its manifest hides."""
+    from sealscope.core import export, held, lookup, receipt
+
+    items: dict[str, list[Any]] = {}
+    for side in ("pre", "post"):
+        path = getattr(args, side)
+        if path is not None:
+            try:
+                items[side] = held.load_held(path, getattr(sys.stdin, "buffer", None))
+            except held.HeldContentError as e:
+                raise _Refused(f"export: --{side}: {e}", 3) from None
+    try:
+        rows = [(n, row) for n, row in lookup.iter_receipt_rows(args.path)
+                if args.line is None or n == args.line]
+    except OSError as e:
+        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}", 3) from None
+    if not rows:
+        where = f"line {args.line} is not" if args.line else "the ledger holds no"
+        raise _Refused(f"export: {where} compaction-receipt row to recompute", 2)
+    contents = {side: receipt.content_of(got) for side, got in items.items()}
+    matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
+    if matched is not None and not matched:
+        raise _Refused("export: the held content matches no receipt row's claimed "
+                       "pre.digest or post.digest; choose the row with --line N", 2)
+    pre, post = items.get("pre"), items.get("post")
+    out = []
+    for n, row in rows:
+        if matched is not None and n not in matched:
+            continue
+        check = receipt.verify_receipt(row, contents.get("pre"), contents.get("post"))
+        out.append(export.recompute_record(n, check, pre=args.pre if pre is not None else None,
+                                           post=args.post if post is not None else None,
+                                           row=row, held=[*(pre or []), *(post or [])]))
+    return out
 
 
 def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:

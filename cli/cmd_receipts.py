@@ -26,7 +26,7 @@ from sealscope.output import emit_json, error_line, paint, paint_verdict, progre
 from sealscope.style import verdict_colour
 
 
-def _positive(text: str) -> int:
+def positive_line(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
@@ -39,7 +39,7 @@ def _positive(text: str) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("receipts", help="verify the compaction receipts in a ledger")
     p.add_argument("ledger", metavar="LEDGER")
-    p.add_argument("--line", type=_positive, metavar="N",
+    p.add_argument("--line", type=positive_line, metavar="N",
                    help="only the receipt row on this 1-based line")
     p.add_argument("--pre", metavar="FILE", help="held pre-compaction content")
     p.add_argument("--post", metavar="FILE", help="held post-compaction (survivor) content")
@@ -116,7 +116,7 @@ def run_receipts(args: argparse.Namespace) -> int:
                                summary=f"{suites[0].verdict}  {_clean(args.ledger)}",
                                markdown=lambda: ci_formats.markdown_table(
                                    suites, "sealscope receipts"))
-    matched = _held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
+    matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "
                      "pre.digest or post.digest; choose the row with --line N", 2)
@@ -144,7 +144,7 @@ def run_receipts(args: argparse.Namespace) -> int:
     return code
 
 
-def _held_matches(rows: list[tuple[int, Any]], contents: dict[str, Any]) -> set[int] | None:
+def held_matches(rows: list[tuple[int, Any]], contents: dict[str, Any]) -> set[int] | None:
     """With several receipt rows and no --line, held content goes to the rows whose
     claimed `pre.digest` (or `post.digest`) equals the held pre (or post) content's
     digest (CLI.md). None when no content was given (nothing to place)."""

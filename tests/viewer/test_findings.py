@@ -5,6 +5,8 @@ and the report `x` writes holds each one, with the banner's verdict and exit cod
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from textual import events
@@ -184,3 +186,46 @@ async def test_clearing_the_checks_returns_the_tab_to_its_file_alone(tmp_path):
         assert tab.check_action("clear_checks", ()) is False   # nothing left to clear
         _md, doc = await export_report(app, pilot, tmp_path / "cleared")
     assert (doc["verdict"], doc["exit_code"], doc["session"]) == ("VERIFIED", 0, [])
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sealscope", *args], check=False,
+                          capture_output=True,
+                          text=True, encoding="utf-8", timeout=300)
+
+
+@sync
+async def test_the_cli_report_equals_the_viewers_for_the_same_checks(tmp_path):
+    """truncated.jsonl: its pin, then held content on the receipt of line 7 — in the
+    viewer (c, h, x) and as `export --pin --pre --post --line`: the same report."""
+    ledger = SAMPLES / "truncated.jsonl"
+    pre, post = HELD / "session-pre.jsonl", HELD / "session-post.jsonl"
+    app = SealscopeApp([ledger])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one("#pin").value = str(SAMPLES / "truncated.pin")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        tab.rows.focus()
+        await goto(pilot, 7)
+        await pilot.press("h")
+        await pilot.pause()
+        app.screen.query_one("#pre").value = str(pre)
+        app.screen.query_one("#post").value = str(post)
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        md, doc = await export_report(app, pilot, tmp_path / "viewer")
+    flags = ["--pin", str(SAMPLES / "truncated.pin"), "--pre", str(pre), "--post", str(post),
+             "--line", "7"]
+    as_json = _cli("export", str(ledger), *flags, "--format", "json")
+    as_md = _cli("export", str(ledger), *flags)
+    assert as_json.returncode == as_md.returncode == doc["exit_code"] == 1, as_json.stderr
+    assert json.loads(as_json.stdout) == doc
+    assert as_md.stdout == md
+    assert [r["kind"] for r in doc["session"]] == ["pin", "recompute"]
+    assert (doc["verdict"], doc["session"][1]["verdict"]) == ("BROKEN", "PASS")
