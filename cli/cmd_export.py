@@ -121,8 +121,11 @@ def _run(args: argparse.Namespace) -> int:
         if e.code == 2 or not (args.format == "github" or args.junit or args.vsa):
             return code
         args.ci_format = args.format  # the file could not be read: say so in the formats
-        return ci_formats.emit(args, [ci_formats.unreadable_suite(args.path, str(e))],
-                               code=code, policy={"verb": "export"})
+        suites = [ci_formats.unreadable_suite(args.path, str(e))]
+        return ci_formats.emit(args, suites, code=code, policy={"verb": "export"},
+                               summary=f"{suites[0].verdict}  {_clean(args.path)}",
+                               markdown=lambda: ci_formats.markdown_table(
+                                   suites, "sealscope export"))
     from sealscope.core import export
     from sealscope.output import progress_callback
     report = export.build_report(args.path, kind=kind, session=session, seal=seal,
@@ -160,7 +163,7 @@ def _kind(args: argparse.Namespace) -> str:
 
     path = args.path
     found = kinds.classify(path)
-    if found.kind == kinds.UNREADABLE:
+    if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
         raise _Refused(f"export: {found.reason}", 3)
     if args.format == "github" and args.output:
         raise _Refused("export: --format github writes annotations to stdout and the "

@@ -156,8 +156,9 @@ def test_errors_are_one_line_and_never_a_traceback(tmp_path):
     p = sealscope("export", tmp_path / "missing.jsonl")
     assert p.returncode == 3 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "cannot read" in p.stderr
-    p = sealscope("export", tmp_path)
-    assert p.returncode == 3 and "Traceback" not in p.stderr
+    p = sealscope("export", tmp_path)                 # a folder is no report, whatever --as says
+    assert p.returncode == 3
+    assert p.stderr == f"sealscope: export: cannot read {tmp_path}: Is a directory\n"
     p = sealscope("export", SEALS / "seals-ledger.jsonl", "--restated", SEALS / "tiers.json")
     assert p.returncode == 2 and "Traceback" not in p.stderr
     p = sealscope("export", SEALS / "seal-day1.json", "--output", SEALS / "seal-day1.json")
