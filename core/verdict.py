@@ -8,7 +8,9 @@ Every word a frontend shows as a verdict is spelled here and nowhere else; resul
 types (`VerifyResult`, `SealFile`, `ReceiptCheck`, `WitnessVerdict`, a continuation
 verdict, a harn check, an audit report) expose `.verdict` and `.exit_code` by calling
 the functions below, and frontends only read those. `tone` says how a word is coloured
-("pass", "fail", "warn"); which colour that is belongs to each frontend.
+("pass", "fail", "warn"); which colour that is belongs to each frontend. `glyph` is a
+word's one-cell mark (✓ ✗ ◐, or … while there is no verdict yet), for places too
+narrow for the word (the viewer's tab labels).
 
 The functions read results by attribute (or by key, for the dicts a report holds), so
 this module imports no other core module and every other may import it.
@@ -23,9 +25,9 @@ __all__ = [
     "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
     "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON", "BOUNDED",
     "NO_RECEIPTS", "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
-    "PASS", "FAIL", "NOTED", "chain", "combined", "check", "seal", "continuation",
-    "receipt", "receipts", "recompute", "ledger", "audit", "harn", "harn_seal",
-    "selftest",
+    "PASS", "FAIL", "NOTED", "glyph", "GLYPHS", "chain", "combined", "check", "seal",
+    "continuation", "receipt", "receipts", "recompute", "ledger", "audit", "harn",
+    "harn_seal", "selftest",
 ]
 
 # ----------------------------------------------------------------------- exit codes
@@ -78,6 +80,16 @@ def tone(word: str) -> str:
     """"pass", "fail" or "warn" (every other word: could not look, bounded, review,
     not finished, partly sealed)."""
     return _TONE.get(word, "warn")
+
+
+# by tone; None: no verdict yet (one cell, as the row list's pending mark)
+GLYPHS: dict[str | None, str] = {"pass": "✓", "fail": "✗", "warn": "◐", None: "…"}
+
+
+def glyph(word: str | None) -> str:
+    """A verdict word's one-cell mark, by its tone: ✓ pass, ✗ fail, ◐ warn (could not
+    look, bounded, review, not finished); … when there is no verdict yet (None)."""
+    return GLYPHS[None if word is None else tone(word)]
 
 
 class Outcome(NamedTuple):

@@ -1,10 +1,12 @@
 """EvidenceTab: what every kind of tab (ledger, seal, harn) is to the app.
 
 Each open evidence file is one EvidenceTab. The app knows a tab only through this
-base: the file it shows (`path`), what takes the keyboard when it comes to the front
-(`focus_default`), the audit report it exports (`export_screen`, when `has_report`)
-and its palette entries (`commands`, derived from its bindings). `front_commands(screen)`
-is what the palette offers for whatever is in front of a screen.
+base: the file it shows (`path`), the widget that takes the keyboard when it comes to
+the front (`main_widget`, given the focus at once by `focus_default`, so keys typed
+right after a tab switch act there), the audit report it exports (`export_screen`,
+when `has_report`) and its palette entries (`commands`, derived from its bindings).
+`front_commands(screen)` is what the palette offers for whatever is in front of a
+screen.
 
 Checks stick: every check the auditor runs in a tab (a pin, a witness, held content,
 a restatement, a diff, a lookup) is a `core.export.SessionRecord` in its `session`
@@ -12,22 +14,31 @@ until cleared (Delete). `tab_verdict` is the tab's one answer: its file's own ou
 (`own_outcome`) with every check, combined by `core.export.judged` — the function
 the audit report uses, so the banner, the label and the report cannot disagree.
 It is None while the file's own verdict is not known yet (indexing, verifying).
+
+The tab's label is the glyph of `tab_verdict`'s word (`core.verdict.glyph`, coloured
+by tone; … while None) before its name (`tab_title`), redrawn whenever `tab_verdict`
+changes, so the open files can be triaged at a glance.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from textual.app import SystemCommand
+from textual.content import Content
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
-from sealscope.core import export
+from sealscope.core import export, verdict
+from sealscope.core.sanitize import clean
 from sealscope.core.verdict import Outcome
 from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.style import TONE_STYLE
 
-__all__ = ["EvidenceTab", "front_commands", "CLEAR_CHECKS"]
+__all__ = ["EvidenceTab", "front_commands", "tab_title", "CLEAR_CHECKS"]
 
 CLEAR_CHECKS = PaletteBinding(
     "delete", "clear_checks", "Clear checks", title="Clear this tab's checks",
@@ -36,8 +47,16 @@ CLEAR_CHECKS = PaletteBinding(
 only while the tab holds a check)."""
 
 
+def tab_title(name: str, word: str | None) -> Content:
+    """A tab label: the verdict word's glyph, coloured by its tone (… while there is
+    none yet), then the name (sanitized), with no space between so a dozen fit."""
+    tone = None if word is None else verdict.tone(word)
+    return Content.assemble((verdict.glyph(word), TONE_STYLE[tone]), clean(name))
+
+
 class EvidenceTab(TabPane):
-    """One open evidence file in a tab; subclasses set `path` and implement the rest."""
+    """One open evidence file in a tab; subclasses set `path` and `tab_name` and
+    implement the rest."""
 
     tab_verdict: reactive[Outcome | None] = reactive(None, init=False)
     """The tab's verdict: its file's own with every check (`export.judged`); None
@@ -49,14 +68,29 @@ class EvidenceTab(TabPane):
     has_report = True
     """Whether `export_screen` has an audit report to write (a folder of ledgers does not)."""
 
+    tab_name: str = ""
+    """The name in the tab's label (after the verdict glyph); a tab without one (a
+    fleet) keeps the label it was made with."""
+
     def __init__(self, *a: Any, **kw: Any) -> None:
         super().__init__(*a, **kw)
         self.session: list[export.SessionRecord] = []
         self._session_keys: list[Any] = []
 
+    def main_widget(self) -> Widget | None:
+        """The widget that takes the keyboard when the tab comes to the front (None
+        when the tab has none, e.g. a file that could not be read)."""
+        return None
+
     def focus_default(self) -> None:
-        """Give the keyboard to the tab's main widget (on activation)."""
-        raise NotImplementedError
+        """Give the keyboard to the main widget now (not after a refresh), so a key
+        already typed behind the one that brought the tab forward acts there."""
+        try:
+            w = self.main_widget()
+        except NoMatches:  # not composed yet: focus comes on activation
+            return
+        if w is not None and w.is_attached and w.focusable:
+            w.screen.set_focus(w)
 
     def export_screen(self) -> ExportScreen:
         """The export screen for this tab's audit report, with its session."""
@@ -116,6 +150,24 @@ class EvidenceTab(TabPane):
 
     def clear_check_state(self) -> None:
         """Forget what the checks loaded (inputs shown when a dialog reopens)."""
+
+    # ------------------------------------------------------------------ label
+    def watch_tab_verdict(self) -> None:
+        self.relabel()
+
+    def relabel(self) -> None:
+        """Redraw the tab's label from `tab_verdict` now."""
+        if not self.tab_name:
+            return
+        word = self.tab_verdict.verdict if self.tab_verdict is not None else None
+        title = tab_title(self.tab_name, word)
+        self._title = title   # what a re-added pane's tab is built from
+        try:
+            tab = self.query_ancestor(TabbedContent).get_tab(self)
+        except (NoMatches, ValueError):  # not in a TabbedContent (yet)
+            return
+        if tab.label != title:
+            tab.label = title
 
 
 def front_commands(screen: Screen) -> list[SystemCommand]:

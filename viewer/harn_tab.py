@@ -22,7 +22,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -33,7 +32,7 @@ from sealscope.core.compaction_series import SeriesPoint, harn_event_point
 from sealscope.core.sanitize import clean
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
-from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.evidence_tab import EvidenceTab, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.style import FINDING_STYLE, shown
 
@@ -373,8 +372,8 @@ class HarnPane(EvidenceTab):
             path = (source.path if isinstance(source, harn.HarnDocument) else source) or ""
         self.path = os.fspath(path)
         self.harn = HarnTab(source, id=f"{id}-view" if id else None)
-        stem = os.path.splitext(os.path.basename(self.path))[0] or self.path
-        super().__init__(Content(clean("⚙ " + stem)), self.harn, id=id)
+        self.tab_name = os.path.splitext(os.path.basename(self.path))[0] or self.path
+        super().__init__(tab_title(self.tab_name, self.own_outcome().verdict), self.harn, id=id)
 
     BINDINGS = [
         PaletteBinding("C", "chart", "Chart", title="Compaction chart",
@@ -400,11 +399,10 @@ class HarnPane(EvidenceTab):
             return _verdict.harn(None, readable=False)
         return harn.outcome_of(self.harn.checks)
 
-    def focus_default(self) -> None:
-        """The event list takes the keyboard (a file that could not be read has none)."""
+    def main_widget(self) -> Widget | None:
+        """The event list (a file that could not be read has none)."""
         events = self.harn.query("#harn-events")
-        if events:
-            events.first().focus()
+        return events.first() if events else None
 
     def export_screen(self) -> ExportScreen:
         """Its compaction events and findings, judged as the harn verb judges them."""

@@ -30,7 +30,6 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static
 from textual.message import Message
@@ -45,7 +44,7 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
-from sealscope.viewer.evidence_tab import CLEAR_CHECKS
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
@@ -156,7 +155,8 @@ class LedgerTab(FollowMode):
     def __init__(self, path: Path, *, id: str) -> None:
         self.source = LedgerSource(path)
         self.path = str(self.source.path)
-        super().__init__(Content(clean(tab_label(self.source.name))), id=id)
+        self.tab_name = tab_label(self.source.name)
+        super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
         self.filter_label = ""
         self.last_search = ""
@@ -785,8 +785,8 @@ class LedgerTab(FollowMode):
         self.post_message(JumpToSeal(info.obj))
 
     # ------------------------------------------------------------------ EvidenceTab
-    def focus_default(self) -> None:
-        self.rows.focus()
+    def main_widget(self) -> RowList:
+        return self.rows
 
     def export_screen(self) -> ExportScreen:
         """Its verdict (re-verified when not finished yet), its receipts, and the

@@ -31,7 +31,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static, Tree
 
@@ -39,9 +38,8 @@ from sealscope.core import export
 from sealscope.core import verdict as _verdict
 from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
                                        verify_continuation)
-from sealscope.core.sanitize import clean
 from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
@@ -168,8 +166,8 @@ class SealTab(EvidenceTab):
         self.path = os.fspath(path)
         self.seal = export.load_seal(self.path)
         stem, ext = os.path.splitext(os.path.basename(self.path))
-        label = stem if ext.lower() == ".json" and stem else os.path.basename(self.path)
-        super().__init__(Content(clean("◆ " + label)), id=id)
+        self.tab_name = stem if ext.lower() == ".json" and stem else os.path.basename(self.path)
+        super().__init__(tab_title(self.tab_name, self.seal.outcome().verdict), id=id)
         self.restated_path: str | None = None
         self.restated: dict[str, Any] | None = None
         self.strict = True
@@ -216,8 +214,8 @@ class SealTab(EvidenceTab):
         tree.root.expand_all()
         tree.cursor_line = 0
 
-    def focus_default(self) -> None:
-        self.query_one("#seal-manifest", Tree).focus()
+    def main_widget(self) -> Tree:
+        return self.query_one("#seal-manifest", Tree)
 
     def _banner_class(self) -> str:
         out = self.tab_verdict or self.seal.outcome()

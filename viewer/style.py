@@ -5,7 +5,8 @@ goes through `sealscope.core.sanitize.clean`, the one sanitizer. Severity words 
 coloured from one place, per vocabulary of core: `VERDICT_STYLE` for a verdict word's
 tone (`core.verdict.tone`), `FINDING_STYLE` for harn findings
 (`core.harn.SEVERITIES`), `TIER_STYLE` for continuity divergences and diffs (the
-usual tier names; a tier a tiers file invents, or `untiered`, is magenta). The CLI
+usual tier names; a tier a tiers file invents, or `untiered`, is magenta), `TONE_STYLE`
+the same with None for no verdict yet. The CLI
 keeps its own ANSI tables (cli/cmd_continuity.py, cli/cmd_harn.py) for now.
 """
 from __future__ import annotations
@@ -16,13 +17,14 @@ from typing import Any
 from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 
-__all__ = ["VERDICT_STYLE", "verdict_style", "FINDING_STYLE", "TIER_STYLE", "tier_style",
-           "shown", "json_text"]
+__all__ = ["VERDICT_STYLE", "verdict_style", "TONE_STYLE", "FINDING_STYLE", "TIER_STYLE",
+           "tier_style", "shown", "json_text"]
 
 VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "warn": "bold yellow"}
 FINDING_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
               "untiered": "magenta"}
+TONE_STYLE: dict[str | None, str] = {**VERDICT_STYLE, None: "dim"}   # None: no verdict yet
 
 
 def tier_style(severity: Any) -> str:

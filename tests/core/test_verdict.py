@@ -136,6 +136,12 @@ def test_selftest_and_tones():
         ["pass", "fail", "warn", "warn", "warn", "pass", "fail"]
 
 
+def test_glyphs_follow_the_tone_and_pending_has_its_own():
+    assert [verdict.glyph(w) for w in ("VERIFIED", "BROKEN", "COULD NOT LOOK", "VALID",
+                                       "FINDINGS", "NOT VERIFIED", None)] == \
+        ["✓", "✗", "◐", "✓", "✗", "◐", "…"]
+
+
 def test_each_word_is_spelled_in_one_core_module():
     core = ROOT / "core"
     words = [getattr(verdict, n) for n in verdict.__all__
