@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent
+from textual.widgets.tabbed_content import ContentTab, ContentTabs
 
 from sealscope.core import kinds
 from sealscope.core.kinds import classify
@@ -99,6 +100,11 @@ class SealscopeApp(App[None]):
         PaletteBinding("question_mark", "samples_readme", "Samples README", show=False,
                        title="Samples README",
                        help="What each bundled sample is and what it should show (?)"),
+        PaletteBinding("right_square_bracket", "next_tab", "Next tab", show=False,
+                       title="Next tab", help="Bring the next tab to the front (])"),
+        PaletteBinding("left_square_bracket", "prev_tab", "Previous tab", show=False,
+                       title="Previous tab", help="Bring the previous tab to the front ([)"),
+        *[Binding(str(n), f"tab({n})", f"Tab {n}", show=False) for n in range(1, 10)],
         Binding("q", "quit", "Quit"),
     ]
 
@@ -113,6 +119,10 @@ class SealscopeApp(App[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        # a tab chosen on the tab bar gives its pane the keyboard at once (a watcher
+        # runs as the bar moves, before the next key is dispatched)
+        self.watch(self.query_one(TabbedContent).query_one(ContentTabs), "active",
+                   self._tab_bar_moved, init=False)
         for p in self.paths:
             await self.open_path(p, activate=False)
         if not self.paths:
@@ -242,9 +252,50 @@ class SealscopeApp(App[None]):
             self._focus_pane(event.pane)
         self.refresh_bindings()
 
+    def _tab_bar_moved(self, tab_id: str) -> None:
+        """The tab bar's active tab changed (arrows, a click, or `active` set): its
+        pane comes to the front with the keyboard now, so a key typed right behind the
+        one that moved the bar acts in that pane."""
+        tabs = self.query_one(TabbedContent)
+        if not tab_id or not self.screen_stack:
+            return
+        pane_id = ContentTab.sans_prefix(tab_id)
+        if tabs.active != pane_id:
+            tabs.active = pane_id
+        try:
+            pane = tabs.get_pane(pane_id)
+        except NoMatches:  # being removed
+            return
+        if isinstance(pane, EvidenceTab):
+            self._focus_pane(pane)
+
+    # ------------------------------------------------------------------ tab keys
+    def action_next_tab(self) -> None:
+        self._step_tab(1)
+
+    def action_prev_tab(self) -> None:
+        self._step_tab(-1)
+
+    def _step_tab(self, step: int) -> None:
+        panes, tab = self.panes(), self.current_tab()
+        if panes:
+            i = panes.index(tab) if tab in panes else -step
+            self.show_tab(panes[(i + step) % len(panes)])
+
+    def action_tab(self, n: int) -> None:
+        """`1`-`9`: the n-th tab (in the tab bar's order)."""
+        panes = self.panes()
+        if 1 <= n <= len(panes):
+            self.show_tab(panes[n - 1])
+        else:
+            self.notify(f"no tab {n} ({len(panes)} open)", markup=False)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`x` only where there is a report to write (a tab with one in front on the
-        main screen); `c` only with a ledger in front."""
+        main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) on
+        the main screen only (an Input in front takes them as text)."""
+        if action in ("next_tab", "prev_tab", "tab"):
+            return bool(self.screen_stack) and self.screen is self.screen_stack[0]
         if action == "export":
             tab = self.current_tab()
             return bool(self.screen_stack) and self.screen is self.screen_stack[0] and \

@@ -1,0 +1,157 @@
+"""Moving around the open files: tab labels carry the verdict, `]`/`[`/`1`-`9` switch
+tabs from anywhere on the main screen, and keys typed right behind a switch act in
+the tab that came to the front (sent as one burst, as a terminal delivers them)."""
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import TabbedContent
+
+from sealscope.core import verdict
+from sealscope.viewer.app import SealscopeApp
+from sealscope.viewer.evidence_tab import tab_title
+from sealscope.viewer.ledger_tab import LedgerTab
+from sealscope.viewer.row_list import RowList
+
+from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+
+SIZE = (120, 36)
+
+# the samples' tabs once every verdict is in (SAMPLE_TABS order)
+SAMPLE_LABELS = ["✓session", "✗tampered", "✓truncated", "✓liar", "◐declared-break",
+                 "✓hostile", "✓seals-ledger", "✓seal-day1", "✓seal-day2",
+                 "✓session-transcript"]
+
+
+def burst(app, *keys: str) -> None:
+    """Send `keys` to the app at one instant, with no pause between them (Pilot's
+    `press` waits for the app to be idle after each key, which hides a lost key)."""
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def after_burst(pilot) -> None:
+    for _ in range(10):
+        await pilot.pause()
+
+
+def labels(app) -> list[str]:
+    tabs = app.query_one(TabbedContent)
+    return [tabs.get_tab(p).label.plain for p in app.panes()]
+
+
+# --------------------------------------------------------------------------- labels
+
+def test_tab_title_is_the_glyph_then_the_sanitized_name():
+    assert tab_title("session", "VERIFIED").plain == "✓session"
+    assert tab_title("x", "BROKEN").plain == "✗x"
+    assert tab_title("x", "COULD NOT LOOK").plain == "◐x"
+    assert tab_title("x", None).plain == "…x"
+    assert tab_title("a\x1b[31mb", "VALID").plain == "✓a\\x1b[31mb"
+    # the glyph is coloured by the word's tone; the name keeps the tab's own colour
+    title = tab_title("x", "BROKEN")
+    assert [(s.start, s.end, str(s.style)) for s in title.spans] == [(0, 1, "bold red")]
+
+
+@sync
+async def test_sample_tabs_show_their_verdict_glyphs():
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert labels(app) == SAMPLE_LABELS
+        # each glyph is the glyph of the word the tab's banner shows
+        for pane, label in zip(app.panes(), SAMPLE_LABELS, strict=True):
+            assert label[0] == verdict.glyph(pane.verdict_word())
+
+
+@sync
+async def test_a_label_is_pending_until_the_verdict_and_follows_a_pin_check():
+    pin = (SAMPLES / "truncated.pin").read_text().strip()
+    app = SealscopeApp([SAMPLES / "truncated.jsonl"])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        assert isinstance(tab, LedgerTab)
+        title = app.query_one(TabbedContent).get_tab(tab)
+        if tab.result is None:              # caught before the verdict: pending
+            assert title.label.plain == "…truncated"
+        await settle(app, pilot)
+        assert title.label.plain == "✓truncated"
+        await pilot.press("c")
+        await pilot.pause()
+        app.screen.query_one("#pin").value = pin
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert tab.banner.combined_verdict == "BROKEN"
+        assert title.label.plain == "✗truncated"
+
+
+# --------------------------------------------------------------------------- tab keys
+
+@sync
+async def test_two_then_b_in_one_burst_lands_on_the_tampered_first_break():
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.current_tab().tab_name == "session"
+        burst(app, "2", "b")
+        await after_burst(pilot)
+        tab = app.current_tab()
+        assert tab.tab_name == "tampered"
+        assert app.focused is tab.rows
+        assert tab.rows.current_line == 4 == tab.result.findings[0].line
+
+
+@sync
+async def test_tab_bar_then_right_then_b_in_one_burst_acts_in_the_new_tab():
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        burst(app, "shift+tab", "right", "b")
+        await after_burst(pilot)
+        tab = app.current_tab()
+        assert tab.tab_name == "tampered" and app.focused is tab.rows
+        assert tab.rows.current_line == 4
+
+
+@sync
+async def test_brackets_step_and_wrap_and_digits_jump():
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        names = [p.tab_name for p in app.panes()]
+        await pilot.press("left_square_bracket")          # from the first: wraps to the last
+        assert app.current_tab().tab_name == names[-1] == "session-transcript"
+        assert app.focused is app.current_tab().main_widget()
+        await pilot.press("right_square_bracket")         # and back round to the first
+        assert app.current_tab().tab_name == names[0]
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert app.current_tab().tab_name == names[2]
+        await pilot.press("9")                            # a seal: its manifest tree
+        tab = app.current_tab()
+        assert tab.tab_name == "seal-day2" and app.focused is tab.main_widget()
+        await pilot.press("1")
+        assert app.current_tab().tab_name == "session"
+        assert isinstance(app.focused, RowList)
+
+
+@sync
+async def test_a_digit_past_the_last_tab_says_so_and_an_input_keeps_its_digits():
+    app = SealscopeApp([SAMPLES / "session.jsonl", SAMPLES / "tampered.jsonl"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        notes: list[str] = []
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        await pilot.press("5")
+        assert notes == ["no tab 5 (2 open)"] and app.current_tab().tab_name == "session"
+        # typing a line number: the digits and brackets are text, no tab switch
+        await pilot.press("g", "2", "right_square_bracket")
+        await pilot.pause()
+        assert app.screen.query_one("#prompt-input").value == "2"   # ] refused by restrict
+        await pilot.press("escape")
+        await pilot.press("slash", "1", "left_square_bracket")
+        await pilot.pause()
+        assert app.screen.query_one("#prompt-input").value == "1["
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.current_tab().tab_name == "session"
