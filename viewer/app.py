@@ -23,7 +23,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent
+from textual.widgets import Header, TabbedContent
 from textual.widgets.tabbed_content import ContentTab, ContentTabs
 
 from sealscope.core import kinds
@@ -33,7 +33,9 @@ from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samp
 from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.evidence_tab import EvidenceTab, front_commands
 from sealscope.viewer.fleet_tab import FleetTab
+from sealscope.viewer.footer import FitFooter
 from sealscope.viewer.harn_tab import HarnPane
+from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.lookup_screen import LookupScreen
 from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
@@ -97,14 +99,19 @@ class SealscopeApp(App[None]):
                        help="Write the report (Markdown and JSON) of the tab in front"),
         PaletteBinding("o", "open", "Open", title="Open a file",
                        help="Open a ledger, snapshot, harn file or folder in a new tab"),
-        PaletteBinding("question_mark", "samples_readme", "Samples README", show=False,
+        PaletteBinding("question_mark,f1", "key_help", "Keys", title="Key help",
+                       help="Every key of the tab in front, grouped, and what its marks "
+                            "mean (? or F1)"),
+        PaletteBinding("R", "samples_readme", "Samples README", show=False,
                        title="Samples README",
-                       help="What each bundled sample is and what it should show (?)"),
+                       help="What each bundled sample is and what it should show (R)"),
+        Binding("escape", "hide_help_panel", "Close the palette's keys panel", show=False),
         PaletteBinding("right_square_bracket", "next_tab", "Next tab", show=False,
                        title="Next tab", help="Bring the next tab to the front (])"),
         PaletteBinding("left_square_bracket", "prev_tab", "Previous tab", show=False,
                        title="Previous tab", help="Bring the previous tab to the front ([)"),
-        *[Binding(str(n), f"tab({n})", f"Tab {n}", show=False) for n in range(1, 10)],
+        *[Binding(str(n), f"tab({n})", "Bring tab n to the front", show=False)
+          for n in range(1, 10)],
         Binding("q", "quit", "Quit"),
     ]
 
@@ -116,7 +123,7 @@ class SealscopeApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield TabbedContent(id="tabs")
-        yield Footer()
+        yield FitFooter()
 
     async def on_mount(self) -> None:
         # a tab chosen on the tab bar gives its pane the keyboard at once (a watcher
@@ -292,10 +299,13 @@ class SealscopeApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`x` only where there is a report to write (a tab with one in front on the
-        main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) on
-        the main screen only (an Input in front takes them as text)."""
-        if action in ("next_tab", "prev_tab", "tab"):
+        main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) and
+        the key help on the main screen only (an Input in front takes them as text);
+        escape closes the palette's keys panel while it shows."""
+        if action in ("next_tab", "prev_tab", "tab", "key_help"):
             return bool(self.screen_stack) and self.screen is self.screen_stack[0]
+        if action == "hide_help_panel":   # escape: only while the palette's keys panel shows
+            return bool(self.screen_stack) and bool(self.screen.query("HelpPanel"))
         if action == "export":
             tab = self.current_tab()
             return bool(self.screen_stack) and self.screen is self.screen_stack[0] and \
@@ -351,6 +361,9 @@ class SealscopeApp(App[None]):
         if self.screen is not self.screen_stack[0] or tab is None or not tab.has_report:
             return
         self.push_screen(tab.export_screen())
+
+    def action_key_help(self) -> None:
+        self.push_screen(KeyHelpScreen(self.current_tab(), [self, self.screen_stack[0]]))
 
     def action_samples_readme(self) -> None:
         self.push_screen(SamplesReadmeScreen())

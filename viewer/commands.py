@@ -5,17 +5,18 @@ shows its `description`, the palette its `title` and `help`. `binding_commands(n
 turns the `PaletteBinding`s a node's class declares into `SystemCommand`s, leaving out
 those the node's `check_action` refuses at that moment — the same rule that enables
 the key. The app yields them from `get_system_commands`, which Textual's system
-commands provider puts in the palette.
+commands provider puts in the palette. `declared_bindings(node)` is every binding a
+node's class declares (palette or not), what the key help lists.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
 
-__all__ = ["PaletteBinding", "binding_commands"]
+__all__ = ["PaletteBinding", "binding_commands", "declared_bindings"]
 
 
 @dataclass(frozen=True)
@@ -26,16 +27,34 @@ class PaletteBinding(Binding):
     help: str = ""
 
 
+def declared_bindings(node: DOMNode) -> list[Binding]:
+    """The bindings of `node`'s class and its bases, most derived first: the keys
+    that work on `node` (a class's binding hides its bases' for the same key)."""
+    out: list[Binding] = []
+    keys: set[str] = set()
+    for cls in type(node).__mro__:
+        mine = [b if isinstance(b, Binding) else Binding(*b)
+                for b in vars(cls).get("BINDINGS", ())]
+        for b in mine:
+            free = [k for k in _key_list(b) if k not in keys]
+            if free:
+                out.append(b if len(free) == len(_key_list(b)) else
+                           replace(b, key=",".join(free)))
+        keys |= {k for b in mine for k in _key_list(b)}
+    return out
+
+
+def _key_list(b: Binding) -> list[str]:
+    return [k.strip() for k in b.key.split(",") if k.strip()]
+
+
 def _declared(node: DOMNode) -> list[PaletteBinding]:
     """The PaletteBindings of `node`'s class and its bases, most derived first, one
     per action."""
     out: list[PaletteBinding] = []
-    actions: set[str] = set()
-    for cls in type(node).__mro__:
-        for b in vars(cls).get("BINDINGS", ()):
-            if isinstance(b, PaletteBinding) and b.action not in actions:
-                actions.add(b.action)
-                out.append(b)
+    for b in declared_bindings(node):
+        if isinstance(b, PaletteBinding) and all(b.action != o.action for o in out):
+            out.append(b)
     return out
 
 

@@ -77,6 +77,9 @@ class EvidenceTab(TabPane):
         self.session: list[export.SessionRecord] = []
         self._session_keys: list[Any] = []
 
+    kind_name: str = "file"
+    """What kind of file the tab shows, in words ("ledger", "seal", "harn")."""
+
     def main_widget(self) -> Widget | None:
         """The widget that takes the keyboard when the tab comes to the front (None
         when the tab has none, e.g. a file that could not be read)."""

@@ -43,6 +43,9 @@ MESSAGE_LIMIT = 4000  # characters of one archived message shown before eliding 
 
 
 
+EVENT_MARKS = {"high": "✖", "medium": "!", "low": "·", "info": "·"}  # by worst finding
+
+
 def _lines(text: str) -> list[str]:
     """Real lines of evidence text, each cleaned (controls inside a line stay escaped)."""
     return [clean(line) for line in text.split("\n")]
@@ -64,6 +67,12 @@ def _measure(v: int | None) -> Text:
 
 class HarnTab(Widget):
     """Compaction events of one harn transcript or run record; read-only."""
+
+    LEGEND_TITLE = "compaction event marks"
+    LEGEND = (("✖", FINDING_STYLE["high"], "a high-severity finding"),
+              ("!", FINDING_STYLE["medium"], "a medium one at worst"),
+              ("·", FINDING_STYLE["low"], "low or info findings only"),
+              ("✓", "green", "no finding"))
 
     DEFAULT_CSS = """
     HarnTab { height: 1fr; layout: vertical; }
@@ -186,7 +195,7 @@ class HarnTab(Widget):
     def _event_line(self, i: int, check: harn.CompactionCheck) -> Text:
         ev = check.event
         worst = check.worst
-        mark = {"high": "✖", "medium": "!", "low": "·", "info": "·"}.get(worst or "", "✓")
+        mark = EVENT_MARKS.get(worst or "", "✓")
         t = Text.assemble((f"{mark} ", FINDING_STYLE.get(worst or "", "green")),
                           (f"#{i + 1} ", "bold"))
         ident = ev.id or "(no id)"
@@ -361,6 +370,8 @@ class HarnTab(Widget):
 
 class HarnPane(EvidenceTab):
     """The tab of one harn file: a HarnTab."""
+
+    kind_name = "harn"
 
     DEFAULT_CSS = """
     HarnPane { layout: vertical; padding: 0; height: 1fr; }

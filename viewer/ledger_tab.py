@@ -122,6 +122,8 @@ class LedgerTab(FollowMode):
     }
     """
 
+    kind_name = "ledger"
+
     BINDINGS = [
         PaletteBinding("b", "first_break", "Break", title="Jump to first break",
                        help="Select the first break in this ledger"),

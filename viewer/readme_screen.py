@@ -1,7 +1,8 @@
-"""The bundled samples' README in the app (`?`, or the command palette): what each sample
-file is and what the viewer should show for it. It is read from the installed samples
-(`sealscope.sample_ledgers`), so it is the same text in a checkout and in a wheel. The
-README is the project's own text, not evidence, so it is rendered as Markdown."""
+"""The bundled samples' README in the app (`R`, also from the key help, or the command
+palette): what each sample file is and what the viewer should show for it. It is read
+from the installed samples (`sealscope.sample_ledgers`), so it is the same text in a
+checkout and in a wheel. The README is the project's own text, not evidence, so it is
+rendered as Markdown."""
 from __future__ import annotations
 
 from textual.app import ComposeResult

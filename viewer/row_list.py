@@ -35,6 +35,21 @@ STATUS_LOOK = {
 }
 
 
+# what the marks mean, for the key help: (mark, style, meaning)
+LEGEND_TITLE = "row marks"
+LEGEND = (
+    *((STATUS_LOOK[st][0], STATUS_LOOK[st][1], meaning) for st, meaning in (
+        ("ok", "chained, and the chain holds here"),
+        ("break", "the chain breaks here (the reason follows in brackets)"),
+        ("declared", "a break a later row declares (not verified past it)"),
+        ("prechain", "before the first chained row"),
+        ("unparseable", "not a JSON object, or the reader cannot parse it"),
+        ("blank", "an empty line"),
+        ("pending", "not verified yet"))),
+    ("⚠", "bold magenta", "holds control or bidi characters (shown escaped)"),
+)
+
+
 def reason_of(text: str) -> str:
     """A finding's text without its `line N: ` prefix."""
     if text.startswith("line ") and ": " in text:
@@ -69,6 +84,8 @@ class RowList(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {"rowlist--cursor"}
+    LEGEND_TITLE = LEGEND_TITLE
+    LEGEND = LEGEND
 
     cursor: reactive[int] = reactive(0, always_update=False, repaint=False)
 

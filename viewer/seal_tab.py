@@ -136,6 +136,8 @@ class SealTab(EvidenceTab):
     SealTab #seal-manifest { overflow-x: hidden; }
     """
 
+    kind_name = "seal"
+
     # what the tab shows; each change repaints it (`_refresh_shown`)
     verdict: reactive[Any] = reactive(None, always_update=True, init=False)
     added: reactive[dict[str, Any] | None] = reactive(None, always_update=True, init=False)

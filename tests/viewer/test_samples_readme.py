@@ -1,5 +1,5 @@
-"""The samples' README is reachable from the app: `?` (and the palette's "Samples README")
-shows the README of the installed samples; escape goes back to the tabs."""
+"""The samples' README is reachable from the app: `R`, `R` in the key help (`?`) and the
+palette's "Samples README" show the README of the installed samples; escape goes back."""
 from __future__ import annotations
 
 from textual.widgets import Markdown
@@ -17,12 +17,12 @@ def test_samples_package_is_the_top_level_folder_in_a_checkout():
 
 
 @sync
-async def test_question_mark_shows_the_samples_readme_and_escape_returns():
+async def test_R_shows_the_samples_readme_and_escape_returns():
     app = SealscopeApp()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         main = app.screen
-        await pilot.press("question_mark")
+        await pilot.press("R")
         await pilot.pause()
         assert isinstance(app.screen, SamplesReadmeScreen)
         md = app.screen.query_one(Markdown)
@@ -32,6 +32,22 @@ async def test_question_mark_shows_the_samples_readme_and_escape_returns():
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is main
+
+
+@sync
+async def test_the_key_help_opens_the_samples_readme_and_escape_goes_back_to_it():
+    app = SealscopeApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = app.screen
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, SamplesReadmeScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is help_screen
 
 
 @sync

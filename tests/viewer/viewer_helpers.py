@@ -54,3 +54,9 @@ def sync(fn):
         return asyncio.run(fn(*a, **kw))
     wrapper.__signature__ = inspect.signature(fn)
     return wrapper
+
+
+def screen_lines(app) -> list[str]:
+    """The screen in front as plain text, one string per terminal line, as drawn now."""
+    update = app.screen._compositor.render_full_update(simplify=True)
+    return ["".join(seg.text for strip in line for seg in strip) for line in update.strips]
