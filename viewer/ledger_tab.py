@@ -653,9 +653,9 @@ class LedgerTab(FollowMode):
         choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
         self.app.push_screen(PromptScreen(
             "Filter rows",
-            "status (ok, break, declared, prechain, unparseable, blank) or kind:NAME",
+            "a status, or kind:NAME",
             suggester=SuggestFromList(choices, case_sensitive=False),
-            hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:<name> · empty clears",
+            hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:NAME · empty clears",
             id="filter-prompt"), self.apply_filter)
 
     def goto_line(self, n: int) -> None:

@@ -79,12 +79,13 @@ class PromptScreen(ModalScreen[str | None]):
     PromptScreen { align: center middle; }
     #prompt-box {
         width: 80;
+        max-width: 100%;
         height: auto;
         padding: 1 2;
         background: $panel;
         border: thick $accent 60%;
     }
-    #prompt-hint { margin-top: 1; }
+    #prompt-hint { margin-top: 1; width: 100%; }   /* wraps: never cut off */
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
