@@ -19,6 +19,7 @@ holds each one (`EvidenceTab`).
 """
 from __future__ import annotations
 
+import bisect
 import time
 from array import array
 from collections.abc import Callable
@@ -48,10 +49,9 @@ from sealscope.viewer.evidence_tab import CLEAR_CHECKS, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
-                                       Followed, Indexed,
-                                       IndexProgress, JumpToSeal, Marked, RowSelected,
-                                       StripJump, StripLeft, Verified, VerifyProgress,
-                                       VerifyStopped, ViewportMoved)
+                                       Followed, Indexed, IndexProgress, JumpToSeal, Marked,
+                                       RowSelected, SearchCounted, StripJump, StripLeft,
+                                       Verified, VerifyProgress, VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
@@ -62,6 +62,8 @@ from sealscope.viewer.verify_child import Cancelled, follow_in_child
 
 
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
+COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to this size,
+                           # in a worker beyond it
 
 
 def tab_label(name: str) -> str:
@@ -162,6 +164,10 @@ class LedgerTab(FollowMode):
         self.result: Any = None
         self.filter_label = ""
         self.last_search = ""
+        self.search_at: int | None = None             # the line of the match selected
+        self.search_wrapped = ""                       # how the last step wrapped, in words
+        # ((text, line count), every line it matches), for "match k of n"
+        self.search_count: tuple[tuple[str, int], array] | None = None
         self.receipts: list[int] | None = None
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
@@ -561,6 +567,7 @@ class LedgerTab(FollowMode):
             self.query_one("#list-status", Static).update(t, layout=False)
             return
         t.append(f" line {rl.current_line or '-'} ", "bold")
+        self.search_badge(t)
         if self.filtering is not None:
             t.append("· filtering ")
             t.append(clean(self.filtering[0]), "bold")
@@ -758,7 +765,63 @@ class LedgerTab(FollowMode):
         if n is None:
             self.app.notify("not found: " + clean(self.last_search), markup=False)
         else:
-            self._goto(n)
+            self._found(n, cur, backwards)
+
+    def _found(self, n: int, cur: int, backwards: bool) -> None:
+        """Select match line `n` (searched from `cur`); say when the search went past
+        the last match back to the first (or the other way), and count the matches
+        (in a worker) for the status line's "match k of n"."""
+        wrapped = n <= cur if not backwards else n >= cur
+        self.search_at = n
+        self.search_wrapped = ("" if not wrapped else
+                               "wrapped to the bottom" if backwards else "wrapped to the top")
+        key = (self.last_search, self.source.line_count)
+        if self.search_count is None or self.search_count[0] != key:
+            self.search_count = None
+            if self.source.size <= COUNT_AT_ONCE:
+                self.search_count = (key, self.source.match_lines(self.last_search))
+            else:
+                self.count_worker(*key)
+        self._goto(n)
+        self._update_status()
+        if wrapped:
+            self.app.notify(f"search {self.search_wrapped}: " + self._match_words(),
+                            markup=False)
+
+    @work(thread=True, exclusive=True, group="search-count")
+    def count_worker(self, needle: str, line_count: int) -> None:
+        worker = get_current_worker()
+        lines = self.source.match_lines(needle, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(SearchCounted(needle, line_count, lines))
+
+    def on_search_counted(self, m: SearchCounted) -> None:
+        if (m.needle, m.line_count) == (self.last_search, self.source.line_count):
+            self.search_count = ((m.needle, m.line_count), m.lines)
+            self._update_status()
+
+    def _match_words(self) -> str:
+        """"match k of n" for the selected match ("match k of …" while counting)."""
+        if self.search_count is None:
+            return "match … (counting)"
+        lines = self.search_count[1]
+        k = bisect.bisect_left(lines, self.search_at or 0)
+        if k < len(lines) and lines[k] == self.search_at:
+            return f"match {k + 1:,} of {len(lines):,}"
+        return f"{len(lines):,} match{'es' if len(lines) != 1 else ''}"
+
+    def search_badge(self, t: Text) -> None:
+        """The status line's search part: the text searched, match k of n, whether it
+        wrapped (while the cursor is on that match)."""
+        if not self.last_search or self.search_at is None:
+            return
+        t.append("· search ")
+        t.append(clean(self.last_search), "bold")
+        if self.rows.current_line == self.search_at:
+            t.append(": " + self._match_words())
+            if self.search_wrapped:
+                t.append(f" ({self.search_wrapped})", "italic")
+        t.append(" ")
 
     def action_held(self) -> None:
         info = self.source.row(self.rows.current_line) if self.rows.current_line else None

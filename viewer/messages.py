@@ -26,7 +26,7 @@ __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStop
            "FilterProgress", "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal",
            "LookUp", "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
            "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak",
-           "ChainChanged", "CheckDone"]
+           "ChainChanged", "CheckDone", "SearchCounted"]
 
 
 @dataclass
@@ -93,6 +93,15 @@ class RowSelected(Message):
     page, home, end) moved it, so the detail pane may coalesce a run of them."""
     line: int
     nav: bool = False
+
+
+@dataclass
+class SearchCounted(Message):
+    """Every line a search for `needle` stops on, in order, counted over `line_count`
+    lines."""
+    needle: str
+    line_count: int
+    lines: array
 
 
 @dataclass

@@ -390,14 +390,18 @@ class LedgerSource:
                        summary=summary_of(obj, kind), marks=row_findings(obj))
 
     # ------------------------------------------------------------------ search
+    @staticmethod
+    def _patterns(needle: str) -> set[bytes]:
+        """The bytes a search for `needle` looks for: its UTF-8, and its JSON-escaped
+        ASCII form."""
+        return {needle.encode("utf-8", "surrogatepass"), json.dumps(needle)[1:-1].encode("ascii")}
+
     def find_text(self, needle: str, start_line: int, backwards: bool = False) -> int | None:
         """The next (or previous) line after `start_line` whose bytes contain `needle`
         (UTF-8, or its JSON-escaped ASCII form), wrapping around; None if absent."""
         if not needle or not self.size:
             return None
-        pats = {needle.encode("utf-8", "surrogatepass")}
-        esc = json.dumps(needle)[1:-1].encode("ascii")
-        pats.add(esc)
+        pats = self._patterns(needle)
         lc = self.line_count
         if not backwards:
             begin = self.offsets[min(start_line, lc)]
@@ -410,6 +414,20 @@ class LedgerSource:
         if not hits:
             hits = [p for p in (self._rfind(x, end) for x in pats) if p >= 0]
         return self.line_of_offset(max(hits)) if hits else None
+
+    def match_lines(self, needle: str, cancelled: Callable[[], bool] = lambda: False
+                    ) -> array:
+        """Every line `find_text` can stop on for `needle`, in order (a byte search of
+        the indexed lines; a worker calls this)."""
+        found: set[int] = set()
+        end = self.offsets[self.line_count] if self.line_count else 0
+        for pat in (self._patterns(needle) if needle and self.size else ()):
+            pos = self._find(pat, 0, end)
+            while pos >= 0 and not cancelled():
+                n = self.line_of_offset(pos)
+                found.add(n)
+                pos = self._find(pat, self.offsets[n], end) if n < self.line_count else -1
+        return array("q", sorted(found))
 
     def receipt_lines(self, cancelled: Callable[[], bool] = lambda: False) -> list[int]:
         """Lines whose bytes mention `compaction_receipt` and parse as receipt rows."""

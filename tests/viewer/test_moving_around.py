@@ -11,6 +11,7 @@ from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.evidence_tab import tab_title
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.row_list import RowList
+from sealscope.viewer.source import LedgerSource
 
 from tests.viewer.viewer_helpers import SAMPLES, settle, sync
 
@@ -155,3 +156,60 @@ async def test_a_digit_past_the_last_tab_says_so_and_an_input_keeps_its_digits()
         await pilot.press("escape")
         await pilot.pause()
         assert app.current_tab().tab_name == "session"
+
+
+# --------------------------------------------------------------------------- search
+
+def status_text(tab) -> str:
+    return str(tab.query_one("#list-status").render())
+
+
+@sync
+async def test_search_says_match_k_of_n_and_when_it_wraps():
+    app = SealscopeApp([SAMPLES / "session.jsonl"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        notes: list[str] = []
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        await pilot.press("slash", *"fetch", "enter")
+        await pilot.pause()
+        assert tab.rows.current_line == 3
+        assert "search fetch: match 1 of 2 " in status_text(tab)
+        await pilot.press("s")
+        assert tab.rows.current_line == 4
+        assert "match 2 of 2 " in status_text(tab) and not notes
+        await pilot.press("s")                                # past the last: wraps
+        assert tab.rows.current_line == 3
+        assert "match 1 of 2 (wrapped to the top)" in status_text(tab)
+        assert notes == ["search wrapped to the top: match 1 of 2"]
+        await pilot.press("S")                                # before the first: wraps
+        assert tab.rows.current_line == 4
+        assert "match 2 of 2 (wrapped to the bottom)" in status_text(tab)
+        await pilot.press("S")
+        assert tab.rows.current_line == 3 and "wrapped" not in status_text(tab)
+        # a text matched by one row only: searching again finds itself, said as a wrap
+        await pilot.press("slash")
+        app.screen.query_one("#prompt-input").value = "session_end"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert tab.rows.current_line == 11 and "match 1 of 1 " in status_text(tab)
+        await pilot.press("s")
+        assert tab.rows.current_line == 11 and notes[-1].endswith("match 1 of 1")
+
+
+def test_match_lines_are_the_lines_find_text_stops_on():
+    src = LedgerSource(SAMPLES / "hostile.jsonl")
+    src.index()
+    try:
+        for needle in ("tool", "\x1b", "FORGED", "\u202e", "nothing-here"):
+            stops, line = set(), 0
+            for _ in range(src.line_count + 1):
+                n = src.find_text(needle, line)
+                if n is None or n in stops:
+                    break
+                stops.add(n)
+                line = n
+            assert list(src.match_lines(needle)) == sorted(stops), needle
+    finally:
+        src.close()
