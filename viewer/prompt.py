@@ -1,5 +1,6 @@
-"""Small shared pieces: a one-line prompt modal, a path suggester, and the reading of
-a path pasted (or dragged) into the terminal."""
+"""Small shared pieces: a one-line prompt modal, a modal offering a few choices or a
+path, a path suggester, and the reading of a path pasted (or dragged) into the
+terminal."""
 from __future__ import annotations
 
 import os
@@ -7,13 +8,17 @@ import shlex
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from collections.abc import Sequence
+
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
-from textual.widgets import Input, Label
+from textual.widgets import Input, Label, OptionList
+from textual.widgets.option_list import Option
 
 from sealscope.core.sanitize import clean
 from sealscope.viewer.style import json_text
@@ -108,6 +113,74 @@ class PromptScreen(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    """Pick one of `choices` ((label, value): a label is `Text` built by the caller,
+    evidence in it sanitized) with the arrows and Enter, or type a path (completed from
+    the file system) below them; typing while the list has the keyboard types there.
+    Dismiss with the value or the typed text, None on escape."""
+
+    DEFAULT_CSS = """
+    ChoiceScreen { align: center middle; }
+    #choice-box {
+        width: 80;
+        max-width: 100%;
+        height: auto;
+        max-height: 90%;
+        padding: 1 2;
+        background: $panel;
+        border: thick $accent 60%;
+    }
+    #choice-list { height: auto; max-height: 12; margin-bottom: 1; }
+    #choice-hint { margin-top: 1; width: 100%; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, choices: Sequence[tuple[Text, str]],
+                 placeholder: str = "or a path", id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._title, self._placeholder = title, placeholder
+        self.choices = list(choices)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="choice-box"):
+            yield Label(Text(self._title, "bold"), id="choice-title")
+            yield OptionList(*[Option(label) for label, _v in self.choices],
+                             id="choice-list", markup=False)
+            yield Input(placeholder=self._placeholder, suggester=PathSuggester(),
+                        id="choice-input")
+            yield Label(Text("↑ ↓ and Enter pick an open one · or type a path, Enter · "
+                             "Esc cancels", "dim"), id="choice-hint")
+
+    def on_mount(self) -> None:
+        ol = self.query_one(OptionList)
+        if self.choices:
+            ol.highlighted = 0
+            ol.focus()
+        else:
+            ol.display = False
+            self.query_one(Input).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.choices[event.option_index][1])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed on the list starts a path in the input."""
+        if isinstance(self.focused, OptionList) and event.is_printable and event.character:
+            event.stop()
+            inp = self.query_one(Input)
+            inp.focus()
+            inp.insert_text_at_cursor(event.character)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -7,8 +7,9 @@ a tree (each declared item with its probe id). Right: the verdict of a restateme
 once one is scored (`VerdictView`), then the probes with their registered scores.
 
 Keys: r score a restatement, s strict/loose, t tiers, a added since the seal (a newer
-manifest or seal), d diff against another seal (`SealDiffScreen`), j jump to the
-ledger row that sealed it, e export the audit report (`ExportScreen`).
+manifest or seal), d diff against another seal (one of those open, or a file:
+`SealDiffScreen`), j jump to the ledger row that sealed it, e export the audit report
+(`ExportScreen`).
 
 Ledger link: `scan_ledger(path)` looks for `continuity_snapshot` rows whose
 `manifest_digest` and `probe_set_digest` equal this seal's and links each one; `j`
@@ -42,9 +43,9 @@ from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
-from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
+from sealscope.viewer.prompt import ChoiceScreen, PathSuggester, PromptScreen, pasted_path
 from sealscope.viewer.seal_diff import SealDiffScreen, snap_of
-from sealscope.viewer.style import json_text, shown, tier_style
+from sealscope.viewer.style import TONE_STYLE, json_text, shown, tier_style
 from sealscope.viewer.verdict_view import VerdictView
 
 __all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
@@ -504,7 +505,9 @@ class SealTab(EvidenceTab):
         self.post_message(JumpToLedgerRow(ref.path, ref.line))
 
     # ------------------------------------------------------------------ prompts
-    def _ask(self, title: str, placeholder: str, then) -> None:
+    def _ask(self, title: str, placeholder: str, then,
+             choices: list[tuple[Text, str]] | None = None) -> None:
+        """Ask for a path (or one of `choices`, when there are any), then `then(path)`."""
         def done(value: str | None) -> None:
             if not value:
                 return
@@ -513,8 +516,32 @@ class SealTab(EvidenceTab):
                 self.notify("no such file: " + shown(value), markup=False, severity="warning")
                 return
             then(str(p))
-        self.app.push_screen(PromptScreen(title, placeholder, suggester=PathSuggester(),
-                                          id="seal-prompt"), done)
+        if choices:
+            self.app.push_screen(ChoiceScreen(title, choices, "or " + placeholder,
+                                              id="seal-choice"), done)
+        else:
+            self.app.push_screen(PromptScreen(title, placeholder, suggester=PathSuggester(),
+                                              id="seal-prompt"), done)
+
+    def open_seal_choices(self) -> list[tuple[Text, str]]:
+        """The other seals open in the app, valid ones first, as (label, path)."""
+        others = [t for t in self.app.query(SealTab) if t is not self]
+        others.sort(key=lambda t: t.seal.status != "ok")
+        out = []
+        for t in others:
+            label = Text()
+            word = _verdict.seal(t.seal.status).verdict
+            label.append(f"{_verdict.glyph(word)} ", TONE_STYLE[_verdict.tone(word)])
+            label.append(shown(t.tab_name), "bold")
+            if t.seal.status == "ok":
+                label.append("  label ", "dim")
+                label.append(_short(shown(t.snap.label), 24))
+                label.append("  sealed ", "dim")
+                label.append(shown(t.snap.created_at))
+            else:
+                label.append(f"  {word}", "dim")
+            out.append((label, t.path))
+        return out
 
     def action_restate(self) -> None:
         if self._need_seal():
@@ -538,9 +565,10 @@ class SealTab(EvidenceTab):
                       self.load_newer_manifest)
 
     def action_diff(self) -> None:
+        """Diff against one of the other open seals, or a snapshot file by path."""
         if self._need_seal():
             self._ask("Diff against another seal", "path to another snapshot file",
-                      self.open_diff)
+                      self.open_diff, choices=self.open_seal_choices())
 
     def action_export(self) -> None:
         self.app.push_screen(self.export_screen())

@@ -3,6 +3,8 @@ tabs from anywhere on the main screen, and keys typed right behind a switch act 
 the tab that came to the front (sent as one burst, as a terminal delivers them)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events
 from textual.widgets import TabbedContent
 
@@ -10,7 +12,10 @@ from sealscope.core import verdict
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.evidence_tab import tab_title
 from sealscope.viewer.ledger_tab import LedgerTab
+from sealscope.viewer.prompt import ChoiceScreen
 from sealscope.viewer.row_list import RowList
+from sealscope.viewer.seal_diff import SealDiffScreen
+from sealscope.viewer.seal_tab import SealTab
 from sealscope.viewer.source import LedgerSource
 
 from tests.viewer.viewer_helpers import SAMPLES, settle, sync
@@ -213,3 +218,48 @@ def test_match_lines_are_the_lines_find_text_stops_on():
             assert list(src.match_lines(needle)) == sorted(stops), needle
     finally:
         src.close()
+
+
+# --------------------------------------------------------------------------- seal diff
+
+@sync
+async def test_d_on_a_seal_offers_the_other_open_seals():
+    app = SealscopeApp([SAMPLES, SAMPLES / "seals" / "seal-day1-tampered.json"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("8")
+        day1 = app.current_tab()
+        assert isinstance(day1, SealTab) and day1.tab_name == "seal-day1"
+        await pilot.press("d")
+        await pilot.pause()
+        choice = app.screen
+        assert isinstance(choice, ChoiceScreen)
+        # the other open seals, valid first, each with its mark, label and date
+        shown = [label.plain for label, _p in choice.choices]
+        assert shown[0].startswith("✓ seal-day2  label ") and "sealed 2026-" in shown[0]
+        assert shown[1] == "✗ seal-day1-tampered  INVALID"
+        assert [Path(p).name for _l, p in choice.choices] == [
+            "seal-day2.json", "seal-day1-tampered.json"]
+        await pilot.press("enter")                     # the first: seal-day2
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, SealDiffScreen)
+        assert Path(scr.current.path).name == "seal-day2.json"
+        assert [r.kind for r in day1.session] == ["diff"]
+
+
+@sync
+async def test_d_still_takes_a_typed_path(tmp_path):
+    app = SealscopeApp([SAMPLES / "seals" / "seal-day1.json",
+                        SAMPLES / "seals" / "seal-day2.json"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceScreen)
+        path = str(SAMPLES / "seals" / "seal-day2.json")
+        await pilot.press(*path)                       # typing on the list types the path
+        assert app.screen.query_one("#choice-input").value == path
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SealDiffScreen)
