@@ -16,6 +16,7 @@ surrogate, nesting too deep) is refused here, with its place named.
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from collections.abc import Iterable
@@ -24,7 +25,8 @@ from typing import Any, BinaryIO
 from sealscope.core import digest as _digest
 from sealscope.core.jsonio import loads
 
-__all__ = ["HeldItem", "HeldContentError", "load_held", "load_many", "values_of", "kind_of"]
+__all__ = ["HeldItem", "HeldContentError", "load_held", "load_many", "values_of", "kind_of",
+           "item_text", "containing"]
 
 
 class HeldContentError(ValueError):
@@ -158,3 +160,24 @@ def load_many(paths: Iterable[str | os.PathLike[str]],
 def values_of(items: Iterable[HeldItem]) -> list[Any]:
     """The bare values, for APIs that take a content list."""
     return [i.value for i in items]
+
+
+def item_text(value: Any) -> str:
+    """The text of an item as a person searches it: a str as it is, bytes as UTF-8
+    (undecodable bytes replaced), any other value as one line of JSON (non-ASCII as
+    itself)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def containing(items: Iterable[HeldItem], text: str) -> list[HeldItem]:
+    """The items whose text (`item_text`) contains `text`, ignoring case, in order;
+    none for an empty text."""
+    want = text.casefold()
+    return [i for i in items if want and want in item_text(i.value).casefold()]

@@ -1,9 +1,17 @@
 """Look an item up: type or paste text, or load a held-content file; see each item's
-digest and every manifest position, in every open ledger, that names it; Enter jumps
-to the receipt row.
+digest and every manifest position, in every open ledger, that names it; Enter on a
+place jumps to the receipt row.
+
+Typed text is an exact item (its digest is looked up) and also a search: the held
+content loaded (the file given here, and the pre/post files held-content checks loaded
+in the open ledgers) is searched for items whose text contains it (`core.held.
+containing`), each shown with its preview and its manifest places. The summary says how
+many exact and partial hits there are; Enter on the text jumps to the first hit (an
+exact one first) at once.
 
 Digests are `sealscope.core.digest.item_digest`; the index is
-`sealscope.core.lookup.DropIndex` over the open ledgers (built once, in a worker).
+`sealscope.core.lookup.DropIndex` over the open ledgers (built once, in a worker, which
+also loads the held content of the ledgers' checks).
 """
 from __future__ import annotations
 
@@ -68,6 +76,25 @@ def load_items(path: Path) -> tuple[list[held.HeldItem] | None, str | None]:
         return None, f"{path}: {e}"
 
 
+def _held_label(h: held.HeldItem) -> str:
+    """`file#index` of a held item (sanitized)."""
+    return f"{clean(Path(h.source).name)}#{h.index}"
+
+
+def checked_held_paths(ledgers: Sequence[LedgerTab]) -> list[str]:
+    """The held-content files the ledgers' checks loaded (pre, post), once each."""
+    out: list[str] = []
+    for tab in ledgers:
+        for rec in list(tab.session):
+            if rec.kind != "recompute":
+                continue
+            for key in ("pre", "post"):
+                p = rec.inputs.get(key)
+                if isinstance(p, str) and p not in out:
+                    out.append(p)
+    return out
+
+
 class LookupScreen(Screen[None]):
     """Digest → every manifest position, across the open ledgers."""
 
@@ -88,7 +115,13 @@ class LookupScreen(Screen[None]):
         self.index: DropIndex | None = None
         self.index_error: str | None = None
         self.items: list[_Item] = []
+        self.typed: str | None = None  # the text typed, searched in the held content
+        self.file_items: list[held.HeldItem] = []     # the held file loaded here
+        self.checks_held: list[held.HeldItem] = []    # held content the ledgers' checks loaded
+        self.partial: list[held.HeldItem] = []        # held items containing the typed text
         self.hits: list[tuple[LedgerTab | None, int]] = []   # (tab, line) per option
+        self.exact_places = self.partial_places = 0
+        self._jump_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(" look up an item ", "bold reverse"), classes="screen-title")
@@ -98,8 +131,8 @@ class LookupScreen(Screen[None]):
                         id="lookup-text")
         with Horizontal(classes="field-row"):
             yield Label("or a file")
-            yield Input(value=str(self.start_path or ""), placeholder="held content file "
-                        "or folder (every item in it is looked up) — or paste/drag it here",
+            yield Input(value=str(self.start_path or ""), placeholder="a held content file "
+                        "or folder: each item is looked up",
                         suggester=PathSuggester(), id="lookup-file")
         yield Static(id="lookup-summary")
         yield Static(Text(" places (Enter jumps to the receipt row)", "bold"), classes="pane-title")
@@ -122,22 +155,77 @@ class LookupScreen(Screen[None]):
                 idx.add_ledger(str(tab.source.path))
             except OSError as e:
                 errors.append(f"{tab.source.name}: {e}")
-        self.app.call_from_thread(self._set_index, idx, "; ".join(errors) or None)
+        items: list[held.HeldItem] = []
+        for path in checked_held_paths(self.ledgers):
+            got, _err = load_items(Path(path))
+            items += got or []
+        self.app.call_from_thread(self._set_index, idx, "; ".join(errors) or None, items)
 
-    def _set_index(self, idx: DropIndex, error: str | None) -> None:
+    def _set_index(self, idx: DropIndex, error: str | None,
+                   checks_held: list[held.HeldItem]) -> None:
         self.index = idx
         self.index_error = error
+        self.checks_held = checks_held
+        if self.typed is not None:
+            self.partial = self._containing(self.typed)
         self._refresh()
+        if self._jump_pending:
+            self._jump_pending = False
+            self.jump_first()
 
     # ------------------------------------------------------------------ input
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if event.input.id == "lookup-text":
-            self.items = text_items(event.value)
-            self.held_path = None
-            self._refresh()
+            self.look_up_text(event.value)
+            self.jump_first()
         else:
             self._load_file(event.value)
+
+    def look_up_text(self, text: str) -> None:
+        """Typed text: an exact item, and a search of the held content loaded."""
+        self.items = text_items(text)
+        self.typed = text
+        self.partial = self._containing(text)
+        self.held_path = None
+        self._refresh()
+
+    def _containing(self, text: str) -> list[held.HeldItem]:
+        """Held items (the file here, then the checks') whose text contains `text`,
+        one per digest (the same item held twice has the same places), leaving out
+        the exact item itself."""
+        seen = {i.digest for i in self.items}
+        out = []
+        for h in held.containing([*self.file_items, *self.checks_held], text.strip()):
+            if h.digest not in seen:
+                seen.add(h.digest)
+                out.append(h)
+        return out
+
+    def jump_first(self) -> None:
+        """Go to the first hit (exact before partial), saying how many there are;
+        once the index is built if it is not yet."""
+        if self.index is None:
+            self._jump_pending = True
+            return
+        found = [(tab, line) for tab, line in self.hits if tab is not None]
+        if not found:
+            return
+        tab, line = found[0]
+        self.app.notify(f"{self._counts()} — showing {clean(tab.source.name)} line {line}",
+                        title="look up", markup=False)
+        self._jump(tab, line)
+
+    def _counts(self) -> str:
+        """How many hits: "N exact hits, M partial hits (K held items contain the text)"."""
+        def n(count: int, word: str) -> str:
+            return f"{count} {word}{'s' if count != 1 else ''}"
+        text = n(self.exact_places, "exact hit")
+        if self.typed is not None:
+            contain = "contains" if len(self.partial) == 1 else "contain"
+            text += (f", {n(self.partial_places, 'partial hit')} "
+                     f"({n(len(self.partial), 'held item')} {contain} the text)")
+        return text
 
     def on_paste(self, event: events.Paste) -> None:
         if isinstance(self.focused, Input):
@@ -149,9 +237,7 @@ class LookupScreen(Screen[None]):
             self._load_file(str(p))
         else:
             self.query_one("#lookup-text", Input).value = event.text
-            self.items = text_items(event.text)
-            self.held_path = None
-            self._refresh()
+            self.look_up_text(event.text)
 
     def _load_file(self, value: str) -> None:
         p = pasted_path(value)
@@ -162,9 +248,11 @@ class LookupScreen(Screen[None]):
         if err:
             self.app.notify(clean(err), markup=False, severity="error")
             return
-        self.items = [_Item(f"{clean(Path(i.source).name)}#{i.index}", i.value, i.digest, i.size)
-                      for i in items or []]
+        self.file_items = items or []
+        self.items = [_Item(_held_label(i), i.value, i.digest, i.size) for i in self.file_items]
         self.held_path = str(p)
+        self.typed = None
+        self.partial = []
         self._refresh()
 
     # ------------------------------------------------------------------ results
@@ -182,6 +270,8 @@ class LookupScreen(Screen[None]):
         ol = self.query_one(OptionList)
         ol.clear_options()
         self.hits = []
+        self.exact_places = self.partial_places = 0
+        counts = len(summary)
         for item in self.items:
             summary.append(" ● ", "bold")
             summary.append(clean(item.label), "bold")
@@ -196,16 +286,52 @@ class LookupScreen(Screen[None]):
             summary.append(f"\n   found in {len(locs)} place(s)\n" if locs else
                            "\n   not in any open ledger's drop manifest\n",
                            "green" if locs else "yellow")
+            self.exact_places += len(locs)
             for loc in locs:
-                tab = by_path.get(str(loc.ledger))
-                prompt = Text(end="")
-                prompt.append(clean(Path(loc.ledger).name), "bold")
-                prompt.append(f"  line {loc.line}  manifest position {loc.position}  ")
-                prompt.append(preview(item.value, 40), "italic dim")
-                self.hits.append((tab, loc.line))
-                ol.add_option(Option(prompt))
+                self._add_hit(ol, by_path, loc, item.value, "")
+        if self.typed is not None and self.index is not None:
+            self._partial_summary(summary, ol, by_path)
+        if self.index is not None and (self.items or self.typed is not None):
+            head = Text(f" {self._counts()}\n", "bold")
+            summary = Text.assemble(summary[:counts], head, summary[counts:], end="")
         self.query_one("#lookup-summary", Static).update(summary)
         self._record(tabs)
+
+    def _add_hit(self, ol: OptionList, by_path: dict[str, LedgerTab], loc: Any, value: Any,
+                 tag: str) -> None:
+        tab = by_path.get(str(loc.ledger))
+        prompt = Text(end="")
+        if tag:
+            prompt.append(f"{tag} ", "yellow")
+        prompt.append(clean(Path(loc.ledger).name), "bold")
+        prompt.append(f"  line {loc.line}  manifest position {loc.position}  ")
+        prompt.append(preview(value, 40), "italic dim")
+        self.hits.append((tab, loc.line))
+        ol.add_option(Option(prompt))
+
+    def _partial_summary(self, summary: Text, ol: OptionList,
+                         by_path: dict[str, LedgerTab]) -> None:
+        """The held items containing the typed text, with their places (as hits)."""
+        assert self.index is not None and self.typed is not None
+        pool = len(self.file_items) + len(self.checks_held)
+        if not self.partial:
+            summary.append(f" no held item contains the text ({pool} held item(s) "
+                           "loaded: a file here, or the ledgers' held-content checks)\n",
+                           "dim")
+            return
+        summary.append(f" {len(self.partial)} held item(s) contain the text:\n", "bold")
+        for h in self.partial:
+            locs = self.index.where(h.digest)
+            self.partial_places += len(locs)
+            summary.append(" ◐ ", "yellow")
+            summary.append(_held_label(h), "bold")
+            summary.append(": ")
+            summary.append(preview(h.value, 40), "italic")
+            summary.append(f" — {len(locs)} place(s)\n" if locs else
+                           " — in no open ledger's drop manifest\n",
+                           "green" if locs else "yellow")
+            for loc in locs:
+                self._add_hit(ol, by_path, loc, h.value, "partial")
 
     def _record(self, tabs: list[LedgerTab]) -> None:
         """The lookup goes into the session of each open ledger it found an item in,
@@ -228,8 +354,10 @@ class LookupScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         tab, line = self.hits[event.option_index]
-        if tab is None:
-            return
+        if tab is not None:
+            self._jump(tab, line)
+
+    def _jump(self, tab: LedgerTab, line: int) -> None:
         while len(self.app.screen_stack) > 1:
             self.app.pop_screen()
         self.app.post_message(JumpToLedgerRow(tab.path, line))

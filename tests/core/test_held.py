@@ -7,7 +7,8 @@ import os
 import pytest
 
 from sealscope.core import digest
-from sealscope.core.held import HeldContentError, HeldItem, kind_of, load_held, load_many, values_of
+from sealscope.core.held import (HeldContentError, HeldItem, containing, item_text, kind_of,
+                                 load_held, load_many, values_of)
 
 E_ACUTE = "sha256:raw-bytes:v1:4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c"
 TRUE = "sha256:json-c14n:v1:b5bea41b6c623f7c09f1bf24dcae58ebab3c0cdd90ad966bc43a45b44867e12b"
@@ -128,3 +129,20 @@ def test_load_many_concatenates(tmp_path):
     b.write_bytes(b"x")
     items = load_many([a, b])
     assert [i.digest for i in items] == [digest.item_digest("x").digest] * 2
+
+
+def test_containing_searches_the_text_of_every_kind_of_item(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text('["Please DELETE the log", {"role": "user", "text": "délai"}, 7]',
+                 encoding="utf-8")
+    raw = tmp_path / "raw.bin"
+    raw.write_bytes(b"\xffbinary delete\xfe")
+    items = load_held(p) + load_held(raw)
+    assert item_text(items[1].value) == '{"role": "user", "text": "délai"}'
+    assert item_text(items[3].value) == "\ufffdbinary delete\ufffd"
+    assert [i.index for i in containing(items, "delete")] == [0, 0]
+    assert [i.source for i in containing(items, "delete")] == [str(p), str(raw)]
+    assert containing(items, "DÉLAI") == [items[1]]
+    assert containing(items, '"role": "user"') == [items[1]]
+    assert containing(items, "7") == [items[2]]
+    assert containing(items, "") == [] and containing(items, "absent") == []
