@@ -10,7 +10,7 @@ exercised there), and from a folder outside the checkout:
 * `sealscope verify` on the packaged `tampered.jsonl` says BROKEN, first break line 4,
   exit 1;
 * `sealscope` and `sealscope view` open the bundled samples in the viewer, headless: the
-  first tab is the packaged `session.jsonl`, VERIFIED; `?` shows the samples' README.
+  first tab is the packaged `session.jsonl`, VERIFIED; `R` shows the samples' README.
 
 Every path the installed package uses is checked to lie inside the new environment, so no
 step reads the checkout's files through the installed package. The venvs get only what the
@@ -57,7 +57,7 @@ def headless_run(self, *args, **kw):
             first = panes[0]
             banner = str(first.query_one("#banner").render())
             active = self.current_tab() is first
-            await pilot.press("question_mark")
+            await pilot.press("R")
             await pilot.pause()
             readme = self.screen.query_one("Markdown").source
             runs.append({"tabs": [str(getattr(p, "path", None) or p.source.path)
