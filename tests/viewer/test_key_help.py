@@ -3,6 +3,8 @@ what its marks mean; escape closes it and the palette's keys panel; no footer or
 is cut off at 80 columns."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.widgets import HelpPanel
 from textual.widgets._footer import FooterKey
@@ -14,7 +16,7 @@ from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.seal_tab import SealTab
 
-from tests.viewer.viewer_helpers import SAMPLES, screen_lines, settle, sync
+from tests.viewer.viewer_helpers import ROOT, SAMPLES, screen_lines, settle, sync
 
 SMALL = (80, 24)
 
@@ -126,3 +128,22 @@ async def test_the_filter_hint_is_whole_at_80_columns():
         for part in ("ok, break, declared, prechain, unparseable, blank",
                      "kind:NAME", "empty clears"):
             assert part in shown, part
+
+
+# --------------------------------------------------------------------------- 80x24 pictures
+
+def samples_from_root(monkeypatch) -> SealscopeApp:
+    monkeypatch.chdir(ROOT)   # banners show paths as given
+    return SealscopeApp([Path("sample_ledgers")])
+
+
+@pytest.mark.parametrize("keys", [("8",), ("1", "f"), ("2", "question_mark")],
+                         ids=["seal_tab", "filter_prompt", "key_help"])
+def test_snapshot_80x24(snap_compare, monkeypatch, keys):
+    async def run(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(samples_from_root(monkeypatch), terminal_size=SMALL, run_before=run)
