@@ -146,7 +146,7 @@ class LedgerTab(FollowMode):
         PaletteBinding("h", "held", "Held", title="Held content for this receipt",
                        help="Load pre/post content and recompute"),
         Binding("enter", "held", "Held content", show=False),
-        PaletteBinding("j", "jump_seal", "Seal", title="Jump to the seal of this row",
+        PaletteBinding("j", "jump_seal", "Seal", show=False, title="Jump to the seal of this row",
                        help="From a continuity_snapshot row to its open seal tab"),
         PaletteBinding("m", "strip", "Strip", title="Overview strip",
                        help="The strip takes the keyboard (0-9, arrows, Enter, ? legend); "
