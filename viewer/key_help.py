@@ -81,8 +81,10 @@ def key_lines(app: App[Any], bindings: Iterable[Binding]) -> list[tuple[str, str
 
 
 def legends(pane: Widget) -> list[tuple[str, Sequence[tuple[str, str, str]]]]:
-    """(title, rows) of each widget class in `pane` (itself included) that declares a
-    LEGEND, once per class, in the order they are met."""
+    """(title, rows of mark, style, meaning) of each widget class in `pane` (itself
+    included) that declares a LEGEND, once per class, in the order they are met; a
+    row with named `glyph`, `style` and `meaning` (the overview strip's) is read by
+    name."""
     out: list[tuple[str, Sequence[tuple[str, str, str]]]] = []
     seen: set[type] = set()
     for w in [pane, *pane.walk_children(Widget)]:
@@ -90,7 +92,9 @@ def legends(pane: Widget) -> list[tuple[str, Sequence[tuple[str, str, str]]]]:
         legend = getattr(cls, "LEGEND", None)
         if legend and cls not in seen:
             seen.add(cls)
-            out.append((str(getattr(cls, "LEGEND_TITLE", cls.__name__)), legend))
+            rows = [(r.glyph, r.style, r.meaning) if hasattr(r, "meaning") else tuple(r)
+                    for r in legend]
+            out.append((str(getattr(cls, "LEGEND_TITLE", cls.__name__)), rows))
     return out
 
 

@@ -170,6 +170,9 @@ class OverviewStrip(Widget, can_focus=False):
     OverviewStrip:focus { background: $accent 40%; }
     """
 
+    LEGEND_TITLE = "overview strip (m)"   # what the key help lists for the tab
+    LEGEND = LEGEND
+
     BINDINGS = [
         Binding("up", "step(-1)", "Bin up", show=False),
         Binding("down", "step(1)", "Bin down", show=False),

@@ -49,7 +49,8 @@ async def test_question_mark_lists_the_ledger_tab_keys_and_marks_and_escape_clos
                      "R          Samples README", "↑          Up",
                      "✗          the chain breaks here",
                      "◐          could not look in full: COULD NOT LOOK",
-                     "…          not verified yet"):
+                     "…          not verified yet", " overview strip (m)",
+                     "!          receipt that fails", "░          not yet verified"):
             assert line in text, line
         await pilot.press("escape")
         await pilot.pause()
