@@ -153,7 +153,7 @@ class ChoiceScreen(ModalScreen[str | None]):
             yield OptionList(*[Option(label) for label, _v in self.choices],
                              id="choice-list", markup=False)
             yield Input(placeholder=self._placeholder, suggester=PathSuggester(),
-                        id="choice-input")
+                        select_on_focus=False, id="choice-input")
             yield Label(Text("↑ ↓ and Enter pick an open one · or type a path, Enter · "
                              "Esc cancels", "dim"), id="choice-hint")
 
@@ -175,8 +175,9 @@ class ChoiceScreen(ModalScreen[str | None]):
         self.dismiss(event.value)
 
     def on_key(self, event: events.Key) -> None:
-        """A character typed on the list starts a path in the input."""
-        if isinstance(self.focused, OptionList) and event.is_printable and event.character:
+        """A character typed on the list (or before it has the keyboard) starts a path
+        in the input."""
+        if not isinstance(self.focused, Input) and event.is_printable and event.character:
             event.stop()
             inp = self.query_one(Input)
             inp.focus()
