@@ -259,6 +259,7 @@ class RowList(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
         self.virtual_size = Size(event.size.width, self.count)
+        self.post_message(ViewportMoved())   # as many rows show as now fit
 
     # ------------------------------------------------------------------ drawing
     def render_line(self, y: int) -> Strip:
