@@ -24,7 +24,8 @@ VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "warn": "bold yellow"
 FINDING_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
               "untiered": "magenta"}
-TONE_STYLE: dict[str | None, str] = {**VERDICT_STYLE, None: "dim"}   # None: no verdict yet
+TONE_STYLE: dict[str | None, str] = {None: "dim"}   # None: no verdict yet
+TONE_STYLE.update(VERDICT_STYLE)
 
 
 def tier_style(severity: Any) -> str:
