@@ -66,9 +66,10 @@ async def test_sample_tabs_show_their_verdict_glyphs():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert labels(app) == SAMPLE_LABELS
-        # each glyph is the glyph of the word the tab's banner shows
+        # each glyph is the glyph of the tab's verdict (what its banner and report say)
         for pane, label in zip(app.panes(), SAMPLE_LABELS, strict=True):
-            assert label[0] == verdict.glyph(pane.verdict_word())
+            assert pane.tab_verdict is not None
+            assert label[0] == verdict.glyph(pane.tab_verdict.verdict)
 
 
 @sync
@@ -89,7 +90,12 @@ async def test_a_label_is_pending_until_the_verdict_and_follows_a_pin_check():
         await pilot.press("enter")
         await settle(app, pilot)
         assert tab.banner.combined_verdict == "BROKEN"
+        assert tab.tab_verdict == verdict.Outcome(verdict.BROKEN, verdict.WRONG)
         assert title.label.plain == "✗truncated"
+        await pilot.press("delete")                      # the check cleared: ✓ again
+        await settle(app, pilot)
+        assert tab.tab_verdict == verdict.Outcome(verdict.VERIFIED, verdict.HELD)
+        assert title.label.plain == "✓truncated"
 
 
 # --------------------------------------------------------------------------- tab keys
