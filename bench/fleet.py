@@ -127,11 +127,16 @@ def run(which: str, root: Path, workers: int) -> dict:
     if which != "dask-running":
         return _child(which, root, str(workers))
     # a deployed cluster outlives the command: start one (its workers idle, their
-    # imports done) before the clock, give the command its address, close it after
+    # imports done, set up as local:N sets up its own) before the clock, give the
+    # command its address, close it after
+    import dask
     import dask.distributed as dd
 
-    with dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                         host="127.0.0.1", dashboard_address=None) as cluster:
+    from sealscope.fleet_engine import local_cluster_config
+
+    with dask.config.set(local_cluster_config()), \
+            dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            host="127.0.0.1", dashboard_address=None) as cluster:
         return _child(which, root, cluster.scheduler_address)
 
 

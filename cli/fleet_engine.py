@@ -165,10 +165,21 @@ def _distributed() -> tuple[Any, Any]:
     return dask, dd
 
 
-def _start_method() -> str:
+def local_cluster_config() -> dict[str, Any]:
+    """Dask settings for the workers `local:N` starts. Audits are CPU-bound tasks whose
+    worker threads hold the GIL, so the workers skip what would wake up beside them:
+    the statistical profiler (a stack sample every 10 ms that no one reads here), the
+    GIL-contention monitor and the event-loop tick watch (1 s, not 20 ms). Where the
+    platform has one, workers start from a fork server (a clean single-threaded
+    process that loaded distributed once) instead of a fresh interpreter each."""
     import multiprocessing as mp
 
-    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+    method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+    return {"distributed.worker.profile.enabled": False,
+            "distributed.admin.system-monitor.gil.enabled": False,
+            "distributed.admin.system-monitor.interval": "1s",
+            "distributed.admin.tick.interval": "1s",
+            "distributed.worker.multiprocessing-method": method}
 
 
 def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
@@ -183,12 +194,7 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
-        # our own workers skip Dask's statistical profiler (it samples the task thread
-        # every 10 ms, and no one reads its profiles here) and, where the platform has
-        # it, start from a fork server (a clean single-threaded process that has loaded
-        # distributed once) instead of a fresh interpreter each: about a second less
-        with dask.config.set({"distributed.worker.profile.enabled": False,
-                              "distributed.worker.multiprocessing-method": _start_method()}):
+        with dask.config.set(local_cluster_config()):
             cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                       host="127.0.0.1", dashboard_address=None)
         client = dd.Client(cluster)
