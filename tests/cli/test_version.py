@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from importlib.metadata import version
 
 from sealscope.core.version import __version__
@@ -35,3 +36,14 @@ def test_mcp_server_info_is_the_metadata_version():
     assert reply["id"] == 1
     assert reply["result"]["serverInfo"] == {"name": "sealscope",
                                              "version": version("sealscope")}
+
+
+def test_importing_the_package_reads_no_metadata():
+    """`importlib.metadata` is loaded when the version is first asked for, not on import
+    (the viewer's cold start imports the package and never asks)."""
+    code = ("import sys; before = set(sys.modules); import sealscope, sealscope.core.version; "
+            "print(sorted(m for m in set(sys.modules) - before if m.startswith('importlib.m')));"
+            "print(sealscope.__version__); print('importlib.metadata' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, timeout=60).stdout.split("\n")
+    assert out[:3] == ["[]", version("sealscope"), "True"]
