@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from statistics import median
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sealscope.core.harn.model import CompactionEvent
 from sealscope.core.receipt import ReceiptCheck, verify_receipt
+
+if TYPE_CHECKING:  # an annotation only: a ledger's series never loads the harn model
+    from sealscope.core.harn.model import CompactionEvent
 
 MIN_POINTS = 3   # a median of fewer shares calls nothing out
 

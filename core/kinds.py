@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import harn as _harn
-from sealscope.core.continuity import SNAPSHOT_SCHEMA
+from sealscope.core.continuity.schema import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 
 __all__ = ["LEDGER", "SNAPSHOT", "HARN", "RESTATEMENT", "TIERS", "MANIFEST", "OTHER",

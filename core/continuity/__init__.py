@@ -15,24 +15,28 @@ comparison), `snapshots` (sealing), `divergences`, `continuation` (verdicts),
 """
 from __future__ import annotations
 
-from sealscope.core.continuity.checkpoint import (CHECKPOINT_OUTCOMES, CheckpointReceipt,
-                                                  classify_checkpoint)
-from sealscope.core.continuity.continuation import (CLAIMED_PROPERTY, VERDICT_COMPARISONS,
-                                                    ContinuationVerdict, verify_continuation)
-from sealscope.core.continuity.diff import added_since_seal, diff_seals
-from sealscope.core.continuity.divergences import SEVERITY_ORDER, grouped_divergences
-from sealscope.core.continuity.handoff import (CarryResult, DropReceipt, carry_forward,
-                                               drop_receipt)
-from sealscope.core.continuity.probes import derive_probes, probe_set_digest, restate
-from sealscope.core.continuity.running import RunnerError
-from sealscope.core.continuity.schema import (AGAINST_FILE, BASELINE_VERSION,
-                                              CHECKPOINT_SCHEMA, DIFF_SCHEMA,
-                                              KNOWN_SCORING_TYPES, PROBES_FILE,
-                                              REGISTRATION_SCHEMA, SCORING_SEMANTICS,
-                                              SNAPSHOT_SCHEMA, VERDICT_SCHEMA)
-from sealscope.core.continuity.scoring import (ExactMatchScore, contains_whole,
-                                               normalize_answer, score_exact_match)
-from sealscope.core.continuity.snapshots import ContinuitySnapshot, snapshot
+from typing import TYPE_CHECKING
+
+from sealscope.core import lazy
+
+if TYPE_CHECKING:  # for the type checker; at run time each name loads on first read
+    from sealscope.core.continuity.checkpoint import (CHECKPOINT_OUTCOMES, CheckpointReceipt,
+                                                      classify_checkpoint)
+    from sealscope.core.continuity.continuation import (CLAIMED_PROPERTY, VERDICT_COMPARISONS,
+                                                        ContinuationVerdict, verify_continuation)
+    from sealscope.core.continuity.diff import added_since_seal, diff_seals
+    from sealscope.core.continuity.divergences import SEVERITY_ORDER, grouped_divergences
+    from sealscope.core.continuity.handoff import (CarryResult, DropReceipt, carry_forward,
+                                                   drop_receipt)
+    from sealscope.core.continuity.probes import derive_probes, probe_set_digest, restate
+    from sealscope.core.continuity.running import RunnerError
+    from sealscope.core.continuity.schema import (AGAINST_FILE, BASELINE_VERSION, CHECKPOINT_SCHEMA,
+                                                  DIFF_SCHEMA, KNOWN_SCORING_TYPES, PROBES_FILE,
+                                                  REGISTRATION_SCHEMA, SCORING_SEMANTICS,
+                                                  SNAPSHOT_SCHEMA, VERDICT_SCHEMA)
+    from sealscope.core.continuity.scoring import (ExactMatchScore, contains_whole,
+                                                   normalize_answer, score_exact_match)
+    from sealscope.core.continuity.snapshots import ContinuitySnapshot, snapshot
 
 __all__ = [
     "SNAPSHOT_SCHEMA", "VERDICT_SCHEMA", "CHECKPOINT_SCHEMA", "REGISTRATION_SCHEMA",
@@ -45,3 +49,26 @@ __all__ = [
     "CarryResult", "carry_forward", "DropReceipt", "drop_receipt", "SEVERITY_ORDER",
     "grouped_divergences",
 ]
+
+# each re-exported name by the module that defines it, imported on the name's first read
+_LAZY = lazy.table({
+    "sealscope.core.continuity.checkpoint": ("CHECKPOINT_OUTCOMES", "CheckpointReceipt",
+        "classify_checkpoint"),
+    "sealscope.core.continuity.continuation": ("CLAIMED_PROPERTY", "VERDICT_COMPARISONS",
+        "ContinuationVerdict", "verify_continuation"),
+    "sealscope.core.continuity.diff": ("added_since_seal", "diff_seals"),
+    "sealscope.core.continuity.divergences": ("SEVERITY_ORDER", "grouped_divergences"),
+    "sealscope.core.continuity.handoff": ("CarryResult", "DropReceipt", "carry_forward",
+        "drop_receipt"),
+    "sealscope.core.continuity.probes": ("derive_probes", "probe_set_digest", "restate"),
+    "sealscope.core.continuity.running": ("RunnerError",),
+    "sealscope.core.continuity.schema": ("AGAINST_FILE", "BASELINE_VERSION", "CHECKPOINT_SCHEMA",
+        "DIFF_SCHEMA", "KNOWN_SCORING_TYPES", "PROBES_FILE", "REGISTRATION_SCHEMA",
+        "SCORING_SEMANTICS", "SNAPSHOT_SCHEMA", "VERDICT_SCHEMA"),
+    "sealscope.core.continuity.scoring": ("ExactMatchScore", "contains_whole", "normalize_answer",
+        "score_exact_match"),
+    "sealscope.core.continuity.snapshots": ("ContinuitySnapshot", "snapshot"),
+})
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy.exports(__name__, _LAZY)
