@@ -19,6 +19,9 @@ from sealscope.core.export import SessionRecord
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import ChainChanged
 
+VERDICT_CLASSES = ("-pending", "-verified", "-broken", "-couldnot")
+"""The banner's colour classes: exactly one is set (`Banner.verdict_class`)."""
+
 
 def check_detail(rec: SessionRecord) -> str:
     """One line on what a check found (words, never None)."""
@@ -149,9 +152,9 @@ class Banner(Static):
             verdict.tone(self.combined_verdict or ""), "-couldnot")
 
     def _paint(self) -> None:
-        for c in ("-pending", "-verified", "-broken", "-couldnot"):
-            self.remove_class(c)
-        self.add_class(self.verdict_class)
+        want = self.verdict_class
+        for c in VERDICT_CLASSES:   # only a class that changes restyles the banner
+            self.set_class(c == want, c)
         t = Text(no_wrap=False, end="")
         name = clean(self.file_name)
         if self.state == "indexing":
