@@ -10,3 +10,7 @@ def body(raw: bytes, /) -> tuple[bytes, str] | None:
 def run(data: bytes, pos: int, prev: bytes, sha256: Callable[[bytes], Any], /
         ) -> tuple[int, str | None, int]:
     """Rows verified in a run from byte `pos`: (offset where it stopped, last chain, rows)."""
+
+def line_ends(data: bytes | bytearray | memoryview, base: int, /) -> bytes:
+    """Native int64 offsets (base + index) just after each line end of `data` under
+    universal newlines, for `array("q").frombytes`; scanned without the GIL."""

@@ -5,11 +5,13 @@ import hashlib
 import importlib
 import importlib.util
 import json
+from array import array
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sealscope.core import lines
 from sealscope.core.jsonio import DuplicateKeyError, dumps_body, loads_strict
 
 # The accelerator is optional (no compiler at install time): skip only when it was not
@@ -184,3 +186,57 @@ def test_float_literals_come_out_as_repr_spells_them(lit):
 def test_known_float_literals(lit):
     got = fastrow.body(b'{"a": ' + lit.encode() + b', "chain": "x"}')
     assert got == (b'{"a": ' + repr(float(lit)).encode() + b"}", "x")
+
+
+def reference_line_ends(data: bytes) -> list[int]:
+    """Offsets just after each line end, by the reference's rule: universal newlines
+    (`\\r\\n` and a lone `\\r` become `\\n`), then a split on `\\n`."""
+    text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    ends, pos, i = [], 0, 0
+    while i < len(data):   # walk the raw bytes in step with the translated text
+        if data[i:i + 2] == b"\r\n":
+            i += 2
+        else:
+            i += 1
+        if text[pos:pos + 1] == b"\n":
+            ends.append(i)
+        pos += 1
+    return ends
+
+
+def c_line_ends(data: bytes, base: int = 0) -> list[int]:
+    out = array("q")
+    out.frombytes(fastrow.line_ends(data, base))
+    return list(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", b"{}", b"\xe9", b"\x85"]),
+                     max_size=40).map(b"".join), base=st.integers(0, 1 << 40))
+def test_line_ends_follow_universal_newlines(data, base):
+    assert c_line_ends(data, base) == [base + e for e in reference_line_ends(data)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.lists(st.sampled_from([b"row", b"\n", b"\r", b"\r\n", b"x" * 50]),
+                     max_size=60).map(b"".join), window=st.integers(1, 64))
+def test_line_offsets_equal_with_and_without_the_accelerator(data, window):
+    """`lines.line_offsets` gives the same offsets through the C scan and the Python
+    loop, whatever the window size (a window ends just after a `\\n`)."""
+    bounds = lines.window_bounds
+    got = []
+    for accel in (fastrow.line_ends, None):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(lines, "_c_line_ends", accel)
+            mp.setattr(lines, "window_bounds",
+                       lambda buf, start, end: bounds(buf, start, end, window))
+            got.append(list(lines.line_offsets(data)))
+    assert got[0] == got[1]
+    assert got[0][0] == 0 and got[0][-1] == len(data)
+
+
+def test_line_ends_read_any_buffer_and_refuse_text():
+    assert c_line_ends(memoryview(b"a\nb\r\nc"), 5) == [7, 10]
+    assert c_line_ends(b"", 3) == []
+    with pytest.raises(TypeError):
+        fastrow.line_ends("a\n", 0)
