@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -17,27 +17,39 @@ from sealscope.core import continuity, harn, lazy
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def is_module(name: str) -> bool:
+    try:
+        return find_spec(name) is not None
+    except ModuleNotFoundError:   # the parent is a module, not a package
+        return False
+
+
 def type_checking_imports(path: Path) -> dict[str, str]:
-    """name → module of every `from M import name` under a module-level
-    `if TYPE_CHECKING:` of the file at `path`."""
+    """name → `lazy.load` target of every import under a module-level
+    `if TYPE_CHECKING:` of the file at `path` ("M:n" for `from M import n`, "M.n" when
+    that names a module, "a.b" for `import a.b as n`)."""
     out: dict[str, str] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
                 node.test.id == "TYPE_CHECKING":
             for imp in node.body:
                 if isinstance(imp, ast.ImportFrom) and imp.module:
-                    out.update((a.asname or a.name, imp.module) for a in imp.names)
+                    for a in imp.names:
+                        sub = f"{imp.module}.{a.name}"
+                        out[a.asname or a.name] = sub if is_module(sub) else \
+                            f"{imp.module}:{a.name}"
+                elif isinstance(imp, ast.Import):
+                    out.update((a.asname or a.name, a.name) for a in imp.names)
     return out
 
 
 def table_agrees(module: object, path: Path) -> None:
     """`module._LAZY` names exactly what the file imports for the type checker, each
-    name loading the attribute of that name from that module."""
+    name reading as the object its target loads."""
     table: dict[str, str] = module._LAZY  # type: ignore[attr-defined]
-    assert {n: t.partition(":")[0] for n, t in table.items()} == type_checking_imports(path)
+    assert table == type_checking_imports(path)
     for name, target in table.items():
-        mod, _, attr = target.partition(":")
-        assert getattr(module, name) is getattr(import_module(mod), attr)
+        assert getattr(module, name) is lazy.load(target)
 
 
 @pytest.mark.parametrize(("module", "path"), [
@@ -54,8 +66,9 @@ def test_a_package_re_exports_every_public_name_lazily(module, path):
 
 def test_load_and_exports():
     assert lazy.load("sealscope.core.verdict:BROKEN") == "BROKEN"
+    assert lazy.load("sealscope.core.verdict") is sys.modules["sealscope.core.verdict"]
     with pytest.raises(ValueError, match="module:attribute"):
-        lazy.load("sealscope.core.verdict")
+        lazy.load("sealscope.core.verdict:")
     assert lazy.table({"a.b": ("X", "Y")}) == {"X": "a.b:X", "Y": "a.b:Y"}
 
 
