@@ -142,6 +142,11 @@ class SealscopeApp(App[None]):
         None when the file cannot be opened (a notification says why)."""
         p = Path(path)
         have = self._open_tab_for(p)
+        if isinstance(have, LedgerTab) and have.follow_alarm:
+            # the file changed under that tab (truncated, replaced, rewritten): opening
+            # it again replaces the tab with a fresh verification of what is on disk now
+            await self.query_one(TabbedContent).remove_pane(have.id or "")
+            have = None
         if have is not None:
             if activate:
                 self.show_tab(have)
