@@ -108,6 +108,7 @@ class SealDiffScreen(Screen[None]):
         self.doc = doc if doc is not None else diff_seals(
             self.previous_snap, self.current_snap, tiers=tiers)
         self.show_unchanged = False
+        self.cell = CELL                         # value column width (set on mount)
         self.rows: list[tuple[str, dict]] = []   # (kind, entry) per table row
 
     # ------------------------------------------------------------------ layout
@@ -118,14 +119,16 @@ class SealDiffScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # both value columns fit the terminal (CELL wide from 121 columns up)
+        self.cell = max(12, min(CELL, (self.app.size.width - 47) // 2))
         table = self.query_one(DataTable)
         table.add_column("", key="mark", width=1)
         table.add_column("id", key="id", width=26)
         table.add_column("severity", key="severity", width=9)
         table.add_column(Text(f"previous · {shown(os.path.basename(self.previous.path))}"),
-                         key="previous", width=CELL)
+                         key="previous", width=self.cell)
         table.add_column(Text(f"current · {shown(os.path.basename(self.current.path))}"),
-                         key="current", width=CELL)
+                         key="current", width=self.cell)
         self._fill()
         table.focus()
         self.action_next_change(from_top=True)
@@ -196,8 +199,10 @@ class SealDiffScreen(Screen[None]):
         idt.stylize(style)
         table.add_row(Text(KIND_MARK[kind], style=style), idt,
                       Text(shown(sev), style=style) if sev is not None else Text(""),
-                      _cell(e.get("declared")) if kind != "added" else Text("—", style="dim"),
-                      _cell(e.get("restated")) if kind != "removed" else Text("—", style="dim"))
+                      _cell(e.get("declared"), self.cell) if kind != "added"
+                      else Text("—", style="dim"),
+                      _cell(e.get("restated"), self.cell) if kind != "removed"
+                      else Text("—", style="dim"))
 
     # ------------------------------------------------------------------ detail
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
