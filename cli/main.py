@@ -23,6 +23,7 @@ VERB_MODULES = (
     "sealscope.cmd_export",
     "sealscope.cmd_fleet",
     "sealscope.cmd_mcp",
+    "sealscope.cmd_demo",
 )
 
 

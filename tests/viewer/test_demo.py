@@ -1,0 +1,313 @@
+"""`sealscope demo` as an end-to-end test: the whole script under `App.run_test()` at
+120×36 and 80×24 with this file's own assertions after every step, a snapshot per
+step (a changed screen names its step), the demo's keys, and the workspace removed at
+the end, on `q` and on a failure."""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import json
+import os
+import shutil
+import tempfile
+import traceback
+from pathlib import Path
+
+import pytest
+from pytest_textual_snapshot import SVGImageExtension
+from textual.widgets import DataTable
+
+from sealscope.core.digest import item_digest
+from sealscope.viewer import demo, demo_story as story
+from sealscope.viewer.demo import DemoApp
+from sealscope.viewer.held_screen import HeldContentScreen
+from sealscope.viewer.seal_diff import SealDiffScreen
+
+from tests.viewer.viewer_helpers import sync
+
+SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
+FAST = 1000.0          # every scripted pause divided by this: no real sleeping
+ROUNDS = 6000          # a safety net against a hang, not a timing assertion
+NAMES = [s.name for s in demo.STEPS]
+
+
+def text_of(widget) -> str:
+    return str(widget.render())
+
+
+def caption(app: DemoApp) -> str:
+    return app.screen.query_one(demo.CaptionBar).caption_text
+
+
+async def wait_for(pilot, pred) -> None:
+    for _ in range(ROUNDS):
+        await pilot.pause()
+        if pred():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the demo never got there")
+
+
+# --------------------------------------------------------------------------- per step
+
+def _ledger(app):
+    tab = demo.ledger_tab(app)
+    assert tab is not None
+    return tab
+
+
+def after_live(app):
+    tab = _ledger(app)
+    assert tab.result.rows == story.LIVE_ROWS == 43
+    assert tab.banner.combined_verdict == "VERIFIED"
+    assert text_of(tab.banner).startswith(" VERIFIED   wren.jsonl")
+    assert "FOLLOWING" in text_of(tab.query_one("#list-status"))
+    assert [tab.rows.status(n) for n in range(1, 44)] == ["ok"] * 43
+
+
+def after_receipt(app):
+    tab = _ledger(app)
+    assert tab.rows.current_line == story.RECEIPT_LINE == 44
+    assert tab.source.row(44).obj["schema"].endswith("v2")
+    assert "rows 44" in text_of(tab.banner) and tab.banner.combined_verdict == "VERIFIED"
+
+
+def after_seal(app):
+    seal = demo.seal_tab(app, story.SEAL_DAY1)
+    assert seal is not None and text_of(seal.query_one("#seal-banner")).startswith(
+        " SEAL VALID ")
+    tab = _ledger(app)
+    assert app.current_tab() is tab and tab.rows.current_line == 45
+    assert tab.source.row(45).kind == "continuity_snapshot"
+
+
+def after_attack(app):
+    tab = _ledger(app)
+    words = text_of(tab.banner)
+    assert words.startswith(" REWRITTEN while open: prefix changed in bytes 0–")
+    assert "-broken" in tab.banner.classes
+    assert "NOT FOLLOWING" in text_of(tab.query_one("#list-status"))
+    assert b'"to": "acct-6666"' in Path(story.LEDGER).read_bytes()
+
+
+def after_break(app):
+    tab = _ledger(app)
+    words = text_of(tab.banner)
+    assert words.startswith(" BROKEN   wren.jsonl")
+    assert "first break: line 33: chain mismatch" in words
+    assert tab.rows.current_line == story.ATTACK_LINE == 33
+    assert tab.rows.status(33) == "break"
+    assert [n for n in range(1, 46) if tab.rows.status(n) != "ok"] == [33]
+    assert tab.source.row(33).obj["to"] == "acct-6666"
+
+
+def after_held(app):
+    scr = app.screen
+    assert isinstance(scr, HeldContentScreen) and scr.line == 44
+    matches = text_of(scr.query_one("#held-matches"))
+    assert "⚠ 1 drop(s) the manifest does not declare (the receipt hides them)" in matches
+    assert '"page Maya before any refund over' in matches
+    drops = scr.check.recomputed.drops.items
+    assert item_digest(story.INSTRUCTION).digest in drops
+    assert not scr.check.ok
+
+
+def after_diff(app):
+    scr = app.screen
+    assert isinstance(scr, SealDiffScreen)
+    assert [(k, e.get("id")) for k, e in scr.rows] == [
+        ("changed", "open_commitments:0"), ("added", "live_threads:chargebacks"),
+        ("removed", "open_commitments:1"), ("more", None)]
+    table = scr.query_one(DataTable)
+    first = [str(c) for c in table.get_row_at(0)]
+    assert first[1] == "open_commitments:0"
+    assert scr.doc["changed"][0]["declared"] == "refund only to the account on file"
+    assert scr.doc["removed"][0]["declared"] == story.LOST_COMMITMENT
+
+
+def after_export(app):
+    md = Path(story.REPORT + ".md").read_text(encoding="utf-8")
+    doc = json.loads(Path(story.REPORT + ".json").read_text(encoding="utf-8"))
+    assert doc["verdict"] == "BROKEN" and doc["breaks"][0]["line"] == 33
+    assert [r["kind"] for r in doc["session"]] == ["recompute", "recompute"]
+    assert "BROKEN" in md and "line 33" in md
+    assert len(app.screen_stack) == 1
+    assert [n.message for n in app._notifications] == []
+
+
+def after_end(app):
+    assert caption(app).startswith(" 9/9  — That's the audit")
+
+
+AFTER = {"live": after_live, "receipt": after_receipt, "seal": after_seal,
+         "attack": after_attack, "break": after_break, "held": after_held,
+         "diff": after_diff, "export": after_export, "end": after_end}
+
+
+def test_the_script_names_every_step_once():
+    assert list(AFTER) == NAMES
+    assert all(s.caption and s.check for s in demo.STEPS)
+
+
+@dataclasses.dataclass
+class Run:
+    """One whole run of the demo at one size: per step the screen (SVG) and what this
+    file's assertions said."""
+    shots: dict[int, str] = dataclasses.field(default_factory=dict)
+    errors: dict[int, str] = dataclasses.field(default_factory=dict)
+    seen: list[str] = dataclasses.field(default_factory=list)
+    failure: str | None = None
+    return_code: int | None = None
+    cwd_after: str = ""
+    left_over: list[str] = dataclasses.field(default_factory=list)
+
+
+async def _run(size: tuple[int, int], parent: Path) -> Run:
+    run = Run()
+    at: list[int] = []
+    go = asyncio.Event()
+
+    async def on_step(app, k):
+        step = demo.STEPS[k - 1]
+        try:
+            cap = caption(app)
+            assert cap.startswith(f" {k}/9  — {step.caption[:20]}")
+            assert "✓ " in cap   # the check that held is on the caption bar
+            for key in (b.keys[-1] for b in step.beats if b.keys):
+                assert key.strip('"').removeprefix("⇩ ") in cap
+            AFTER[step.name](app)
+        except AssertionError:
+            run.errors[k] = traceback.format_exc(limit=-1)
+        run.seen.append(step.name)
+        go.clear()
+        at.append(k)
+        await go.wait()           # the test takes its picture of this step
+
+    app = DemoApp(speed=FAST, on_step=on_step, workspace_parent=str(parent))
+    async with app.run_test(size=size) as pilot:
+        for k in range(1, len(NAMES) + 1):
+            await wait_for(pilot, lambda k=k: k in at or app.return_code is not None)
+            if k not in at:
+                break
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
+            run.shots[k] = app.export_screenshot(simplify=True)
+            go.set()
+        await wait_for(pilot, lambda: app.return_code is not None)
+    run.failure, run.return_code = app.failure, app.return_code
+    run.cwd_after = os.getcwd()
+    run.left_over = [x.name for x in parent.iterdir()]
+    return run
+
+
+@functools.cache
+def demo_run(size: tuple[int, int]) -> Run:
+    """The demo runs once per size; every step's test reads that run."""
+    parent = Path(tempfile.mkdtemp(prefix="demo-test-"))
+    try:
+        return asyncio.run(_run(size, parent))
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+@pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
+@pytest.mark.parametrize("k", range(1, len(NAMES) + 1),
+                         ids=[f"{i}-{n}" for i, n in enumerate(NAMES, 1)])
+def test_step(snapshot, k, size):
+    """Step k held (the demo's own check and this file's assertions) and its screen
+    matches the snapshot; the test id names the step."""
+    run = demo_run(size)
+    assert NAMES[k - 1] in run.seen, run.failure
+    assert run.errors.get(k) is None
+    assert run.shots[k] == snapshot.use_extension(SVGImageExtension)
+
+
+@pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
+def test_the_run_ends_clean(size):
+    home = os.getcwd()
+    run = demo_run(size)
+    assert run.failure is None and run.return_code == 0
+    assert run.seen == NAMES
+    assert run.cwd_after == home
+    assert run.left_over == []   # the workspace is gone
+
+
+@sync
+async def test_keys_step_mode_pause_next_and_quit(tmp_path):
+    home = os.getcwd()
+    app = DemoApp(speed=FAST, step_mode=True, workspace_parent=str(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.done_steps == 1)
+        for _ in range(20):               # --step: it waits for →
+            await pilot.pause()
+        assert app.done_steps == 1 and "→ for the next step" in caption(app)
+        await pilot.press("x", "o", "b")  # not the demo's keys: ignored
+        await pilot.pause()
+        assert len(app.screen_stack) == 1 and app.done_steps == 1
+        await pilot.press("right")
+        await wait_for(pilot, lambda: app.done_steps == 2)
+        await pilot.press("space")
+        await pilot.pause()
+        assert app.paused and "⏸ paused — Space resumes" in caption(app)
+        await pilot.press("space")
+        await pilot.pause()
+        assert not app.paused and "paused" not in caption(app)
+        (ws,) = app.workspaces
+        assert Path(os.getcwd()) == ws.root and ws.root.parent == tmp_path
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 0 and app.done_steps == 2
+    assert os.getcwd() == home and list(tmp_path.iterdir()) == []
+
+
+@sync
+async def test_a_failing_step_is_named_and_the_workspace_removed(tmp_path):
+    home = os.getcwd()
+    steps = list(demo.STEPS[:3])
+    steps[2] = dataclasses.replace(steps[2], check=lambda app: (False, "nothing to see"))
+    app = DemoApp(speed=FAST, steps=steps, workspace_parent=str(tmp_path), step_timeout=5.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 1 and app.done_steps == 2
+    assert app.failure == ("step 3/3 (seal) failed: timed out waiting until it holds "
+                           "(saw: nothing to see)")
+    assert os.getcwd() == home and list(tmp_path.iterdir()) == []
+
+
+@sync
+async def test_an_error_in_a_beat_is_named_and_the_workspace_removed(tmp_path):
+    async def boom(app):
+        raise RuntimeError("the disk is gone")
+    steps = [demo.STEPS[0], demo.Step("boom", "it breaks", (demo.Beat(("z",), boom),),
+                                      demo.check_end)]
+    app = DemoApp(speed=FAST, steps=steps, workspace_parent=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert app.failure == "step 2/2 failed: RuntimeError: the disk is gone"
+    assert app.return_code == 1 and list(tmp_path.iterdir()) == []
+
+
+@sync
+async def test_loop_starts_over_in_a_new_workspace(tmp_path):
+    runs: list[Path] = []
+
+    async def on_step(app, k):
+        if k == 2:
+            runs.append(app.ws.root)
+            if len(runs) == 2:
+                app.exit(0)
+
+    steps = demo.STEPS[:2]
+    app = DemoApp(speed=FAST, loop=True, steps=steps, on_step=on_step,
+                  workspace_parent=str(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.return_code is not None)
+    assert len(runs) == 2 and runs[0] != runs[1]
+    assert app.failure is None and list(tmp_path.iterdir()) == []
+
+
+def test_the_pauses_of_one_run_at_speed_1():
+    """The closing note's figure: the scripted pauses of a run at speed 1."""
+    assert 60 <= demo.total_pause() <= 120
