@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import runpy
 import select
 import signal
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pyte
 import pytest
 
 from sealscope.demo_record import spawn
 
+ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 120.0   # a safety net against a hang, not a timing assertion
 
 
@@ -51,6 +55,15 @@ def test_record_writes_an_asciicast_v2_that_replays_to_the_final_caption(tmp_pat
     assert " 9/9  — That's the audit: a rewritten row, a hidden drop and a lost" in shown
     assert "✓ every step checked · q quits" in shown
     assert list(tmp.iterdir()) == []   # the workspace is gone
+
+    # docs/render_cast.py makes the README's key-frame SVG from such a recording
+    render = runpy.run_path(str(ROOT / "docs" / "render_cast.py"))["render"]
+    svg = ET.fromstring(render(cast))
+    frames = [g for g in svg.iter("{http://www.w3.org/2000/svg}g")
+              if "f" in g.get("class", "").split()]
+    assert len(frames) == 9
+    last = "".join(t.text or "" for t in frames[-1].iter("{http://www.w3.org/2000/svg}text"))
+    assert "9/9" in last and "every step checked" in last
 
 
 def _until(master: int, proc, pred) -> bytes:
