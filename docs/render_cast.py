@@ -48,16 +48,19 @@ def key_frames(cast: Path) -> tuple[int, int, list[list[list[pyte.screens.Char]]
     last: dict[int, list[list[pyte.screens.Char]]] = {}
     events = [json.loads(x) for x in lines[1:]]
     events = [e for e in events if e[1] == "o"]
+    seen: dict[int, list[list[pyte.screens.Char]]] = {}   # any frame, settled or not
     for i, (t, _kind, data) in enumerate(events):
         stream.feed(data)
+        m = next((STEP.search(row) for row in screen.display if STEP.search(row)), None)
+        if not m:
+            continue
+        frame = [[screen.buffer[y][x] for x in range(w)] for y in range(h)]
+        seen[int(m.group(1))] = frame
         # a frame is complete when the program pauses: Textual writes each frame in
         # one burst, which a pty may hand over in several chunks
-        if i + 1 < len(events) and events[i + 1][0] - t < SETTLED:
-            continue
-        m = next((STEP.search(row) for row in screen.display if STEP.search(row)), None)
-        if m:
-            last[int(m.group(1))] = [[screen.buffer[y][x] for x in range(w)]
-                                     for y in range(h)]
+        if i + 1 == len(events) or events[i + 1][0] - t >= SETTLED:
+            last[int(m.group(1))] = frame
+    last = {k: last.get(k, f) for k, f in seen.items()}
     return w, h, [last[k] for k in sorted(last)]
 
 

@@ -236,6 +236,11 @@ async def escape(app: DemoApp) -> None:
 
 async def seal_day2(app: DemoApp) -> None:
     await asyncio.to_thread(app.ws.seal, 2)
+    def marked() -> bool:   # the row is shown and the overview strip marks it
+        tab = ledger_tab(app)
+        return _shows_rows(app, story.SEAL1_LINE + 1) and tab is not None and \
+            story.SEAL1_LINE + 1 in getattr(tab.strip.model, "seals", ())
+    await app.until(marked, "the day-2 seal's row arrives")
 
 
 async def show_seal_day1(app: DemoApp) -> None:
@@ -662,7 +667,9 @@ class DemoApp(SealscopeApp):
                 self._leave(self.ws)
             if not self.stopped:
                 ended = True
-                self.exit()   # the last screen stays; the workspace goes on unmount
+                # once the last frame is drawn (a recording ends on it); the workspace
+                # goes when the app is torn down
+                self.call_after_refresh(self.exit)
         except DemoFailed as e:
             self._fail(str(e))
         except Exception as e:  # noqa: BLE001 - a demo that breaks says where, then ends
