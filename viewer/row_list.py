@@ -103,6 +103,7 @@ class RowList(ScrollView, can_focus=True):
         self._last_selected = -1
         self._nav = False
         self._end_pending = False   # `end` pressed while indexing: the last line, once known
+        self._rows_shown = 0        # rows that fit, as of the last resize
 
     # ------------------------------------------------------------------ data
     @property
@@ -207,14 +208,20 @@ class RowList(ScrollView, can_focus=True):
             self.refresh_line(y)
 
     def scroll_to_cursor(self, center: bool = False) -> None:
+        """Scroll so the cursor's row shows (`center`: in the middle, if it was out of
+        view). Forced: rows that just overflowed the list scroll it before the layout
+        has shown its scrollbar, which an unforced scroll would wait for in vain."""
         h = max(1, self.scrollable_content_region.height or self.size.height or 1)
         top = int(self.scroll_offset.y)
+        y = None
         if center and not (top <= self.cursor < top + h):
-            self.scroll_to(y=max(0, self.cursor - h // 2), animate=False, immediate=True)
+            y = max(0, self.cursor - h // 2)
         elif self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+            y = self.cursor
         elif self.cursor >= top + h:
-            self.scroll_to(y=self.cursor - h + 1, animate=False, immediate=True)
+            y = self.cursor - h + 1
+        if y is not None:
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     def _move(self, idx: int) -> None:
         """A cursor move by a navigation key (the detail pane may coalesce these)."""
@@ -259,7 +266,25 @@ class RowList(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._strips.clear()
         self.virtual_size = Size(event.size.width, self.count)
-        self.post_message(ViewportMoved())   # as many rows show as now fit
+        self._fit_changed()
+
+    def watch_show_horizontal_scrollbar(self, old: bool, new: bool) -> None:
+        if old != new:
+            self._fit_changed()   # the scrollbar took a row or gave it back
+
+    def _fit_changed(self) -> None:
+        """As many rows show as now fit: the tab hears the viewport moved (the strip's
+        ▶ bins), and once laid out a cursor row that was in view stays in view (a
+        banner growing by a line does not hide the selected row)."""
+        top, h = int(self.scroll_offset.y), self._rows_shown
+        shown = not h or top <= self.cursor < top + h
+        self.post_message(ViewportMoved())
+        self.call_after_refresh(self._refit, shown)
+
+    def _refit(self, keep_cursor: bool) -> None:
+        self._rows_shown = self.scrollable_content_region.height
+        if keep_cursor and self.count:
+            self.scroll_to_cursor()
 
     # ------------------------------------------------------------------ drawing
     def render_line(self, y: int) -> Strip:

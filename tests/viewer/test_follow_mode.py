@@ -138,6 +138,55 @@ async def test_end_pins_moving_up_unpins_and_new_rows_are_counted(tmp_path):
         assert "new rows" not in str(tab.query_one("#list-status").render())
 
 
+@sync
+async def test_a_banner_growing_a_line_keeps_the_cursor_row_in_view(tmp_path):
+    """The REWRITTEN banner takes two lines: the list shrinks by one, and the pinned
+    cursor's row (the last) scrolls up into view instead of dropping below it."""
+    p = _ledger(tmp_path / "live.jsonl", 60)
+    app = SealscopeApp([p])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = await opened(app, pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        rl = tab.rows
+        h0 = rl.scrollable_content_region.height
+        assert rl.current_line == 60 and int(rl.scroll_offset.y) == 60 - h0
+        data = p.read_bytes().replace(b'"i": 1,', b'"i": 7,', 1)
+        with p.open("r+b") as fh:
+            fh.write(data)
+        await until(pilot, lambda: tab.banner.state == "alarm")
+        await until(pilot, lambda: rl.scrollable_content_region.height == h0 - 1)
+        await pilot.pause()
+        top, h = int(rl.scroll_offset.y), rl.scrollable_content_region.height
+        assert rl.current_line == 60 and top == 60 - h
+        assert tab.strip.viewport == (61 - h, 60)
+
+
+@sync
+async def test_pinned_rows_arriving_at_once_past_a_screenful_keep_the_last_row_in_view(
+        tmp_path):
+    """Rows that overflow the list in one poll (its scrollbar not shown yet) still
+    scroll the pinned cursor's row into view, and the strip's ▶ bins say so."""
+    whole = _ledger(tmp_path / "whole.jsonl", 60).read_bytes()
+    head = b"".join(whole.splitlines(keepends=True)[:3])
+    p = tmp_path / "live.jsonl"
+    p.write_bytes(head)
+    app = SealscopeApp([p])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = await opened(app, pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        assert tab.pinned and not tab.rows.show_vertical_scrollbar
+        with p.open("ab") as fh:
+            fh.write(whole[len(head):])      # 57 rows in one write: one poll sees them all
+        await until(pilot, lambda: tab.result.rows == 60)
+        await pilot.pause()
+        rl = tab.rows
+        top, h = int(rl.scroll_offset.y), rl.scrollable_content_region.height
+        assert rl.current_line == 60 and top <= rl.cursor < top + h
+        assert tab.strip.viewport == (61 - h, 60)
+
+
 def test_snapshot_new_rows_marker_and_following_badge(snap_compare, tmp_path):
     p = _ledger(tmp_path / "live.jsonl", 6)
 
