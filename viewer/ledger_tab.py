@@ -506,14 +506,18 @@ class LedgerTab(FollowMode):
         self.on_viewport_moved()
 
     def on_viewport_moved(self, _m: ViewportMoved | None = None) -> None:
+        self.strip.set_viewport(*self.viewport_lines())
+
+    def viewport_lines(self) -> tuple[int, int]:
+        """The first and last line the row list shows ((0, 0) when empty): the strip's
+        ▶ bins once it has caught up with the list's last move."""
         rl = self.rows
         if not rl.count:
-            self.strip.set_viewport(0, 0)
-            return
+            return 0, 0
         top = int(rl.scroll_offset.y)
         h = max(1, rl.scrollable_content_region.height)
-        self.strip.set_viewport(rl.line_at(min(top, rl.count - 1)),
-                                rl.line_at(min(top + h - 1, rl.count - 1)))
+        return (rl.line_at(min(top, rl.count - 1)),
+                rl.line_at(min(top + h - 1, rl.count - 1)))
 
     def on_strip_jump(self, m: StripJump) -> None:
         m.stop()
