@@ -4,11 +4,13 @@ The script is data: `STEPS`, each a caption, the beats that act (each beat names
 keys a user would press, shown on the caption bar as they are "pressed", and does
 what those keys do — the app's own actions and handlers, never a private shortcut),
 and the check the step must satisfy on screen. A check is polled until it holds
-(the viewer's work runs in workers); one that never holds fails the run naming its
-step. The evidence is written by the real core into a fresh temporary workspace
-(`demo_story.Workspace`) that is the demo's current directory while it runs (so the
-screens show short relative paths) and is removed at the end, on `q`/Ctrl-C, on a
-failure and when the app is torn down.
+(the viewer's work runs in workers) on a settled screen (`unsettled`: the strip and
+the detail pane have caught up with the rows, and the screen has been laid out and
+painted since), so a step's screen is the same on every run; one that never holds
+fails the run naming its step. The evidence is written by the real core into a fresh
+temporary workspace (`demo_story.Workspace`) that is the demo's current directory
+while it runs (so the screens show short relative paths) and is removed at the end,
+on `q`/Ctrl-C, on a failure and when the app is torn down.
 
 The demo owns the keyboard: `Space` pauses and resumes, `→` rushes through the rest of
 the step, `q` quits; every other key, paste or click is ignored so a presenter cannot
@@ -42,7 +44,8 @@ from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
 
-__all__ = ["Beat", "Step", "STEPS", "DemoApp", "DemoFailed", "CaptionBar", "total_pause"]
+__all__ = ["Beat", "Step", "STEPS", "DemoApp", "DemoFailed", "CaptionBar", "total_pause",
+           "unsettled"]
 
 STEP_TIMEOUT = 60.0   # seconds a step's check may take to hold (real work: verification)
 KEY_GAP = 0.35        # seconds between two keys shown, at speed 1
@@ -102,6 +105,26 @@ def _on_screen(app: DemoApp, cls: type, part: str) -> bool:
     return isinstance(app.screen, cls) and bool(app.screen.query(part))
 
 
+def unsettled(app: DemoApp) -> str:
+    """What on screen still lags the app's state ("" once the screen has settled):
+    the caption bar is mounted on the screen in front, and a ledger tab in front
+    shows in its overview strip the rows its list shows (the strip's ▶ bins follow
+    the list by a message) and in its detail pane the cursor's row (a run of cursor
+    moves reaches the pane after a timer). A step's check waits for this too, so
+    its screen is the same on every run."""
+    if not any(b.is_mounted for b in app.screen.query(CaptionBar)):
+        return "the caption bar is not on the screen yet"
+    tab = app.current_tab()
+    if isinstance(tab, LedgerTab) and tab.is_mounted:
+        if tab.strip.viewport != tab.viewport_lines():
+            return (f"the strip marks lines {tab.strip.viewport}, the rows show "
+                    f"{tab.viewport_lines()}")
+        if tab.detail_line != tab.rows.current_line:
+            return (f"the detail pane shows line {tab.detail_line}, the cursor is on "
+                    f"line {tab.rows.current_line}")
+    return ""
+
+
 def _typed(token: str) -> str:
     return token[1:-1] if len(token) >= 2 and token[0] == token[-1] == '"' else ""
 
@@ -139,13 +162,6 @@ def _shows_rows(app: DemoApp, n: int) -> bool:
 async def compact(app: DemoApp) -> None:
     await asyncio.to_thread(app.ws.compact)
     await app.until(lambda: _shows_rows(app, story.RECEIPT_LINE), "the receipt row arrives")
-
-
-async def receipt_row(app: DemoApp) -> None:
-    tab = ledger_tab(app)
-    assert tab is not None
-    tab.rows.focus()
-    tab.rows.action_cursor(-1)
 
 
 async def seal_day1(app: DemoApp) -> None:
@@ -211,21 +227,44 @@ async def type_held_post(app: DemoApp) -> None:
     scr.query_one("#held-right").focus()
 
 
+def _drop_line(scr: HeldContentScreen, width: int) -> int | None:
+    """The line of the matches pane (its text wrapped at `width`) where the warning
+    about undeclared drops starts, if it is there."""
+    text = match_report(scr.row, scr.pre_items, scr.post_items, scr.check)
+    lines = text.wrap(scr.app.console, width)
+    return next((i for i, ln in enumerate(lines) if "⚠ " in ln.plain), None)
+
+
+def drop_in_view(app: DemoApp) -> bool:
+    """The held-content screen is in front and its matches pane shows the warning
+    about undeclared drops (at any terminal size)."""
+    scr = app.screen
+    if not isinstance(scr, HeldContentScreen) or scr.pre_items is None:
+        return False
+    right, matches = scr.query_one("#held-right"), scr.query_one("#held-matches", Static)
+    at = _drop_line(scr, matches.size.width) if matches.size.width else None
+    top = int(right.scroll_offset.y)
+    return at is not None and top <= at < top + right.scrollable_content_region.height
+
+
 async def scroll_to_drop(app: DemoApp) -> None:
-    """Scroll the matches pane so the undeclared drop's line is at its top (the line
-    is found in the pane's text wrapped at its width; the scroll waits until the pane
-    can scroll that far, so every run lands on the same line)."""
+    """Scroll the matches pane so the warning about the undeclared drop is near its
+    top (found in the pane's text wrapped at its width, once the pane is laid out
+    tall enough to scroll that far), so every run lands on the same line."""
     scr = app.screen
     if not isinstance(scr, HeldContentScreen):
         return
     right, matches = scr.query_one("#held-right"), scr.query_one("#held-matches", Static)
-    text = match_report(scr.row, scr.pre_items, scr.post_items, scr.check)
-    await app.until(lambda: matches.size.width > 0, "the matches pane is laid out")
-    lines = text.wrap(app.console, matches.size.width)
-    at = next((i for i, ln in enumerate(lines) if "does not declare" in ln.plain), 0)
+    await app.until(lambda: matches.size.width > 0 and
+                    _drop_line(scr, matches.size.width) is not None,
+                    "the matches pane shows the undeclared drop")
+    at = _drop_line(scr, matches.size.width) or 0
     target = max(0, at - 1)
-    await app.until(lambda: matches.size.height >= len(lines), "the matches pane is drawn")
-    right.scroll_to(y=min(target, right.max_scroll_y), animate=False, immediate=True)
+    await app.until(lambda: right.max_scroll_y >= min(target, matches.size.height -
+                                                      right.scrollable_content_region.height),
+                    "the matches pane is drawn")
+    right.scroll_to(y=min(target, right.max_scroll_y), animate=False, immediate=True,
+                    force=True)
 
 
 async def escape(app: DemoApp) -> None:
@@ -352,7 +391,8 @@ def check_held(app: DemoApp) -> tuple[bool, str]:
     planted = item_digest(story.INSTRUCTION).digest
     scr = app.screen
     assert isinstance(scr, HeldContentScreen)
-    ok = found == [planted] and not scr.check.ok and scr.query_one("#held-right").has_focus
+    ok = found == [planted] and not scr.check.ok and \
+        scr.query_one("#held-right").has_focus and drop_in_view(app)
     return ok, (f"{len(found)} undeclared drop: \"{story.INSTRUCTION['text']}\"" if ok
                 else f"undeclared drops: {found}")
 
@@ -402,8 +442,7 @@ STEPS: tuple[Step, ...] = (
     Step("receipt",
          "It compacts its context and seals a v2 compaction receipt into the ledger. "
          "On its own, the receipt checks out.",
-         (Beat((), compact, 0.8),
-          Beat(("↑",), receipt_row, 0.5)),
+         (Beat((), compact, 0.8),),
          check_receipt, 4.0),
     Step("seal",
          "It seals its memory: a continuity snapshot, and its row in the ledger. "
@@ -629,14 +668,24 @@ class DemoApp(SealscopeApp):
                 left -= asyncio.get_running_loop().time() - t0
 
     async def until(self, pred: Callable[[], Any], what: str) -> None:
-        """Wait (real time, any speed) until `pred()` holds; DemoFailed after
-        `step_timeout` seconds."""
+        """Wait (real time, any speed) until `pred()` holds and still holds once the
+        screen has laid out and painted what it saw (a resize or a scroll that state
+        causes is then in: the next beat acts, as a user would, on the screen as
+        drawn); DemoFailed after `step_timeout` seconds."""
         loop = asyncio.get_running_loop()
         end = loop.time() + self.step_timeout
-        while not pred():
-            if loop.time() > end:
-                raise DemoFailed(f"timed out waiting until {what}")
-            await asyncio.sleep(0.02)
+        while True:
+            while not pred():
+                if loop.time() > end:
+                    raise DemoFailed(f"timed out waiting until {what}")
+                await asyncio.sleep(0.02)
+            try:
+                await asyncio.wait_for(self.screen.wait_for_refresh(),
+                                       max(0.01, end - loop.time()))
+            except asyncio.TimeoutError:
+                raise DemoFailed(f"timed out waiting until {what}") from None
+            if pred():
+                return
 
     async def _wait_next(self) -> None:
         while not self.next_pressed:
@@ -718,10 +767,12 @@ class DemoApp(SealscopeApp):
 
             def ok() -> bool:
                 holds[:] = [step.check(self)]
-                return holds[0][0] and any(b.is_mounted for b in self.screen.query(CaptionBar))
-            await self.until(ok, "it holds")
+                return holds[0][0] and not unsettled(self)
+            await self.until(ok, "it holds on a settled screen")
         except DemoFailed as e:
             seen = step.check(self)[1]
+            if step.check(self)[0]:
+                seen = f"{seen}; but {unsettled(self)}"
             raise DemoFailed(f"step {k}/{len(self.steps)} ({step.name}) failed: {e} "
                              f"(saw: {seen})") from None
         self.result = holds[0][1]

@@ -130,8 +130,11 @@ def after_export(app):
     md = Path(story.REPORT + ".md").read_text(encoding="utf-8")
     doc = json.loads(Path(story.REPORT + ".json").read_text(encoding="utf-8"))
     assert doc["verdict"] == "BROKEN" and doc["breaks"][0]["line"] == 33
-    assert [r["kind"] for r in doc["session"]] == ["recompute", "recompute"]
-    assert "BROKEN" in md and "line 33" in md
+    (check,) = doc["session"]    # the held-content check sticks: one record, both files
+    assert check["kind"] == "recompute" and check["verdict"] == "FAIL"
+    assert check["inputs"] == {"line": 44, "pre": story.HELD_PRE, "post": story.HELD_POST}
+    assert [u["held"] for u in check["result"]["undeclared"]] == ["context.json#1"]
+    assert "BROKEN" in md and "line 33" in md and "recompute **FAIL**" in md
     assert len(app.screen_stack) == 1
     assert [n.message for n in app._notifications] == []
 
@@ -271,8 +274,8 @@ async def test_a_failing_step_is_named_and_the_workspace_removed(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.return_code is not None)
     assert app.return_code == 1 and app.done_steps == 2
-    assert app.failure == ("step 3/3 (seal) failed: timed out waiting until it holds "
-                           "(saw: nothing to see)")
+    assert app.failure == ("step 3/3 (seal) failed: timed out waiting until it holds on a "
+                           "settled screen (saw: nothing to see)")
     assert os.getcwd() == home and list(tmp_path.iterdir()) == []
 
 
