@@ -4,7 +4,7 @@ dependency) and the screen is kept at the end of every demo step (the last frame
 showing "k/N" on the caption bar); the SVG shows those frames in turn, `--hold`
 seconds each, with CSS animation only (GitHub shows it in an <img>).
 
-    sealscope demo --record docs/demo.cast --size 100x30   # speed 1, about 85 s
+    sealscope demo --record docs/demo.cast --size 100x30   # speed 1, about 80 s
     python docs/render_cast.py docs/demo.cast docs/demo.svg
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ PALETTE = {  # the 16 named colours pyte reports, as a dark terminal shows them
 FG, BG = "#e0e0e0", "#121212"
 STEP = re.compile(r" (\d+)/(\d+)  — ")
 SETTLED = 0.02   # seconds of quiet after which the screen is a whole frame
+LEAVE = "\x1b[?1049l"   # the program leaves the alternate screen: its last frame is drawn
 
 
 def colour(name: str, default: str) -> str:
@@ -50,6 +51,14 @@ def key_frames(cast: Path) -> tuple[int, int, list[list[list[pyte.screens.Char]]
     events = [e for e in events if e[1] == "o"]
     seen: dict[int, list[list[pyte.screens.Char]]] = {}   # any frame, settled or not
     for i, (t, _kind, data) in enumerate(events):
+        if LEAVE in data:
+            # the program is done drawing: the restore sequences that follow (the
+            # kitty keyboard pop among them) are not all understood by pyte
+            m = next((STEP.search(row) for row in screen.display if STEP.search(row)), None)
+            if m:
+                last[int(m.group(1))] = [[screen.buffer[y][x] for x in range(w)]
+                                         for y in range(h)]
+            break
         stream.feed(data)
         m = next((STEP.search(row) for row in screen.display if STEP.search(row)), None)
         if not m:

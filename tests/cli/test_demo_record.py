@@ -64,6 +64,13 @@ def test_record_writes_an_asciicast_v2_that_replays_to_the_final_caption(tmp_pat
     assert len(frames) == 9
     last = "".join(t.text or "" for t in frames[-1].iter("{http://www.w3.org/2000/svg}text"))
     assert "9/9" in last and "every step checked" in last
+    # ... and that frame is the screen the demo drew last, not what pyte makes of the
+    # terminal-restoring sequences after it (it prints the kitty keyboard pop's "u")
+    drawn = pyte.Screen(80, 24)
+    feed = pyte.Stream(drawn)
+    for e in events[:next(i for i, e in enumerate(events) if "\x1b[?1049l" in e[2])]:
+        feed.feed(e[2])
+    assert "".join(last.split()) == "".join("".join(drawn.display).split())
 
 
 def _until(master: int, proc, pred) -> bytes:
