@@ -260,7 +260,8 @@ class SealscopeApp(App[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if not self.screen_stack:  # a late activation while the app shuts down
             return
-        if isinstance(event.pane, EvidenceTab):
+        # a late activation of a tab already left (keys in a burst) moves nothing
+        if isinstance(event.pane, EvidenceTab) and event.pane.id == event.tabbed_content.active:
             self._focus_pane(event.pane)
         self.refresh_bindings()
 

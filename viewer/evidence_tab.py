@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import SystemCommand
 from textual.content import Content
 from textual.css.query import NoMatches
@@ -94,6 +95,15 @@ class EvidenceTab(TabPane):
             return
         if w is not None and w.is_attached and w.focusable:
             w.screen.set_focus(w)
+
+    def _on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A focus inside the tab brings it forward (TabPane's rule) only while the
+        keyboard is still inside it: keys typed in a burst switch tabs faster than focus
+        events arrive, and a late one would bring back a tab already left, the two
+        tabs then pulling the front back and forth."""
+        focused = self.screen.focused if self.is_attached else None
+        if focused is None or self not in focused.ancestors_with_self:
+            event.prevent_default()
 
     def export_screen(self) -> ExportScreen:
         """The export screen for this tab's audit report, with its session."""

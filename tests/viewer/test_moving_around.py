@@ -148,6 +148,53 @@ async def test_brackets_step_and_wrap_and_digits_jump():
 
 
 @sync
+async def test_a_burst_of_switches_from_a_seal_tab_ends_on_the_last_and_stays():
+    """Late focus events of a tab already left do not bring it back: the front moves
+    7 then 2 and no further (before, the two tabs pulled it back and forth)."""
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("8")
+        assert app.current_tab().tab_name == "seal-day1"
+        tabs = app.query_one(TabbedContent)
+        fronts: list[str] = []
+        app.watch(tabs, "active", lambda pane_id: fronts.append(pane_id), init=False)
+        burst(app, "7", "2", "b")
+        await after_burst(pilot)
+        names = {p.id: p.tab_name for p in app.panes()}
+        assert [names[f] for f in fronts] == ["seals-ledger", "tampered"]
+        tab = app.current_tab()
+        assert app.focused is tab.rows and tab.rows.current_line == 4
+
+
+@sync
+async def test_at_80x24_the_tab_keys_work_from_the_strip_and_the_detail():
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert labels(app) == SAMPLE_LABELS
+        burst(app, "2", "b")                              # the acceptance burst, small
+        await after_burst(pilot)
+        tab = app.current_tab()
+        assert tab.tab_name == "tampered" and tab.rows.current_line == 4
+        await pilot.press("m")                            # the strip has the keyboard
+        assert type(app.focused).__name__ == "OverviewStrip"
+        burst(app, "right_square_bracket", "b")
+        await after_burst(pilot)
+        tab = app.current_tab()
+        assert tab.tab_name == "truncated" and app.focused is tab.rows
+        tab.query_one("#detail").focus()
+        await pilot.pause()
+        burst(app, "9")                                   # off the bar's right end at 80
+        await after_burst(pilot)
+        tab = app.current_tab()
+        assert tab.tab_name == "seal-day2" and app.focused is tab.main_widget()
+        bar = app.query_one(TabbedContent).query_one("ContentTabs")
+        shown = app.query_one(TabbedContent).get_tab(tab)
+        assert bar.region.contains_region(shown.region)   # scrolled into view
+
+
+@sync
 async def test_a_digit_past_the_last_tab_says_so_and_an_input_keeps_its_digits():
     app = SealscopeApp([SAMPLES / "session.jsonl", SAMPLES / "tampered.jsonl"])
     async with app.run_test(size=SIZE) as pilot:
