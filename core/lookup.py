@@ -21,11 +21,13 @@ from typing import Any, NamedTuple
 from sealscope.core.ledger import iter_rows
 from sealscope.core.receipt import KIND, is_receipt_row
 
-__all__ = ["iter_receipt_rows", "Location", "Entry", "DropIndex"]
+__all__ = ["iter_receipt_rows", "Location", "Entry", "DropIndex", "FRAGMENT_MIN"]
 
 ProgressFn = Callable[[int, int], None]
 
 _NEEDLE = KIND.encode()
+
+FRAGMENT_MIN = 8   # characters of a digest fragment `DropIndex.containing` searches for
 
 
 # a receipt row spells its kind literally, or with a `\\u` escape that could spell it
@@ -174,6 +176,22 @@ class DropIndex:
 
     def __contains__(self, digest: object) -> bool:
         return isinstance(digest, str) and _key(digest) in self._map
+
+    def containing(self, text: str) -> list[Entry]:
+        """Manifest entries whose digest contains `text`, ignoring case, surrounding
+        spaces and a trailing `…` (a digest shown cut ends so), by ledger, line,
+        position. None for a text shorter than `FRAGMENT_MIN`, which most digests
+        would contain."""
+        want = text.strip().rstrip("…").strip().casefold()
+        if len(want) < FRAGMENT_MIN:
+            return []
+        out: list[tuple[int, int, int, str]] = []
+        for k, v in self._map.items():
+            d = _unkey(k)
+            if want in d.casefold():
+                out.extend((*_unpack(x), d) for x in (v if isinstance(v, list) else [v]))
+        out.sort(key=lambda t: t[:3])
+        return [Entry(self.ledgers[li], line, pos, d) for li, line, pos, d in out]
 
     def unexplained(self, held_digests: Iterable[str]) -> list[Entry]:
         """Manifest entries whose digest no held item has (one held item explains every

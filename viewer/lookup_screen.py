@@ -5,9 +5,10 @@ place jumps to the receipt row.
 Typed text is an exact item (its digest is looked up) and also a search: the held
 content loaded (the file given here, and the pre/post files held-content checks loaded
 in the open ledgers) is searched for items whose text contains it (`core.held.
-containing`), each shown with its preview and its manifest places. The summary says how
-many exact and partial hits there are; Enter on the text jumps to the first hit (an
-exact one first) at once.
+containing`), each shown with its preview and its manifest places; so are the manifest
+entries whose digest contains the text (`DropIndex.containing`: a digest seen cut on a
+receipt panel or in an error). The summary says how many exact and partial hits there
+are; Enter on the text jumps to the first hit (an exact one first) at once.
 
 Digests are `sealscope.core.digest.item_digest`; the index is
 `sealscope.core.lookup.DropIndex` over the open ledgers (built once, in a worker, which
@@ -32,13 +33,16 @@ from sealscope.core import held
 from sealscope.core.digest import item_digest
 from sealscope.core.export import lookup_record
 from sealscope.core.jsonio import loads
-from sealscope.core.lookup import DropIndex
+from sealscope.core.lookup import DropIndex, Entry
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
 
 if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
+
+
+DIGEST_HITS_SHOWN = 200   # manifest entries listed for a digest fragment
 
 
 class _Item:
@@ -119,6 +123,7 @@ class LookupScreen(Screen[None]):
         self.file_items: list[held.HeldItem] = []     # the held file loaded here
         self.checks_held: list[held.HeldItem] = []    # held content the ledgers' checks loaded
         self.partial: list[held.HeldItem] = []        # held items containing the typed text
+        self.digest_hits: list[Entry] = []            # manifest entries whose digest has it
         self.hits: list[tuple[LedgerTab | None, int]] = []   # (tab, line) per option
         self.exact_places = self.partial_places = 0
         self._jump_pending = False
@@ -168,6 +173,7 @@ class LookupScreen(Screen[None]):
         self.checks_held = checks_held
         if self.typed is not None:
             self.partial = self._containing(self.typed)
+            self.digest_hits = idx.containing(self.typed)
         self._refresh()
         if self._jump_pending:
             self._jump_pending = False
@@ -187,6 +193,7 @@ class LookupScreen(Screen[None]):
         self.items = text_items(text)
         self.typed = text
         self.partial = self._containing(text)
+        self.digest_hits = self.index.containing(text) if self.index is not None else []
         self.held_path = None
         self._refresh()
 
@@ -223,8 +230,11 @@ class LookupScreen(Screen[None]):
         text = n(self.exact_places, "exact hit")
         if self.typed is not None:
             contain = "contains" if len(self.partial) == 1 else "contain"
+            digests = (f", {n(len(self.digest_hits), 'manifest digest')} "
+                       f"{'contains' if len(self.digest_hits) == 1 else 'contain'} it"
+                       if self.digest_hits else "")
             text += (f", {n(self.partial_places, 'partial hit')} "
-                     f"({n(len(self.partial), 'held item')} {contain} the text)")
+                     f"({n(len(self.partial), 'held item')} {contain} the text{digests})")
         return text
 
     def on_paste(self, event: events.Paste) -> None:
@@ -253,6 +263,7 @@ class LookupScreen(Screen[None]):
         self.held_path = str(p)
         self.typed = None
         self.partial = []
+        self.digest_hits = []
         self._refresh()
 
     # ------------------------------------------------------------------ results
@@ -318,8 +329,8 @@ class LookupScreen(Screen[None]):
             summary.append(f" no held item contains the text ({pool} held item(s) "
                            "loaded: a file here, or the ledgers' held-content checks)\n",
                            "dim")
-            return
-        summary.append(f" {len(self.partial)} held item(s) contain the text:\n", "bold")
+        else:
+            summary.append(f" {len(self.partial)} held item(s) contain the text:\n", "bold")
         for h in self.partial:
             locs = self.index.where(h.digest)
             self.partial_places += len(locs)
@@ -332,6 +343,22 @@ class LookupScreen(Screen[None]):
                            "green" if locs else "yellow")
             for loc in locs:
                 self._add_hit(ol, by_path, loc, h.value, "partial")
+        self._digest_summary(summary, ol, by_path)
+
+    def _digest_summary(self, summary: Text, ol: OptionList,
+                        by_path: dict[str, LedgerTab]) -> None:
+        """The manifest entries whose digest contains the typed text (as hits; the
+        first DIGEST_HITS_SHOWN of them in the list)."""
+        if not self.digest_hits:
+            return
+        summary.append(f" {len(self.digest_hits)} manifest entr"
+                       f"{'y has' if len(self.digest_hits) == 1 else 'ies have'} a digest "
+                       "containing the text\n", "bold")
+        self.partial_places += len(self.digest_hits)
+        for e in self.digest_hits[:DIGEST_HITS_SHOWN]:
+            self._add_hit(ol, by_path, e, e.digest, "digest")
+        if len(self.digest_hits) > DIGEST_HITS_SHOWN:
+            summary.append(f" (the first {DIGEST_HITS_SHOWN} are listed)\n", "dim")
 
     def _record(self, tabs: list[LedgerTab]) -> None:
         """The lookup goes into the session of each open ledger it found an item in,

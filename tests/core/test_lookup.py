@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from sealscope.core import digest
 from sealscope.core.lookup import DropIndex, Entry, Location, iter_receipt_rows, _key, _unkey
 from sealscope.core.receipt import CompactionReceipt, build_row
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_ledgers"
 
 
 def _d(x) -> str:
@@ -108,3 +111,21 @@ def test_huge_positions_still_round_trip(tmp_path):
     from sealscope.core.lookup import _pack, _unpack
     for li, line, pos in ((0, 1, 0), (3, 2**40 - 1, 2**32 - 1), (1, 2**41, 5), (2, 9, 2**33)):
         assert _unpack(_pack(li, line, pos)) == (li, line, pos)
+
+
+def test_containing_finds_a_digest_fragment_as_shown_cut(tmp_path):
+    """A digest seen cut (a receipt panel, an error: `sha256:…:09a32d6caf77…`) finds the
+    manifest entries holding it, ignoring case and the trailing `…`; too short a
+    fragment finds nothing."""
+    full = "sha256:json-c14n:v1:09a32d6caf7737200a34ee38c65c82446831be896aa5d5aa6b858729ee13beb1"
+    session, tampered = str(SAMPLES / "session.jsonl"), str(SAMPLES / "tampered.jsonl")
+    idx = DropIndex.build([session, tampered])
+    assert idx.containing(" SHA256:JSON-C14N:V1:09A32D6CAF7737200A… ") == [
+        Entry(session, 5, 0, full), Entry(tampered, 5, 0, full)]
+    assert idx.containing("55465773f44533ed") == [
+        Entry(session, 5, 1, "sha256:raw-bytes:v1:55465773f44533ed3181cc97d5957dd3a49a5438e4dc2c"
+                             "6533f38df7d6ce3e5c"),
+        Entry(tampered, 5, 1, "sha256:raw-bytes:v1:55465773f44533ed3181cc97d5957dd3a49a5438e4dc2c"
+                              "6533f38df7d6ce3e5c")]
+    assert idx.containing("09a32d6") == []          # 7 characters: under FRAGMENT_MIN
+    assert idx.containing("not-a-digest-text") == []

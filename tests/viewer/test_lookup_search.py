@@ -104,3 +104,24 @@ async def test_the_liar_checks_held_content_is_searched_and_the_undeclared_drop_
         summary = str(scr.query_one("#lookup-summary").render())
         assert "0 exact hits, 0 partial hits (2 held items contain the text)" in summary
         assert "liar-pre.json#1" in summary and "in no open ledger's drop manifest" in summary
+
+
+@sync
+async def test_a_digest_seen_cut_finds_its_manifest_place_at_80x24():
+    """Text that is no item and in no held content: the manifests' entries are searched
+    too, so a digest copied as a receipt panel or an error shows it (cut, with …)
+    jumps to the receipt that drops it."""
+    app = SealscopeApp([SAMPLES / "tampered.jsonl", SAMPLES / "session.jsonl"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        notes = catch_notes(app)
+        scr = await open_lookup(app, pilot)
+        await type_text(app, pilot, scr, "sha256:json-c14n:v1:09a32d6caf7737200a…")
+        assert [(e.ledger, e.line, e.position) for e in scr.digest_hits] == [
+            (str(SAMPLES / "tampered.jsonl"), 5, 0), (str(SAMPLES / "session.jsonl"), 5, 0)]
+        assert (scr.exact_places, scr.partial_places) == (0, 2)
+        assert not isinstance(app.screen, LookupScreen)     # Enter went to the first hit
+        tab = app.current_tab()
+        assert tab.source.name == "tampered.jsonl" and tab.rows.current_line == 5
+        assert notes == [("0 exact hits, 2 partial hits (0 held items contain the text, "
+                          "2 manifest digests contain it) — showing tampered.jsonl line 5")]
