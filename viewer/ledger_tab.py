@@ -568,7 +568,7 @@ class LedgerTab(FollowMode):
             t.append(" strip: ", "bold")
             t.append("0-9 jump to that tenth · ↑↓ bin by bin · Enter · Esc rows · m hides · "
                      "? legend")
-            self.query_one("#list-status", Static).update(t, layout=False)
+            self._show_status(t, wrap=False)   # the strip's keys: its height stays
             return
         t.append(f" line {rl.current_line or '-'} ", "bold")
         self.search_badge(t)
@@ -584,7 +584,20 @@ class LedgerTab(FollowMode):
             if not self.source.complete:
                 t.append(" (indexing…)", "italic")
         self.follow_badges(t)
-        self.query_one("#list-status", Static).update(t, layout=False)
+        self._show_status(t)
+
+    def _show_status(self, t: Text, wrap: bool = True) -> None:
+        """The status line; when it is wider than the list pane (80 columns, a search
+        with its match k of n) it takes a second line rather than lose its end."""
+        st = self.query_one("#list-status", Static)
+        width = st.size.width
+        height = 2 if wrap and width and t.cell_len > width else 1
+        t.no_wrap = height == 1
+        if st.styles.height is None or st.styles.height.value != height:
+            st.styles.height = height
+            st.update(t)
+        else:
+            st.update(t, layout=False)
 
     def count_words(self) -> str:
         """How big the file is, in words: its lines as a reader counts them, and once

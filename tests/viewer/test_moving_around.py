@@ -256,6 +256,27 @@ async def test_search_says_match_k_of_n_and_when_it_wraps():
         assert tab.rows.current_line == 11 and notes[-1].endswith("match 1 of 1")
 
 
+@sync
+async def test_at_80x24_the_search_status_takes_a_second_line_rather_than_lose_its_end():
+    app = SealscopeApp([SAMPLES / "session.jsonl"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        tab = app.current_tab()
+        st = tab.query_one("#list-status")
+        assert st.size.height == 1                            # " line 1 · 11 rows  FOLLOWING"
+        await pilot.press("slash", *"agent", "enter")
+        await pilot.press(*"s" * 6)                          # 7 matches: the 7th s wraps
+        await pilot.pause()
+        assert tab.rows.current_line == 1
+        assert status_text(tab) == (" line 1 · search agent: match 1 of 7 (wrapped to the "
+                                    "top) · 11 rows   FOLLOWING ")
+        assert st.size.width < len(status_text(tab)) and st.size.height == 2
+        await pilot.press("escape", "F")                      # shorter again: one line
+        await pilot.press("g", "5", "enter")
+        await pilot.pause()
+        assert "match" not in status_text(tab) and st.size.height == 1
+
+
 def test_match_lines_are_the_lines_find_text_stops_on():
     src = LedgerSource(SAMPLES / "hostile.jsonl")
     src.index()
