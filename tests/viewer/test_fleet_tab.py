@@ -193,7 +193,11 @@ def test_snapshot_fleet_sorted_worst_first(snap_compare, tmp_path, monkeypatch):
         tab.set_total(len(entries))
         tab.add_entries(entries)
         tab.finish()
+        await pilot.pause()
         await pilot.press("s")
+        while tab.order != (0, False) or len(tab.shown) != len(entries):
+            await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
