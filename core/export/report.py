@@ -7,6 +7,10 @@ viewer tab that holds the same checks. The file's own outcome (`file_verdict`):
 ledger → `verdict.ledger` (the chain's, BROKEN when a receipt row fails on its own; a
 receipt checked without held content is counted, not judged); snapshot → the
 `snapshot` verb's; harn → the `harn` verb's.
+
+Building a ledger's report reads the file (the walk when no verdict is given, then the
+receipt scan): `on_progress(done, total)` gets the bytes read as one run, and
+`cancelled()`, asked at every step, stops it with `Cancelled` (nothing is returned).
 """
 from __future__ import annotations
 
@@ -26,9 +30,13 @@ from sealscope.core.compaction_series import harn_event_point, receipt_point, se
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
 
-__all__ = ["EXPORT_SCHEMA", "AuditReport", "build_report", "judged"]
+__all__ = ["EXPORT_SCHEMA", "AuditReport", "Cancelled", "build_report", "judged"]
 
 EXPORT_SCHEMA = "sealscope-export:v1"
+
+
+class Cancelled(Exception):
+    """`build_report` stopped because its `cancelled()` said so."""
 
 
 @dataclass(frozen=True)
@@ -79,12 +87,16 @@ class AuditReport:
 def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
                  session: Iterable[SessionRecord] = (), verify_result: Any = None,
                  seal: SealFile | None = None,
-                 on_progress: Callable[[int, int], None] | None = None) -> AuditReport:
+                 on_progress: Callable[[int, int], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> AuditReport:
     """Build the report of `path` (kind from `kinds.classify` unless given: ledger,
     snapshot or harn). A ledger tab that already holds its VerifyResult passes it as
     `verify_result`; a seal tab its loaded `SealFile` as `seal`. ValueError with the
-    classifier's reason when the file is none of the three; otherwise never raises
-    for any file content."""
+    classifier's reason when the file is none of the three; `Cancelled` when
+    `cancelled()` says so (see the module docstring); otherwise never raises for any
+    file content."""
+    step = _Steps(on_progress, cancelled)
+    step.check()
     p = os.fspath(path)
     if kind is None:
         found = kinds.classify(p)
@@ -93,15 +105,56 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
         kind = found.kind
     records = tuple(session)
     if kind == kinds.HARN:
-        return _harn_report(p, records)
+        return step.done(_harn_report(p, records))
     if kind == kinds.SNAPSHOT:
         got = seal if seal is not None else load_seal(p)
-        return _report(kinds.SNAPSHOT, p, got.outcome(), records, snapshot=got.summary())
+        return step.done(_report(kinds.SNAPSHOT, p, got.outcome(), records,
+                                 snapshot=got.summary()))
     if kind != kinds.LEDGER:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
+    step.runs = 1 if verify_result is not None else 2
     res = verify_result if verify_result is not None else \
-        _ledger.verify(p, on_progress=on_progress)
-    return _ledger_report(p, res, records)
+        _ledger.verify(p, on_progress=step.progress())
+    return step.done(_ledger_report(p, res, records, step))
+
+
+class _Steps:
+    """The progress of one report as one run over `runs` reads of the file, and the
+    cancellation check at each step."""
+
+    def __init__(self, on_progress: Callable[[int, int], None] | None,
+                 cancelled: Callable[[], bool] | None) -> None:
+        self.on_progress, self.cancelled = on_progress, cancelled
+        self.runs, self.run, self.total, self.last = 1, 0, 0, (0, 0)
+
+    def check(self) -> None:
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled
+
+    def progress(self) -> Callable[[int, int], None] | None:
+        """The callback of the next read of the file (done, total bytes); None when
+        there is nothing to report and nothing to ask."""
+        run = self.run
+        self.run += 1
+        if self.on_progress is None and self.cancelled is None:
+            return None
+
+        def report(done: int, total: int) -> None:
+            self.check()
+            self.total = total
+            self.tell(run * total + min(done, total), self.runs * total)
+        return report
+
+    def tell(self, done: int, whole: int) -> None:
+        if self.on_progress is not None and (done, whole) != self.last:
+            self.last = (done, whole)
+            self.on_progress(done, whole)
+
+    def done(self, report: AuditReport) -> AuditReport:
+        self.check()
+        whole = self.runs * self.total or 1
+        self.tell(whole, whole)
+        return report
 
 
 def judged(own: _verdict.Outcome, records: Iterable[SessionRecord]) -> _verdict.Outcome:
@@ -117,12 +170,14 @@ def _report(kind: str, p: str, own: _verdict.Outcome, records: tuple[SessionReco
                        file_verdict=own.verdict, **parts)
 
 
-def _ledger_report(p: str, res: _ledger.VerifyResult,
-                   records: tuple[SessionRecord, ...]) -> AuditReport:
+def _ledger_report(p: str, res: _ledger.VerifyResult, records: tuple[SessionRecord, ...],
+                   step: _Steps | None = None) -> AuditReport:
     """The chain verdict, every finding, and every receipt row checked on its own."""
+    step = step or _Steps(None, None)
     doc = res.to_dict()
     doc["verdict"] = res.verdict
     explained = {} if res.unreadable else _ledger.explain_mismatches(p, res)
+    step.check()
     breaks = tuple({"line": f.line, "kind": f.kind, "text": f.text,
                     **({"explained": explained[f.line].to_dict()}
                        if f.kind == "break" and f.line in explained else {})}
@@ -131,7 +186,8 @@ def _ledger_report(p: str, res: _ledger.VerifyResult,
     points = []
     if not res.unreadable:
         try:
-            for line, row in _lookup.iter_receipt_rows(p):
+            for line, row in _lookup.iter_receipt_rows(p, step.progress()):
+                step.check()
                 check = _receipt.verify_receipt(row)
                 receipts.append({"line": line, **check.to_dict()})
                 points.append(receipt_point(line, row, check))
