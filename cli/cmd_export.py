@@ -8,6 +8,8 @@ export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
 `core.kinds.classify` decides; `--as` overrides it. A `.json` file that is none of them
 (a restatement, tiers, a manifest) is one error line naming what it looked for, exit 3.
+A file to write (`--output`, `--junit`, `--vsa`) in a folder that does not exist is
+refused before anything is read, exit 2: export creates no folders.
 
 * ledger: the chain verdict (as `verify --json`), every break, every compaction
   receipt's status (as `receipts --json`). The checks the viewer runs in a ledger tab,
@@ -159,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _kind(args: argparse.Namespace) -> str:
     """What PATH is read as, after every check of the flags (`_Refused` otherwise)."""
-    from sealscope.core import kinds
+    from sealscope.core import export, kinds
 
     path = args.path
     found = kinds.classify(path)
@@ -183,6 +185,10 @@ def _kind(args: argparse.Namespace) -> str:
     for target in (args.output, args.junit, args.vsa):
         if target and any(_same(target, x) for x in inputs):
             raise _Refused(f"export: refusing to write over an input: {target}", 2)
+        missing = export.missing_folder(target) if target else None
+        if missing is not None:
+            raise _Refused(f"export: cannot write {target}: {missing} "
+                           "(export creates no folders)", 2)
     if not args.kind and not found.opens:
         raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist", 3)
     kind: str = args.kind or found.kind

@@ -5,7 +5,14 @@ the session (restatements scored, diffs, added-since-seal, recomputations) — t
 same value `sealscope export` prints. Two files are written, `<base>.md` and
 `<base>.json`. The default base is `<cwd>/<file stem>-audit` (in a `sealscope-audit/`
 folder when the working directory is the evidence's own folder); a target over an
-input, next to the evidence (in its folder), or over an existing file is refused.
+input, next to the evidence (in its folder), or over an existing file is refused. A
+folder that does not exist is never created silently: the screen says so and creates
+it only on a second Enter for that same folder (`core.export.missing_folder`).
+
+The report is built and written in a thread worker with a progress bar; Escape or the
+Cancel button stops it (`core.export.Cancelled`, asked at every step of the core), and
+a cancelled export leaves no file behind (what it had written, and a folder it had
+created, are removed).
 
 Each tab builds its own: `tab.export_screen()` (see `EvidenceTab`), which is
 `ExportScreen(path, kind=..., session=[...], verify_result=..., seal=...)`. It is
@@ -16,8 +23,9 @@ from __future__ import annotations
 import io
 import os
 import re
+import threading
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +33,13 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sealscope.core import export
 from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import ExportProgress
 
 __all__ = ["ExportScreen", "default_base", "check_target", "write_report", "report_zip"]
 
@@ -81,13 +90,41 @@ def check_target(base: str | os.PathLike, protected: Iterable[str | os.PathLike]
     return None
 
 
-def write_report(report: export.AuditReport, base: str | os.PathLike) -> list[str]:
-    """Write `<base>.md` and `<base>.json`; the written paths."""
+def write_report(report: export.AuditReport, base: str | os.PathLike, *,
+                 create: bool = False, cancelled: Callable[[], bool] | None = None
+                 ) -> list[str]:
+    """Write `<base>.md` and `<base>.json`; the written paths. The folder is created
+    only with `create` (the user asked for it). `export.Cancelled` when `cancelled()`
+    says so before both are written; then, as on any failure, nothing written stays
+    (neither file, nor a folder made for them)."""
     md, js = outputs_of(base)
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(report.to_markdown(), encoding="utf-8")
-    js.write_text(report.to_json() + "\n", encoding="utf-8")
+    made = _make_folder(md.parent) if create else []
+    done: list[Path] = []
+    try:
+        for out, text in ((md, report.to_markdown()), (js, report.to_json() + "\n")):
+            if cancelled is not None and cancelled():
+                raise export.Cancelled
+            done.append(out)
+            out.write_text(text, encoding="utf-8")
+        if cancelled is not None and cancelled():
+            raise export.Cancelled
+    except BaseException:
+        for out in done:
+            out.unlink(missing_ok=True)
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
     return [str(md), str(js)]
+
+
+def _make_folder(folder: Path) -> list[Path]:
+    """Create `folder` and its missing parents; the folders made, outermost first."""
+    missing = [f for f in (folder, *folder.parents) if not f.exists()][::-1]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
 
 
 def report_zip(report: export.AuditReport, name: str) -> tuple[str, bytes]:
@@ -105,7 +142,8 @@ def report_zip(report: export.AuditReport, name: str) -> tuple[str, bytes]:
 
 
 class ExportScreen(ModalScreen[list[str] | None]):
-    """Choose where to write the report; writes it in a thread."""
+    """Choose where to write the report; builds and writes it in a thread worker with
+    a progress bar, Escape or Cancel stopping it."""
 
     DEFAULT_CSS = """
     ExportScreen {
@@ -121,6 +159,9 @@ class ExportScreen(ModalScreen[list[str] | None]):
     }
     ExportScreen #export-what { height: auto; margin-bottom: 1; }
     ExportScreen #export-status { height: auto; margin-top: 1; }
+    ExportScreen #export-running { height: auto; margin-top: 1; display: none; }
+    ExportScreen #export-running.running { display: block; }
+    ExportScreen #export-progress { width: 1fr; padding-top: 1; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
@@ -143,6 +184,8 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.web = False  # set on mount: in a browser the report is downloaded
         self.written: list[str] | None = None
         self.report: export.AuditReport | None = None
+        self.cancel_event: threading.Event | None = None   # set while an export runs
+        self._create: Path | None = None   # the missing folder a second Enter creates
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
@@ -154,6 +197,9 @@ class ExportScreen(ModalScreen[list[str] | None]):
             yield Static(what, id="export-what")
             yield Input(value=str(self.base), id="export-input",
                         placeholder="base path: writes <base>.md and <base>.json")
+            with Horizontal(id="export-running"):
+                yield ProgressBar(total=100, show_eta=False, id="export-progress")
+                yield Button("Cancel", id="export-cancel", variant="error")
             yield Static(Text("enter writes <base>.md and <base>.json · escape cancels",
                               style="dim"), id="export-status")
 
@@ -165,11 +211,17 @@ class ExportScreen(ModalScreen[list[str] | None]):
                 "enter downloads <name>.zip (Markdown and JSON) to this browser · "
                 "escape cancels", style="dim"))
 
+    @property
+    def running(self) -> bool:
+        return self.cancel_event is not None
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.export_to(event.value)
 
     def export_to(self, value: str) -> None:
+        if self.running:
+            return
         value = (value or "").strip()
         status = self.query_one("#export-status", Static)
         if not value:
@@ -179,36 +231,93 @@ class ExportScreen(ModalScreen[list[str] | None]):
         if why is not None:
             status.update(Text("refused: " + clean(why), style="red"))
             return
-        status.update(Text("building the report…", style="dim"))
-        self._export(value)
+        create = False
+        if not self.web:
+            folder = outputs_of(value)[0].parent
+            missing = export.missing_folder(outputs_of(value)[0])
+            if missing is not None and (self._create != folder or os.path.exists(folder)):
+                self._create = None if os.path.exists(folder) else folder
+                status.update(Text(clean(missing) + (
+                    ": enter again creates it and writes there, or change the path"
+                    if self._create is not None else ": choose another path"),
+                    style="yellow"))
+                return
+            create = missing is not None
+        self._show_running(True)
+        status.update(Text("building the report… escape or Cancel stops it", style="dim"))
+        self._export(value, create, self.cancel_event)
+
+    def _show_running(self, on: bool) -> None:
+        self.cancel_event = threading.Event() if on else None
+        self.query_one("#export-running").set_class(on, "running")
+        self.query_one("#export-input", Input).disabled = on
+        cancel = self.query_one("#export-cancel", Button)
+        cancel.disabled = not on
+        if on:
+            self.query_one("#export-progress", ProgressBar).update(progress=0)
+            cancel.focus()
 
     @work(thread=True, exclusive=True, group="export")
-    def _export(self, base: str) -> None:
+    def _export(self, base: str, create: bool, cancel: threading.Event | None) -> None:
+        stop = cancel.is_set if cancel is not None else None
         try:
             report = export.build_report(self.path, kind=self.kind, session=self.session,
-                                         verify_result=self.verify_result, seal=self.seal)
+                                         verify_result=self.verify_result, seal=self.seal,
+                                         on_progress=self._progress, cancelled=stop)
             if self.web:
+                if stop is not None and stop():
+                    raise export.Cancelled
                 name, data = report_zip(report, base)
                 self.app.call_from_thread(self.app.deliver_binary, io.BytesIO(data),
                                           save_filename=name, mime_type="application/zip")
                 written = [name]
             else:
-                written = write_report(report, base)
+                written = write_report(report, base, create=create, cancelled=stop)
+        except export.Cancelled:
+            self.app.call_from_thread(self._cancelled)
+            return
         except (OSError, ValueError) as e:
             self.app.call_from_thread(self._failed, str(e))
             return
         self.app.call_from_thread(self._done, report, written)
 
+    def _progress(self, done: int, total: int) -> None:
+        """From the worker: the share of the file read so far."""
+        self.post_message(ExportProgress(100.0 * done / total if total else 100.0))
+
+    def on_export_progress(self, m: ExportProgress) -> None:
+        self.query_one("#export-progress", ProgressBar).update(progress=m.pct)
+
     def _failed(self, message: str) -> None:
+        self._show_running(False)
+        self.query_one("#export-input", Input).focus()
         self.query_one("#export-status", Static).update(
             Text("could not export: " + clean(message), style="red"))
 
+    def _cancelled(self) -> None:
+        self._show_running(False)
+        self.app.notify("export cancelled: nothing written", markup=False)
+        self.dismiss(None)
+
     def _done(self, report: export.AuditReport, written: list[str]) -> None:
+        self._show_running(False)
         self.report, self.written = report, written
         what = f"sent {written[0]}" if self.web else f"wrote {written[0]} and .json"
         self.app.notify(clean(f"{what} ({report.verdict}, exit {report.exit_code})"),
                         markup=False)
         self.dismiss(written)
 
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "export-cancel":
+            event.stop()
+            self.action_cancel()
+
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Stop the export that runs (the worker removes what it wrote), or close."""
+        if self.cancel_event is None:
+            self.dismiss(None)
+            return
+        self.cancel_event.set()
+        self.query_one("#export-cancel", Button).disabled = True
+        self.query_one("#export-status", Static).update(
+            Text("cancelling… nothing will be written", style="yellow"))

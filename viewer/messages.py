@@ -26,7 +26,7 @@ __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStop
            "FilterProgress", "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal",
            "LookUp", "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
            "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak",
-           "ChainChanged", "CheckDone", "SearchCounted"]
+           "ChainChanged", "CheckDone", "SearchCounted", "ExportProgress"]
 
 
 @dataclass
@@ -214,3 +214,12 @@ class CheckDone(Message):
     `key` (replacing the same check run before)."""
     record: SessionRecord
     key: Any = None
+
+
+@dataclass
+class ExportProgress(Message):
+    """An export has read `pct` percent of what its report reads."""
+    pct: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ExportProgress)

@@ -152,6 +152,19 @@ def test_output_file(tmp_path):
     assert "wrote" in p.stderr
 
 
+def test_a_missing_output_folder_is_refused_not_created(tmp_path):
+    for flag, name in (("--output", "report.md"), ("--junit", "r.xml"), ("--vsa", "r.json")):
+        target = tmp_path / "no" / "such" / name
+        p = sealscope("export", SAMPLES / "session.jsonl", flag, target)
+        assert (p.returncode, p.stdout) == (2, "")
+        assert p.stderr == (f"sealscope: export: cannot write {target}: the folder "
+                            f"{target.parent} does not exist (export creates no folders)\n")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "file").write_text("x")
+    p = sealscope("export", SAMPLES / "session.jsonl", "-o", tmp_path / "file" / "r.md")
+    assert p.returncode == 2 and f"{tmp_path / 'file'} is not a folder" in p.stderr
+
+
 def test_errors_are_one_line_and_never_a_traceback(tmp_path):
     p = sealscope("export", tmp_path / "missing.jsonl")
     assert p.returncode == 3 and p.stdout == ""

@@ -206,6 +206,7 @@ async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monke
         await pilot.pause()
         scr = app.screen
         assert isinstance(scr, ExportScreen) and scr.kind == "ledger"
+        (tmp_path / "out").mkdir()   # export makes no folder unasked
         scr.query_one(Input).value = str(tmp_path / "out" / "session-audit")
         await pilot.press("enter")
         for _ in range(200):
@@ -237,6 +238,7 @@ async def test_export_from_a_harn_tab(tmp_path, monkeypatch):
         await pilot.pause()
         scr = app.screen
         assert isinstance(scr, ExportScreen) and scr.kind == "harn"
+        (tmp_path / "out").mkdir()   # export makes no folder unasked
         scr.query_one(Input).value = str(tmp_path / "out" / "run-audit")
         await pilot.press("enter")
         for _ in range(200):

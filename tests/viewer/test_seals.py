@@ -227,6 +227,7 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
             assert isinstance(app.screen, ExportScreen)
             assert "refused" in plain(screen.query_one("#export-status").render())
             assert not (SEALS / "report.md").exists()
+            (tmp_path / "out").mkdir()   # export makes no folder unasked
             field.value = str(tmp_path / "out" / "audit")
             await pilot.press("enter")
             for _ in range(40):
