@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sealscope.output import error_line
 from sealscope.sample_ledgers import FOLDER
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 def samples_dir() -> Path:
@@ -22,13 +26,16 @@ def samples_dir() -> Path:
 
 
 def viewer_paths(given: list[str]) -> list[Path] | None:
-    """The paths the viewer opens (the bundled samples when none are given), or None
-    after one error line per path that does not exist."""
+    """The paths the viewer opens (the bundled samples when none are given): every
+    given path as soon as one of them exists — the viewer opens what it can and says
+    why each other could not be opened — or None after one error line per path when
+    none exists (there would be nothing to show)."""
     paths = [Path(p) for p in given] or [samples_dir()]
-    missing = [p for p in paths if not p.exists()]
-    for p in missing:
+    if any(p.exists() for p in paths):
+        return paths
+    for p in paths:
         error_line(f"no such file or folder: {p}")
-    return None if missing else paths
+    return None
 
 
 def register(sub) -> None:
@@ -42,13 +49,21 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def view(given: list[str]) -> int:
-    """Run the viewer on `given` (checked by `viewer_paths`): 0, or 3 for a missing path."""
+def viewer_app(given: list[str]) -> App[None] | None:
+    """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists."""
     paths = viewer_paths(given)
     if paths is None:
-        return 3
+        return None
     from sealscope.viewer.app import SealscopeApp
-    SealscopeApp(paths).run()
+    return SealscopeApp(paths)
+
+
+def view(given: list[str]) -> int:
+    """Run the viewer on `given`: 0, or 3 when none of the paths exists."""
+    app = viewer_app(given)
+    if app is None:
+        return 3
+    app.run()
     return 0
 
 
