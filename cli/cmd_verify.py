@@ -147,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     policy = {"verb": "verify", "strict": args.strict,
               "checks": ["chain"] + (["pin"] if pin is not None else [])
               + (["witness"] if args.witness else [])}
-    human = "\n".join(human_line(path, doc)
-                      for path, doc in zip(args.ledgers, docs, strict=True))
+    human = "\n".join(human_line(path, r[0], r[3])
+                      for path, r in zip(args.ledgers, results, strict=True))
     if len(results) > 1:
         human += "\n" + _count_line(docs)
     one_line = human.split("\n", 1)[0] if len(docs) == 1 else _count_line(docs)
@@ -183,13 +183,22 @@ def _markdown(walked: list[tuple[str, Any]]) -> str:
                        for p, res in walked)
 
 
-def human_line(path: str, doc: dict) -> str:
-    """One or two lines: verdict, path, counts and scope; then the first break."""
+def human_line(path: str, doc: dict, res: Any = None) -> str:
+    """One or two lines: verdict, path, counts and scope; then the first break. When
+    the chain (`res`) could not be looked at, why — `VerifyResult.reason()`, the words
+    the viewer's banner shows — in the first line; a file that could not be read is
+    that one line."""
+    from sealscope.core import verdict
     from sealscope.core.sanitize import clean
 
-    head = (f"{paint_verdict(doc['verdict'])}  {clean(path)}  rows={doc['rows']} "
-            f"chained={doc['chained']} prechain={doc['prechain']} breaks={doc['breaks']} "
-            f"scope={doc['verified_scope']}")
+    why = res.reason() if res is not None and \
+        verdict.chain(res).verdict == verdict.COULD_NOT_LOOK else ""
+    if why and res.unreadable:
+        return f"{paint_verdict(doc['verdict'])}  {clean(path)}  {clean(why)}"
+    head = (f"{paint_verdict(doc['verdict'])}  {clean(path)}  "
+            + (f"{clean(why)} · " if why else "")
+            + f"rows={doc['rows']} chained={doc['chained']} prechain={doc['prechain']} "
+            f"breaks={doc['breaks']} scope={doc['verified_scope']}")
     if doc["declared_breaks"]:
         head += f" declared={doc['declared_breaks']}"
     extra = []

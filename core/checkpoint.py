@@ -273,9 +273,6 @@ def verify_incremental(path: str | os.PathLike[str], *, strict: bool = False,
         fh, buf = ledger._open_checked(path)
     except OSError as e:
         return Incremental(ledger._unreadable(e), None)
-    if fh is None:
-        res = ledger.verify(path, strict=strict, on_progress=on_progress, workers=workers)
-        return Incremental(res, None, notes=("not a regular file: no checkpoint",))
     with fh:
         return _incremental(str(path), fh.fileno(), buf, strict, checkpoint, save_new,
                             on_progress, workers, env)

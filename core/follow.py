@@ -93,7 +93,7 @@ class Follower:
         """Open and walk the whole file; the verdict of its complete lines. An
         unreadable file latches the "unreadable" alarm."""
         try:
-            self.fd = os.open(self.path, os.O_RDONLY)
+            self.fd = _lines.regular_fd(self.path)
             st = os.fstat(self.fd)
         except OSError as e:
             return self._unreadable(e)
@@ -127,7 +127,7 @@ class Follower:
         """Follow from another follower's `snapshot()`: the file must still be the
         same inode with the same verified bytes (re-hashed here), else the alarm."""
         try:
-            self.fd = os.open(self.path, os.O_RDONLY)
+            self.fd = _lines.regular_fd(self.path)
             st = os.fstat(self.fd)
         except OSError as e:
             return self._unreadable(e)

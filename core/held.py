@@ -5,7 +5,8 @@ Rules (CLI.md, "Held content files"):
   (digested as raw UTF-8 text), anything else a JSON item (json-c14n).
 - `NAME.jsonl`: one JSON value per line, each an item. Lines are split on LF (a CR
   before it is JSON whitespace); blank lines are skipped, since no JSON value is blank.
-- any other file, or `-` (stdin): one `bytes` item, the exact bytes.
+- any other file, or `-` (stdin): one `bytes` item, the exact bytes. A FIFO or a
+  device is not a file here: refused, never waited on (stdin is `-`).
 - a folder: its regular files (symlinks to regular files included), sorted by name,
   each one `bytes` item. Subfolders are not entered.
 
@@ -23,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 from sealscope.core import digest as _digest
+from sealscope.core import lines as _lines
 from sealscope.core.jsonio import loads
 
 __all__ = ["HeldItem", "HeldContentError", "load_held", "load_many", "values_of", "kind_of",
@@ -66,8 +68,10 @@ def _why(e: BaseException) -> str:
 
 
 def _read(path: str) -> bytes:
+    """A held file's bytes: a regular file only (a FIFO or a device is refused, never
+    waited on; standard input is `-`)."""
     try:
-        with open(path, "rb") as fh:
+        with _lines.open_regular(path) as fh:
             return fh.read()
     except OSError as e:
         raise HeldContentError(f"cannot read {path}: {_why(e)}") from None

@@ -492,19 +492,11 @@ def _unreadable(e: OSError) -> VerifyResult:
 
 
 def _open_checked(path: str | os.PathLike[str]) -> tuple[Any, Any]:
-    """Open for reading, failing as the reference's read_text would. A regular file is
-    read by offset; anything else (a pipe, a special file) is read whole."""
-    fh = open(path, "rb")  # noqa: SIM115 - returned open: the caller closes it
-    try:
-        import stat
-        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return fh, _lines.FileSource(fh)
-        data = fh.read()
-    except BaseException:
-        fh.close()
-        raise
-    fh.close()
-    return None, data
+    """Open for reading by offset (the file and its `FileSource`), failing as the
+    reference's read_text would; anything but a regular file (a FIFO, a device) is
+    refused before it is read (`lines.open_regular`), never waited on."""
+    fh = _lines.open_regular(path)
+    return fh, _lines.FileSource(fh)
 
 
 def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
@@ -863,7 +855,7 @@ def explain_mismatch(path: str | os.PathLike[str], line: int, *,
     is not a chained row whose stored chain differs from its link after the previous
     row, or the file cannot be read."""
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below
+        fh = _lines.open_regular(path)
     except OSError:
         return None
     with fh:
@@ -881,7 +873,7 @@ def explain_mismatches(path: str | os.PathLike[str], res: VerifyResult,
     if not lines:
         return {}
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed below
+        fh = _lines.open_regular(path)
     except OSError:
         return {}
     with fh:
@@ -1009,8 +1001,8 @@ def iter_rows(path: str | os.PathLike[str], *, needles: tuple[bytes, ...] = (),
     split and numbered as the verifier does. With `needles`, only lines holding one of
     them (literally) are decoded at all: they are found window by window with
     `bytes.find`, not line by line. `on_progress(done, total)` gets bytes read. OSError when
-    the file cannot be opened."""
-    with open(path, "rb") as fh:
+    the file cannot be opened or is not a regular file."""
+    with _lines.open_regular(path) as fh:
         buf = _lines.FileSource(fh)
         total = len(buf)
         n = 0
@@ -1070,7 +1062,7 @@ def tail_chain(path: str | os.PathLike[str], *, reference_split: bool = False) -
     `reference_split=True` reproduces arcaeon's writer instead (LF bytes only, ASCII
     whitespace only)."""
     try:
-        with open(path, "rb") as fh:
+        with _lines.open_regular(path) as fh:
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
             block = 1 << 16

@@ -9,9 +9,11 @@ replacement per line gives the same text because line ends are ASCII.
 """
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import re
+import stat
 from array import array
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, Protocol
@@ -24,7 +26,8 @@ except ImportError:  # pragma: no cover - no compiler at install time
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
     _c_line_ends = None
 
-__all__ = ["WINDOW", "open_map", "window_bounds", "iter_windows", "split_window", "window_holding",
+__all__ = ["WINDOW", "NotRegularFile", "regular_fd", "open_regular", "open_map",
+           "window_bounds", "iter_windows", "split_window", "window_holding",
            "decode_line", "line_offsets", "count_lines", "FileSource", "Buffer"]
 
 WINDOW = 8 << 20
@@ -38,6 +41,45 @@ class Buffer(Protocol):
     def __getitem__(self, sl: slice, /) -> bytes: ...
 
     def find(self, needle: bytes, start: int = ..., end: int = ..., /) -> int: ...
+
+
+class NotRegularFile(OSError):
+    """Evidence that is not a regular file (a FIFO, a device, a socket): `strerror`
+    "not a regular file", printed with its path as Python prints an OSError."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(f"not a regular file: {os.fspath(path)!r}")
+        self.strerror = "not a regular file"
+        self.filename = os.fspath(path)
+
+    def __str__(self) -> str:
+        return f"{self.strerror}: {self.filename!r}"
+
+
+def regular_fd(path: str | os.PathLike[str]) -> int:
+    """A file descriptor reading evidence: a regular file only. Opened without
+    blocking and checked before anything is read, so a FIFO (whose open waits for a
+    writer) or a device (`/dev/zero` never ends) is refused at once: `NotRegularFile`
+    (`not a regular file: 'PATH'`); a folder fails as Python's `open` fails (`[Errno 21] Is a
+    directory`)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """`regular_fd(path)` as a binary file object."""
+    return os.fdopen(regular_fd(path), "rb")
 
 
 def open_map(fh: BinaryIO) -> mmap.mmap | bytes:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
+from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import loads as _loads
 
@@ -26,7 +27,7 @@ def read_json_file(path: str | os.PathLike[str]) -> Any:
     """Parse a UTF-8 JSON file. `Unreadable` when it cannot be read; ValueError
     (`not UTF-8: …` / `not JSON: …`) when it is not UTF-8 JSON. """
     try:
-        with open(path, "rb") as fh:
+        with _lines.open_regular(path) as fh:
             data = fh.read()
     except OSError as e:
         raise Unreadable(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None

@@ -15,6 +15,8 @@ from sealscope.core import ledger as L
 from sealscope.core import pins
 from tests.conftest import assert_conformance
 
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_ledgers"
+
 
 def run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sealscope", *argv], capture_output=True,
@@ -76,14 +78,15 @@ def test_unreadable_file(tmp_path, monkeypatch, capsys):
         assert res.returncode == 3 and "Permission denied" in json.loads(res.stdout)["first_break"]
         return
     # root reads anything: make the open fail the way a permission error does
-    real_open = open
+    from sealscope.core import lines
+    real_fd = lines.regular_fd
 
-    def deny(path, *a, **k):
+    def deny(path):
         if str(path) == str(p):
             raise PermissionError(13, "Permission denied", str(p))
-        return real_open(path, *a, **k)
+        return real_fd(path)
 
-    monkeypatch.setattr(L, "open", deny, raising=False)
+    monkeypatch.setattr(lines, "regular_fd", deny)
     from sealscope.main import main
     assert main(["verify", str(p), "--json"]) == 3
     doc = json.loads(capsys.readouterr().out)
@@ -164,3 +167,49 @@ def test_many_ledgers_side_by_side_equal_one_at_a_time(tmp_path, monkeypatch):
     assert all(f.exception() is None for _p, f in submitted)     # results came from workers
     assert side_by_side == one_by_one
     assert [r[1] for r in side_by_side] == [0, 0, 1, 0, 0, 3]
+
+
+def test_a_fifo_or_a_device_is_refused_in_one_line_without_waiting(tmp_path):
+    """No writer ever comes to the FIFO and /dev/zero never ends: both are refused
+    before they are read (a blocking open or read would run into the timeout)."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    for target in (str(fifo), "/dev/zero"):
+        res = run("verify", target)
+        assert (res.returncode, res.stderr) == (3, "")
+        assert res.stdout == (f"COULD NOT LOOK  {target}  unreadable: not a regular "
+                              f"file: '{target}'\n")
+        doc = json.loads(run("verify", target, "--json").stdout)
+        assert (doc["verdict"], doc["first_break"]) == (
+            "COULD NOT LOOK", f"unreadable: not a regular file: '{target}'")
+    held = str(SAMPLES / "held" / "session-pre.jsonl")
+    for argv in (["receipts", str(fifo)], ["lookup", str(fifo), held]):
+        res = run(*argv)
+        assert (res.returncode, res.stdout) == (3, "")
+        assert res.stderr == f"sealscope: {argv[0]}: cannot read {fifo}: not a regular file\n"
+    res = run("lookup", str(SAMPLES / "session.jsonl"), str(fifo))     # held content too
+    assert (res.returncode, res.stdout) == (3, "")
+    assert res.stderr == f"sealscope: lookup: cannot read {fifo}: not a regular file\n"
+
+
+def test_could_not_look_says_why_in_its_line(tmp_path):
+    """The reason is `VerifyResult.reason()`, the words the viewer's banner shows."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    prechain = tmp_path / "prechain.jsonl"
+    prechain.write_text('{"a": 1}\n{"a": 2}\n')
+    declared = SAMPLES / "declared-break.jsonl"
+    res = run("verify", str(declared), str(empty), str(prechain), str(tmp_path / "none"))
+    assert res.returncode == 3
+    assert res.stdout.splitlines() == [
+        (f"COULD NOT LOOK  {declared}  declared break at line 3 · rows=6 chained=5 "
+        "prechain=0 breaks=0 scope=bounded_declared_break declared=1"),
+        (f"COULD NOT LOOK  {empty}  empty file · rows=0 chained=0 prechain=0 breaks=0 "
+        "scope=empty"),
+        (f"COULD NOT LOOK  {prechain}  no chained rows (2 rows without a chain) · rows=2 "
+        "chained=0 prechain=2 breaks=0 scope=bounded_prechain_skipped"),
+        (f"COULD NOT LOOK  {tmp_path / 'none'}  unreadable: [Errno 2] No such file or "
+        f"directory: '{tmp_path / 'none'}'"),
+        "4 ledgers: 0 verified, 0 broken, 4 could not look"]
+    assert [L.verify(p).reason() for p in (declared, empty, prechain)] == [
+        "declared break at line 3", "empty file", "no chained rows (2 rows without a chain)"]
