@@ -10,13 +10,16 @@ opens a ledger at its first break); anything else (unreadable, or a `.json` that
 not a ledger, seal or harn file) is a notification saying why. The bundled
 `sample_ledgers/` folder (also what the app opens with no paths) contributes the
 curated `SAMPLE_TABS` instead, subfolders included.
+
+The app imports what the first screen of a ledger needs; the other tab kinds and the
+screens a key opens load on first use (`viewer.lazy`).
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -30,19 +33,15 @@ from sealscope.core import kinds
 from sealscope.core.kinds import classify
 from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
+from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.evidence_tab import EvidenceTab, front_commands
-from sealscope.viewer.fleet_tab import FleetTab
 from sealscope.viewer.footer import FitFooter
-from sealscope.viewer.harn_tab import HarnPane
-from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.ledger_tab import LedgerTab
-from sealscope.viewer.lookup_screen import LookupScreen
 from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
-from sealscope.viewer.pin_screen import PinScreen
-from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
-from sealscope.viewer.readme_screen import SamplesReadmeScreen
-from sealscope.viewer.seal_tab import SealTab, find_seal_tab
+
+if TYPE_CHECKING:  # annotations: a seal tab's module loads when a seal opens
+    from sealscope.viewer.seal_tab import SealTab
 
 # What `sealscope` with no arguments opens, in tab order (documented in
 # sample_ledgers/README.md): the ledgers, the seals ledger, the two valid seals and the
@@ -170,11 +169,11 @@ class SealscopeApp(App[None]):
         self._tab_seq += 1
         path = Path(what.path)
         if what.kind == kinds.FOLDER:
-            return FleetTab(path, id=f"fleet-{self._tab_seq}")
+            return lazy.FleetTab(path, id=f"fleet-{self._tab_seq}")
         if what.kind == kinds.SNAPSHOT:
-            return SealTab(path, id=f"seal-{self._tab_seq}")
+            return lazy.SealTab(path, id=f"seal-{self._tab_seq}")
         if what.kind == kinds.HARN:
-            return HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
+            return lazy.HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
         return LedgerTab(path, id=f"ledger-{self._tab_seq}")
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:
@@ -187,13 +186,17 @@ class SealscopeApp(App[None]):
         return tab
 
     def _link_seals(self, tab: EvidenceTab) -> None:
-        """Seals look for their sealing rows in ledgers, whichever opened first."""
+        """Seals look for their sealing rows in ledgers, whichever opened first: every
+        other tab hears of a new ledger, a new tab of every open ledger
+        (`EvidenceTab.ledger_opened`; only a seal tab looks, so a ledger alone never
+        loads the seal tab's module)."""
         if isinstance(tab, LedgerTab):
-            for seal in self.seal_tabs():
-                seal.scan_ledger(tab.path)
-        elif isinstance(tab, SealTab):
+            for pane in self.panes():
+                if pane is not tab:
+                    pane.ledger_opened(tab.path)
+        else:
             for lt in self.ledger_tabs():
-                tab.scan_ledger(lt.path)
+                tab.ledger_opened(lt.path)
 
     def _open_tab_for(self, p: Path) -> EvidenceTab | None:
         try:
@@ -215,7 +218,7 @@ class SealscopeApp(App[None]):
         return list(self.query(LedgerTab))
 
     def seal_tabs(self) -> list[SealTab]:
-        return list(self.query(SealTab))
+        return list(self.query(lazy.SealTab))
 
     def current_tab(self) -> EvidenceTab | None:
         """The tab in front (None with no tabs)."""
@@ -335,7 +338,7 @@ class SealscopeApp(App[None]):
             tab.first_break_when_verified()
 
     def on_jump_to_seal(self, m: JumpToSeal) -> None:
-        seal = find_seal_tab(self.seal_tabs(), m.row)
+        seal = lazy.find_seal_tab(self.seal_tabs(), m.row)
         if seal is None:
             self.notify("no open seal matches this row's digests — open its snapshot "
                         "file with o", markup=False)
@@ -350,17 +353,17 @@ class SealscopeApp(App[None]):
         last = [r for r in (origin.session if origin else []) if r.kind == "lookup"]
         held = last[-1].inputs.get("held") if last else None
         path = Path(held[0]) if held else None
-        self.push_screen(LookupScreen(self.ledger_tabs(), path=path, origin=origin))
+        self.push_screen(lazy.LookupScreen(self.ledger_tabs(), path=path, origin=origin))
 
     def on_look_up(self, m: LookUp) -> None:
-        self.push_screen(LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin))
+        self.push_screen(lazy.LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin))
 
     def action_check(self) -> None:
         tab = self.current_ledger()
         if tab is None:
             self.notify("select a ledger tab first", markup=False)
             return
-        self.push_screen(PinScreen(tab))
+        self.push_screen(lazy.PinScreen(tab))
 
     def action_export(self) -> None:
         tab = self.current_tab()
@@ -369,23 +372,24 @@ class SealscopeApp(App[None]):
         self.push_screen(tab.export_screen())
 
     def action_key_help(self) -> None:
-        self.push_screen(KeyHelpScreen(self.current_tab(), [self, self.screen_stack[0]]))
+        self.push_screen(lazy.KeyHelpScreen(self.current_tab(), [self, self.screen_stack[0]]))
 
     def action_samples_readme(self) -> None:
-        self.push_screen(SamplesReadmeScreen())
+        self.push_screen(lazy.SamplesReadmeScreen())
 
     def action_open(self) -> None:
         async def done(value: str | None) -> None:
             if not value:
                 return
-            p = pasted_path(value)
+            p = lazy.pasted_path(value)
             if p is None:
                 self.notify("no such file: " + clean(value), markup=False, severity="warning")
                 return
             await self.open_paths([p])
-        self.push_screen(PromptScreen("Open a file", "path to a ledger, a snapshot, a harn "
-                                      "transcript or a folder",
-                                      suggester=PathSuggester(), id="open-prompt"), done)
+        self.push_screen(lazy.PromptScreen("Open a file", "path to a ledger, a snapshot, a "
+                                           "harn transcript or a folder",
+                                           suggester=lazy.PathSuggester(), id="open-prompt"),
+                         done)
 
     async def open_paths(self, paths: Sequence[os.PathLike[str] | str]) -> list[EvidenceTab]:
         """Open files and folders (as on the command line); the last one opened is
@@ -410,7 +414,7 @@ class SealscopeApp(App[None]):
         content for the selected receipt, otherwise a new tab."""
         if self.screen is not self.screen_stack[0]:
             return
-        p = pasted_path(event.text)
+        p = lazy.pasted_path(event.text)
         if p is None:
             return
         event.stop()

@@ -8,16 +8,18 @@ each check (a pin, a witness, held content, a lookup) adds a line with its own w
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from sealscope.core import verdict
-from sealscope.core.export import SessionRecord
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import ChainChanged
+
+if TYPE_CHECKING:  # annotations only: the report's records load with the first check
+    from sealscope.core.export import SessionRecord
 
 VERDICT_CLASSES = ("-pending", "-verified", "-broken", "-couldnot")
 """The banner's colour classes: exactly one is set (`Banner.verdict_class`)."""

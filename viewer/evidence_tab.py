@@ -21,7 +21,7 @@ changes, so the open files can be triaged at a glance.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import SystemCommand
@@ -32,12 +32,16 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
 
-from sealscope.core import export, verdict
+from sealscope.core import verdict
 from sealscope.core.sanitize import clean
 from sealscope.core.verdict import Outcome
+from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding, binding_commands
-from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.style import TONE_STYLE
+
+if TYPE_CHECKING:  # annotations: the report's modules load with the first check or export
+    from sealscope.core.export import SessionRecord
+    from sealscope.viewer.export_action import ExportScreen
 
 __all__ = ["EvidenceTab", "front_commands", "tab_title", "CLEAR_CHECKS"]
 
@@ -75,7 +79,7 @@ class EvidenceTab(TabPane):
 
     def __init__(self, *a: Any, **kw: Any) -> None:
         super().__init__(*a, **kw)
-        self.session: list[export.SessionRecord] = []
+        self.session: list[SessionRecord] = []
         self._session_keys: list[Any] = []
 
     kind_name: str = "file"
@@ -113,6 +117,10 @@ class EvidenceTab(TabPane):
         """This tab's command-palette entries: its PaletteBindings."""
         return binding_commands(self)
 
+    def ledger_opened(self, path: str) -> None:
+        """A ledger `path` is open in another tab (a seal tab looks for its sealing
+        rows there; other tabs do nothing)."""
+
     # ------------------------------------------------------------------ checks
     def own_outcome(self) -> Outcome | None:
         """The file's own outcome before any check, or None while not known (a tab
@@ -123,7 +131,7 @@ class EvidenceTab(TabPane):
         """Recompute `tab_verdict` from the file's own outcome and the session, and
         let the tab redraw what shows the checks (`checks_changed`)."""
         own = self.own_outcome()
-        self.tab_verdict = None if own is None else export.judged(own, self.session)
+        self.tab_verdict = None if own is None else lazy.export.judged(own, self.session)
         self.checks_changed()
         if self.is_attached:
             self.app.refresh_bindings()
@@ -131,7 +139,7 @@ class EvidenceTab(TabPane):
     def checks_changed(self) -> None:
         """Redraw what shows the checks (banner, rows, panels); subclasses extend."""
 
-    def add_session(self, record: export.SessionRecord, key: Any = None) -> None:
+    def add_session(self, record: SessionRecord, key: Any = None) -> None:
         """Keep a check in the tab's state (and its report); one with the same `key`
         (the same check run again) replaces the earlier one."""
         if key is not None and key in self._session_keys:
@@ -141,7 +149,7 @@ class EvidenceTab(TabPane):
         self._session_keys.append(key)
         self.judge()
 
-    def session_record(self, key: Any) -> export.SessionRecord | None:
+    def session_record(self, key: Any) -> SessionRecord | None:
         """The check kept under `key`, or None."""
         if key in self._session_keys:
             return self.session[self._session_keys.index(key)]

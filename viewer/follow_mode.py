@@ -16,7 +16,7 @@ the same behaviour on Linux and macOS, and appends on NFS are seen.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -24,13 +24,16 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from sealscope.core.follow import Follower
 from sealscope.core.ledger import VerifyResult
 from sealscope.viewer.banner import Banner
+from sealscope.viewer import lazy
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.messages import Followed
 from sealscope.viewer.row_list import RowList
 from sealscope.viewer.source import LedgerSource
+
+if TYPE_CHECKING:  # loaded when following starts, after the verdict
+    from sealscope.core.follow import Follower
 
 __all__ = ["FollowMode", "FOLLOW_POLL"]
 
@@ -70,7 +73,7 @@ class FollowMode(EvidenceTab):
 
     # ------------------------------------------------------------------ start / stop
     def start_following(self, snapshot: dict) -> None:
-        self._follower = Follower(self.source.path)
+        self._follower = lazy.Follower(self.source.path)
         self._adopt(snapshot)
 
     @work(thread=True, exclusive=True, group="follow")

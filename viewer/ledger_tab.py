@@ -24,7 +24,7 @@ import time
 from array import array
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, work
@@ -37,28 +37,29 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from sealscope.core import export, pins, verdict, witness
-from sealscope.core.compaction_series import SeriesPoint, receipt_point
-from sealscope.core.follow import Follower
+from sealscope.core import verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.core.sanitize import clean
+from sealscope.viewer import lazy
 from sealscope.viewer.banner import Banner
 from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, tab_title
-from sealscope.viewer.export_action import ExportScreen
-from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
                                        Followed, Indexed, IndexProgress, JumpToSeal, Marked,
                                        RowSelected, SearchCounted, StripJump, StripLeft,
                                        Verified, VerifyProgress, VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
-from sealscope.viewer.prompt import PromptScreen
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList, reason_of
 from sealscope.viewer.source import STATUSES, LedgerSource
 from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
+
+if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
+    from sealscope.core.compaction_series import SeriesPoint
+    from sealscope.core.export import SessionRecord
+    from sealscope.core.pins import Pin
+    from sealscope.viewer.export_action import ExportScreen
 
 
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
@@ -251,7 +252,7 @@ class LedgerTab(FollowMode):
                 result, snapshot = got
             else:  # no child process here: verify (and open a follower) in this thread
                 progress.restart()
-                f = Follower(self.source.path)
+                f = lazy.Follower(self.source.path)
                 result = f.open(on_progress=progress)
                 if f.alarm is None and f.whole is not None:
                     result, snapshot = f.whole, f.snapshot()
@@ -285,7 +286,7 @@ class LedgerTab(FollowMode):
         if worker.is_cancelled:
             return
         rows = found["compaction_receipt"]
-        points = [receipt_point(n, r) for n, r in rows]
+        points = [lazy.receipt_point(n, r) for n, r in rows]
         self.post_message(Marked({p.where: p.ok for p in points},
                                  [n for n, _r in found["continuity_snapshot"]], points))
 
@@ -446,7 +447,7 @@ class LedgerTab(FollowMode):
             self.show_detail(self.detail_line)
 
     def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
-                     record: export.SessionRecord) -> None:
+                     record: SessionRecord) -> None:
         """Held content recomputed the receipt at `line`: kept as the tab's state (the
         row's badge, its receipt panel, the banner, the report) until cleared."""
         self.held[line] = (pre, post, check)
@@ -556,8 +557,9 @@ class LedgerTab(FollowMode):
         def done(line: int | None) -> None:
             if line:
                 self._goto(line)
-        self.app.push_screen(CompactionChart(f"Compaction receipts of {clean(self.source.name)}",
-                                             self.series, id="compaction-chart"), done)
+        title = f"Compaction receipts of {clean(self.source.name)}"
+        self.app.push_screen(lazy.CompactionChart(title, self.series, id="compaction-chart"),
+                             done)
 
     def _update_status(self) -> None:
         rl = self.rows
@@ -669,13 +671,13 @@ class LedgerTab(FollowMode):
         def done(value: str | None) -> None:
             if value and value.strip().isdigit():
                 self.goto_line(int(value.strip()))
-        self.app.push_screen(PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
-                                          id="goto-prompt"), done)
+        self.app.push_screen(lazy.PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
+                                               id="goto-prompt"), done)
 
     def action_filter(self) -> None:
         kinds = sorted({i.kind for i in list(self.source._rows.values()) if i.kind})
         choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
-        self.app.push_screen(PromptScreen(
+        self.app.push_screen(lazy.PromptScreen(
             "Filter rows",
             "a status, or kind:NAME",
             suggester=SuggestFromList(choices, case_sensitive=False),
@@ -764,8 +766,9 @@ class LedgerTab(FollowMode):
             if value:
                 self.last_search = value
                 self._search(backwards=False)
-        self.app.push_screen(PromptScreen("Search text", "text to find (as stored)",
-                                          value=self.last_search, id="search-prompt"), done)
+        self.app.push_screen(lazy.PromptScreen("Search text", "text to find (as stored)",
+                                               value=self.last_search, id="search-prompt"),
+                             done)
 
     def action_search_next(self) -> None:
         self._search(False) if self.last_search else self.action_search()
@@ -855,7 +858,7 @@ class LedgerTab(FollowMode):
             pre, post = had_pre, had_post
         elif pre is not None and post is None and had_post is not None and pre == had_pre:
             post = had_post
-        self.app.push_screen(HeldContentScreen(self, line, pre=pre, post=post))
+        self.app.push_screen(lazy.HeldContentScreen(self, line, pre=pre, post=post))
 
     def action_jump_seal(self) -> None:
         """From a `continuity_snapshot` row to the open seal it sealed (the app finds it)."""
@@ -873,8 +876,8 @@ class LedgerTab(FollowMode):
     def export_screen(self) -> ExportScreen:
         """Its verdict (re-verified when not finished yet), its receipts, and the
         session: held content recomputed, items looked up."""
-        return ExportScreen(self.path, kind="ledger", session=self.session,
-                            verify_result=self.result)
+        return lazy.ExportScreen(self.path, kind="ledger", session=self.session,
+                                 verify_result=self.result)
 
     # ------------------------------------------------------------------ checks
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -883,13 +886,14 @@ class LedgerTab(FollowMode):
         return dict(rec.inputs) if rec is not None else {}
 
     @work(thread=True, exclusive=False, group="check")
-    def check_pin(self, pin: pins.Pin) -> None:
+    def check_pin(self, pin: Pin) -> None:
         """Judge the ledger against a head pin; the record joins the tab's state."""
         try:
-            rec = export.check_record("pin", pins.check_pin(self.source.path, pin),
-                                      pin=pin.text)
+            rec = lazy.export.check_record("pin", lazy.pins.check_pin(self.source.path, pin),
+                                           pin=pin.text)
         except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = export.check_error_record("pin", f"{type(e).__name__}: {e}", pin=pin.text)
+            rec = lazy.export.check_error_record("pin", f"{type(e).__name__}: {e}",
+                                                 pin=pin.text)
         self.post_message(CheckDone(rec, ("pin",)))
 
     @work(thread=True, exclusive=False, group="check")
@@ -897,8 +901,9 @@ class LedgerTab(FollowMode):
         """Judge the ledger against a witness store's namespace; kept as `check_pin`."""
         inputs = {"witness": str(store), "namespace": namespace}
         try:
-            rec = export.check_record("witness", witness.verify_against_witness(
+            rec = lazy.export.check_record("witness", lazy.witness.verify_against_witness(
                 store, namespace, self.source.path), **inputs)
         except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = export.check_error_record("witness", f"{type(e).__name__}: {e}", **inputs)
+            rec = lazy.export.check_error_record("witness", f"{type(e).__name__}: {e}",
+                                                 **inputs)
         self.post_message(CheckDone(rec, ("witness",)))

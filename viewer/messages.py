@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from sealscope.core.compaction_series import SeriesPoint
-from sealscope.core.export import SessionRecord
-from sealscope.core.fleet import FleetEntry
-from sealscope.core.ledger import VerifyResult
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the fields' types (dataclasses read annotations as text)
+    from sealscope.core.compaction_series import SeriesPoint
+    from sealscope.core.export import SessionRecord
+    from sealscope.core.fleet import FleetEntry
+    from sealscope.core.ledger import VerifyResult
     from sealscope.viewer.ledger_tab import LedgerTab
 
 __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",

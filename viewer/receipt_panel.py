@@ -5,20 +5,24 @@ The verdict is `sealscope.core.receipt.verify_receipt`'s; this module only lays 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from sealscope.core.receipt import ReceiptCheck, verify_receipt
 from sealscope.core.sanitize import clean
+from sealscope.viewer import lazy
 from sealscope.viewer.style import shown
+
+if TYPE_CHECKING:  # the receipt checker loads with the first receipt shown
+    from sealscope.core.receipt import ReceiptCheck
+
 
 def check_receipt(row: Any, pre: Any = None,
                   post: Any = None) -> tuple[ReceiptCheck | None, str | None]:
     """(ReceiptCheck, None) or (None, why it could not be checked)."""
     try:
-        return verify_receipt(row, pre, post), None
+        return lazy.verify_receipt(row, pre, post), None
     except Exception as e:  # noqa: BLE001 - the reference raises on a NaN core (FORMATS §8 #26)
         return None, f"could not verify this receipt: {type(e).__name__}: {e}"
 

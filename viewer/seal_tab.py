@@ -484,6 +484,9 @@ class SealTab(EvidenceTab):
             self.ledger_links = (*self.ledger_links, ref)
         return True
 
+    def ledger_opened(self, path: str) -> None:
+        self.scan_ledger(path)
+
     @work(thread=True, group="seal-link")
     def scan_ledger(self, path: str | os.PathLike) -> None:
         """Find this seal's `continuity_snapshot` rows in a ledger (thread worker)."""

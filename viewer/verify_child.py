@@ -6,7 +6,8 @@ PATH`: it calls `ledger.verify(PATH)`, writes progress to stderr as lines `done 
 and the frozen `VerifyResult` (our own code's pickle) to stdout, and exits 0. The
 parent side is `verify_in_child`. With `--follow PATH` it opens a `follow.Follower`
 instead and writes `(result, snapshot)` for `follow_in_child`, so the tab can follow
-the file from where the child's walk ended. The child imports only `sealscope.core`.
+the file from where the child's walk ended. The child imports only `sealscope.core`
+(and `viewer.lazy`, through which it reads the follower; neither imports Textual).
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from os import PathLike
 from collections.abc import Callable
 
 from sealscope.core import ledger
-from sealscope.core.follow import Follower
 from sealscope.core.ledger import VerifyResult
+from sealscope.viewer import lazy
 
 __all__ = ["Cancelled", "verify_in_child", "follow_in_child", "main"]
 
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"usage: python -m {MODULE} [--follow] PATH\n")
         return 2
     if follow:
-        f = Follower(args[0])
+        f = lazy.Follower(args[0])
         res = f.open(on_progress=_report)
         whole = f.whole if f.whole is not None else res
         out: object = (whole, f.snapshot()) if f.alarm is None else res

@@ -1,0 +1,70 @@
+"""What the viewer loads when first used, not when it starts (`core.lazy`'s mechanism).
+
+The first screen of a ledger needs the app, the ledger tab and its widgets; everything
+else waits for the key, the file kind or the check that needs it: the tabs of other
+file kinds, the screens a key opens, the export, the checks' core modules and the
+follower. Read a name as an attribute, `lazy.SealTab(...)`: the first read imports its
+module (names are listed under `TYPE_CHECKING` for the type checker and in `_LAZY` for
+the loader; `tests/viewer/test_imports.py` holds them equal and counts each use as an
+import edge of the module that reads it). Never `isinstance(x, lazy.Name)` on a path the
+first screen takes: it loads the module to answer.
+
+This module imports nothing of the viewer's at run time, and no Textual: the verify
+child (`verify_child`, a plain Python process) reads the follower through it too.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sealscope.core import lazy as _lazy
+
+if TYPE_CHECKING:  # for the type checker; at run time each name loads on first read
+    from sealscope.core import export, pins, witness
+    from sealscope.core.compaction_series import receipt_point
+    from sealscope.core.follow import Follower
+    from sealscope.core.receipt import verify_receipt
+    from sealscope.viewer.compaction_chart import CompactionChart
+    from sealscope.viewer.export_action import ExportScreen
+    from sealscope.viewer.fleet_tab import FleetTab
+    from sealscope.viewer.harn_tab import HarnPane
+    from sealscope.viewer.held_screen import HeldContentScreen
+    from sealscope.viewer.key_help import KeyHelpScreen
+    from sealscope.viewer.lookup_screen import LookupScreen
+    from sealscope.viewer.pin_screen import PinScreen
+    from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
+    from sealscope.viewer.readme_screen import SamplesReadmeScreen
+    from sealscope.viewer.seal_tab import SealTab, find_seal_tab
+
+__all__ = ["export", "pins", "witness", "receipt_point", "Follower", "verify_receipt",
+           "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
+           "KeyHelpScreen", "LookupScreen", "PinScreen", "PathSuggester", "PromptScreen",
+           "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
+
+_LAZY = {
+    # core: the checks, the report, the follower
+    "export": "sealscope.core.export",
+    "pins": "sealscope.core.pins",
+    "witness": "sealscope.core.witness",
+    "receipt_point": "sealscope.core.compaction_series:receipt_point",
+    "Follower": "sealscope.core.follow:Follower",
+    "verify_receipt": "sealscope.core.receipt:verify_receipt",
+    # the tabs of other file kinds
+    "FleetTab": "sealscope.viewer.fleet_tab:FleetTab",
+    "HarnPane": "sealscope.viewer.harn_tab:HarnPane",
+    "SealTab": "sealscope.viewer.seal_tab:SealTab",
+    "find_seal_tab": "sealscope.viewer.seal_tab:find_seal_tab",
+    # screens a key opens
+    "CompactionChart": "sealscope.viewer.compaction_chart:CompactionChart",
+    "ExportScreen": "sealscope.viewer.export_action:ExportScreen",
+    "HeldContentScreen": "sealscope.viewer.held_screen:HeldContentScreen",
+    "KeyHelpScreen": "sealscope.viewer.key_help:KeyHelpScreen",
+    "LookupScreen": "sealscope.viewer.lookup_screen:LookupScreen",
+    "PinScreen": "sealscope.viewer.pin_screen:PinScreen",
+    "PathSuggester": "sealscope.viewer.prompt:PathSuggester",
+    "PromptScreen": "sealscope.viewer.prompt:PromptScreen",
+    "pasted_path": "sealscope.viewer.prompt:pasted_path",
+    "SamplesReadmeScreen": "sealscope.viewer.readme_screen:SamplesReadmeScreen",
+}
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = _lazy.exports(__name__, _LAZY)
