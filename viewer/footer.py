@@ -8,6 +8,8 @@ palette, whose key stays on the right. It is composed again when its width chang
 """
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
@@ -31,11 +33,12 @@ class FitFooter(Footer):
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
         self._width = 0
+        self._shown: tuple[Any, ...] | None = None   # what the last compose laid out
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
-            return
-        self._width = width = self.size.width or self.app.size.width
+    def _plan(self) -> tuple[Any, ...]:
+        """What to show at this width: (the keys that fit, each (key, display,
+        description, action, enabled, tooltip); the palette key's, or None)."""
+        width = self.size.width or self.app.size.width
         room = width - PALETTE_WIDTH - 1
         active = self.screen.active_bindings
         shown, actions = [], set()
@@ -44,6 +47,7 @@ class FitFooter(Footer):
                 actions.add(binding.action)
                 shown.append((binding, enabled, tooltip))
         shown.sort(key=lambda s: s[0].action != HELP_ACTION)   # stable: help first
+        keys = []
         for binding, enabled, tooltip in shown:
             display = self.app.get_key_display(binding)
             need = key_width(display, binding.description)
@@ -52,17 +56,41 @@ class FitFooter(Footer):
                     continue
                 break
             room -= need
-            yield FooterKey(binding.key, display, binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip,
-                            ).data_bind(compact=Footer.compact)
+            keys.append((binding.key, display, binding.description, binding.action, enabled,
+                         tooltip))
+        palette = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             got = active.get(self.app.COMMAND_PALETTE_BINDING)
             if got is not None:
                 _node, binding, enabled, _tooltip = got
-                yield FooterKey(binding.key, self.app.get_key_display(binding),
-                                binding.description, binding.action,
-                                classes="-command-palette", disabled=not enabled,
-                                tooltip=binding.tooltip or binding.description)
+                palette = (binding.key, self.app.get_key_display(binding), binding.description,
+                           binding.action, enabled, binding.tooltip or binding.description)
+        return width, tuple(keys), palette
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        self._shown = plan = self._plan()
+        self._width, keys, palette = plan
+        for key, display, description, action, enabled, tooltip in keys:
+            fk = FooterKey(key, display, description, action, disabled=not enabled,
+                           tooltip=tooltip, classes="-compact" if self.compact else "")
+            # born in the footer's style: Textual's default (compact) would be set, then
+            # undone by the binding, restyling every key twice per compose
+            fk.set_reactive(FooterKey.compact, self.compact)
+            yield fk.data_bind(compact=Footer.compact)
+        if palette is not None:
+            key, display, description, action, enabled, tooltip = palette
+            yield FooterKey(key, display, description, action, classes="-command-palette",
+                            disabled=not enabled, tooltip=tooltip)
+
+    async def recompose(self) -> None:
+        """Compose again only when what it shows would change: the bindings change
+        with every focus move, the keys shown mostly do not."""
+        if self._bindings_ready and self._shown is not None and self.is_attached and \
+                self._plan() == self._shown:
+            return
+        await super().recompose()
 
     def on_resize(self, event: events.Resize) -> None:
         if self._bindings_ready and event.size.width != self._width:
