@@ -85,6 +85,7 @@ class Banner(Static):
         super().__init__("", **kw)
         self.file_name = name
         self.explained: Any = None
+        self._painted: tuple[str, int, int] | None = None   # state, length, lines painted
 
     def on_mount(self) -> None:
         self._paint()
@@ -211,4 +212,9 @@ class Banner(Static):
             detail = check_detail(rec)
             if detail:
                 t.append(" " + clean(detail))
-        self.update(t)
+        # a progress step changes only the percentage's digits: the banner keeps its
+        # size, so the screen is not laid out again (50 steps while a big file indexes)
+        painted = (self.state, len(t.plain), t.plain.count("\n"))
+        same_size = painted == self._painted and self.state in ("indexing", "verifying")
+        self._painted = painted
+        self.update(t, layout=not same_size)

@@ -105,7 +105,7 @@ class LedgerTab(FollowMode):
         layout: vertical;
         padding: 0;
     }
-    #progress { height: 1; padding: 0 1; }
+    #progress { height: 1; padding: 0 1; width: 1fr; }  /* not auto: its bar is 1fr */
     #progress Bar { width: 1fr; }
     #body { height: 1fr; }
     #list-pane {
