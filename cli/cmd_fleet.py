@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
 
     options = _options(args.storage_options)
     start = time.monotonic()
+    if args.scheduler:
+        engine.prepare_dask(args.scheduler)
     try:
         sized, entries = engine.gather(args.sources, args.glob, options)
     except engine.EngineMissing as e:

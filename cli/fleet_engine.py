@@ -9,6 +9,8 @@ read error for one object is that object's could-not-look entry, never the end o
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import posixpath
 import shutil
@@ -180,6 +182,33 @@ def local_cluster_config() -> dict[str, Any]:
             "distributed.admin.system-monitor.interval": "1s",
             "distributed.admin.tick.interval": "1s",
             "distributed.worker.multiprocessing-method": method}
+
+
+def prepare_dask(scheduler: str) -> None:
+    """Start what a Dask run waits for while the sources are listed: the client's import
+    of dask.distributed, in a thread; and for `local:N` where workers start from a fork
+    server, that server, loading distributed and the audit code in its own process (on
+    another core) so the workers fork ready. Without dask nothing starts: `run_dask`
+    says what to install."""
+    if importlib.util.find_spec("distributed") is None:
+        return
+    import threading
+
+    threading.Thread(target=_import_quietly, args=("dask.distributed",), daemon=True,
+                     name="import-dask").start()
+    if scheduler.startswith("local:") and \
+            local_cluster_config()["distributed.worker.multiprocessing-method"] == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.set_forkserver_preload(["distributed", __name__])
+        forkserver.ensure_running()
+
+
+def _import_quietly(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - the import in run_dask reports it
+        pass
 
 
 def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],

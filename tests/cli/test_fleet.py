@@ -209,6 +209,30 @@ def test_dask_local_cluster_equals_local(tree):
     assert summary["ledgers"] == 7
 
 
+PREPARE = ("import json, sys, time, psutil\n"
+           "from sealscope import fleet_engine\n"
+           "fleet_engine.prepare_dask(sys.argv[1])\n"
+           "time.sleep(0.2)\n"
+           "print(json.dumps([' '.join(c.cmdline()) for c in psutil.Process().children()]))\n")
+
+
+def test_prepare_dask_starts_the_fork_server_loading_the_audit_code():
+    from sealscope.fleet_engine import local_cluster_config
+
+    if local_cluster_config()["distributed.worker.multiprocessing-method"] != "forkserver":
+        pytest.skip("workers start without a fork server on this platform")
+
+    def children(scheduler: str) -> list[str]:
+        p = subprocess.run([sys.executable, "-c", PREPARE, scheduler], capture_output=True,
+                           text=True, timeout=120, check=True)
+        return json.loads(p.stdout)
+
+    servers = [c for c in children("local:2") if "multiprocessing.forkserver" in c]
+    assert len(servers) == 1
+    assert "'distributed', 'sealscope.fleet_engine'" in servers[0]
+    assert children("tcp://127.0.0.1:8786") == []   # a cluster's workers are not ours
+
+
 def test_scheduler_address_is_used(tree):
     import dask.distributed as distributed
 
