@@ -15,12 +15,14 @@ separate processes); CPU is the run's user + system time, its pool or cluster
 included where its processes are the command's children (Dask workers are not: a
 running cluster's are started before the clock, and local:N's come from a fork server,
 so a Dask run's CPU is its client's alone), which a busy machine inflates less than
-wall time. Verdicts of the three
+wall time. The sealscope runs take turns for --repeat rounds (3 by default; a
+shared or virtual machine varies by 20 % from one run to the next) and the median run
+of each is reported, with every run's wall time. Verdicts of the
 runs are compared file by file, and the load average is printed beside each figure
 (the machine may be shared). The last lines turn the measured per-worker rates into
 how many workers audit 100,000 ledgers of this mix, or 1 TB, in an hour.
 
-    python bench/fleet.py [--files 2000] [--min-kb 10] [--max-mb 20] [--workers 2]
+    python bench/fleet.py [--files 2000] [--min-kb 10] [--max-mb 20] [--workers 2] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import math
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -120,7 +123,7 @@ def build(root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11
 
 def load() -> str:
     one, five, _fifteen = os.getloadavg()
-    return f"load {one:.1f}/{five:.1f}"
+    return f"{one:.1f}/{five:.1f}"
 
 
 def run(which: str, root: Path, workers: int) -> dict:
@@ -154,6 +157,9 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2,
                     help="Dask LocalCluster workers (the local pool takes every core)")
     ap.add_argument("--skip-reference", action="store_true")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="rounds of the sealscope runs, alternating; the median run of each "
+                         "is reported (the reference runs once)")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="sealscope-bench-fleet-", dir="/tmp"))
     try:
@@ -174,23 +180,33 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
     print(f"{a.files} ledgers, {mb:,.0f} MB ({broken} broken; sizes min "
           f"{got[0] / 1e3:.0f} kB, median {got[len(got) // 2] / 1e3:.0f} kB, max "
           f"{got[-1] / 1e6:.1f} MB; {time.perf_counter() - t:.0f} s to write); "
-          f"{os.cpu_count()} cores; {load()}", flush=True)
+          f"{os.cpu_count()} cores; load {load()}", flush=True)
     walls: dict[str, float] = {}
     cpus: dict[str, float] = {}
     results: dict[str, dict[str, bool]] = {}
+    got_runs: dict[str, list[dict]] = {which: [] for which, _label in RUNS}
+    loads: dict[str, list[str]] = {which: [] for which, _label in RUNS}
+    for rnd in range(a.repeat):
+        for which, _label in RUNS:
+            if which == "reference" and (a.skip_reference or rnd > 0):
+                continue
+            before = load()
+            got_runs[which].append(run(which, tmp / "fleet", a.workers))
+            loads[which].append(f"{before} -> {load()}")
     for which, label in RUNS:
-        if which == "reference" and a.skip_reference:
+        rs = got_runs[which]
+        if not rs:
             continue
-        before = load()
-        r = run(which, tmp / "fleet", a.workers)
+        r = min(rs, key=lambda r: abs(r["wall"] - statistics.median(x["wall"] for x in rs)))
         results[which] = r["ok"]
         walls[which] = r["wall"]
         cpus[which] = r["cpu"]
+        walls_s = ", ".join(f"{x['wall']:.2f}" for x in rs)
+        spread = f" (runs {walls_s})" if len(rs) > 1 else ""
         print(f"  {label.format(w=a.workers):38s} {r['wall']:8.2f} s  "
               f"{a.files / r['wall']:7.1f} files/s  {mb / r['wall']:7.1f} MB/s  "
               f"client peak RSS {r['rss_kb'] / 1024:5.0f} MB  CPU {r['cpu']:7.1f} s  "
-              f"({before} before, "
-              f"{load()} after)", flush=True)
+              f"(load {'; '.join(loads[which])}){spread}", flush=True)
     if "reference" in walls:
         x = walls["reference"] / walls["local"]
         print(f"local vs reference loop: {x:.1f}x faster "
