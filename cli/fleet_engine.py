@@ -219,7 +219,10 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     LocalCluster of N worker processes on 127.0.0.1, closed at the end."""
     dask, dd = _distributed()
     batches, large = fleet.plan_batches(sized)
-    batches += [[p] for p in large]
+    # the longest tasks first, so the run ends on small ones and no worker idles long
+    # while another finishes a big file (Dask runs tasks about in the order given)
+    size = {p: n or 0 for p, n in sized}
+    batches = sorted(([p] for p in large), key=lambda b: -size[b[0]]) + batches
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
