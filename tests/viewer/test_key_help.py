@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.command import CommandPalette
 from textual.widgets import HelpPanel
-from textual.widgets._footer import FooterKey
 
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.commands import declared_bindings
-from sealscope.viewer.footer import FitFooter
+from sealscope.viewer.footer import FitFooter, ShownKey, key_width
 from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.seal_tab import SealTab
@@ -91,31 +91,98 @@ async def test_escape_closes_the_palettes_keys_panel():
 
 # --------------------------------------------------------------------------- 80 columns
 
-def footer_keys(app) -> tuple[list[FooterKey], FooterKey]:
+def footer_keys(app) -> tuple[list[ShownKey], ShownKey, FitFooter]:
+    """The footer's keys left to right and its palette key (the last)."""
     footer = app.screen.query_one(FitFooter)
-    keys = list(footer.query(FooterKey))
-    palette = [k for k in keys if k.has_class("-command-palette")]
-    assert len(palette) == 1
-    return [k for k in keys if k not in palette], palette[0]
+    *keys, palette = footer.keys
+    assert palette.action == "command_palette"
+    return keys, palette, footer
 
 
-@pytest.mark.parametrize("key", ["1", "8", "left_square_bracket"], ids=["ledger", "seal",
-                                                                          "harn"])
+def drawn_at(footer: FitFooter, shown: ShownKey) -> tuple[int, int]:
+    """The columns where the footer drew `shown`: the one run of its cells that
+    `key_at` maps to it."""
+    xs = [x for x in range(footer.size.width) if footer.key_at(x) == shown]
+    assert xs == list(range(xs[0], xs[-1] + 1))
+    return xs[0], xs[-1] + 1
+
+
+LEDGER = ["Keys", "Break", "Next", "Go to", "Filter", "Search", "Held"]
+SEAL = ["Keys", "Score restatement", "Strict/loose", "Tiers"]
+HARN = ["Keys", "Chart", "Look up", "Export", "Open", "Quit"]
+
+
+@pytest.mark.parametrize("key,shown", [("1", LEDGER), ("8", SEAL),
+                                       ("left_square_bracket", HARN)],
+                         ids=["ledger", "seal", "harn"])
 @sync
-async def test_no_footer_key_is_cut_off_at_80_columns(key):
+async def test_no_footer_key_is_cut_off_at_80_columns(key, shown):
     app = SealscopeApp([SAMPLES])
     async with app.run_test(size=SMALL) as pilot:
         await settle(app, pilot)
         await pilot.press(key)
         await pilot.pause()
         await pilot.pause()
-        keys, palette = footer_keys(app)
-        assert all(k.region.right <= palette.region.x for k in keys)
+        keys, palette, footer = footer_keys(app)
+        assert [k.description for k in keys] == shown    # the key help first, in order
         bottom = screen_lines(app)[-1]
-        for k in keys:                                    # each key shown whole
-            assert f"{k.key_display} {k.description}" in bottom
-        assert bottom.rstrip().endswith("^p palette")
-        assert keys[0].description == "Keys"            # the key help always shows
+        x = 0
+        for k in keys:                                    # each key shown whole, in turn
+            start, end = drawn_at(footer, k)
+            assert (start, end) == (x, x + key_width(k.display, k.description))
+            assert bottom[start:end] == f" {k.display} {k.description} "
+            x = end
+        start, end = drawn_at(footer, palette)
+        assert x < start and end == 80
+        assert bottom[start:] == "▏^p palette "
+        assert "".join(f" {k.display} {k.description} " for k in keys) == bottom[:x]
+
+
+@sync
+async def test_the_footer_shows_what_fits_at_120_columns_and_follows_the_tab():
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        keys, _palette, _footer = footer_keys(app)
+        assert [k.description for k in keys] == LEDGER + ["Strip", "Chart", "Look up",
+                                                          "Pin"]
+        assert screen_lines(app)[-1] == (
+            " ? Keys  b Break  n Next  g Go to  f Filter  / Search  h Held  m Strip "
+            " C Chart  l Look up  c Pin " + " " * 10 + "▏^p palette ")
+        await pilot.press("8")
+        await pilot.pause()
+        await pilot.pause()
+        keys, _palette, _footer = footer_keys(app)
+        assert [k.description for k in keys] == SEAL + ["Added since seal", "Diff seals",
+                                                        "Ledger row"]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        keys, _palette, _footer = footer_keys(app)
+        assert [k.description for k in keys] == SEAL
+
+
+@sync
+async def test_clicking_a_footer_key_runs_its_binding():
+    app = SealscopeApp([SAMPLES / "session.jsonl"])
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(app, pilot)
+        main = app.screen
+        keys, palette, footer = footer_keys(app)
+        await pilot.click(FitFooter, offset=(drawn_at(footer, palette)[1] - 3, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is main
+        gap = keys[-1]
+        await pilot.click(FitFooter, offset=(drawn_at(footer, gap)[1] + 1, 0))  # no key
+        await pilot.pause()
+        assert app.screen is main
+        assert keys[0].action == "key_help"
+        await pilot.click(FitFooter, offset=(drawn_at(footer, keys[0])[0] + 4, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, KeyHelpScreen)
 
 
 @sync
