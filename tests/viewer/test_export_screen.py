@@ -17,7 +17,7 @@ from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.export_action import ExportScreen, write_report
 
 from tests.viewer.test_big_files import big_ledger
-from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, settle, start_export, sync
 
 SIZE = (120, 36)
 ROWS = 40000   # ~16 MB: two windows of the receipt scan
@@ -54,17 +54,6 @@ class _HeldExport:
 
 def status(scr) -> str:
     return str(scr.query_one("#export-status").render())
-
-
-async def start_export(app, pilot, base) -> ExportScreen:
-    await pilot.press("x")
-    await pilot.pause()
-    scr = app.screen
-    assert isinstance(scr, ExportScreen)
-    scr.query_one(Input).value = str(base)
-    await pilot.press("enter")
-    await pilot.pause()
-    return scr
 
 
 async def until_closed(app, pilot, scr) -> None:

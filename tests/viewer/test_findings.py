@@ -9,15 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual import events
 from textual.widgets import Input
 
 from sealscope.viewer.app import SealscopeApp
-from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.row_detail import RowDetail
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, goto, settle, sync
+from tests.viewer.viewer_helpers import (HELD, SAMPLES, check_pin, goto, load_held, settle,
+                                         start_export, sync)
 
 SIZE = (120, 36)
 SEALS = SAMPLES / "seals"
@@ -41,12 +40,7 @@ def toasts(app) -> list[str]:
 
 async def export_report(app, pilot, base: Path) -> tuple[str, dict]:
     """Press x on the main screen, write to `base`, and read both files back."""
-    await pilot.press("x")
-    await pilot.pause()
-    scr = app.screen
-    assert isinstance(scr, ExportScreen)
-    scr.query_one(Input).value = str(base)
-    await pilot.press("enter")
+    scr = await start_export(app, pilot, base)
     for _ in range(500):
         await pilot.pause(0.02)
         if scr.written:
@@ -63,12 +57,7 @@ async def test_a_pasted_pin_that_breaks_the_ledger_is_what_the_report_says(tmp_p
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         tab = app.current_tab()
-        await pilot.press("c")
-        await pilot.pause()
-        app.screen.query_one("#pin").post_message(events.Paste(PIN))
-        await pilot.pause()
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await check_pin(app, pilot, PIN, paste=True)
         banner = text_of(tab.banner)
         assert banner.startswith(" BROKEN ") and "chain VERIFIED" in banner
         md, doc = await export_report(app, pilot, tmp_path / "truncated-audit")
@@ -93,14 +82,7 @@ async def _liar_held(app, pilot):
     tab = app.current_tab()
     tab.rows.focus()
     await goto(pilot, 3)
-    await pilot.press("h")
-    await pilot.pause()
-    scr = app.screen
-    assert isinstance(scr, HeldContentScreen)
-    scr.query_one("#pre").value = str(HELD / "liar-pre.json")
-    scr.query_one("#post").value = str(HELD / "liar-post.json")
-    await pilot.press("ctrl+r")
-    await settle(app, pilot)
+    scr = await load_held(app, pilot, HELD / "liar-pre.json", HELD / "liar-post.json")
     assert scr.check is not None and scr.check.ok is False
     await pilot.press("escape")
     await pilot.pause()
@@ -204,19 +186,10 @@ async def test_the_cli_report_equals_the_viewers_for_the_same_checks(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         tab = app.current_tab()
-        await pilot.press("c")
-        await pilot.pause()
-        app.screen.query_one("#pin").value = str(SAMPLES / "truncated.pin")
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await check_pin(app, pilot, str(SAMPLES / "truncated.pin"))
         tab.rows.focus()
         await goto(pilot, 7)
-        await pilot.press("h")
-        await pilot.pause()
-        app.screen.query_one("#pre").value = str(pre)
-        app.screen.query_one("#post").value = str(post)
-        await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        await load_held(app, pilot, pre, post)
         await pilot.press("escape")
         await pilot.pause()
         md, doc = await export_report(app, pilot, tmp_path / "viewer")

@@ -17,7 +17,8 @@ from sealscope.viewer.lookup_screen import LookupScreen
 from sealscope.viewer.prompt import pasted_path
 from sealscope.viewer.source import LedgerSource
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, settle, sync
+from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, goto, load_held,
+                                         settle, sync)
 
 SIZE = (120, 36)
 
@@ -52,14 +53,7 @@ async def test_tampered_break_then_liar_receipt_planted_drop():
         liar = await activate(app, pilot, "liar.jsonl")
         await goto(pilot, 3)
         assert liar.rows.current_line == 3
-        await pilot.press("h")
-        await pilot.pause()
-        scr = app.screen
-        assert isinstance(scr, HeldContentScreen)
-        scr.query_one("#pre").value = str(HELD / "liar-pre.json")
-        scr.query_one("#post").value = str(HELD / "liar-post.json")
-        await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        scr = await load_held(app, pilot, HELD / "liar-pre.json", HELD / "liar-post.json")
         assert scr.check is not None
         assert scr.check.ok is False and scr.check.content == "mismatch"
         drops = scr.check.recomputed.drops
@@ -144,11 +138,7 @@ async def test_truncated_copy_against_its_pin():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         tab = app.current_tab()
-        await pilot.press("c")
-        await pilot.pause()
-        app.screen.query_one("#pin").value = pin
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await check_pin(app, pilot, pin)
         [check] = tab.banner.checks
         assert check.kind == "pin" and check.result["verdict"] == "truncated"
         assert tab.banner.combined_verdict == "BROKEN"
@@ -182,12 +172,7 @@ async def test_bad_pin_is_refused_in_place():
     app = SealscopeApp([SAMPLES / "session.jsonl"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("c")
-        await pilot.pause()
-        scr = app.screen
-        scr.query_one("#pin").value = "not a pin"
-        await pilot.press("enter")
-        await pilot.pause()
+        scr = await check_pin(app, pilot, "not a pin")
         assert app.screen is scr
         assert "not a head pin" in str(scr.query_one("#pin-message").render())
 

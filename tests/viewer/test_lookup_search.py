@@ -4,10 +4,9 @@ of the ledgers' checks) and says how many exact and partial hits there are."""
 from __future__ import annotations
 
 from sealscope.viewer.app import SealscopeApp
-from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.lookup_screen import LookupScreen
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, settle, sync
+from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, load_held, settle, sync
 
 SIZE = (120, 36)
 ITEM = '{"role": "tool", "name": "read_file", "text": "report 3: no customer data lost"}'
@@ -83,14 +82,7 @@ async def test_the_liar_checks_held_content_is_searched_and_the_undeclared_drop_
         await settle(app, pilot)
         liar = await activate(app, pilot, "liar.jsonl")
         await goto(pilot, 3)
-        await pilot.press("h")
-        await pilot.pause()
-        held = app.screen
-        assert isinstance(held, HeldContentScreen)
-        held.query_one("#pre").value = str(HELD / "liar-pre.json")
-        held.query_one("#post").value = str(HELD / "liar-post.json")
-        await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        await load_held(app, pilot, HELD / "liar-pre.json", HELD / "liar-post.json")
         await pilot.press("escape")
         await pilot.pause()
         assert app.current_tab() is liar

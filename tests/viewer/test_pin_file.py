@@ -6,7 +6,7 @@ import shlex
 import pytest
 
 from sealscope.viewer.app import SealscopeApp
-from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, check_pin, settle, sync
 
 SIZE = (120, 36)
 
@@ -20,10 +20,6 @@ async def test_pin_file_path_is_accepted(typed):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         tab = app.current_tab()
-        await pilot.press("c")
-        await pilot.pause()
-        app.screen.query_one("#pin").value = typed
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await check_pin(app, pilot, typed)
         [check] = tab.banner.checks
         assert check.kind == "pin" and check.result["verdict"] == "truncated"

@@ -4,7 +4,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import TabbedContent
+from textual import events
+from textual.widgets import Input, TabbedContent
+
+from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.held_screen import HeldContentScreen
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
@@ -42,6 +46,72 @@ async def goto(pilot, line: int) -> None:
         await pilot.press(ch)
     await pilot.press("enter")
     await pilot.pause()
+
+
+async def until(pilot, pred, what: str = "the viewer never got there",
+                rounds: int = 3000) -> None:
+    """Pause until `pred()` holds; AssertionError(`what`) after `rounds` pauses (a safety
+    net against a hang, not a timing assertion)."""
+    for _ in range(rounds):
+        await pilot.pause()
+        if pred():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(what)
+
+
+async def answer(pilot, value: str) -> None:
+    """Type `value` into the prompt in front (its one Input) and press Enter."""
+    await pilot.pause()
+    pilot.app.screen.query_one(Input).value = value
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def check_pin(app, pilot, pin: str, *, paste: bool = False):
+    """On the main screen: `c`, the head pin `pin` typed into #pin (or, with `paste`,
+    pasted as a terminal pastes it), Enter, settle. Returns the pin screen that was
+    opened (still in front when the pin was refused)."""
+    await pilot.press("c")
+    await pilot.pause()
+    scr = app.screen
+    field = scr.query_one("#pin")
+    if paste:
+        field.post_message(events.Paste(pin))
+        await pilot.pause()
+    else:
+        field.value = pin
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return scr
+
+
+async def load_held(app, pilot, pre, post) -> HeldContentScreen:
+    """On the focused ledger row: `h`, the held `pre` and `post` files given, Ctrl+R
+    (recompute), settle. Returns the held-content screen, still in front."""
+    await pilot.press("h")
+    await pilot.pause()
+    scr = app.screen
+    assert isinstance(scr, HeldContentScreen)
+    scr.query_one("#pre").value = str(pre)
+    scr.query_one("#post").value = str(post)
+    await pilot.press("ctrl+r")
+    await settle(app, pilot)
+    return scr
+
+
+async def start_export(app, pilot, base) -> ExportScreen:
+    """On the main screen: `x`, the report's path `base` given, Enter. Returns the
+    export screen (the report may still be being written, or a question asked)."""
+    await pilot.press("x")
+    await pilot.pause()
+    scr = app.screen
+    assert isinstance(scr, ExportScreen)
+    scr.query_one(Input).value = str(base)
+    await pilot.press("enter")
+    await pilot.pause()
+    return scr
 
 
 def sync(fn):
