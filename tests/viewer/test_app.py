@@ -16,7 +16,8 @@ from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
 
-from tests.viewer.viewer_helpers import HELD, ROOT, SAMPLES, activate, goto, settle, sync
+from tests.viewer.viewer_helpers import (HELD, ROOT, SAMPLES, activate, answer, goto, settle,
+                                         sync)
 
 SIZE = (120, 36)
 SEALS = SAMPLES / "seals"
@@ -29,14 +30,6 @@ def pane(app, name: str):
         if Path(path).name == name:
             return p
     raise AssertionError(f"no tab for {name}")
-
-
-async def answer(pilot, value: str) -> None:
-    await pilot.pause()
-    pilot.app.screen.query_one(Input).value = value
-    await pilot.press("enter")
-    await pilot.pause()
-    await pilot.pause()
 
 
 # --------------------------------------------------------------------------- opening

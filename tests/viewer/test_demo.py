@@ -24,7 +24,7 @@ from sealscope.viewer.demo import DemoApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.seal_diff import SealDiffScreen
 
-from tests.viewer.viewer_helpers import sync
+from tests.viewer.viewer_helpers import sync, until
 
 SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
 FAST = 1000.0          # every scripted pause divided by this: no real sleeping
@@ -40,13 +40,7 @@ def caption(app: DemoApp) -> str:
     return app.screen.query_one(demo.CaptionBar).caption_text
 
 
-async def wait_for(pilot, pred) -> None:
-    for _ in range(ROUNDS):
-        await pilot.pause()
-        if pred():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the demo never got there")
+wait_for = functools.partial(until, what="the demo never got there", rounds=ROUNDS)
 
 
 # --------------------------------------------------------------------------- per step

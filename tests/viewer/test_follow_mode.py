@@ -11,10 +11,9 @@ from sealscope.core import ledger as L
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.follow_mode import FollowMode
 
-from tests.viewer.viewer_helpers import settle, sync
+from tests.viewer.viewer_helpers import settle, sync, until
 
 SIZE = (120, 36)
-ROUNDS = 3000  # a safety net against a hang, not a timing assertion
 
 
 @pytest.fixture(autouse=True)
@@ -26,15 +25,6 @@ def _ledger(p, n, start=0):
     for i in range(start, start + n):
         L.append(p, {"kind": "note", "i": i, "ts": f"2026-11-30T12:00:{i:02d}Z"})
     return p
-
-
-async def until(pilot, pred) -> None:
-    for _ in range(ROUNDS):
-        await pilot.pause()
-        if pred():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the viewer never got there")
 
 
 async def opened(app, pilot):

@@ -21,6 +21,8 @@ from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab, find_seal_tab
 from sealscope.viewer.verdict_view import VerdictView
 
+from tests.viewer.viewer_helpers import answer
+
 ROOT = Path(__file__).resolve().parents[2]
 SEALS = ROOT / "sample_ledgers" / "seals"
 REL = "sample_ledgers/seals/"
@@ -58,14 +60,6 @@ def plain(renderable, width: int = 160) -> str:
 
 def run(coro) -> None:
     asyncio.run(coro)
-
-
-async def answer_prompt(pilot, value: str) -> None:
-    await pilot.pause()
-    pilot.app.screen.query_one(Input).value = value
-    await pilot.press("enter")
-    await pilot.pause()
-    await pilot.pause()
 
 
 # --------------------------------------------------------------------------- snapshots
@@ -117,7 +111,7 @@ def test_two_seals_diff_lists_changes_with_tier_severities():
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             await pilot.press("d")
-            await answer_prompt(pilot, str(SEALS / "seal-day2.json"))
+            await answer(pilot, str(SEALS / "seal-day2.json"))
             screen = app.screen
             assert isinstance(screen, SealDiffScreen)
             got = [(k, e["id"], e.get("severity")) for k, e in screen.rows if e]
@@ -155,7 +149,7 @@ def test_divergent_restatement_is_named_by_id():
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             await pilot.press("r")
-            await answer_prompt(pilot, str(SEALS / "restated-divergent.json"))
+            await answer(pilot, str(SEALS / "restated-divergent.json"))
             tab = app.query_one(SealTab)
             v = tab.verdict
             assert v is not None and v.comparison == "divergence" and v.faithful is False
@@ -175,7 +169,7 @@ def test_divergent_restatement_is_named_by_id():
             assert "faithful true" not in text
             # a newer manifest: what was added since the seal
             await pilot.press("a")
-            await answer_prompt(pilot, str(SEALS / "manifest-day2.json"))
+            await answer(pilot, str(SEALS / "manifest-day2.json"))
             assert tab.added == {"live_threads": ["live_threads:seal-diff"]}
             assert "live_threads:seal-diff" in plain(app.query_one(VerdictView).view)
 
@@ -368,7 +362,7 @@ def test_command_palette_offers_the_seal_actions():
             assert "Score a restatement" in titles and "Export the audit report" in titles
             cmd = {c.title: c for c in app.get_system_commands(app.screen)}
             cmd["Diff against another seal"].callback()
-            await answer_prompt(pilot, str(SEALS / "seal-day2.json"))
+            await answer(pilot, str(SEALS / "seal-day2.json"))
             assert isinstance(app.screen, SealDiffScreen)
             titles = [c.title for c in app.get_system_commands(app.screen)]
             assert "Next change" in titles
