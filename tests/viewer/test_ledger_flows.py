@@ -132,20 +132,6 @@ async def test_lookup_typed_text():
 
 
 @sync
-async def test_truncated_copy_against_its_pin():
-    pin = (SAMPLES / "truncated.pin").read_text().strip()
-    app = SealscopeApp([SAMPLES / "truncated.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        tab = app.current_tab()
-        await check_pin(app, pilot, pin)
-        [check] = tab.banner.checks
-        assert check.kind == "pin" and check.result["verdict"] == "truncated"
-        assert tab.banner.combined_verdict == "BROKEN"
-        assert "-broken" in tab.banner.classes
-
-
-@sync
 async def test_witness_store_namespaces():
     store = SAMPLES / "witness" / "store.jsonl"
     app = SealscopeApp([SAMPLES / "session.jsonl", SAMPLES / "truncated.jsonl"])

@@ -11,11 +11,15 @@ from tests.viewer.viewer_helpers import SAMPLES, check_pin, settle, sync
 SIZE = (120, 36)
 
 
-@pytest.mark.parametrize("typed", [str(SAMPLES / "truncated.pin"),
+@pytest.mark.parametrize("typed", [(SAMPLES / "truncated.pin").read_text().strip(),
+                                   str(SAMPLES / "truncated.pin"),
                                    shlex.quote(str(SAMPLES / "truncated.pin")),
-                                   "file://" + str(SAMPLES / "truncated.pin")])
+                                   "file://" + str(SAMPLES / "truncated.pin")],
+                         ids=["text", "path", "quoted-path", "file-url"])
 @sync
-async def test_pin_file_path_is_accepted(typed):
+async def test_a_pin_is_accepted_as_its_text_or_a_file_holding_it(typed):
+    """truncated.jsonl is a cut copy: its pin (however given) says truncated, and the
+    tab turns BROKEN."""
     app = SealscopeApp([SAMPLES / "truncated.jsonl"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -23,3 +27,5 @@ async def test_pin_file_path_is_accepted(typed):
         await check_pin(app, pilot, typed)
         [check] = tab.banner.checks
         assert check.kind == "pin" and check.result["verdict"] == "truncated"
+        assert tab.banner.combined_verdict == "BROKEN"
+        assert "-broken" in tab.banner.classes
