@@ -16,8 +16,8 @@ from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
 
-from tests.viewer.viewer_helpers import (HELD, ROOT, SAMPLES, activate, answer, goto, settle,
-                                         sync)
+from tests.viewer.viewer_helpers import (HELD, ROOT, SAMPLES, activate, answer, goto, opened,
+                                         settle, sync)
 
 SIZE = (120, 36)
 SEALS = SAMPLES / "seals"
@@ -49,9 +49,7 @@ def test_a_plain_folder_stays_one_path_for_its_fleet_tab():
 
 @sync
 async def test_samples_open_ledger_seal_and_harn_tabs():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         kinds = [type(p).__name__ for p in app.panes()]
         assert kinds == ["LedgerTab"] * 7 + ["SealTab"] * 2 + ["HarnPane"]
         assert app.current_tab() is pane(app, "session.jsonl")
@@ -78,9 +76,7 @@ async def test_samples_open_ledger_seal_and_harn_tabs():
 async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text('{"run": ')
-    app = SealscopeApp([SEALS / "seals-ledger.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SEALS / "seals-ledger.jsonl"]) as (app, pilot):
         await pilot.press("o")
         await answer(pilot, str(SEALS / "seal-day1.json"))
         await settle(app, pilot)
@@ -115,9 +111,7 @@ async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_pa
 @sync
 async def test_two_seals_diff_lists_changed_added_removed(monkeypatch):
     monkeypatch.chdir(ROOT)
-    app = SealscopeApp([Path("sample_ledgers")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([Path("sample_ledgers")]) as (app, pilot):
         day1 = pane(app, "seal-day1.json")
         app.show_tab(day1)
         await pilot.pause()
@@ -140,9 +134,7 @@ async def test_two_seals_diff_lists_changed_added_removed(monkeypatch):
 
 @sync
 async def test_continuity_row_jumps_to_its_seal_and_back():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         ledger = await activate(app, pilot, "seals-ledger.jsonl")
         for line, seal_name in ((2, "seal-day1.json"), (4, "seal-day2.json")):
             app.show_tab(ledger)
@@ -179,9 +171,7 @@ async def test_continuity_row_jumps_to_its_seal_and_back():
 @sync
 async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         tab = await activate(app, pilot, "session.jsonl")
         # held content recomputed for line 7, then looked up: both go in the report
         await goto(pilot, 7)
@@ -250,9 +240,7 @@ async def test_export_from_a_harn_tab(tmp_path, monkeypatch):
 
 @sync
 async def test_a_run_of_keys_draws_the_detail_once_it_stops():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         shown = []
         real = tab.show_detail

@@ -16,7 +16,7 @@ from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.source import LedgerSource
 
-from tests.viewer.viewer_helpers import SAMPLES, goto, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, goto, opened, settle, sync
 
 # bench/viewer.py's `build`: a chained ledger of N tool rows (loaded by path: the name
 # `viewer` is also the source folder of sealscope.viewer)
@@ -198,9 +198,7 @@ async def test_a_filter_shows_its_progress(tmp_path, monkeypatch):
         real(tab, m)
         seen.append((m.label, m.pct, str(tab.query_one("#list-status").render())))
     monkeypatch.setattr(LedgerTab, "on_filter_progress", spy)
-    app = SealscopeApp([big_ledger(tmp_path)])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([big_ledger(tmp_path)]) as (app, pilot):
         tab = app.current_tab()
         tab.apply_filter("kind:tool")
         await settle(app, pilot)
@@ -213,9 +211,7 @@ async def test_a_filter_shows_its_progress(tmp_path, monkeypatch):
 
 @sync
 async def test_an_eleven_row_file_is_eleven_rows():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         assert tab.result.rows == 11 and tab.source.line_count == 12
         status = str(tab.query_one("#list-status").render())

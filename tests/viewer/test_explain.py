@@ -7,11 +7,8 @@ import html
 import json
 
 from sealscope.core import ledger as L
-from sealscope.viewer.app import SealscopeApp
 
-from tests.viewer.viewer_helpers import SAMPLES, goto, settle, sync
-
-SIZE = (120, 36)
+from tests.viewer.viewer_helpers import SAMPLES, goto, opened, sync
 
 
 def text_of(widget) -> str:
@@ -20,9 +17,7 @@ def text_of(widget) -> str:
 
 @sync
 async def test_a_chain_mismatch_is_explained_in_the_banner_and_the_row():
-    app = SealscopeApp([SAMPLES / "tampered.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "tampered.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         banner = text_of(tab.banner).split("\n")
         assert banner[1] == (" first break: line 4: chain mismatch · fits: this row's content "
@@ -48,9 +43,7 @@ async def test_could_not_look_says_why_on_the_same_line(tmp_path):
     empty.write_bytes(b"")
     pre = tmp_path / "prechain.jsonl"
     pre.write_text('{"a": 1}\n{"a": 2}\n')
-    app = SealscopeApp([SAMPLES / "declared-break.jsonl", empty, pre])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "declared-break.jsonl", empty, pre]) as (app, _pilot):
         first = {t.source.name: text_of(t.banner).split("\n")[0] for t in app.ledger_tabs()}
         assert first["declared-break.jsonl"].startswith(
             " COULD NOT LOOK   declared-break.jsonl  declared break at line 3 · scope ")
@@ -74,9 +67,7 @@ async def test_no_python_none_reaches_the_screen(tmp_path):
                  "post": {"count": 1, "bytes": None}, "dropped": None})
     with p.open("a") as fh:
         fh.write(json.dumps({"kind": "summary_gaps"}) + "\n")
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([p]) as (app, pilot):
         tab = app.current_tab()
         tab.rows.focus()
         seen, panels = [], []

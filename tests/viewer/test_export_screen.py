@@ -13,13 +13,11 @@ import pytest
 from textual.widgets import Button, Input, ProgressBar
 
 from sealscope.core import export, lookup
-from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.export_action import ExportScreen, write_report
 
 from tests.viewer.test_big_files import big_ledger
-from tests.viewer.viewer_helpers import SAMPLES, settle, start_export, sync
+from tests.viewer.viewer_helpers import SAMPLES, opened, start_export, sync
 
-SIZE = (120, 36)
 ROWS = 40000   # ~16 MB: two windows of the receipt scan
 
 
@@ -76,9 +74,7 @@ async def test_escape_while_a_big_export_runs_cancels_it_and_writes_nothing(tmp_
     out = tmp_path / "out"
     out.mkdir()
     base = out / "big-audit"
-    app = SealscopeApp([ledger])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([ledger]) as (app, pilot):
         held = _HeldExport(monkeypatch)
         scr = await start_export(app, pilot, base)
         await held.wait(pilot)
@@ -105,9 +101,7 @@ async def test_escape_while_a_big_export_runs_cancels_it_and_writes_nothing(tmp_
 async def test_the_cancel_button_stops_the_export(tmp_path, monkeypatch):
     ledger = big_ledger(tmp_path, rows=ROWS)
     base = tmp_path / "report" / "big-audit"
-    app = SealscopeApp([ledger])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([ledger]) as (app, pilot):
         held = _HeldExport(monkeypatch)
         scr = await start_export(app, pilot, base)
         assert "does not exist: enter again creates it" in status(scr)
@@ -137,9 +131,7 @@ async def test_a_big_export_runs_to_the_end_with_its_progress(tmp_path, monkeypa
         seen.append(m.pct)
         real(scr, m)
     monkeypatch.setattr(ExportScreen, "on_export_progress", spy)
-    app = SealscopeApp([ledger])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([ledger]) as (app, pilot):
         held = _HeldExport(monkeypatch)
         scr = await start_export(app, pilot, out / "big-audit")
         await held.wait(pilot)
@@ -155,9 +147,7 @@ async def test_a_big_export_runs_to_the_end_with_its_progress(tmp_path, monkeypa
 @sync
 async def test_a_missing_folder_is_never_created_silently(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         scr = await start_export(app, pilot, tmp_path / "a" / "b" / "session-audit")
         assert status(scr) == (f"the folder {tmp_path / 'a' / 'b'} does not exist: enter "
                                "again creates it and writes there, or change the path")

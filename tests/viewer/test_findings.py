@@ -15,7 +15,7 @@ from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.row_detail import RowDetail
 
-from tests.viewer.viewer_helpers import (HELD, SAMPLES, check_pin, goto, load_held, settle,
+from tests.viewer.viewer_helpers import (HELD, SAMPLES, check_pin, goto, load_held, opened, settle,
                                          start_export, sync)
 
 SIZE = (120, 36)
@@ -53,9 +53,7 @@ async def export_report(app, pilot, base: Path) -> tuple[str, dict]:
 
 @sync
 async def test_a_pasted_pin_that_breaks_the_ledger_is_what_the_report_says(tmp_path):
-    app = SealscopeApp([SAMPLES / "truncated.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "truncated.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         await check_pin(app, pilot, PIN, paste=True)
         banner = text_of(tab.banner)
@@ -182,9 +180,7 @@ async def test_the_cli_report_equals_the_viewers_for_the_same_checks(tmp_path):
     viewer (c, h, x) and as `export --pin --pre --post --line`: the same report."""
     ledger = SAMPLES / "truncated.jsonl"
     pre, post = HELD / "session-pre.jsonl", HELD / "session-post.jsonl"
-    app = SealscopeApp([ledger])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([ledger]) as (app, pilot):
         tab = app.current_tab()
         await check_pin(app, pilot, str(SAMPLES / "truncated.pin"))
         tab.rows.focus()

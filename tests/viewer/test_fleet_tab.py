@@ -16,7 +16,7 @@ from sealscope.viewer.fleet_tab import FleetTab
 from sealscope.viewer.ledger_tab import LedgerTab
 
 from tests.cli.test_fleet import make_tree
-from tests.viewer.viewer_helpers import settle, sync
+from tests.viewer.viewer_helpers import opened, settle, sync
 
 SIZE = (120, 36)
 
@@ -100,9 +100,7 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
 @sync
 async def test_the_open_prompt_takes_a_folder(tmp_path, monkeypatch):
     _tree(tmp_path, monkeypatch)
-    app = SealscopeApp([Path("fleet/team-a/honest.jsonl")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([Path("fleet/team-a/honest.jsonl")]) as (app, pilot):
         await pilot.press("o")
         await pilot.pause()
         await pilot.press(*"fleet/team-b")

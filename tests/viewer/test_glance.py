@@ -1,8 +1,6 @@
 """The overview strip and the compaction chart: snapshots (120x36) and Pilot flows."""
 from __future__ import annotations
 
-import asyncio
-
 from sealscope.core import ledger as L
 from sealscope.core import receipt
 from sealscope.core.compaction_series import SeriesPoint
@@ -17,7 +15,7 @@ from textual.widgets import OptionList, Static
 from tests.viewer.glance_ledgers import (BIG_BREAKS, BIG_DECLARED, BIG_RECEIPTS, BIG_SEALS,
                                          DROP_OUTLIER, DROP_RECEIPTS, big_ledger,
                                          planted_drop_ledger)
-from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, opened, settle, sync, until
 
 SIZE = (120, 36)
 
@@ -34,6 +32,23 @@ def expected_classes(bins: list[tuple[int, int]]) -> list[str]:
     return out
 
 
+async def open_chart(pilot, *keys: str) -> CompactionChart:
+    """Settled, C (then `keys`): the compaction chart in front."""
+    await settle(pilot.app, pilot)
+    await pilot.press("C", *keys)
+    await pilot.pause()
+    chart = pilot.app.screen
+    assert isinstance(chart, CompactionChart)
+    return chart
+
+
+async def strip_as_planted(pilot) -> None:
+    """Settled, the strip of `big_ledger` shows each bin as the generator planted it."""
+    await settle(pilot.app, pilot)
+    strip = pilot.app.current_tab().strip
+    assert strip.bin_classes() == expected_classes(strip.bin_lines())
+
+
 # ---------------------------------------------------------------------- snapshots
 
 def test_snapshot_strip_tampered(snap_compare):
@@ -46,32 +61,20 @@ def test_snapshot_strip_tampered(snap_compare):
 
 def test_snapshot_strip_10000_rows(snap_compare, tmp_path):
     path = big_ledger(tmp_path / "glance-10k.jsonl")
-
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        strip = pilot.app.current_tab().strip
-        assert strip.bin_classes() == expected_classes(strip.bin_lines())
-    assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=run)
+    assert snap_compare(SealscopeApp([path]), terminal_size=SIZE,
+                        run_before=strip_as_planted)
 
 
 def test_snapshot_chart_session(snap_compare):
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        await pilot.press("C")
-        await pilot.pause()
     assert snap_compare(SealscopeApp([SAMPLES / "session.jsonl"]), terminal_size=SIZE,
-                        run_before=run)
+                        run_before=open_chart)
 
 
 def test_snapshot_chart_planted_drop(snap_compare, tmp_path):
     path = planted_drop_ledger(tmp_path / "planted-drop.jsonl")
 
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await pilot.press("C")
-        await pilot.pause()
-        chart = pilot.app.screen
-        assert isinstance(chart, CompactionChart)
+        chart = await open_chart(pilot)
         assert [p.where for p in chart.points if p.outlier] == [DROP_OUTLIER]
     assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=run)
 
@@ -80,29 +83,19 @@ def test_snapshot_chart_planted_drop_80x24(snap_compare, tmp_path):
     path = planted_drop_ledger(tmp_path / "planted-drop.jsonl")
 
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await pilot.press("C", "end")
-        await pilot.pause()
+        await open_chart(pilot, "end")
     assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24), run_before=run)
 
 
 def test_snapshot_strip_80x24(snap_compare, tmp_path):
     path = big_ledger(tmp_path / "glance-10k.jsonl")
-
-    async def run(pilot):
-        await settle(pilot.app, pilot)
-        strip = pilot.app.current_tab().strip
-        assert strip.bin_classes() == expected_classes(strip.bin_lines())
-    assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24), run_before=run)
+    assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24),
+                        run_before=strip_as_planted)
 
 
 def test_snapshot_chart_harn_tokens(snap_compare):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await pilot.press("C")
-        await pilot.pause()
-        chart = pilot.app.screen
-        assert isinstance(chart, CompactionChart)
+        chart = await open_chart(pilot)
         assert [(p.where, p.unit, p.pre, p.post, p.dropped) for p in chart.points] == \
             [(1, "tokens", 495, 258, 237), (2, "tokens", 341, 142, 199)]
     assert snap_compare(SealscopeApp([SAMPLES / "harn" / "session-transcript.json"]),
@@ -113,9 +106,7 @@ def test_snapshot_chart_harn_tokens(snap_compare):
 
 @sync
 async def test_strip_bins_of_the_10000_row_ledger(tmp_path):
-    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([big_ledger(tmp_path / "big.jsonl")]) as (app, _pilot):
         tab = app.current_tab()
         strip = tab.strip
         bins = strip.bin_lines()
@@ -133,9 +124,7 @@ async def test_strip_bins_of_the_10000_row_ledger(tmp_path):
 
 @sync
 async def test_clicking_a_strip_cell_moves_the_view_to_its_first_row(tmp_path):
-    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([big_ledger(tmp_path / "big.jsonl")]) as (app, pilot):
         tab = app.current_tab()
         bins = tab.strip.bin_lines()
         assert await pilot.click("#strip", offset=(1, 20))
@@ -148,9 +137,7 @@ async def test_clicking_a_strip_cell_moves_the_view_to_its_first_row(tmp_path):
 
 @sync
 async def test_m_then_a_position_key_jumps_and_m_twice_hides(tmp_path):
-    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([big_ledger(tmp_path / "big.jsonl")]) as (app, pilot):
         tab = app.current_tab()
         bins = tab.strip.bin_lines()
         await pilot.press("m", "5")
@@ -170,9 +157,7 @@ async def test_m_then_a_position_key_jumps_and_m_twice_hides(tmp_path):
 
 @sync
 async def test_filtered_strip_shows_where_matches_are(tmp_path):
-    app = SealscopeApp([big_ledger(tmp_path / "big.jsonl")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([big_ledger(tmp_path / "big.jsonl")]) as (app, pilot):
         tab = app.current_tab()
         tab.apply_filter("break")
         await pilot.pause()
@@ -189,14 +174,10 @@ async def test_filtered_strip_shows_where_matches_are(tmp_path):
 
 @sync
 async def test_enter_on_a_chart_bar_jumps_to_the_receipt_row(tmp_path):
-    app = SealscopeApp([planted_drop_ledger(tmp_path / "drop.jsonl")])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([planted_drop_ledger(tmp_path / "drop.jsonl")]) as (app, pilot):
         tab = app.current_tab()
-        await pilot.press("C")
-        await pilot.pause()
-        assert isinstance(app.screen, CompactionChart)
-        assert [p.where for p in app.screen.points] == list(DROP_RECEIPTS)
+        chart = await open_chart(pilot)
+        assert [p.where for p in chart.points] == list(DROP_RECEIPTS)
         await pilot.press("down", "down", "down", "enter")
         await pilot.pause()
         assert not isinstance(app.screen, CompactionChart)
@@ -207,10 +188,8 @@ async def test_enter_on_a_chart_bar_jumps_to_the_receipt_row(tmp_path):
 async def test_chart_items_toggle_and_80x24(tmp_path):
     app = SealscopeApp([planted_drop_ledger(tmp_path / "drop.jsonl")])
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("C")
-        await pilot.pause()
-        ol = app.screen.query_one(OptionList)
+        chart = await open_chart(pilot)
+        ol = chart.query_one(OptionList)
         first = str(ol.get_option_at_index(0).prompt)
         assert "pre" in first and "post" in first and "dropped" in first and " B" in first
         await pilot.press("i")
@@ -222,15 +201,10 @@ async def test_chart_items_toggle_and_80x24(tmp_path):
 
 @sync
 async def test_harn_chart_tokens_and_jump():
-    app = SealscopeApp([SAMPLES / "harn" / "session-transcript.json"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "harn" / "session-transcript.json"]) as (app, pilot):
         (pane,) = app.query(HarnPane)
         assert "Compaction chart" in [c.title for c in pane.commands()]
-        await pilot.press("C")
-        await pilot.pause()
-        chart = app.screen
-        assert isinstance(chart, CompactionChart)
+        chart = await open_chart(pilot)
         assert [(p.where, p.unit, p.pre, p.post) for p in chart.points] == \
             [(1, "tokens", 495, 258), (2, "tokens", 341, 142)]
         await pilot.press("down", "enter")
@@ -240,9 +214,7 @@ async def test_harn_chart_tokens_and_jump():
 
 @sync
 async def test_legend_names_every_class_with_its_own_glyph():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"], size=(80, 24)) as (app, pilot):
         await pilot.press("m", "question_mark")
         await pilot.pause()
         assert isinstance(app.screen, StripLegend)
@@ -280,15 +252,9 @@ async def test_a_followed_file_grows_into_the_strip_and_the_chart(tmp_path, monk
     p = tmp_path / "live.jsonl"
     for i in range(5):
         L.append(p, {"kind": "note", "i": i, "ts": f"2026-11-30T12:00:0{i}Z"})
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([p]) as (app, pilot):
         tab = app.current_tab()
-        for _ in range(3000):                 # a safety net against a hang, not a timing
-            if tab.following:
-                break
-            await pilot.pause()
-            await asyncio.sleep(0.01)
+        await until(pilot, lambda: tab.following)
         assert tab.series == [] and tab.strip.bin_classes() == ["verified"] * 6
         pre = ["kept item", "dropped item"]
         L.append(p, receipt.build_row(pre, pre[:1], "glance-test", "truncate",
@@ -297,11 +263,7 @@ async def test_a_followed_file_grows_into_the_strip_and_the_chart(tmp_path, monk
                      "manifest_digest": "sha256:" + "ab" * 32})             # line 7
         with p.open("a") as fh:                                             # line 8
             fh.write('{"kind": "note", "i": 8, "chain": "' + "0" * 32 + '"}\n')
-        for _ in range(3000):
-            if tab.result.rows == 8 and tab.series:
-                break
-            await pilot.pause()
-            await asyncio.sleep(0.01)
+        await until(pilot, lambda: tab.result.rows == 8 and bool(tab.series))
         await pilot.pause()
         assert [pt.where for pt in tab.series] == [6]
         assert tab.strip.bin_classes() == ["verified"] * 5 + ["receipt", "seal", "break",

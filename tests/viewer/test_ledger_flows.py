@@ -18,7 +18,7 @@ from sealscope.viewer.prompt import pasted_path
 from sealscope.viewer.source import LedgerSource
 
 from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, goto, load_held,
-                                         settle, sync)
+                                         opened, settle, sync)
 
 SIZE = (120, 36)
 
@@ -34,9 +34,7 @@ def fingerprint(folder: Path) -> dict:
 
 @sync
 async def test_tampered_break_then_liar_receipt_planted_drop():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         verdicts = {t.source.name: t.result.verdict for t in app.ledger_tabs()}
         assert verdicts["tampered.jsonl"] == "BROKEN"
         assert verdicts["session.jsonl"] == "VERIFIED"
@@ -66,9 +64,7 @@ async def test_tampered_break_then_liar_receipt_planted_drop():
 
 @sync
 async def test_held_content_accepts_a_pasted_path():
-    app = SealscopeApp([SAMPLES / "liar.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "liar.jsonl"]) as (app, pilot):
         tab = app.ledger_tabs()[0]
         tab.rows.cursor_to_line(3)
         await pilot.pause()
@@ -91,9 +87,7 @@ async def test_held_content_accepts_a_pasted_path():
 
 @sync
 async def test_lookup_held_item_jumps_to_manifest_entry():
-    app = SealscopeApp([SAMPLES / "session.jsonl", SAMPLES / "liar.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl", SAMPLES / "liar.jsonl"]) as (app, pilot):
         await pilot.press("l")
         await pilot.pause()
         scr = app.screen
@@ -115,9 +109,7 @@ async def test_lookup_held_item_jumps_to_manifest_entry():
 
 @sync
 async def test_lookup_typed_text():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         await pilot.press("l")
         await settle(app, pilot)
         scr = app.screen
@@ -134,9 +126,7 @@ async def test_lookup_typed_text():
 @sync
 async def test_witness_store_namespaces():
     store = SAMPLES / "witness" / "store.jsonl"
-    app = SealscopeApp([SAMPLES / "session.jsonl", SAMPLES / "truncated.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl", SAMPLES / "truncated.jsonl"]) as (app, pilot):
         for name, want in (("session.jsonl", "consistent"), ("truncated.jsonl", "truncated")):
             tab = await activate(app, pilot, name)
             await pilot.press("c")
@@ -155,9 +145,7 @@ async def test_witness_store_namespaces():
 
 @sync
 async def test_bad_pin_is_refused_in_place():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         scr = await check_pin(app, pilot, "not a pin")
         assert app.screen is scr
         assert "not a head pin" in str(scr.query_one("#pin-message").render())
@@ -165,9 +153,7 @@ async def test_bad_pin_is_refused_in_place():
 
 @sync
 async def test_filter_search_goto():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         tab.apply_filter("kind:compaction_receipt")
         await settle(app, pilot)
@@ -195,9 +181,7 @@ async def test_filter_search_goto():
 async def test_session_leaves_evidence_untouched(tmp_path):
     before = fingerprint(SAMPLES)
     listing = sorted(os.listdir(SAMPLES))
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         for tab in app.ledger_tabs():
             await activate(app, pilot, tab.source.name)
             for key in ("b", "n", "p", "end", "home", "pagedown"):
@@ -222,9 +206,7 @@ async def test_session_leaves_evidence_untouched(tmp_path):
 
 @sync
 async def test_hostile_strings_reach_widgets_escaped():
-    app = SealscopeApp([SAMPLES / "hostile.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "hostile.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         rl = tab.rows
         for line in range(1, 6):

@@ -3,12 +3,11 @@ searches the held content loaded (the file given in the look-up, and the held co
 of the ledgers' checks) and says how many exact and partial hits there are."""
 from __future__ import annotations
 
-from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.lookup_screen import LookupScreen
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, load_held, settle, sync
+from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, goto, load_held, opened, settle,
+                                         sync)
 
-SIZE = (120, 36)
 ITEM = '{"role": "tool", "name": "read_file", "text": "report 3: no customer data lost"}'
 
 
@@ -39,9 +38,7 @@ async def type_text(app, pilot, scr: LookupScreen, text: str) -> None:
 
 @sync
 async def test_enter_on_an_exact_item_jumps_to_its_first_place():
-    app = SealscopeApp([SAMPLES / "liar.jsonl", SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "liar.jsonl", SAMPLES / "session.jsonl"]) as (app, pilot):
         notes = catch_notes(app)
         scr = await open_lookup(app, pilot)
         await type_text(app, pilot, scr, ITEM)
@@ -54,9 +51,7 @@ async def test_enter_on_an_exact_item_jumps_to_its_first_place():
 
 @sync
 async def test_text_that_is_no_item_finds_the_held_items_containing_it():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         notes = catch_notes(app)
         scr = await open_lookup(app, pilot)
         scr._load_file(str(HELD / "session-pre.jsonl"))
@@ -77,9 +72,7 @@ async def test_text_that_is_no_item_finds_the_held_items_containing_it():
 
 @sync
 async def test_the_liar_checks_held_content_is_searched_and_the_undeclared_drop_shows():
-    app = SealscopeApp([SAMPLES / "liar.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "liar.jsonl"]) as (app, pilot):
         liar = await activate(app, pilot, "liar.jsonl")
         await goto(pilot, 3)
         await load_held(app, pilot, HELD / "liar-pre.json", HELD / "liar-post.json")
@@ -103,9 +96,8 @@ async def test_a_digest_seen_cut_finds_its_manifest_place_at_80x24():
     """Text that is no item and in no held content: the manifests' entries are searched
     too, so a digest copied as a receipt panel or an error shows it (cut, with …)
     jumps to the receipt that drops it."""
-    app = SealscopeApp([SAMPLES / "tampered.jsonl", SAMPLES / "session.jsonl"])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "tampered.jsonl", SAMPLES / "session.jsonl"],
+                      size=(80, 24)) as (app, pilot):
         notes = catch_notes(app)
         scr = await open_lookup(app, pilot)
         await type_text(app, pilot, scr, "sha256:json-c14n:v1:09a32d6caf7737200a…")

@@ -18,7 +18,7 @@ from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
 from sealscope.viewer.source import LedgerSource
 
-from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, opened, settle, sync
 
 SIZE = (120, 36)
 
@@ -62,9 +62,7 @@ def test_tab_title_is_the_glyph_then_the_sanitized_name():
 
 @sync
 async def test_sample_tabs_show_their_verdict_glyphs():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, _pilot):
         assert labels(app) == SAMPLE_LABELS
         # each glyph is the glyph of the tab's verdict (what its banner and report say)
         for pane, label in zip(app.panes(), SAMPLE_LABELS, strict=True):
@@ -102,9 +100,7 @@ async def test_a_label_is_pending_until_the_verdict_and_follows_a_pin_check():
 
 @sync
 async def test_two_then_b_in_one_burst_lands_on_the_tampered_first_break():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         assert app.current_tab().tab_name == "session"
         burst(app, "2", "b")
         await after_burst(pilot)
@@ -116,9 +112,7 @@ async def test_two_then_b_in_one_burst_lands_on_the_tampered_first_break():
 
 @sync
 async def test_tab_bar_then_right_then_b_in_one_burst_acts_in_the_new_tab():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         burst(app, "shift+tab", "right", "b")
         await after_burst(pilot)
         tab = app.current_tab()
@@ -128,9 +122,7 @@ async def test_tab_bar_then_right_then_b_in_one_burst_acts_in_the_new_tab():
 
 @sync
 async def test_brackets_step_and_wrap_and_digits_jump():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         names = [p.tab_name for p in app.panes()]
         await pilot.press("left_square_bracket")          # from the first: wraps to the last
         assert app.current_tab().tab_name == names[-1] == "session-transcript"
@@ -151,9 +143,7 @@ async def test_brackets_step_and_wrap_and_digits_jump():
 async def test_a_burst_of_switches_from_a_seal_tab_ends_on_the_last_and_stays():
     """Late focus events of a tab already left do not bring it back: the front moves
     7 then 2 and no further (before, the two tabs pulled it back and forth)."""
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES]) as (app, pilot):
         await pilot.press("8")
         assert app.current_tab().tab_name == "seal-day1"
         tabs = app.query_one(TabbedContent)
@@ -169,9 +159,7 @@ async def test_a_burst_of_switches_from_a_seal_tab_ends_on_the_last_and_stays():
 
 @sync
 async def test_at_80x24_the_tab_keys_work_from_the_strip_and_the_detail():
-    app = SealscopeApp([SAMPLES])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES], size=(80, 24)) as (app, pilot):
         assert labels(app) == SAMPLE_LABELS
         burst(app, "2", "b")                              # the acceptance burst, small
         await after_burst(pilot)
@@ -196,9 +184,7 @@ async def test_at_80x24_the_tab_keys_work_from_the_strip_and_the_detail():
 
 @sync
 async def test_a_digit_past_the_last_tab_says_so_and_an_input_keeps_its_digits():
-    app = SealscopeApp([SAMPLES / "session.jsonl", SAMPLES / "tampered.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl", SAMPLES / "tampered.jsonl"]) as (app, pilot):
         notes: list[str] = []
         app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
         await pilot.press("5")
@@ -224,9 +210,7 @@ def status_text(tab) -> str:
 
 @sync
 async def test_search_says_match_k_of_n_and_when_it_wraps():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         notes: list[str] = []
         app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
@@ -258,9 +242,7 @@ async def test_search_says_match_k_of_n_and_when_it_wraps():
 
 @sync
 async def test_at_80x24_the_search_status_takes_a_second_line_rather_than_lose_its_end():
-    app = SealscopeApp([SAMPLES / "session.jsonl"])
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "session.jsonl"], size=(80, 24)) as (app, pilot):
         tab = app.current_tab()
         st = tab.query_one("#list-status")
         assert st.size.height == 1                            # " line 1 · 11 rows  FOLLOWING"
@@ -298,9 +280,7 @@ def test_match_lines_are_the_lines_find_text_stops_on():
 
 @sync
 async def test_d_on_a_seal_offers_the_other_open_seals():
-    app = SealscopeApp([SAMPLES, SAMPLES / "seals" / "seal-day1-tampered.json"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES, SAMPLES / "seals" / "seal-day1-tampered.json"]) as (app, pilot):
         await pilot.press("8")
         day1 = app.current_tab()
         assert isinstance(day1, SealTab) and day1.tab_name == "seal-day1"

@@ -17,7 +17,7 @@ from sealscope.cmd_view import viewer_app, viewer_paths
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.ledger_tab import LedgerTab
 
-from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, opened, settle, sync
 
 SIZE = (120, 36)
 
@@ -71,9 +71,7 @@ async def test_a_fifo_and_a_device_are_refused_and_the_app_answers(tmp_path):
     os.mkfifo(fifo)
     os.mkfifo(later)
     with unblocking(fifo, later):
-        app = SealscopeApp([fifo, Path("/dev/zero"), SAMPLES / "session.jsonl"])
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(app, pilot)
+        async with opened([fifo, Path("/dev/zero"), SAMPLES / "session.jsonl"]) as (app, pilot):
             assert f"cannot open {fifo}: cannot read {fifo}: not a regular file" in toasts(app)
             assert ("cannot open /dev/zero: cannot read /dev/zero: not a regular file"
                     in toasts(app))

@@ -5,10 +5,7 @@ import shlex
 
 import pytest
 
-from sealscope.viewer.app import SealscopeApp
-from tests.viewer.viewer_helpers import SAMPLES, check_pin, settle, sync
-
-SIZE = (120, 36)
+from tests.viewer.viewer_helpers import SAMPLES, check_pin, opened, sync
 
 
 @pytest.mark.parametrize("typed", [(SAMPLES / "truncated.pin").read_text().strip(),
@@ -20,9 +17,7 @@ SIZE = (120, 36)
 async def test_a_pin_is_accepted_as_its_text_or_a_file_holding_it(typed):
     """truncated.jsonl is a cut copy: its pin (however given) says truncated, and the
     tab turns BROKEN."""
-    app = SealscopeApp([SAMPLES / "truncated.jsonl"])
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
+    async with opened([SAMPLES / "truncated.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         await check_pin(app, pilot, typed)
         [check] = tab.banner.checks

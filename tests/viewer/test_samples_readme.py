@@ -5,10 +5,9 @@ from __future__ import annotations
 from textual.widgets import Markdown
 
 from sealscope.sample_ledgers import FOLDER, README
-from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.readme_screen import SamplesReadmeScreen
 
-from tests.viewer.viewer_helpers import SAMPLES, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, opened, sync
 
 
 def test_samples_package_is_the_top_level_folder_in_a_checkout():
@@ -18,9 +17,7 @@ def test_samples_package_is_the_top_level_folder_in_a_checkout():
 
 @sync
 async def test_R_shows_the_samples_readme_and_escape_returns():
-    app = SealscopeApp()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+    async with opened() as (app, pilot):
         main = app.screen
         await pilot.press("R")
         await pilot.pause()
@@ -36,9 +33,7 @@ async def test_R_shows_the_samples_readme_and_escape_returns():
 
 @sync
 async def test_the_key_help_opens_the_samples_readme_and_escape_goes_back_to_it():
-    app = SealscopeApp()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+    async with opened() as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         help_screen = app.screen
@@ -52,8 +47,6 @@ async def test_the_key_help_opens_the_samples_readme_and_escape_goes_back_to_it(
 
 @sync
 async def test_palette_lists_the_samples_readme():
-    app = SealscopeApp()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+    async with opened() as (app, _pilot):
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Samples README" in titles

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 from textual import events
 from textual.widgets import Input, TabbedContent
 
+from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
 
@@ -28,6 +30,16 @@ async def settle(app, pilot, rounds: int = 400) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("viewer did not settle")
+
+
+@contextlib.asynccontextmanager
+async def opened(paths=(), size: tuple[int, int] = (120, 36)):
+    """The viewer on `paths` (none: the bundled samples), run headless at `size` and
+    settled: `async with opened([...]) as (app, pilot)`."""
+    app = SealscopeApp(paths)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        yield app, pilot
 
 
 async def activate(app, pilot, name: str):
