@@ -3,6 +3,7 @@ row, and turns red at once when the file is truncated or rewritten while open.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
@@ -27,7 +28,8 @@ def _ledger(p, n, start=0):
     return p
 
 
-async def opened(app, pilot):
+async def start_following(app, pilot):
+    """Settled, the one ledger tab following its file and focused: that tab."""
     await settle(app, pilot)
     (tab,) = app.ledger_tabs()
     await until(pilot, lambda: tab.following)
@@ -36,12 +38,25 @@ async def opened(app, pilot):
     return tab
 
 
+@contextlib.asynccontextmanager
+async def following(p):
+    """The viewer on the ledger `p`, its tab following the file: (pilot, tab)."""
+    app = SealscopeApp([p])
+    async with app.run_test(size=SIZE) as pilot:
+        yield pilot, await start_following(app, pilot)
+
+
+def rewrite_row_2(p) -> None:
+    """Rewrite row 2 in place (same file, same size): `"i": 1` becomes `"i": 7`."""
+    data = p.read_bytes().replace(b'"i": 1,', b'"i": 7,', 1)
+    with p.open("r+b") as fh:
+        fh.write(data)
+
+
 @sync
 async def test_appended_rows_are_shown_verified_and_a_break_turns_it_red(tmp_path):
     p = _ledger(tmp_path / "live.jsonl", 5)
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        tab = await opened(app, pilot)
+    async with following(p) as (pilot, tab):
         assert tab.banner.combined_verdict == "VERIFIED"
         _ledger(p, 3, 5)
         await until(pilot, lambda: tab.result.rows == 8)
@@ -68,9 +83,7 @@ async def test_appended_rows_are_shown_verified_and_a_break_turns_it_red(tmp_pat
 @sync
 async def test_truncation_while_open_turns_red_and_keeps_the_rows_shown(tmp_path):
     p = _ledger(tmp_path / "live.jsonl", 6)
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        tab = await opened(app, pilot)
+    async with following(p) as (pilot, tab):
         size = p.stat().st_size
         shown = tab.source.line_count
         lines = p.read_bytes().splitlines(keepends=True)
@@ -88,13 +101,9 @@ async def test_truncation_while_open_turns_red_and_keeps_the_rows_shown(tmp_path
 @sync
 async def test_rewrite_of_an_earlier_row_while_open_turns_red(tmp_path):
     p = _ledger(tmp_path / "live.jsonl", 6)
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        tab = await opened(app, pilot)
+    async with following(p) as (pilot, tab):
         n = p.stat().st_size
-        data = p.read_bytes().replace(b'"i": 1,', b'"i": 7,', 1)
-        with p.open("r+b") as fh:  # same inode, same size
-            fh.write(data)
+        rewrite_row_2(p)
         await until(pilot, lambda: tab.banner.state == "alarm")
         assert tab.banner.message == f"REWRITTEN while open: prefix changed in bytes 0–{n:,}"
         assert tab.banner.combined_verdict == "BROKEN"
@@ -104,9 +113,7 @@ async def test_rewrite_of_an_earlier_row_while_open_turns_red(tmp_path):
 @sync
 async def test_end_pins_moving_up_unpins_and_new_rows_are_counted(tmp_path):
     p = _ledger(tmp_path / "live.jsonl", 4)
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        tab = await opened(app, pilot)
+    async with following(p) as (pilot, tab):
         await pilot.press("end")
         await pilot.pause()
         assert tab.pinned
@@ -133,17 +140,13 @@ async def test_a_banner_growing_a_line_keeps_the_cursor_row_in_view(tmp_path):
     """The REWRITTEN banner takes two lines: the list shrinks by one, and the pinned
     cursor's row (the last) scrolls up into view instead of dropping below it."""
     p = _ledger(tmp_path / "live.jsonl", 60)
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        tab = await opened(app, pilot)
+    async with following(p) as (pilot, tab):
         await pilot.press("end")
         await pilot.pause()
         rl = tab.rows
         h0 = rl.scrollable_content_region.height
         assert rl.current_line == 60 and int(rl.scroll_offset.y) == 60 - h0
-        data = p.read_bytes().replace(b'"i": 1,', b'"i": 7,', 1)
-        with p.open("r+b") as fh:
-            fh.write(data)
+        rewrite_row_2(p)
         await until(pilot, lambda: tab.banner.state == "alarm")
         await until(pilot, lambda: rl.scrollable_content_region.height == h0 - 1)
         await pilot.pause()
@@ -161,9 +164,7 @@ async def test_pinned_rows_arriving_at_once_past_a_screenful_keep_the_last_row_i
     head = b"".join(whole.splitlines(keepends=True)[:3])
     p = tmp_path / "live.jsonl"
     p.write_bytes(head)
-    app = SealscopeApp([p])
-    async with app.run_test(size=SIZE) as pilot:
-        tab = await opened(app, pilot)
+    async with following(p) as (pilot, tab):
         await pilot.press("end")
         await pilot.pause()
         assert tab.pinned and not tab.rows.show_vertical_scrollbar
@@ -182,7 +183,7 @@ def test_snapshot_new_rows_marker_and_following_badge(snap_compare, tmp_path):
 
     async def run(pilot):
         app = pilot.app
-        tab = await opened(app, pilot)
+        tab = await start_following(app, pilot)
         await pilot.press("end")
         await pilot.press("up", "up")
         await pilot.pause()
@@ -199,9 +200,7 @@ def test_rows_written_by_another_process_file_is_only_read(tmp_path):
     before = sorted(x.name for x in tmp_path.iterdir())
 
     async def body():
-        app = SealscopeApp([p])
-        async with app.run_test(size=SIZE) as pilot:
-            tab = await opened(app, pilot)
+        async with following(p) as (pilot, tab):
             with p.open("a") as fh:
                 fh.write(json.dumps({"legacy": True}) + "\n")
             await until(pilot, lambda: tab.result.rows == 3)
