@@ -5,7 +5,8 @@ import pytest
 
 from sealscope.viewer.app import SealscopeApp
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, goto, settle
+from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, goto, load_held,
+                                         settle)
 
 SIZE = (120, 36)
 
@@ -61,13 +62,8 @@ def test_snapshot_held_content_liar(snap_compare, monkeypatch):
         await settle(pilot.app, pilot)
         await activate(pilot.app, pilot, "liar.jsonl")
         await goto(pilot, 3)
-        await pilot.press("h")
-        await pilot.pause()
-        scr = pilot.app.screen
-        scr.query_one("#pre").value = str((HELD / "liar-pre.json").relative_to(SAMPLES.parent))
-        scr.query_one("#post").value = str((HELD / "liar-post.json").relative_to(SAMPLES.parent))
-        await pilot.press("ctrl+r")
-        await settle(pilot.app, pilot)
+        rel = HELD.relative_to(SAMPLES.parent)
+        scr = await load_held(pilot.app, pilot, rel / "liar-pre.json", rel / "liar-post.json")
         scr.query_one("#pre").blur()
         await pilot.pause()
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
@@ -107,9 +103,5 @@ def test_snapshot_pin_truncated_banner(snap_compare):
     async def run(pilot):
         await settle(pilot.app, pilot)
         await activate(pilot.app, pilot, "truncated.jsonl")
-        await pilot.press("c")
-        await pilot.pause()
-        pilot.app.screen.query_one("#pin").value = pin
-        await pilot.press("enter")
-        await settle(pilot.app, pilot)
+        await check_pin(pilot.app, pilot, pin)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
