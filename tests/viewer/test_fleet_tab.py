@@ -122,6 +122,15 @@ def _paused(tmp_path, monkeypatch) -> tuple[SealscopeApp, list[FleetEntry]]:
     return SealscopeApp([Path("fleet")]), entries
 
 
+def _all_audited(pilot, entries: list[FleetEntry]) -> FleetTab:
+    """The paused app's fleet tab, fed every entry and finished, as a whole audit ends."""
+    tab = pilot.app.current_tab()
+    tab.set_total(len(entries))
+    tab.add_entries(entries)
+    tab.finish()
+    return tab
+
+
 def _entry(i: int) -> FleetEntry:
     broken = i % 7 == 0
     res = VerifyResult(ok=not broken, rows=i + 1, chained=i + 1, breaks=int(broken),
@@ -187,10 +196,7 @@ def test_snapshot_fleet_sorted_worst_first(snap_compare, tmp_path, monkeypatch):
     app, entries = _paused(tmp_path, monkeypatch)
 
     async def run(pilot):
-        tab = pilot.app.current_tab()
-        tab.set_total(len(entries))
-        tab.add_entries(entries)
-        tab.finish()
+        tab = _all_audited(pilot, entries)
         await pilot.pause()
         await pilot.press("s")
         while tab.order != (0, False) or len(tab.shown) != len(entries):
@@ -204,10 +210,7 @@ def test_snapshot_fleet_filtered_could_not_look(snap_compare, tmp_path, monkeypa
     app, entries = _paused(tmp_path, monkeypatch)
 
     async def run(pilot):
-        tab = pilot.app.current_tab()
-        tab.set_total(len(entries))
-        tab.add_entries(entries)
-        tab.finish()
+        _all_audited(pilot, entries)
         await pilot.press("v", "v")
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
