@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import Input, TabbedContent
+from textual.widgets import TabbedContent
 
 from sealscope.viewer.app import SAMPLE_TABS, SealscopeApp, expand_paths
-from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.harn_tab import HarnPane
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.row_detail import RowDetail
@@ -17,7 +16,7 @@ from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
 
 from tests.viewer.viewer_helpers import (HELD, ROOT, SAMPLES, activate, answer, goto, opened,
-                                         settle, sync)
+                                         settle, start_export, sync, until)
 
 SIZE = (120, 36)
 SEALS = SAMPLES / "seals"
@@ -185,17 +184,10 @@ async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monke
         await pilot.press("escape")
         await pilot.pause()
         assert [r.kind for r in tab.session] == ["recompute", "lookup"]
-        await pilot.press("x")
-        await pilot.pause()
-        scr = app.screen
-        assert isinstance(scr, ExportScreen) and scr.kind == "ledger"
         (tmp_path / "out").mkdir()   # export makes no folder unasked
-        scr.query_one(Input).value = str(tmp_path / "out" / "session-audit")
-        await pilot.press("enter")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if scr.written:
-                break
+        scr = await start_export(app, pilot, tmp_path / "out" / "session-audit")
+        assert scr.kind == "ledger"
+        await until(pilot, lambda: bool(scr.written), "the report was never written")
         assert scr.written and app.screen is not scr
     doc = json.loads((tmp_path / "out" / "session-audit.json").read_text())
     assert doc["kind"] == "ledger" and doc["verdict"] == "VERIFIED"
@@ -217,17 +209,10 @@ async def test_export_from_a_harn_tab(tmp_path, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.check_action("export", ()) is True
-        await pilot.press("x")
-        await pilot.pause()
-        scr = app.screen
-        assert isinstance(scr, ExportScreen) and scr.kind == "harn"
         (tmp_path / "out").mkdir()   # export makes no folder unasked
-        scr.query_one(Input).value = str(tmp_path / "out" / "run-audit")
-        await pilot.press("enter")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if scr.written:
-                break
+        scr = await start_export(app, pilot, tmp_path / "out" / "run-audit")
+        assert scr.kind == "harn"
+        await until(pilot, lambda: bool(scr.written), "the report was never written")
         assert scr.written
     doc = json.loads((tmp_path / "out" / "run-audit.json").read_text())
     assert doc["kind"] == "harn" and doc["verdict"] == "FINDINGS" and doc["exit_code"] == 1

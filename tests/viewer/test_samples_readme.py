@@ -10,6 +10,15 @@ from sealscope.viewer.readme_screen import SamplesReadmeScreen
 from tests.viewer.viewer_helpers import SAMPLES, opened, sync
 
 
+async def open_readme(pilot) -> SamplesReadmeScreen:
+    """R: the samples' README in front."""
+    await pilot.press("R")
+    await pilot.pause()
+    scr = pilot.app.screen
+    assert isinstance(scr, SamplesReadmeScreen)
+    return scr
+
+
 def test_samples_package_is_the_top_level_folder_in_a_checkout():
     assert FOLDER.resolve() == SAMPLES.resolve()
     assert README == FOLDER / "README.md" and README.is_file()
@@ -19,10 +28,7 @@ def test_samples_package_is_the_top_level_folder_in_a_checkout():
 async def test_R_shows_the_samples_readme_and_escape_returns():
     async with opened() as (app, pilot):
         main = app.screen
-        await pilot.press("R")
-        await pilot.pause()
-        assert isinstance(app.screen, SamplesReadmeScreen)
-        md = app.screen.query_one(Markdown)
+        md = (await open_readme(pilot)).query_one(Markdown)
         await pilot.pause()
         assert md.source == README.read_text(encoding="utf-8")
         assert "Sample ledgers" in md.source and "tampered.jsonl" in md.source
@@ -37,9 +43,7 @@ async def test_the_key_help_opens_the_samples_readme_and_escape_goes_back_to_it(
         await pilot.press("question_mark")
         await pilot.pause()
         help_screen = app.screen
-        await pilot.press("R")
-        await pilot.pause()
-        assert isinstance(app.screen, SamplesReadmeScreen)
+        await open_readme(pilot)
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is help_screen
