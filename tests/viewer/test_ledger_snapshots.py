@@ -9,6 +9,7 @@ from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, got
                                          settle)
 
 SIZE = (120, 36)
+PIN = (SAMPLES / "truncated.pin").read_text().strip()
 
 
 def app_on_samples() -> SealscopeApp:
@@ -85,23 +86,19 @@ def test_snapshot_lookup(snap_compare):
 
 
 def test_snapshot_pin_screen(snap_compare):
-    pin = (SAMPLES / "truncated.pin").read_text().strip()
-
     async def run(pilot):
         await settle(pilot.app, pilot)
         await activate(pilot.app, pilot, "truncated.jsonl")
         await pilot.press("c")
         await pilot.pause()
-        pilot.app.screen.query_one("#pin").value = pin
+        pilot.app.screen.query_one("#pin").value = PIN
         await pilot.pause()
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
 def test_snapshot_pin_truncated_banner(snap_compare):
-    pin = (SAMPLES / "truncated.pin").read_text().strip()
-
     async def run(pilot):
         await settle(pilot.app, pilot)
         await activate(pilot.app, pilot, "truncated.jsonl")
-        await check_pin(pilot.app, pilot, pin)
+        await check_pin(pilot.app, pilot, PIN)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)

@@ -2,6 +2,7 @@
 palette's "Samples README" show the README of the installed samples; escape goes back."""
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Markdown
 
 from sealscope.sample_ledgers import FOLDER, README
@@ -24,29 +25,21 @@ def test_samples_package_is_the_top_level_folder_in_a_checkout():
     assert README == FOLDER / "README.md" and README.is_file()
 
 
+@pytest.mark.parametrize("first", [(), ("question_mark",)], ids=["main", "key-help"])
 @sync
-async def test_R_shows_the_samples_readme_and_escape_returns():
+async def test_R_shows_the_samples_readme_and_escape_returns(first):
+    """R on the main screen, or in the key help (?): escape goes back to where R was."""
     async with opened() as (app, pilot):
-        main = app.screen
+        await pilot.press(*first)
+        await pilot.pause()
+        back = app.screen
         md = (await open_readme(pilot)).query_one(Markdown)
         await pilot.pause()
         assert md.source == README.read_text(encoding="utf-8")
         assert "Sample ledgers" in md.source and "tampered.jsonl" in md.source
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is main
-
-
-@sync
-async def test_the_key_help_opens_the_samples_readme_and_escape_goes_back_to_it():
-    async with opened() as (app, pilot):
-        await pilot.press("question_mark")
-        await pilot.pause()
-        help_screen = app.screen
-        await open_readme(pilot)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert app.screen is help_screen
+        assert app.screen is back
 
 
 @sync
