@@ -16,6 +16,12 @@ def app_on_samples() -> SealscopeApp:
     return SealscopeApp([SAMPLES])
 
 
+async def on_tab(pilot, name: str):
+    """Settled, the tab of the ledger called `name` in front and focused: that tab."""
+    await settle(pilot.app, pilot)
+    return await activate(pilot.app, pilot, name)
+
+
 # the ledger screen with one row selected: its detail pane for each kind of row
 ROWS = [
     pytest.param("session.jsonl", 7, id="verified_session_receipt_v2"),
@@ -30,16 +36,14 @@ ROWS = [
 @pytest.mark.parametrize(("ledger", "line"), ROWS)
 def test_snapshot_row(snap_compare, ledger, line):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, ledger)
+        await on_tab(pilot, ledger)
         await goto(pilot, line)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
 def test_snapshot_broken_banner_first_break(snap_compare):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "tampered.jsonl")
+        await on_tab(pilot, "tampered.jsonl")
         await pilot.press("b")
         await pilot.pause()
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
@@ -47,8 +51,7 @@ def test_snapshot_broken_banner_first_break(snap_compare):
 
 def test_snapshot_filter_receipts(snap_compare):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        tab = await activate(pilot.app, pilot, "session.jsonl")
+        tab = await on_tab(pilot, "session.jsonl")
         tab.apply_filter("kind:compaction_receipt")
         await settle(pilot.app, pilot)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
@@ -60,8 +63,7 @@ def test_snapshot_held_content_liar(snap_compare, monkeypatch):
     monkeypatch.chdir(SAMPLES.parent)
 
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "liar.jsonl")
+        await on_tab(pilot, "liar.jsonl")
         await goto(pilot, 3)
         rel = HELD.relative_to(SAMPLES.parent)
         scr = await load_held(pilot.app, pilot, rel / "liar-pre.json", rel / "liar-post.json")
@@ -72,8 +74,7 @@ def test_snapshot_held_content_liar(snap_compare, monkeypatch):
 
 def test_snapshot_lookup(snap_compare):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "session.jsonl")
+        await on_tab(pilot, "session.jsonl")
         await pilot.press("l")
         await pilot.pause()
         scr = pilot.app.screen
@@ -87,8 +88,7 @@ def test_snapshot_lookup(snap_compare):
 
 def test_snapshot_pin_screen(snap_compare):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "truncated.jsonl")
+        await on_tab(pilot, "truncated.jsonl")
         await pilot.press("c")
         await pilot.pause()
         pilot.app.screen.query_one("#pin").value = PIN
@@ -98,7 +98,6 @@ def test_snapshot_pin_screen(snap_compare):
 
 def test_snapshot_pin_truncated_banner(snap_compare):
     async def run(pilot):
-        await settle(pilot.app, pilot)
-        await activate(pilot.app, pilot, "truncated.jsonl")
+        await on_tab(pilot, "truncated.jsonl")
         await check_pin(pilot.app, pilot, PIN)
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
