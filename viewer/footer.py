@@ -180,7 +180,7 @@ class FitFooter(Widget, can_focus=False):
         plan = self._plan()
         if plan != self._shown:
             self._shown = plan
-            self._hover = None
+            self._set_hover(None)
             self._redraw()
 
     def _redraw(self) -> None:
