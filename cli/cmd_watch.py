@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
                 out.alarm(f, f.alarm)
             else:
                 out.status(f, "open")
-        while True:
+        # a latched alarm is final (the file reports nothing more): once every file
+        # has one, the watch is over
+        while any(f.alarm is None for f in followers):
             time.sleep(args.interval)
             for f in followers:
                 events = f.poll()

@@ -3,6 +3,7 @@ and rewrites are reported; SIGINT ends it cleanly with the worst verdict's code.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -53,8 +54,11 @@ class Watch:
             if pred(item):
                 return seen
 
-    def stop(self) -> tuple[int, list]:
-        self.p.send_signal(signal.SIGINT)
+    def stop(self, signal_it: bool = True) -> tuple[int, list]:
+        """The exit code and the lines after the last read: after SIGINT, or (not
+        `signal_it`) as the watch ends by itself."""
+        if signal_it:
+            self.p.send_signal(signal.SIGINT)
         code = self.p.wait(timeout=WAIT)
         rest = []
         while (line := self.q.get(timeout=WAIT)) is not None:
@@ -114,7 +118,7 @@ def test_truncation_is_reported_loudly(tmp_path):
     (alarm,) = w.until(lambda line: line.startswith("!!"))
     assert alarm == (f"!! TRUNCATED while open: {p}: 4 rows gone (file shrank from {size:,} "
                      f"to {p.stat().st_size:,} bytes)")
-    code, rest = w.stop()
+    code, rest = w.stop(signal_it=False)   # its only file can report nothing more
     assert code == 1
     assert rest == [f"stopped: BROKEN  {p}  rows=10 (+0 while watched)"]
 
@@ -159,8 +163,15 @@ def test_unreadable_ledger_and_usage(tmp_path):
     w = Watch(str(tmp_path / "missing.jsonl"), "--json", "--interval", "0.05")
     (ev,) = w.until(_event("unreadable"))
     assert ev["verdict"] == "COULD NOT LOOK"
-    code, _ = w.stop()
-    assert code == 3
+    code, rest = w.stop(signal_it=False)   # nothing to follow: it ends by itself
+    assert code == 3 and rest[-1]["event"] == "stopped"
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    w = Watch(str(fifo))
+    (alarm,) = w.until(lambda line: line.startswith("!!"))
+    assert alarm == f"!! UNREADABLE while open: {fifo}: not a regular file: '{fifo}'"
+    stopped = f"stopped: COULD NOT LOOK  {fifo}  rows=0 (+0 while watched)"
+    assert w.stop(signal_it=False) == (3, [stopped])
     bad = subprocess.run([sys.executable, "-m", "sealscope", "watch", "x", "--interval", "0"],
                          capture_output=True, text=True, timeout=WAIT, check=False)
     assert bad.returncode == 2 and "must be positive" in bad.stderr
