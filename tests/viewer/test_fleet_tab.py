@@ -164,6 +164,27 @@ async def test_thousands_of_rows_arrive_in_batches_and_sort(tmp_path, monkeypatc
 
 
 @sync
+async def test_a_fleet_of_more_than_one_batch_runs_on_the_process_pool(tmp_path, monkeypatch):
+    """More ledgers than one batch holds go to a process pool started inside the app,
+    where Textual's stderr has no file descriptor: every ledger is still audited."""
+    from sealscope.core import ledger
+
+    monkeypatch.chdir(tmp_path)
+    n = fleet.BATCH_FILES + 6
+    for i in range(n):
+        for j in range(2):
+            ledger.append(tmp_path / "many" / f"l{i:03d}.jsonl", {"i": i, "j": j})
+    assert len(fleet.plan_batches(fleet.walk(["many"]))[0]) == 2
+    app = SealscopeApp([Path("many")])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        assert isinstance(tab, FleetTab)
+        await _done(pilot, tab)
+        assert tab.stopped is None
+        assert [e.verdict for e in tab.shown] == ["VERIFIED"] * n
+
+
+@sync
 async def test_evidence_paths_are_sanitized_text(tmp_path, monkeypatch):
     _tree(tmp_path, monkeypatch)
     hostile = tmp_path / "fleet" / "team-a" / "[bold red]x\x1b[2Jy\u202e.jsonl"
