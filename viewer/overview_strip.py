@@ -192,6 +192,7 @@ class OverviewStrip(Widget, can_focus=False):
         self.viewport: tuple[int, int] = (0, 0)     # first and last line on screen
         self.tooltip = legend_text()
         self._drawn: tuple[int, list[int], list[str], list[bool]] | None = None
+        self._strips: dict[tuple[bool, bool, str | None, int], Strip] = {}
 
     def changed(self) -> None:
         """The model changed: recompute the bins and repaint."""
@@ -229,15 +230,21 @@ class OverviewStrip(Widget, can_focus=False):
         width = self.size.width
         if y >= len(classes):
             return Strip.blank(width, self.rich_style)
-        match = matching[y]
         lo, hi = self.viewport
-        in_view = lo and starts[y] <= hi and starts[y + 1] - 1 >= lo
-        t = Text(end="", no_wrap=True)
+        in_view = bool(lo and starts[y] <= hi and starts[y + 1] - 1 >= lo)
         focus_mark = self.has_focus and y == self.mark
+        key = (in_view, focus_mark, classes[y] if matching[y] else None, width)
+        strip = self._strips.get(key)
+        if strip is None:   # a handful of distinct cells: each is drawn once
+            strip = self._strips[key] = self._draw(*key)
+        return strip
+
+    def _draw(self, in_view: bool, focus_mark: bool, cls: str | None, width: int) -> Strip:
+        t = Text(end="", no_wrap=True)
         t.append("▶" if in_view else ("›" if focus_mark else " "),
                  "bold reverse" if focus_mark else "bold")
-        if match:
-            glyph, style = _LOOK[classes[y]]
+        if cls is not None:
+            glyph, style = _LOOK[cls]
             t.append(glyph, style)
         else:
             t.append(" ")
