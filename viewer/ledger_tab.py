@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (
     from sealscope.viewer.export_action import ExportScreen
 
 
+INDEX_WAIT = 0.5       # seconds: a tab not in view indexes its file after this at the latest
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
 COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to this size,
                            # in a worker beyond it
@@ -181,6 +182,7 @@ class LedgerTab(FollowMode):
         self.break_on_verify = False  # select the first break once verified (from a fleet)
         self.filtering: tuple[str, float] | None = None   # a filter being found: (label, %)
         self._when_indexed: list[Callable[[], None]] = []
+        self._index_started = False
         self._when_verified: list[Callable[[], None]] = []
         self._explained: dict[int, Mismatch | None] = {}
 
@@ -224,6 +226,15 @@ class LedgerTab(FollowMode):
         if self.source.complete:
             self._after_index()
         else:
+            # the rows on screen come from the quick index; the rest of the file is
+            # indexed once they are drawn, since the index worker would share the
+            # interpreter with the first paint (or soon, for a tab not in view)
+            self.rows.after_first_paint(self._start_index)
+            self.set_timer(INDEX_WAIT, self._start_index)
+
+    def _start_index(self) -> None:
+        if not self._index_started:
+            self._index_started = True
             self.index_worker()
 
     def on_unmount(self) -> None:

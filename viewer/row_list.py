@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import events
@@ -100,6 +101,7 @@ class RowList(ScrollView, can_focus=True):
         self._gen = 0
         self._strips: LRUCache[tuple, Strip] = LRUCache(1024)
         self.rendered_rows = 0
+        self._after_paint: Callable[[], object] | None = None
         self._last_selected = -1
         self._nav = False
         self._end_pending = False   # `end` pressed while indexing: the last line, once known
@@ -300,7 +302,17 @@ class RowList(ScrollView, can_focus=True):
             strip = self._build(line, width, selected)
             self._strips[key] = strip
         self.rendered_rows += 1
+        if self._after_paint is not None:
+            then, self._after_paint = self._after_paint, None
+            self.call_later(then)
         return strip
+
+    def after_first_paint(self, then: Callable[[], object]) -> None:
+        """Call `then` once a row has been drawn (at once if one has been)."""
+        if self.rendered_rows:
+            then()
+        else:
+            self._after_paint = then
 
     def _build(self, line: int, width: int, selected: bool) -> Strip:
         info = self.source.row(line)

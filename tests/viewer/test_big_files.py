@@ -16,7 +16,7 @@ from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.source import LedgerSource
 
-from tests.viewer.viewer_helpers import SAMPLES, goto, opened, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, goto, opened, settle, sync, until
 
 # bench/viewer.py's `build`: a chained ledger of N tool rows (loaded by path: the name
 # `viewer` is also the source folder of sealscope.viewer)
@@ -239,3 +239,34 @@ def test_shown_lines_leave_out_only_the_empty_line_after_a_final_break(tmp_path)
     src.index()
     assert (src.line_count, src.shown_lines) == (2, 1)
     src.close()
+
+
+@sync
+async def test_the_index_waits_for_the_first_rows_drawn_or_briefly_for_a_hidden_tab(
+        tmp_path, monkeypatch):
+    """The rows of the first screen come from the quick index; the worker that indexes
+    the rest of the file starts once they are drawn (it would share the interpreter with
+    that paint), and a tab not in view starts within INDEX_WAIT all the same."""
+    from sealscope.viewer import ledger_tab
+    from sealscope.viewer.row_list import RowList
+
+    started_at_first_row: dict[str, bool] = {}   # tab id → its index had started
+    real = RowList.render_line
+
+    def render_line(rows, y):
+        tab = next(a for a in rows.ancestors if isinstance(a, LedgerTab))
+        started_at_first_row.setdefault(tab.id or "", tab._index_started)
+        return real(rows, y)
+
+    monkeypatch.setattr(RowList, "render_line", render_line)
+    first = big_ledger(tmp_path)
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(first.read_bytes())
+    app = SealscopeApp([first, second])
+    async with app.run_test(size=SIZE) as pilot:
+        shown, hidden = list(app.panes())
+        assert app.current_tab() is shown
+        await until(pilot, lambda: shown.source.complete and hidden.source.complete)
+        assert started_at_first_row == {shown.id: False}
+        assert hidden.rows.rendered_rows == 0 and hidden._index_started   # never drawn
+        assert ledger_tab.INDEX_WAIT <= 1.0
