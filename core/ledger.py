@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -491,7 +491,7 @@ def _unreadable(e: OSError) -> VerifyResult:
     return VerifyResult(ok=False, first_break=f"unreadable: {e}", breaks=1, unreadable=True)
 
 
-def _open_checked(path: str | os.PathLike[str]) -> tuple[Any, Any]:
+def _open_checked(path: str | os.PathLike[str]) -> tuple[BinaryIO, _lines.FileSource]:
     """Open for reading by offset (the file and its `FileSource`), failing as the
     reference's read_text would; anything but a regular file (a FIFO, a device) is
     refused before it is read (`lines.open_regular`), never waited on."""
@@ -584,16 +584,13 @@ def verify(path: str | os.PathLike[str], *, strict: bool = False,
         fh, buf = _open_checked(path)
     except OSError as e:
         return _unreadable(e)
-    try:
+    with fh:
         total = len(buf)
         declared = _scan_declarations(buf)
         w = _Walk(strict, declared)
-        n = _walk_into(w, str(path) if fh is not None else None, buf, 0, total, 0, True,
-                       workers, chunk_bytes, on_progress)
+        n = _walk_into(w, str(path), buf, 0, total, 0, True, workers, chunk_bytes,
+                       on_progress)
         return _finish(w, strict, declared, n)
-    finally:
-        if fh is not None:
-            fh.close()
 
 
 def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: int, n: int,
