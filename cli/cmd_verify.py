@@ -93,10 +93,11 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
     many = sum(sizes[i] or 0 for i in small) >= MANY_MIN_BYTES
     if len(small) > 1 and many and (os.cpu_count() or 1) > 1:
         try:
-            import multiprocessing as mp
             from concurrent.futures import ProcessPoolExecutor
+
+            from sealscope.core.pools import spawn_context
             with ProcessPoolExecutor(max_workers=min(len(small), os.cpu_count() or 1),
-                                     mp_context=mp.get_context("spawn")) as pool:
+                                     mp_context=spawn_context()) as pool:
                 futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns, False,
                                           incremental, checkpoint) for i in small}
                 for i in range(len(paths)):

@@ -147,11 +147,12 @@ def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
             for d in audit_items(b, options, strict):
                 on_entry(FleetEntry.from_dict(d))
         return
-    import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    from sealscope.core.pools import spawn_context
+
     with ProcessPoolExecutor(max_workers=min(len(batches), os.cpu_count() or 1),
-                             mp_context=mp.get_context("spawn")) as pool:
+                             mp_context=spawn_context()) as pool:
         futures = [pool.submit(audit_items, b, options, strict) for b in batches]
         for f in as_completed(futures):
             for d in f.result():

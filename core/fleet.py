@@ -292,11 +292,12 @@ def _run_batches(batches: list[list[str]], strict: bool, incremental: bool, work
             for d in audit_batch(b, strict, incremental):
                 yield FleetEntry.from_dict(d)
         return
-    import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    from sealscope.core.pools import spawn_context
+
     with ProcessPoolExecutor(max_workers=min(workers, len(batches)),
-                             mp_context=mp.get_context("spawn")) as pool:
+                             mp_context=spawn_context()) as pool:
         futures = [pool.submit(audit_batch, b, strict, incremental) for b in batches]
         try:
             for f in as_completed(futures):

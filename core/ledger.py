@@ -693,8 +693,8 @@ def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: b
 
 def _pool_runner(workers: int) -> Callable[[list[tuple[Any, ...]]], Iterator[dict[str, Any]]]:
     def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
-        import multiprocessing as mp
-        with mp.get_context("spawn").Pool(workers) as pool:
+        from sealscope.core.pools import spawn_context
+        with spawn_context().Pool(workers) as pool:
             pending = [pool.apply_async(_walk_range, job) for job in jobs]
             for job in pending:
                 yield job.get()

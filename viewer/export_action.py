@@ -40,7 +40,6 @@ from textual.widgets import Button, Input, Label, ProgressBar, Static
 from sealscope.core import export
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import ExportProgress
-from sealscope.viewer.processes import pools_ready
 
 __all__ = ["ExportScreen", "default_base", "check_target", "write_report", "report_zip"]
 
@@ -262,8 +261,6 @@ class ExportScreen(ModalScreen[list[str] | None]):
     def _export(self, base: str, create: bool, cancel: threading.Event | None) -> None:
         stop = cancel.is_set if cancel is not None else None
         try:
-            if self.verify_result is None:
-                pools_ready()   # the report verifies the file first, a big one on a pool
             report = export.build_report(self.path, kind=self.kind, session=self.session,
                                          verify_result=self.verify_result, seal=self.seal,
                                          on_progress=self._progress, cancelled=stop)

@@ -34,7 +34,6 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.messages import FleetDone, FleetEntries, FleetPlanned, OpenAtFirstBreak
-from sealscope.viewer.processes import pools_ready
 from sealscope.viewer.style import verdict_style
 
 __all__ = ["FleetTab", "FleetTable", "COLUMNS", "VERDICT_FILTERS", "BATCH_SECONDS", "BATCH_ENTRIES"]
@@ -164,7 +163,6 @@ class FleetTab(EvidenceTab):
 
         why: str | None = None
         try:
-            pools_ready()
             fleet.run_local(sized, on_entry=on_entry)
         except _Stop:
             return

@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.key_help import KeyHelpScreen
     from sealscope.viewer.lookup_screen import LookupScreen
     from sealscope.viewer.pin_screen import PinScreen
-    from sealscope.viewer.processes import pools_ready
     from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
     from sealscope.viewer.readme_screen import SamplesReadmeScreen
     from sealscope.viewer.seal_tab import SealTab, find_seal_tab
@@ -39,7 +38,7 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
 __all__ = ["export", "pins", "witness", "receipt_point", "Follower", "verify_receipt",
            "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
            "KeyHelpScreen", "LookupScreen", "PinScreen", "PathSuggester", "PromptScreen",
-           "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab", "pools_ready"]
+           "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
 
 _LAZY = {
     # core: the checks, the report, the follower
@@ -65,8 +64,6 @@ _LAZY = {
     "PromptScreen": "sealscope.viewer.prompt:PromptScreen",
     "pasted_path": "sealscope.viewer.prompt:pasted_path",
     "SamplesReadmeScreen": "sealscope.viewer.readme_screen:SamplesReadmeScreen",
-    # process pools started inside the app
-    "pools_ready": "sealscope.viewer.processes:pools_ready",
 }
 
 if not TYPE_CHECKING:

@@ -263,7 +263,6 @@ class LedgerTab(FollowMode):
                 result, snapshot = got
             else:  # no child process here: verify (and open a follower) in this thread
                 progress.restart()
-                lazy.pools_ready()   # a big file is split across a pool of this process
                 f = lazy.Follower(self.source.path)
                 result = f.open(on_progress=progress)
                 if f.alarm is None and f.whole is not None:
