@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import harn as _harn
+from sealscope.core import lines as _lines
 from sealscope.core.continuity.schema import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 
@@ -78,16 +79,18 @@ def classify(path: str | os.PathLike[str]) -> FileKind:
     except (OSError, ValueError) as e:
         return FileKind(p, UNREADABLE, f"cannot read {p}: {getattr(e, 'strerror', None) or e}")
     if _stat.S_ISDIR(st.st_mode):
-        return FileKind(p, FOLDER, f"cannot read {p}: Is a directory")
+        return _folder(p)
     if not _stat.S_ISREG(st.st_mode):
         return FileKind(p, UNREADABLE, f"cannot read {p}: not a regular file")
     is_json = p.lower().endswith(".json")
     limit = _harn.DEFAULT_MAX_BYTES if is_json else SNIFF_LIMIT
     if st.st_size > limit:
         return FileKind(p, LEDGER)
-    try:
-        with open(p, "rb") as fh:
+    try:   # a file swapped since the stat is refused by the open, as the stat refuses it
+        with _lines.open_regular(p) as fh:
             data = fh.read(limit)
+    except IsADirectoryError:
+        return _folder(p)
     except OSError as e:
         return FileKind(p, UNREADABLE, f"cannot read {p}: {e.strerror or e}")
     except MemoryError:
@@ -102,6 +105,10 @@ def classify(path: str | os.PathLike[str]) -> FileKind:
     if not is_json:
         return FileKind(p, LEDGER)
     return _json_kind(p, value, len(data))
+
+
+def _folder(p: str) -> FileKind:
+    return FileKind(p, FOLDER, f"cannot read {p}: Is a directory")
 
 
 def _may_be_snapshot(data: bytes) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import lines as _lines
 from sealscope.core import witness as _witness
 from sealscope.core.clock import utc_stamp
 
@@ -126,8 +127,10 @@ def pin_from(value: str) -> Pin:
         is_file = False
     if is_file:
         try:
-            with open(text, "rb") as fh:
+            with _lines.open_regular(text) as fh:
                 data = fh.read(PIN_FILE_MAX + 1)
+        except (_lines.NotRegularFile, IsADirectoryError):
+            return parse_pin(text)   # no longer a regular file: read as text, as if at the check
         except OSError as e:
             raise ValueError(f"cannot read pin file {text!r}: {e.strerror or e}") from None
         if len(data) > PIN_FILE_MAX:

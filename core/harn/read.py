@@ -28,6 +28,7 @@ from sealscope.core.harn.model import (ASSET_KIND, DEFAULT_MAX_BYTES, Compaction
                                        HarnFileError, HarnParseError, HarnShapeError,
                                        HarnTooLargeError, SnapshotRef, Transcript,
                                        _one_line, _str_or_none)
+from sealscope.core import lines as _lines
 from sealscope.core.harn import serde as _serde
 from sealscope.core.harn.serde import SerdeError, read_legacy, read_receipt
 
@@ -50,10 +51,12 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
         if st.st_size > max_bytes:
             raise HarnTooLargeError(f"{shown} is {st.st_size} bytes, over the "
                                     f"{max_bytes}-byte limit", shown)
-        with open(name, "rb") as fh:
+        with _lines.open_regular(name) as fh:   # refuses a file swapped since the stat
             data = fh.read(max_bytes + 1)
     except HarnError:
         raise
+    except IsADirectoryError:
+        raise HarnFileError(f"cannot read {shown}: a directory", shown) from None
     except MemoryError:
         raise HarnTooLargeError(f"{shown} is too large to read into memory", shown) from None
     except (OSError, ValueError) as e:

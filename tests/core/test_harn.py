@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
 import pytest
 
 from sealscope.core import harn
 from sealscope.core.harn import Finding
+from tests.core.fifo_helpers import returns, swapped_after_stat
 
 # --------------------------------------------------------------------------- builders
 
@@ -817,6 +819,35 @@ def test_load_directory(tmp_path):
     with pytest.raises(harn.HarnFileError) as ei:
         harn.load(tmp_path)
     assert "directory" in one_line(ei.value)
+
+
+@pytest.mark.parametrize("when", ["at the stat", "after the stat"])
+def test_load_refuses_a_fifo_without_blocking_even_when_swapped_in_after_the_stat(
+        tmp_path, monkeypatch, when):
+    path, fifo = tmp_path / "t.json", tmp_path / "pipe"
+    path.write_text(json.dumps(transcript([])))
+    os.mkfifo(fifo)
+    if when == "at the stat":
+        os.replace(fifo, path)
+    else:                      # the stat sees the regular file, the open finds the FIFO
+        swapped_after_stat(monkeypatch, path, fifo)
+    came_back, got = returns(lambda: harn.load(path), path)
+    assert came_back, "harn.load blocked on a FIFO"
+    assert isinstance(got, harn.HarnFileError) and got.kind == "unreadable"
+    assert one_line(got) == f"cannot read {path}: not a regular file"
+
+
+def test_load_of_a_folder_swapped_in_after_the_stat_says_a_directory(tmp_path, monkeypatch):
+    path, folder = tmp_path / "t.json", tmp_path / "dir"
+    path.write_text(json.dumps(transcript([])))
+    folder.mkdir()
+    swapped_after_stat(monkeypatch, path, folder)
+    with pytest.raises(harn.HarnFileError) as ei:
+        harn.load(path)
+    assert one_line(ei.value) == f"cannot read {path}: a directory"
+    with pytest.raises(harn.HarnFileError) as ei:     # as a folder there at the stat says
+        harn.load(path)
+    assert one_line(ei.value) == f"cannot read {path}: a directory"
 
 
 @pytest.mark.parametrize("data", [b"", b"{", b"not json", b"\xff\xfe\x00garbage",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from arcaeon.record import ledger as ref
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from sealscope.core import ledger as L
 from sealscope.core import pins, witness
+from tests.core.fifo_helpers import returns, swapped_after_stat
 
 
 def _ledger(p, n=4):
@@ -150,3 +152,25 @@ def test_rows_since_pin_and_staleness(tmp_path):
         with pytest.raises(ValueError, match="pin rows is not a non-negative integer"):
             pins.rows_since_pin(p, bad)
     assert (pins.stale(100), pins.stale(101)) == (False, True)
+
+
+NOT_A_PIN = "not a head pin: expected 'arcaeon-ledger head chain=... rows=N as_of=...'"
+
+
+@pytest.mark.parametrize("when", ["at the check", "after the check", "a folder after the check"])
+def test_a_pin_given_as_a_fifo_is_read_as_text_without_blocking(tmp_path, monkeypatch, when):
+    """A FIFO (or folder) is not a pin file, whether the check or the open finds it."""
+    path, other = tmp_path / "head.pin", tmp_path / "pipe"
+    path.write_text("arcaeon-ledger head chain=abc rows=4 as_of=2026-01-01T00:00:00Z\n")
+    assert pins.pin_from(str(path)).rows == 4
+    if when.startswith("a folder"):
+        other.mkdir()
+    else:
+        os.mkfifo(other)
+    if when == "at the check":
+        os.replace(other, path)
+    else:                    # isfile sees the regular file, the open finds the FIFO
+        swapped_after_stat(monkeypatch, path, other)
+    came_back, got = returns(lambda: pins.pin_from(str(path)), path)
+    assert came_back, "pin_from blocked on a FIFO"
+    assert isinstance(got, ValueError) and str(got) == NOT_A_PIN
