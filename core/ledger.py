@@ -503,7 +503,7 @@ def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
                 declared: Declared, detached: bool, final: bool | None = None) -> dict[str, Any]:
     """Worker body: walk [start, end) of the file; line numbers from `first_line`.
     `final`: whether `end` is the end of the file (its last line is kept)."""
-    with open(path, "rb") as fh:
+    with _lines.open_regular(path) as fh:
         return _walk_buf(_lines.FileSource(fh), start, end, first_line, strict, declared,
                          detached, final=final)
 
@@ -1202,7 +1202,7 @@ def declare_break(path: str | os.PathLike[str], orphan_line: int, why: str, *,
     if not isinstance(orphan_line, int) or isinstance(orphan_line, bool):
         raise ValueError(f"orphan_line must be an int line number, got {orphan_line!r}")
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = _lines.read_text(path, errors="replace")
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e}") from None
     split = text.split("\n")

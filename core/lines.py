@@ -10,6 +10,7 @@ replacement per line gives the same text because line ends are ASCII.
 from __future__ import annotations
 
 import errno
+import io
 import mmap
 import os
 import re
@@ -26,7 +27,7 @@ except ImportError:  # pragma: no cover - no compiler at install time
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
     _c_line_ends = None
 
-__all__ = ["WINDOW", "NotRegularFile", "regular_fd", "open_regular", "open_map",
+__all__ = ["WINDOW", "NotRegularFile", "regular_fd", "open_regular", "read_text", "open_map",
            "window_bounds", "iter_windows", "split_window", "window_holding",
            "decode_line", "line_offsets", "count_lines", "FileSource", "Buffer"]
 
@@ -80,6 +81,14 @@ def regular_fd(path: str | os.PathLike[str]) -> int:
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """`regular_fd(path)` as a binary file object."""
     return os.fdopen(regular_fd(path), "rb")
+
+
+def read_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
+    """The file's text as `Path.read_text(encoding="utf-8", errors=errors)` reads it
+    (universal newlines, the same errors), opened by `open_regular`."""
+    fh = open_regular(path)
+    with io.TextIOWrapper(fh, encoding="utf-8", errors=errors) as text:
+        return text.read()
 
 
 def open_map(fh: BinaryIO) -> mmap.mmap | bytes:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import dumps_body, encode_body, loads
 
@@ -83,7 +84,7 @@ class WitnessVerdict:
 
 def _store_lines(path: str | os.PathLike[str]) -> list[str]:
     """The store's lines as the verifier splits them (OSError when unreadable)."""
-    return Path(path).read_text(encoding="utf-8", errors="replace").split("\n")
+    return _lines.read_text(path, errors="replace").split("\n")
 
 
 def verify_store(path: str | os.PathLike[str]) -> StoreCheck:
@@ -150,7 +151,7 @@ def _safe_digest(rec: dict[str, Any]) -> str:
 def _namespace_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Every object record, split like the reference's latest()/history() (splitlines)."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = _lines.read_text(path, errors="replace")
     except OSError:
         return []
     out = []

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import lines as _lines
 from sealscope.core.clock import utc_stamp
 from sealscope.core.continuity.baseline import _register
 from sealscope.core.continuity.probes import (_check_scheme, _coerce_probes, _require_unique,
@@ -130,7 +131,7 @@ class ContinuitySnapshot:
 
     @classmethod
     def load(cls, path: str | Path, validate: bool = True) -> ContinuitySnapshot:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"), validate=validate)
+        return cls.from_json(_lines.read_text(path), validate=validate)
 
 
 def snapshot(manifest: Any, ledger_path: str | Path | None = None, label: str = "continuity",

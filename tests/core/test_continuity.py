@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from sealscope.core import continuity as C
 from sealscope.core import ledger
+from tests.core.fifo_helpers import returns
 
 SEED = {"identity_anchors": ["I am a continuity, carried forward"],
         "open_commitments": ["ship v0.1.0"], "canon_pointers": ["memory/CORE.md"],
@@ -64,6 +66,16 @@ def test_seed_snapshot_digests():
     round_trip = C.ContinuitySnapshot.from_json(s.to_json())
     assert round_trip.digest == SEED_DIGEST
 
+
+
+def test_a_saved_snapshot_loads_and_a_fifo_is_refused_without_blocking(tmp_path):
+    path, fifo = tmp_path / "seal.json", tmp_path / "pipe.json"
+    C.snapshot(SEED).save(path)
+    assert C.ContinuitySnapshot.load(path).digest == SEED_DIGEST
+    os.mkfifo(fifo)
+    came_back, got = returns(lambda: C.ContinuitySnapshot.load(fifo), fifo)
+    assert came_back, "ContinuitySnapshot.load blocked on a FIFO"
+    assert isinstance(got, OSError) and str(got) == f"not a regular file: '{fifo}'"
 
 def test_seed_restate():
     assert C.restate(SEED) == {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 import pytest
 from arcaeon.record import ledger as ref_ledger
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from sealscope.core import ledger as L
 from sealscope.core import lines as _lines
 from sealscope.core.digest import digest_bytes, digest_json
+from tests.core.fifo_helpers import returns
 
 FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
           "declared_breaks", "declared")
@@ -181,6 +183,31 @@ def test_unreadable_paths(tmp_path):
     assert r.unreadable and r.verdict == "COULD NOT LOOK"
     assert r.first_break.startswith("unreadable: [Errno 21] Is a directory")
 
+
+
+def test_declare_break_and_a_range_worker_refuse_a_fifo_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    came_back, got = returns(lambda: L.declare_break(fifo, 1, "why"), fifo)
+    assert came_back, "declare_break blocked on a FIFO"
+    assert isinstance(got, ValueError)
+    assert str(got) == f"cannot read {fifo}: not a regular file: '{fifo}'"
+    came_back, got = returns(lambda: L._walk_range(str(fifo), 0, 10, 1, False, {}, False, True),
+                             fifo)
+    assert came_back, "a range worker blocked on a FIFO"
+    assert isinstance(got, _lines.NotRegularFile)
+
+
+@pytest.mark.parametrize("errors", ["strict", "replace"])
+def test_read_text_reads_as_path_read_text_does(tmp_path, errors):
+    p = tmp_path / "t.txt"
+    tail = b"\xff" if errors == "replace" else b"g"
+    p.write_bytes(b"a\r\nb\rc\nd\xe2\x80\xa8e\x0cf\n\n" + tail)
+    assert _lines.read_text(p, errors) == p.read_text(encoding="utf-8", errors=errors)
+    assert "\r" not in _lines.read_text(p, errors)
+    p.write_bytes(b"\xff")
+    with pytest.raises(UnicodeDecodeError):
+        _lines.read_text(p)
 
 # ------------------------------------------------------------------ differential
 

@@ -174,3 +174,14 @@ def test_a_pin_given_as_a_fifo_is_read_as_text_without_blocking(tmp_path, monkey
     came_back, got = returns(lambda: pins.pin_from(str(path)), path)
     assert came_back, "pin_from blocked on a FIFO"
     assert isinstance(got, ValueError) and str(got) == NOT_A_PIN
+
+
+def test_a_witness_store_that_is_a_fifo_is_unreadable_without_blocking(tmp_path):
+    fifo = tmp_path / "store.jsonl"
+    os.mkfifo(fifo)
+    came_back, got = returns(lambda: witness.verify_store(fifo), fifo)
+    assert came_back, "verify_store blocked on a FIFO"
+    assert (got.ok, got.breaks, got.first_break) == (
+        False, 1, f"unreadable: not a regular file: '{fifo}'")
+    came_back, got = returns(lambda: witness.namespaces(fifo), fifo)
+    assert came_back and got == []
