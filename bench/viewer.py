@@ -102,10 +102,13 @@ if which == "bare":
     app = Bare()
     ready = lambda: Line.drawn > 0
 else:
-    from sealscope.viewer.app import SealscopeApp
-    app = SealscopeApp([path])
+    from sealscope.cmd_view import viewer_app
+    app = viewer_app([path])     # as `sealscope FILE` makes it
 
-    def ready():
+    def ready():   # a row of the ledger drawn: by the first paint, or the row list
+        first = app.first_paint if app.is_running else None
+        if first is not None:
+            return first.rows_drawn > 0
         tab = app.current_tab() if app.is_running else None
         rows = getattr(tab, "rows", None) if tab is not None else None
         return rows is not None and rows.rendered_rows > 0

@@ -55,7 +55,7 @@ def viewer_app(given: list[str]) -> App[None] | None:
     if paths is None:
         return None
     from sealscope.viewer.app import SealscopeApp
-    return SealscopeApp(paths)
+    return SealscopeApp(paths, first_paint=True)
 
 
 def view(given: list[str]) -> int:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -35,9 +36,11 @@ from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
 from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding, binding_commands
-from sealscope.viewer.evidence_tab import EvidenceTab, front_commands
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, front_commands
+from sealscope.viewer.first_paint import FirstPaint, tab_labels
 from sealscope.viewer.footer import FitFooter
 from sealscope.viewer.ledger_tab import LedgerTab
+from sealscope.viewer.source import LedgerSource
 from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
 
 if TYPE_CHECKING:  # annotations: a seal tab's module loads when a seal opens
@@ -54,6 +57,12 @@ SAMPLE_TABS = (
     "seals/seals-ledger.jsonl", "seals/seal-day1.json", "seals/seal-day2.json",
     "harn/session-transcript.json",
 )
+
+
+class LedgerFirstPaint(FirstPaint):
+    """The first paint of a ledger, its footer showing the ledger tab's keys."""
+
+    BINDINGS = [b for b in LedgerTab.BINDINGS if b is not CLEAR_CHECKS]
 
 
 def is_samples_dir(p: Path) -> bool:
@@ -85,7 +94,7 @@ def expand_paths(paths: Sequence[os.PathLike | str]) -> list[Path]:
 class SealscopeApp(App[None]):
     """The terminal audit viewer."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")   # absolute: subclasses elsewhere too
     TITLE = "sealscope"
     SUB_TITLE = "audit viewer"
 
@@ -114,17 +123,40 @@ class SealscopeApp(App[None]):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, paths: Sequence[os.PathLike[str] | str] = (), **kw: Any) -> None:
+    def __init__(self, paths: Sequence[os.PathLike[str] | str] = (), *,
+                 first_paint: bool = False, **kw: Any) -> None:
+        """`first_paint`: when the first path is a ledger, its first screen is drawn by
+        one widget (`viewer.first_paint`) while the tabs are built behind it, and keys
+        typed meanwhile are held and replayed on the real widgets (what `sealscope`
+        does; the app is otherwise the same)."""
         super().__init__(**kw)
         self.paths = expand_paths(paths) if paths else sample_paths()
         self._tab_seq = 0
+        self.first_paint: FirstPaint | None = None
+        self._held_keys: list[events.Key] = []
+        if first_paint and self.paths:
+            what = classify(self.paths[0])
+            if what.opens and what.kind == kinds.LEDGER:
+                title = Text(self.TITLE, end="")
+                title.append(f" — {self.SUB_TITLE}", "dim")
+                self.first_paint = LedgerFirstPaint(
+                    LedgerSource(what.path), tab_labels(self.paths), title)
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield TabbedContent(id="tabs")
+        if self.first_paint is not None:
+            yield self.first_paint
+        else:
+            yield Header()
+            yield TabbedContent(id="tabs")
         yield FitFooter()
 
     async def on_mount(self) -> None:
+        if self.first_paint is not None:
+            self.call_after_refresh(self._build_behind_first_paint)
+        else:
+            await self._open_at_start()
+
+    async def _open_at_start(self) -> None:
         # a tab chosen on the tab bar gives its pane the keyboard at once (a watcher
         # runs as the bar moves, before the next key is dispatched)
         self.watch(self.query_one(TabbedContent).query_one(ContentTabs), "active",
@@ -133,6 +165,38 @@ class SealscopeApp(App[None]):
             await self.open_path(p, activate=False)
         if not self.paths:
             self.notify("no files open — press o to open a ledger", markup=False)
+
+    async def _build_behind_first_paint(self) -> None:
+        """Mount the header and tabs hidden, open every path, then show them in place of
+        the first paint in one refresh and replay the keys typed meanwhile."""
+        first = self.first_paint
+        assert first is not None
+        real = [Header(), TabbedContent(id="tabs")]
+        for w in real:
+            w.display = False
+        try:
+            await self.mount_all(real, before=first)
+            await self._open_at_start()
+        finally:
+            for w in real:
+                w.display = True
+            first.display = False
+            self.first_paint = None
+            tab = self.current_tab()
+            if tab is not None:
+                self._focus_pane(tab)
+            await first.remove()
+            held, self._held_keys = self._held_keys, []
+            for key in held:
+                await super().on_event(key)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed while the first paint shows wait for the real widgets."""
+        if self.first_paint is not None and isinstance(event, events.Key) \
+                and not event.is_forwarded:
+            self._held_keys.append(event)
+            return
+        await super().on_event(event)
 
     # ------------------------------------------------------------------ tabs
     async def open_path(self, path: os.PathLike[str] | str, *,
@@ -311,6 +375,8 @@ class SealscopeApp(App[None]):
         main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) and
         the key help on the main screen only (an Input in front takes them as text);
         escape closes the palette's keys panel while it shows."""
+        if self.first_paint is not None:   # the footer shows the keys as they will be
+            return True
         if action in ("next_tab", "prev_tab", "tab", "key_help"):
             return bool(self.screen_stack) and self.screen is self.screen_stack[0]
         if action == "hide_help_panel":   # escape: only while the palette's keys panel shows

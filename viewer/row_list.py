@@ -58,6 +58,37 @@ def reason_of(text: str) -> str:
     return text
 
 
+def row_text(info: RowInfo, line: int, st: str, digits: int, width: int,
+             finding: tuple[str, str] | None = None, checked: str | None = None) -> Text:
+    """One row as the list draws it, `width` cells: its mark (status `st`, or the held
+    content check's verdict `checked`), the line number in `digits` columns, ts, kind,
+    the finding's reason and the row's summary (or raw text), every string sanitized.
+    The row list and the first paint (`viewer.first_paint`) draw rows with it."""
+    mark, mark_style, row_style = STATUS_LOOK[st]
+    if checked is not None and st not in ("break", "unparseable"):
+        mark, mark_style = {"pass": ("✓", "bold green"), "fail": ("✗", "bold red")}.get(
+            verdict.tone(checked), ("◐", "bold yellow"))
+    t = Text(no_wrap=True, overflow="ellipsis", end="")
+    t.append(mark, mark_style)
+    t.append("⚠" if info.marks else " ", "bold magenta")
+    t.append(f" {line:>{digits}} ", "dim" if st != "break" else "bold red")
+    t.append(f"{clean(info.ts)[:20]:<20} ", "dim")
+    kind = info.kind or {"blank": "", "unparseable": "(unparseable)",
+                         "nonobject": "(not an object)"}.get(info.state, "")
+    t.append(f"{clean(kind)[:22]:<22} ", "bold" if info.kind else "italic dim")
+    if finding and st in ("break", "declared", "unparseable"):
+        t.append(f"[{clean(reason_of(finding[1]))}] ", mark_style)
+    if checked is not None:
+        t.append(f"[held content: {checked}] ", mark_style)
+    body = info.summary if info.state in ("object", "nonobject") else info.raw
+    # only what can show: truncating a long row's whole text costs more than the rest
+    keep = 2 * width + 8
+    body = body[:keep] if len(body) > keep else body
+    t.append(clean(body), row_style or None)
+    t.truncate(width, overflow="ellipsis", pad=True)
+    return t
+
+
 class RowList(ScrollView, can_focus=True):
     """One ledger's lines. `view` maps list positions to line numbers when filtered."""
 
@@ -316,32 +347,8 @@ class RowList(ScrollView, can_focus=True):
 
     def _build(self, line: int, width: int, selected: bool) -> Strip:
         info = self.source.row(line)
-        st = self.status(line, info)
-        mark, mark_style, row_style = STATUS_LOOK[st]
-        checked = self.check_marks.get(line)
-        if checked is not None and st not in ("break", "unparseable"):
-            mark, mark_style = {"pass": ("✓", "bold green"), "fail": ("✗", "bold red")}.get(
-                verdict.tone(checked), ("◐", "bold yellow"))
-        digits = max(3, len(str(self.source.shown_lines)))
-        t = Text(no_wrap=True, overflow="ellipsis", end="")
-        t.append(mark, mark_style)
-        t.append("⚠" if info.marks else " ", "bold magenta")
-        t.append(f" {line:>{digits}} ", "dim" if st != "break" else "bold red")
-        t.append(f"{clean(info.ts)[:20]:<20} ", "dim")
-        kind = info.kind or {"blank": "", "unparseable": "(unparseable)",
-                             "nonobject": "(not an object)"}.get(info.state, "")
-        t.append(f"{clean(kind)[:22]:<22} ", "bold" if info.kind else "italic dim")
-        f = self.findings.get(line)
-        if f and st in ("break", "declared", "unparseable"):
-            t.append(f"[{clean(reason_of(f[1]))}] ", mark_style)
-        if checked is not None:
-            t.append(f"[held content: {checked}] ", mark_style)
-        body = info.summary if info.state in ("object", "nonobject") else info.raw
-        # only what can show: truncating a long row's whole text costs more than the rest
-        keep = 2 * width + 8
-        body = body[:keep] if len(body) > keep else body
-        t.append(clean(body), row_style or None)
-        t.truncate(width, overflow="ellipsis", pad=True)
+        t = row_text(info, line, self.status(line, info), max(3, len(str(self.source.shown_lines))),
+                     width, self.findings.get(line), self.check_marks.get(line))
         if selected:
             cur = self.get_component_rich_style("rowlist--cursor")
             t.stylize(cur)

@@ -24,7 +24,8 @@ async def settle(app, pilot, rounds: int = 400) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         tabs = app.ledger_tabs()
-        if all(t.result is not None or t.source.error for t in tabs) and \
+        if app.first_paint is None and \
+                all(t.result is not None or t.source.error for t in tabs) and \
                 not any(w.is_running for w in app.workers):
             await pilot.pause()
             return
