@@ -271,7 +271,8 @@ class LedgerSource:
         self.complete = False
         self._rows = _LRU(self.ROW_CACHE)
         try:
-            self._fh = open(self.path, "rb")  # noqa: SIM115 - held open for the map; close()
+            # held open for the map (close()); a FIFO or device is refused on the open
+            self._fh = _lines.open_regular(self.path)
             self.buf = _lines.open_map(self._fh)
         except (OSError, ValueError) as e:
             self.error = f"{type(e).__name__}: {e}"

@@ -17,6 +17,7 @@ from sealscope.viewer.lookup_screen import LookupScreen
 from sealscope.viewer.prompt import pasted_path
 from sealscope.viewer.source import LedgerSource
 
+from tests.core.fifo_helpers import returns
 from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, goto, load_held,
                                          opened, settle, sync)
 
@@ -308,3 +309,16 @@ async def test_large_file_renders_first_screen_before_index(tmp_path):
         await pilot.press("end")
         await pilot.pause()
         assert rl.current_line == 30000
+
+
+def test_a_source_on_a_fifo_is_an_error_not_a_wait(tmp_path):
+    """A FIFO swapped in after the file was classified: the source refuses it on the open
+    (an error the tab's banner shows) instead of blocking the app."""
+    fifo = tmp_path / "swapped.jsonl"
+    os.mkfifo(fifo)
+    came_back, src = returns(lambda: LedgerSource(fifo), fifo)
+    assert came_back
+    assert src.error == f"NotRegularFile: not a regular file: {str(fifo)!r}"
+    src.quick_index()
+    assert src.shown_lines == 0 and src.complete
+    src.close()
