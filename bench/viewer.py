@@ -77,7 +77,8 @@ def read_chars(who: str = "self") -> int:
 
 
 # One cold start, in a fresh process: seconds from the program's first line (before any
-# import) to the first screen drawn (a line of the row list, or the bare app's one line).
+# import) to the first screen drawn (a row of the ledger, drawn by the first paint or the
+# row list, with the app built as `sealscope FILE` builds it; or the bare app's one line).
 COLD = r"""
 import time
 t0 = time.perf_counter()

@@ -191,7 +191,7 @@ def child_main() -> int:
         error_line(f"{PATHS_ENV} must hold a JSON list of paths")
         return 2
     from sealscope.viewer.app import SealscopeApp
-    SealscopeApp(paths).run()
+    SealscopeApp(paths, first_paint=True).run()   # as `sealscope` in a terminal
     return 0
 
 

@@ -89,6 +89,9 @@ class FirstPaint(Widget, can_focus=True):
     def on_mount(self) -> None:
         self.source.quick_index()
 
+    def on_unmount(self) -> None:
+        self.source.close()     # the tab opens the file again for itself
+
     # ------------------------------------------------------------------ layout
     def render_line(self, y: int) -> Strip:
         size = (self.size.width, self.size.height)
