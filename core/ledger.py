@@ -39,7 +39,7 @@ RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | 
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
            "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
-           "LedgerWriteError", "iter_rows", "row_kind", "WalkState", "Walked", "walk_span",
+           "LedgerWriteError", "iter_rows", "WalkState", "Walked", "walk_span",
            "state_result", "Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
            "EARLIER_OR_ORDER", "UNDETERMINED"]
 
@@ -1022,15 +1022,6 @@ def iter_rows(path: str | os.PathLike[str], *, needles: tuple[bytes, ...] = (),
             n += count
             if on_progress is not None:
                 on_progress(e, total)
-
-
-def row_kind(row: dict[str, Any]) -> str:
-    """A row's kind for display: `kind`, else `op`, else `tool`, else empty."""
-    for key in ("kind", "op"):
-        v = row.get(key)
-        if isinstance(v, str):
-            return v
-    return "tool" if isinstance(row.get("tool"), str) else ""
 
 
 def chain_at(path: str | os.PathLike[str], n: int) -> Any:

@@ -39,11 +39,12 @@ from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, front_commands
 from sealscope.viewer.first_paint import FirstPaint, tab_labels
 from sealscope.viewer.footer import FitFooter
-from sealscope.viewer.ledger_tab import LedgerTab
+from sealscope.viewer.ledger_keys import LEDGER_KEYS
 from sealscope.viewer.source import LedgerSource
 from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
 
-if TYPE_CHECKING:  # annotations: a seal tab's module loads when a seal opens
+if TYPE_CHECKING:  # annotations: a tab's module loads when a file of its kind opens
+    from sealscope.viewer.ledger_tab import LedgerTab
     from sealscope.viewer.seal_tab import SealTab
 
 # What `sealscope` with no arguments opens, in tab order (documented in
@@ -62,7 +63,7 @@ SAMPLE_TABS = (
 class LedgerFirstPaint(FirstPaint):
     """The first paint of a ledger, its footer showing the ledger tab's keys."""
 
-    BINDINGS = [b for b in LedgerTab.BINDINGS if b is not CLEAR_CHECKS]
+    BINDINGS = [b for b in LEDGER_KEYS if b is not CLEAR_CHECKS]
 
 
 def is_samples_dir(p: Path) -> bool:
@@ -205,7 +206,7 @@ class SealscopeApp(App[None]):
         None when the file cannot be opened (a notification says why)."""
         p = Path(path)
         have = self._open_tab_for(p)
-        if isinstance(have, LedgerTab) and have.follow_alarm:
+        if isinstance(have, lazy.LedgerTab) and have.follow_alarm:
             # the file changed under that tab (truncated, replaced, rewritten): opening
             # it again replaces the tab with a fresh verification of what is on disk now
             await self.query_one(TabbedContent).remove_pane(have.id or "")
@@ -238,7 +239,7 @@ class SealscopeApp(App[None]):
             return lazy.SealTab(path, id=f"seal-{self._tab_seq}")
         if what.kind == kinds.HARN:
             return lazy.HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
-        return LedgerTab(path, id=f"ledger-{self._tab_seq}")
+        return lazy.LedgerTab(path, id=f"ledger-{self._tab_seq}")
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:
         tabs = self.query_one(TabbedContent)
@@ -254,7 +255,7 @@ class SealscopeApp(App[None]):
         other tab hears of a new ledger, a new tab of every open ledger
         (`EvidenceTab.ledger_opened`; only a seal tab looks, so a ledger alone never
         loads the seal tab's module)."""
-        if isinstance(tab, LedgerTab):
+        if isinstance(tab, lazy.LedgerTab):
             for pane in self.panes():
                 if pane is not tab:
                     pane.ledger_opened(tab.path)
@@ -279,7 +280,7 @@ class SealscopeApp(App[None]):
         return list(self.query_one(TabbedContent).query(EvidenceTab))
 
     def ledger_tabs(self) -> list[LedgerTab]:
-        return list(self.query(LedgerTab))
+        return list(self.query(lazy.LedgerTab))
 
     def seal_tabs(self) -> list[SealTab]:
         return list(self.query(lazy.SealTab))
@@ -300,7 +301,7 @@ class SealscopeApp(App[None]):
 
     def current_ledger(self) -> LedgerTab | None:
         tab = self.current_tab()
-        return tab if isinstance(tab, LedgerTab) else None
+        return tab if isinstance(tab, lazy.LedgerTab) else None
 
     def show_tab(self, tab: EvidenceTab) -> None:
         """Bring `tab` to the front and give it the keyboard. The focus is given again
@@ -400,7 +401,7 @@ class SealscopeApp(App[None]):
     async def on_open_at_first_break(self, m: OpenAtFirstBreak) -> None:
         """A fleet's ledger: its own tab, at its first break once verified."""
         tab = await self.open_path(m.path)
-        if isinstance(tab, LedgerTab):
+        if isinstance(tab, lazy.LedgerTab):
             tab.first_break_when_verified()
 
     def on_jump_to_seal(self, m: JumpToSeal) -> None:

@@ -43,13 +43,21 @@ if TYPE_CHECKING:  # annotations: the report's modules load with the first check
     from sealscope.core.export import SessionRecord
     from sealscope.viewer.export_action import ExportScreen
 
-__all__ = ["EvidenceTab", "front_commands", "tab_title", "CLEAR_CHECKS"]
+__all__ = ["EvidenceTab", "front_commands", "tab_label", "tab_title", "CLEAR_CHECKS"]
 
 CLEAR_CHECKS = PaletteBinding(
     "delete", "clear_checks", "Clear checks", title="Clear this tab's checks",
     help="Forget the pin, witness, held content, restatements and lookups run on this tab")
 """The key that clears a tab's checks: last in a tab's BINDINGS (the footer shows it
 only while the tab holds a check)."""
+
+
+def tab_label(name: str) -> str:
+    """A ledger's tab label: its file name without a ledger suffix (the banner names
+    the whole file), so a dozen tabs fit a 120-column bar."""
+    stem, dot, suffix = name.rpartition(".")
+    return stem if dot and stem and f".{suffix.lower()}" in (".jsonl", ".ndjson", ".log") \
+        else name
 
 
 def tab_title(name: str, word: str | None) -> Content:

@@ -29,7 +29,7 @@ from textual.widget import Widget
 
 from sealscope.core.sanitize import clean
 from sealscope.core.verdict import glyph
-from sealscope.viewer.ledger_tab import tab_label
+from sealscope.viewer.evidence_tab import tab_label
 from sealscope.viewer.overview_strip import LEGEND, bin_starts
 from sealscope.viewer.row_list import row_text
 from sealscope.viewer.source import LedgerSource, status_of

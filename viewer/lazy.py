@@ -1,12 +1,13 @@
 """What the viewer loads when first used, not when it starts (`core.lazy`'s mechanism).
 
-The first screen of a ledger needs the app, the ledger tab and its widgets; everything
-else waits for the key, the file kind or the check that needs it: the tabs of other
-file kinds, the screens a key opens, the export, the checks' core modules and the
-follower. Read a name as an attribute, `lazy.SealTab(...)`: the first read imports its
-module (names are listed under `TYPE_CHECKING` for the type checker and in `_LAZY` for
-the loader; `tests/viewer/test_imports.py` holds them equal and counts each use as an
-import edge of the module that reads it). Never `isinstance(x, lazy.Name)` on a path the
+The first screen of a ledger needs the app and its first paint (`viewer.first_paint`);
+everything else waits for the key, the file kind or the check that needs it: the tabs
+(a ledger's loads while the first paint shows), the screens a key opens, the export,
+the checks' core modules and the follower. Read a name as an attribute,
+`lazy.SealTab(...)`: the first read imports its module (names are listed under
+`TYPE_CHECKING` for the type checker and in `_LAZY` for the loader;
+`tests/viewer/test_imports.py` holds them equal and counts each use as an import edge
+of the module that reads it). Never `isinstance(x, lazy.Name)` on a path the
 first screen takes: it loads the module to answer.
 
 This module imports nothing of the viewer's at run time, and no Textual: the verify
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.harn_tab import HarnPane
     from sealscope.viewer.held_screen import HeldContentScreen
     from sealscope.viewer.key_help import KeyHelpScreen
+    from sealscope.viewer.ledger_tab import LedgerTab
     from sealscope.viewer.lookup_screen import LookupScreen
     from sealscope.viewer.pin_screen import PinScreen
     from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
@@ -37,8 +39,8 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
 
 __all__ = ["export", "pins", "witness", "receipt_point", "Follower", "verify_receipt",
            "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
-           "KeyHelpScreen", "LookupScreen", "PinScreen", "PathSuggester", "PromptScreen",
-           "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
+           "KeyHelpScreen", "LedgerTab", "LookupScreen", "PinScreen", "PathSuggester",
+           "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
 
 _LAZY = {
     # core: the checks, the report, the follower
@@ -48,7 +50,8 @@ _LAZY = {
     "receipt_point": "sealscope.core.compaction_series:receipt_point",
     "Follower": "sealscope.core.follow:Follower",
     "verify_receipt": "sealscope.core.receipt:verify_receipt",
-    # the tabs of other file kinds
+    # the tabs (a ledger's too: the first paint draws before its module loads)
+    "LedgerTab": "sealscope.viewer.ledger_tab:LedgerTab",
     "FleetTab": "sealscope.viewer.fleet_tab:FleetTab",
     "HarnPane": "sealscope.viewer.harn_tab:HarnPane",
     "SealTab": "sealscope.viewer.seal_tab:SealTab",

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static
@@ -42,8 +41,8 @@ from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import Banner
-from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import CLEAR_CHECKS, tab_title
+from sealscope.viewer.evidence_tab import tab_label, tab_title
+from sealscope.viewer.ledger_keys import LEDGER_KEYS
 from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
                                        Followed, Indexed, IndexProgress, JumpToSeal, Marked,
                                        RowSelected, SearchCounted, StripJump, StripLeft,
@@ -66,14 +65,6 @@ INDEX_WAIT = 0.5       # seconds: a tab not in view indexes its file after this 
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
 COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to this size,
                            # in a worker beyond it
-
-
-def tab_label(name: str) -> str:
-    """A ledger's tab label: its file name without a ledger suffix (the banner names
-    the whole file), so a dozen tabs fit a 120-column bar."""
-    stem, dot, suffix = name.rpartition(".")
-    return stem if dot and stem and f".{suffix.lower()}" in (".jsonl", ".ndjson", ".log") \
-        else name
 
 
 class _Progress:
@@ -128,35 +119,7 @@ class LedgerTab(FollowMode):
 
     kind_name = "ledger"
 
-    BINDINGS = [
-        PaletteBinding("b", "first_break", "Break", title="Jump to first break",
-                       help="Select the first break in this ledger"),
-        PaletteBinding("n", "next_break", "Next", title="Jump to next break",
-                       help="Select the next break after the cursor"),
-        PaletteBinding("p", "prev_break", "Prev break", show=False,
-                       title="Jump to previous break", help="Select the previous break"),
-        PaletteBinding("g", "goto", "Go to", title="Go to line",
-                       help="Select a line by number"),
-        PaletteBinding("f", "filter", "Filter", title="Filter rows",
-                       help="Show only rows of a status or kind"),
-        PaletteBinding("F", "clear_filter", "Clear filter", show=False,
-                       title="Clear filter", help="Show every row again"),
-        PaletteBinding("slash", "search", "Search", title="Search text",
-                       help="Find text in the ledger"),
-        Binding("s", "search_next", "Next match", show=False),
-        Binding("S", "search_prev", "Prev match", show=False),
-        PaletteBinding("h", "held", "Held", title="Held content for this receipt",
-                       help="Load pre/post content and recompute"),
-        Binding("enter", "held", "Held content", show=False),
-        PaletteBinding("j", "jump_seal", "Seal", show=False, title="Jump to the seal of this row",
-                       help="From a continuity_snapshot row to its open seal tab"),
-        PaletteBinding("m", "strip", "Strip", title="Overview strip",
-                       help="The strip takes the keyboard (0-9, arrows, Enter, ? legend); "
-                            "m again hides it"),
-        PaletteBinding("C", "chart", "Chart", title="Compaction chart",
-                       help="pre, post and dropped sizes of every receipt; Enter jumps"),
-        CLEAR_CHECKS,
-    ]
+    BINDINGS = LEDGER_KEYS
 
     def __init__(self, path: Path, *, id: str) -> None:
         self.source = LedgerSource(path)

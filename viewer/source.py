@@ -27,7 +27,7 @@ import orjson
 
 from sealscope.core import lines as _lines
 from sealscope.core import sanitize
-from sealscope.core.ledger import row_kind
+from sealscope.core.rows import row_kind
 from sealscope.core.nesting import near_limit, read_value
 from sealscope.viewer.style import json_text
 

@@ -108,7 +108,11 @@ def test_every_lazy_name_is_read_somewhere():
 
 
 # What the first screen of a ledger does not need: importing the app must not load it.
+# The first paint draws that screen; the ledger tab and its widgets load behind it.
 NOT_AT_START = {
+    "sealscope.viewer.ledger_tab", "sealscope.viewer.banner", "sealscope.viewer.row_detail",
+    "sealscope.viewer.receipt_panel", "sealscope.viewer.follow_mode",
+    "sealscope.viewer.verify_child", "sealscope.core.ledger",
     "sealscope.viewer.fleet_tab", "sealscope.viewer.harn_tab", "sealscope.viewer.seal_tab",
     "sealscope.viewer.seal_diff", "sealscope.viewer.verdict_view",
     "sealscope.viewer.lookup_screen", "sealscope.viewer.pin_screen",
@@ -129,5 +133,6 @@ def test_importing_the_app_loads_only_what_the_first_screen_needs():
             "print('\\n'.join(sorted(sys.modules)))")
     loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                 check=True, timeout=60).stdout.split())
-    assert "sealscope.viewer.ledger_tab" in loaded
+    assert {"sealscope.viewer.first_paint", "sealscope.viewer.source",
+            "sealscope.viewer.row_list"} <= loaded
     assert NOT_AT_START & loaded == set()
