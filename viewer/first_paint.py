@@ -107,8 +107,9 @@ class FirstPaint(Widget, can_focus=True):
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"first-paint--{part}")
 
-    def _text_line(self, t: Text, width: int, base: Style | None = None) -> list[Segment]:
-        t.truncate(width, overflow="ellipsis", pad=True)
+    def _text_line(self, t: Text, width: int, base: Style | None = None,
+                   overflow: str = "crop") -> list[Segment]:
+        t.truncate(width, overflow=overflow, pad=True)  # type: ignore[arg-type]
         if base is not None:
             t.stylize_before(base)
         return list(t.render(self.app.console))
@@ -127,7 +128,7 @@ class FirstPaint(Widget, can_focus=True):
         pad = max(0, (mid - title.cell_len) // 2)
         t = Text(" ⭘" + " " * 6 + " " * pad, end="")
         t.append_text(title)
-        add(self._text_line(t, width, head))
+        add(self._text_line(t, width, head, overflow="ellipsis"))
         # tab bar and its underline under the tab in front
         t = Text(" ", no_wrap=True, end="")
         first_width = 0
@@ -174,7 +175,7 @@ class FirstPaint(Widget, can_focus=True):
         rows = fit - 1 if overflow and fit else fit
         text_w = pane - 3 if overflow else pane - 2
         self._rows_end = 6 + rows
-        starts = bin_starts(self.source.shown_lines, fit)
+        starts = bin_starts(self.source.line_count, fit)   # the strip bins every line
         shown = min(rows, self.source.shown_lines)
         track, thumb = self._style("scrollbar"), self._style("scrollbar-thumb")
         for i in range(fit):
@@ -189,7 +190,7 @@ class FirstPaint(Widget, can_focus=True):
                         t.stylize(self._style("cursor"))
                     body = self._text_line(t, text_w)
                 else:
-                    body = [Segment(" " * text_w)]
+                    body = [Segment(" " * text_w, ground)]
                 if overflow:
                     body.append(Segment(" ", thumb if i == 0 else track))
             cell = Text(end="")
