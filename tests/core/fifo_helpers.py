@@ -4,7 +4,8 @@
 that opened a FIFO would wait for a writer forever, so a call still running after the
 join is a reader that blocked (it is then let through, so no thread is left behind).
 `swapped_after_stat` makes the race deterministic: the real stat of the path runs, then
-the path is replaced (by a FIFO or a folder) before the caller's open."""
+the path is replaced (by a FIFO or a folder) before the caller's open; `fifo_in_place`
+puts a FIFO there before the stat or after it."""
 from __future__ import annotations
 
 import os
@@ -55,3 +56,14 @@ def swapped_after_stat(monkeypatch: Any, path: Path, replacement: Path) -> None:
         return st
 
     monkeypatch.setattr(os, "stat", stat_then_swap)
+
+
+def fifo_in_place(monkeypatch: Any, path: Path, when: str) -> None:
+    """Make the reader of `path` (a regular file now) find a FIFO there: already `"at
+    the stat"`, or only `"after the stat"` (the stat sees the file, the open the FIFO)."""
+    fifo = path.with_name(path.name + ".fifo")
+    os.mkfifo(fifo)
+    if when == "at the stat":
+        os.replace(fifo, path)
+    else:
+        swapped_after_stat(monkeypatch, path, fifo)

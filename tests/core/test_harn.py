@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 
 import pytest
 
 from sealscope.core import harn
 from sealscope.core.harn import Finding
-from tests.core.fifo_helpers import returns, swapped_after_stat
+from tests.core.fifo_helpers import fifo_in_place, returns, swapped_after_stat
 
 # --------------------------------------------------------------------------- builders
 
@@ -824,13 +823,9 @@ def test_load_directory(tmp_path):
 @pytest.mark.parametrize("when", ["at the stat", "after the stat"])
 def test_load_refuses_a_fifo_without_blocking_even_when_swapped_in_after_the_stat(
         tmp_path, monkeypatch, when):
-    path, fifo = tmp_path / "t.json", tmp_path / "pipe"
+    path = tmp_path / "t.json"
     path.write_text(json.dumps(transcript([])))
-    os.mkfifo(fifo)
-    if when == "at the stat":
-        os.replace(fifo, path)
-    else:                      # the stat sees the regular file, the open finds the FIFO
-        swapped_after_stat(monkeypatch, path, fifo)
+    fifo_in_place(monkeypatch, path, when)
     came_back, got = returns(lambda: harn.load(path), path)
     assert came_back, "harn.load blocked on a FIFO"
     assert isinstance(got, harn.HarnFileError) and got.kind == "unreadable"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sealscope.core import kinds, ledger
-from tests.core.fifo_helpers import returns, swapped_after_stat
+from tests.core.fifo_helpers import fifo_in_place, returns, swapped_after_stat
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
@@ -96,13 +96,9 @@ def test_empty_and_scalar_json(tmp_path):
 @pytest.mark.parametrize("when", ["at the stat", "after the stat"])
 def test_a_fifo_is_refused_without_blocking_even_when_swapped_in_after_the_stat(
         tmp_path, monkeypatch, when):
-    path, fifo = tmp_path / "rows.jsonl", tmp_path / "pipe"
+    path = tmp_path / "rows.jsonl"
     path.write_bytes(b'{"chain": null}\n')
-    os.mkfifo(fifo)
-    if when == "at the stat":
-        os.replace(fifo, path)
-    else:                      # the stat sees the regular file, the open finds the FIFO
-        swapped_after_stat(monkeypatch, path, fifo)
+    fifo_in_place(monkeypatch, path, when)
     came_back, got = returns(lambda: kinds.classify(path), path)
     assert came_back, "classify blocked on a FIFO"
     assert (got.kind, got.reason) == ("unreadable", f"cannot read {path}: not a regular file")
