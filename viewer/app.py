@@ -11,8 +11,10 @@ not a ledger, seal or harn file) is a notification saying why. The bundled
 `sample_ledgers/` folder (also what the app opens with no paths) contributes the
 curated `SAMPLE_TABS` instead, subfolders included.
 
-The app imports what the first screen of a ledger needs; the other tab kinds and the
-screens a key opens load on first use (`viewer.lazy`).
+The app imports what the first screen of a ledger needs; the tabs and the screens a key
+opens load on first use (`viewer.lazy`). `sealscope` (`first_paint=True`) draws a
+ledger's first screen with one widget (`viewer.first_paint`) and builds the tabs hidden
+behind it, holding the keys typed meanwhile for them.
 """
 from __future__ import annotations
 

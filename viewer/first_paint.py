@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from rich.console import OverflowMethod
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -81,7 +82,7 @@ class FirstPaint(Widget, can_focus=True):
         self.source = source
         self.labels = list(labels)
         self.heading = title
-        self.rows_drawn = 0          # rows of the ledger drawn so far
+        self.rows_drawn = 0          # screen lines holding a ledger row drawn so far
         self._lines: list[Strip] | None = None
         self._drawn_size = (0, 0)
         self._rows_end = 0
@@ -108,8 +109,8 @@ class FirstPaint(Widget, can_focus=True):
         return self.get_component_rich_style(f"first-paint--{part}")
 
     def _text_line(self, t: Text, width: int, base: Style | None = None,
-                   overflow: str = "crop") -> list[Segment]:
-        t.truncate(width, overflow=overflow, pad=True)  # type: ignore[arg-type]
+                   overflow: OverflowMethod = "crop") -> list[Segment]:
+        t.truncate(width, overflow=overflow, pad=True)
         if base is not None:
             t.stylize_before(base)
         return list(t.render(self.app.console))
@@ -174,9 +175,9 @@ class FirstPaint(Widget, can_focus=True):
         overflow = not self.source.complete or self.source.shown_lines > fit
         rows = fit - 1 if overflow and fit else fit
         text_w = pane - 3 if overflow else pane - 2
-        self._rows_end = 6 + rows
         starts = bin_starts(self.source.line_count, fit)   # the strip bins every line
         shown = min(rows, self.source.shown_lines)
+        self._rows_end = 6 + shown          # the screen lines holding a ledger row
         track, thumb = self._style("scrollbar"), self._style("scrollbar-thumb")
         for i in range(fit):
             line = i + 1
