@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sealscope.core import verdict as _verdict
+from sealscope.core.lines import open_regular
 from sealscope.core.sanitize import clean
 
 PASSED, FAILED, BOUNDED = "passed", "failed", "bounded"
@@ -362,8 +363,10 @@ VERIFIER_ID = "https://pypi.org/project/sealscope/"
 
 
 def sha256_file(path: str) -> str:
+    """The SHA-256 of a regular file's bytes (a FIFO or device: `lines.NotRegularFile`,
+    an OSError, raised on the open, never a wait)."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()

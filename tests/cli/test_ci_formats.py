@@ -213,6 +213,30 @@ def test_vsa_statement_shape_and_digests(tmp_path):
     assert json.loads(ok.read_text())["predicate"]["verificationResult"] == "PASSED"
 
 
+def test_vsa_of_a_fifo_lists_it_undigested_instead_of_waiting_on_it(tmp_path):
+    """`verify A FIFO --vsa`: the verdict refuses the FIFO, and the summary's hashing must
+    not open it for reading (that waits for a writer forever: the timeout would fire)."""
+    fifo, out = tmp_path / "pipe.jsonl", tmp_path / "vsa.json"
+    os.mkfifo(fifo)
+    good = SAMPLES / "session.jsonl"
+    cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
+    p = subprocess.run([*cmd, "verify", str(good), str(fifo), "--vsa", str(out)],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                       check=False)
+    assert p.returncode == 3
+    st = json.loads(out.read_text())
+    assert [s["name"] for s in st["subject"]] == [str(good)]
+    assert [(r["path"], r["sha256"]) for r in st["predicate"]["sealscope"]["results"]] == [
+        (str(good), hashlib.sha256(good.read_bytes()).hexdigest()), (str(fifo), None)]
+    assert st["predicate"]["verificationResult"] == "FAILED"
+    # a FIFO alone: nothing to digest, no summary, and still no wait
+    p = subprocess.run([*cmd, "verify", str(fifo), "--vsa", str(tmp_path / "none.json")],
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                       check=False)
+    assert p.returncode == 3 and not (tmp_path / "none.json").exists()
+    assert "no file could be read to digest" in p.stderr
+
+
 @pytest.mark.parametrize("verb,target", [
     ("verify", "tampered.jsonl"), ("receipts", "session.jsonl"), ("fleet", "."),
     ("harn", "harn/run-record.json"), ("export", "tampered.jsonl")])
