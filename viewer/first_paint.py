@@ -32,7 +32,7 @@ from sealscope.core.sanitize import clean
 from sealscope.core.verdict import glyph
 from sealscope.viewer.evidence_tab import tab_label
 from sealscope.viewer.overview_strip import LEGEND, bin_starts
-from sealscope.viewer.row_list import row_text
+from sealscope.viewer.row_list import columns_text, line_digits, row_text
 from sealscope.viewer.source import LedgerSource, status_of
 
 __all__ = ["FirstPaint", "tab_labels"]
@@ -165,11 +165,9 @@ class FirstPaint(Widget, can_focus=True):
         pane = width * 3 // 5
         border = Segment("▏", self._style("border"))
         detail = Segment(" " * max(0, width - pane - 1), ground)
-        digits = max(3, len(str(self.source.shown_lines)))
+        digits = line_digits(self.source.shown_lines)
         boost = self._style("boost")
-        head_t = Text(f"   {'line':>{digits}} {'ts':<20} {'kind':<22} summary", "bold",
-                      no_wrap=True, end="")
-        add(self._text_line(head_t, pane, boost) + [border, detail])
+        add(self._text_line(columns_text(digits), pane, boost) + [border, detail])
         # the list's rows: with more lines than fit, its scrollbars take a column and a row
         fit = max(0, height - 7)
         overflow = not self.source.complete or self.source.shown_lines > fit

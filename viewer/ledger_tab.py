@@ -49,7 +49,7 @@ from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, 
                                        Verified, VerifyProgress, VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
-from sealscope.viewer.row_list import RowList, reason_of
+from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
 from sealscope.viewer.source import STATUSES, LedgerSource
 from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
@@ -175,10 +175,8 @@ class LedgerTab(FollowMode):
         return self.query_one(Banner)
 
     def on_mount(self) -> None:
-        digits = max(3, len(str(self.source.shown_lines)))
-        head = Text(no_wrap=True, end="")
-        head.append(f"   {'line':>{digits}} {'ts':<20} {'kind':<22} summary", "bold")
-        self.query_one("#columns", Static).update(head)
+        self.query_one("#columns", Static).update(
+            columns_text(line_digits(self.source.shown_lines)))
         if self.source.error:
             self.banner.error(self.source.error)
             self.query_one(ProgressBar).display = False

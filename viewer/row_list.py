@@ -58,6 +58,18 @@ def reason_of(text: str) -> str:
     return text
 
 
+def line_digits(lines: int) -> int:
+    """Columns of the line number in a list of `lines` lines (at least 3)."""
+    return max(3, len(str(lines)))
+
+
+def columns_text(digits: int) -> Text:
+    """The heading over the rows `row_text` draws with `digits`-column line numbers."""
+    head = Text(no_wrap=True, end="")
+    head.append(f"   {'line':>{digits}} {'ts':<20} {'kind':<22} summary", "bold")
+    return head
+
+
 def row_text(info: RowInfo, line: int, st: str, digits: int, width: int,
              finding: tuple[str, str] | None = None, checked: str | None = None) -> Text:
     """One row as the list draws it, `width` cells: its mark (status `st`, or the held
@@ -347,7 +359,7 @@ class RowList(ScrollView, can_focus=True):
 
     def _build(self, line: int, width: int, selected: bool) -> Strip:
         info = self.source.row(line)
-        t = row_text(info, line, self.status(line, info), max(3, len(str(self.source.shown_lines))),
+        t = row_text(info, line, self.status(line, info), line_digits(self.source.shown_lines),
                      width, self.findings.get(line), self.check_marks.get(line))
         if selected:
             cur = self.get_component_rich_style("rowlist--cursor")
