@@ -119,22 +119,23 @@ def _receipt_case(line: int, c: Any) -> Case:
     return Case(f"receipt line {line}", _outcome(out.exit_code), text)
 
 
-def _receipt_marks(suite: Suite, line: int, c: Any, bounded: bool = True) -> None:
-    """An error on a failing row; a warning on a row held only within a bound (unless
-    the verb counts bounded rows without judging them: `bounded=False`)."""
+def _receipt_marks(suite: Suite, line: int, c: Any, notices: bool = True) -> None:
+    """An error on a failing row; a notice stating the bound on a row that is VERIFIED
+    only within one (unless the verb counts those rows in its summary instead:
+    `notices=False`, a fleet, so an honest fleet annotates nothing)."""
     out = _verdict.receipt(c)
     notes = "; ".join(_field(c, "notes", ()) or ())
     if out.exit_code == _verdict.WRONG:
         suite.marks.append(Mark("error", "compaction receipt fails",
                                 f"line {line}: {notes or out.verdict}", line))
-    elif out.exit_code == _verdict.COULD_NOT and bounded:
-        suite.marks.append(Mark("warning", "compaction receipt bounded",
+    elif notices and _verdict.bounded(c):
+        suite.marks.append(Mark("notice", "compaction receipt verified within a bound",
                                 f"line {line}: scope {_field(c, 'verified_scope')}", line))
 
 
 def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
     """A ledger's receipt rows (`(line, ReceiptCheck)`): a case each, an error mark on
-    each failing row, a warning on each row that held only within a bound."""
+    each failing row."""
     suite = Suite(path)
     for line, c in checks:
         suite.cases.append(_receipt_case(line, c))
@@ -146,13 +147,12 @@ def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
 
 def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
-    a case per receipt row; an error mark per break and per failing receipt. A bounded
-    receipt is a skipped case but no warning: the fleet counts it without judging it
-    (`verdict.ledger_audit`), so an honest ledger annotates nothing."""
+    a case per receipt row; an error mark per break and per failing receipt (receipts
+    within a bound are counted in the fleet's summary, not annotated)."""
     suite = chain_suite(entry.path, entry.result)
     for row in entry.receipts.rows:
         suite.cases.append(_receipt_case(row.line, row))
-        _receipt_marks(suite, row.line, row, bounded=False)
+        _receipt_marks(suite, row.line, row, notices=False)
     suite.exit_code, suite.verdict = entry.exit_code, entry.verdict
     return suite
 
@@ -332,7 +332,8 @@ def xml_text(text: str) -> str:
 
 def junit_xml(suites: Sequence[Suite]) -> bytes:
     """`<testsuites>` with one `<testsuite>` per file and one `<testcase>` per check;
-    a failed check carries `<failure message=... type=...>`, a bounded one `<skipped>`."""
+    a failed check carries `<failure message=... type=...>`, a bounded one `<skipped>`,
+    a passed one its text (the scope it held in) as `<system-out>`."""
     root = ET.Element("testsuites", name="sealscope",
                       tests=str(sum(len(s.cases) for s in suites)),
                       failures=str(sum(c.outcome == FAILED for s in suites for c in s.cases)),
@@ -352,6 +353,8 @@ def junit_xml(suites: Sequence[Suite]) -> bytes:
                 f.text = xml_text(c.text)
             elif c.outcome == BOUNDED:
                 ET.SubElement(tc, "skipped", message=xml_text(c.text))
+            else:
+                ET.SubElement(tc, "system-out").text = xml_text(c.text)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
 

@@ -2,8 +2,8 @@
 
 receipts LEDGER [--line N] [--pre F] [--post F] [--json]
     verify every compaction-receipt row (or the one on line N), recomputing from held
-    content when given. Exit 1 if any row is not ok; else 3 if no row was found or any
-    verified_scope is not `full`; else 0.
+    content when given. Exit 1 if any row is not ok; else 3 if no row was found; else 0
+    (a row ok within a bound is VERIFIED, its scope stated beside it).
 lookup LEDGER HELD [HELD ...] [--ledger L ...] [--json]
     find each held item's digest in every receipt's drop manifest. Exit 0 whenever
     the files could be read.
@@ -193,10 +193,12 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
         text = (f"{n:>6}  {v.schema or '-'!s:<6}  {checks:<26}  "
                 f"{v.verified_scope:<34}  {note}").rstrip()
         out.write(paint(text, style) + "\n")
-    codes = [v.exit_code for _n, v in results]
-    out.write(f"{len(results)} receipt row(s) in {where}: {codes.count(verdict.HELD)} verified "
-              f"in full, {codes.count(verdict.COULD_NOT)} bounded, {codes.count(verdict.WRONG)} "
-              f"failed -> " + paint_verdict(word) + "\n")
+    rows = [v for _n, v in results]
+    within = sum(map(verdict.bounded, rows))
+    failed = sum(not v.ok for v in rows)
+    out.write(f"{verdict.plural(len(results), 'receipt row')} in {where}: "
+              f"{len(results) - within - failed} verified in full, {within} verified within a "
+              f"bound, {failed} failed -> " + paint_verdict(word) + "\n")
 
 
 # --------------------------------------------------------------------------- lookup

@@ -1,7 +1,7 @@
 """Verdict words and exit codes: the one place a result becomes a word and a code.
 
 Exit codes (CLI.md): 0 the evidence held, 1 the evidence is wrong, 3 could not look
-(or the check was bounded); 2 is a usage error, decided by the CLI alone. When several
+(or a chain checked only within a bound); 2 is a usage error, decided by the CLI alone. When several
 results make one answer, `worst` ranks them 1 over 3 over 0.
 
 Every word a frontend shows as a verdict is spelled here and nowhere else; result
@@ -23,10 +23,11 @@ from typing import Any, NamedTuple
 __all__ = [
     "HELD", "WRONG", "USAGE", "COULD_NOT", "worst", "Outcome", "Judged", "tone",
     "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
-    "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON", "BOUNDED",
-    "NO_RECEIPTS", "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
+    "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON",
+    "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
     "PASS", "FAIL", "NOTED", "glyph", "GLYPHS", "chain", "combined", "check", "seal",
-    "continuation", "receipt", "receipts", "recompute", "ledger", "audit", "harn",
+    "continuation", "receipt", "receipts", "recompute", "bounded", "scope_note", "plural",
+    "ledger", "audit", "harn",
     "harn_seal", "selftest",
 ]
 
@@ -59,8 +60,6 @@ FAITHFUL = "FAITHFUL"                      # a restatement: exact_match
 CONTAINED_ONLY = "CONTAINED ONLY"          # containment_only (loose scoring)
 DIVERGENCE = "DIVERGENCE"                  # any other valid comparison
 INVALID_COMPARISON = "INVALID COMPARISON"  # the comparison itself is invalid
-BOUNDED = "BOUNDED"                        # receipts held, but not in full scope
-NO_RECEIPTS = "NO RECEIPTS"                # a ledger with no compaction-receipt row
 FINDINGS = "FINDINGS"                      # a harn file with a high-severity finding
 REVIEW = "REVIEW"                          # ... with a medium one at worst
 OK = "OK"                                  # ... with none above low
@@ -150,17 +149,15 @@ def combined(res: Any, *checks: Any) -> Outcome:
 
 def ledger_audit(res: Any, failed_receipts: int) -> Outcome:
     """A ledger audited as one (`sealscope fleet`): the chain's word; its exit code is
-    the chain's, or 1 when a compaction receipt fails. A bounded receipt (any receipt
-    checked without held content) does not lower it: it is counted, not judged."""
+    the chain's, or 1 when a compaction receipt fails (a receipt within a bound is
+    VERIFIED, `receipt`)."""
     out = chain(res)
     return Outcome(out.verdict, worst([out.exit_code, WRONG if failed_receipts else HELD]))
 
 
 def ledger(res: Any, receipt_checks: Iterable[Any] = ()) -> Outcome:
     """A ledger as one file, before any check an auditor adds (its tab, its report):
-    the chain's verdict, made BROKEN 1 by a compaction receipt that fails on its own.
-    A bounded receipt (checked without held content) is counted, not judged — the
-    exit code is `ledger_audit`'s."""
+    the chain's verdict, made BROKEN 1 by a compaction receipt that fails on its own."""
     return audit(chain(res), *(o for o in map(receipt, receipt_checks)
                                if o.exit_code == WRONG))
 
@@ -206,31 +203,57 @@ def continuation(v: Any) -> Outcome:
 
 # ----------------------------------------------------------------------- receipts
 
+def bounded(c: Any) -> bool:
+    """A receipt check (`ReceiptCheck` or its dict) that is `ok` only within a bound:
+    its `verified_scope` is not `full` (no held content, v1 lower bound, ...)."""
+    return bool(_get(c, "ok")) and _get(c, "verified_scope") != "full"
+
+
 def receipt(c: Any) -> Outcome:
-    """One receipt check (`ReceiptCheck` or its dict): not ok BROKEN 1, ok in full
-    scope VERIFIED 0, ok but bounded BOUNDED 3."""
-    if not _get(c, "ok"):
-        return Outcome(BROKEN, WRONG)
-    if _get(c, "verified_scope") != "full":
-        return Outcome(BOUNDED, COULD_NOT)
-    return Outcome(VERIFIED, HELD)
+    """One receipt check (`ReceiptCheck` or its dict): not ok BROKEN 1, else VERIFIED 0,
+    within a bound or in full, as `arcaeon compact` answers it; the bound (`bounded`,
+    `scope_note`) is stated beside the word by every frontend."""
+    return Outcome(VERIFIED, HELD) if _get(c, "ok") else Outcome(BROKEN, WRONG)
 
 
 def receipts(checks: Iterable[Any]) -> Outcome:
-    """Every receipt row of a ledger (`sealscope receipts`): the worst row; no row at
-    all is NO RECEIPTS, 3 (nothing was claimed, so nothing held)."""
+    """Every receipt row of a ledger (`sealscope receipts`): BROKEN 1 if any row fails,
+    else VERIFIED 0; no row at all is COULD NOT LOOK 3 (nothing was claimed, so
+    nothing held)."""
     codes = [receipt(c).exit_code for c in checks]
     if not codes:
-        return Outcome(NO_RECEIPTS, COULD_NOT)
-    code = worst(codes)
-    return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, BOUNDED), code)
+        return Outcome(COULD_NOT_LOOK, COULD_NOT)
+    return Outcome(VERIFIED, HELD) if worst(codes) == HELD else Outcome(BROKEN, WRONG)
+
+
+def scope_note(checks: Iterable[Any]) -> str:
+    """What the receipt checks behind a VERIFIED held for, to be shown beside the word:
+    "2 receipts verified in full", "2 receipts self-consistent, content not checked",
+    or both counts; "" when there are none or one failed."""
+    checks = list(checks)
+    if not checks or any(not _get(c, "ok") for c in checks):
+        return ""
+    within = sum(bounded(c) for c in checks)
+    full = len(checks) - within
+    parts = []
+    if full:
+        parts.append(f"{plural(full, 'receipt')} verified in full")
+    if within:
+        parts.append(f"{plural(within, 'receipt')} self-consistent, content not checked"
+                     if not full else f"{within} within a bound (content not checked)")
+    return ", ".join(parts)
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """"1 receipt", "2 receipts" (or the plural given)."""
+    return f"{n} {noun if n == 1 else (many or noun + 's')}"
 
 
 def recompute(c: Any) -> Outcome:
     """A receipt recomputed with held content (`ReceiptCheck` or its dict): not ok
-    FAIL 1, ok in full scope PASS 0, ok but bounded BOUNDED 3 (`receipt`'s codes)."""
+    FAIL 1, else PASS 0 (`receipt`'s codes; a bound is stated beside it)."""
     out = receipt(c)
-    return Outcome({HELD: PASS, WRONG: FAIL}.get(out.exit_code, out.verdict), out.exit_code)
+    return Outcome(PASS if out.exit_code == HELD else FAIL, out.exit_code)
 
 
 # ----------------------------------------------------------------------- harn

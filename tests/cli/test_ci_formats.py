@@ -356,9 +356,11 @@ def test_fleet_junit_one_suite_per_ledger_a_case_per_check(folder, tmp_path):
                            "bad-receipt.jsonl"}
     cases = {n: {c.get("name"): c for c in s} for n, s in suites.items()}
     assert list(cases["session.jsonl"]) == ["chain", "receipt line 5", "receipt line 7"]
-    assert cases["session.jsonl"]["chain"].find("*") is None  # passed
-    # a receipt checked without content held only within a bound: skipped, not failed
-    assert cases["session.jsonl"]["receipt line 7"].find("skipped") is not None
+    assert cases["session.jsonl"]["chain"].find("failure") is None  # passed
+    # a receipt checked without content is VERIFIED within a bound: passed, its scope said
+    line7 = cases["session.jsonl"]["receipt line 7"]
+    assert line7.find("skipped") is None and line7.find("failure") is None
+    assert "scope=bounded_no_content" in line7.find("system-out").text
     assert "line 4: chain mismatch" in cases["tampered.jsonl"]["chain"].find("failure").text
     assert cases["declared-break.jsonl"]["chain"].find("skipped") is not None
     fail = cases["bad-receipt.jsonl"]["receipt line 2"].find("failure")
@@ -488,9 +490,9 @@ def test_export_github_annotates_the_report(tmp_path):
     assert [c for c in cmds if c["name"] == "error"] == [
         {"name": "error", "file": str(f), "line": "4", "title": "ledger break",
          "msg": "line 4: chain mismatch"}]
-    # the report also judges the receipts (export's exit code counts them): bounded
-    assert [(c["name"], c["line"]) for c in cmds if c["name"] == "warning"] == \
-        [("warning", "5"), ("warning", "7")]
+    # the receipts are VERIFIED within a bound: a notice each states the bound
+    assert [(c["name"], c["line"]) for c in cmds if c["name"] in ("warning", "notice")] == \
+        [("notice", "5"), ("notice", "7")]
     assert p.stderr.startswith("BROKEN  ")
     honest = run("export", str(SAMPLES / "hostile.jsonl"), "--format", "github")
     assert honest.returncode == 0 and honest.stdout == ""

@@ -77,7 +77,7 @@ def test_receipts_human_table(capsys, files):
     assert lines[2].split()[:5] == ["3", "v2", "self:FAIL", "content:skipped",
                                     "bounded_no_content"]
     assert "receipt_digest does not reproduce" in lines[2]
-    assert lines[-1].endswith("1 bounded, 1 failed -> BROKEN")
+    assert lines[-1].endswith("0 verified in full, 1 verified within a bound, 1 failed -> BROKEN")
 
 
 def test_human_output_escapes_control_characters(capsys, tmp_path):

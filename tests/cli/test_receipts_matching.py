@@ -24,7 +24,7 @@ def test_content_goes_to_the_matching_row_only():
     assert [(r["line"], r["ok"], r["content"], r["held_matched"]) for r in rows] == [
         (5, True, "skipped", False), (7, True, "match", True)]
     assert rows[1]["verified_scope"] == "full"
-    assert p.returncode == 3  # line 5 (v1, no content) is still bounded
+    assert p.returncode == 0  # line 5 (v1, no content) is VERIFIED within a bound
 
 
 def test_one_side_is_enough_to_match():

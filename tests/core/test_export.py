@@ -35,7 +35,7 @@ def test_ledger_report_matches_verify_and_receipts():
     assert r.breaks == ()
     assert [c["line"] for c in r.receipts] == [3]
     assert r.receipts[0]["verified_scope"] == "bounded_no_content"
-    assert r.receipts_verdict == "BOUNDED"
+    assert r.receipts_verdict == "VERIFIED"
     # a receipt checked without held content is counted, not judged (verdict.ledger)
     assert (r.verdict, r.exit_code, r.file_verdict) == ("VERIFIED", 0, "VERIFIED")
     d = r.to_dict()
@@ -66,7 +66,7 @@ def test_ledger_without_receipts_is_judged_by_verify_alone(tmp_path):
     p = tmp_path / "plain.jsonl"
     ledger.append(p, {"kind": "note", "ts": "2026-01-01T00:00:00Z"})
     r = export.build_report(p)
-    assert (r.verdict, r.exit_code, r.receipts_verdict) == ("VERIFIED", 0, "NO RECEIPTS")
+    assert (r.verdict, r.exit_code, r.receipts_verdict) == ("VERIFIED", 0, "COULD NOT LOOK")
     assert "No compaction-receipt row" in r.to_markdown()
 
 
