@@ -27,7 +27,7 @@ __all__ = [
     "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
     "PASS", "FAIL", "NOTED", "glyph", "GLYPHS", "chain", "combined", "check", "seal",
     "continuation", "receipt", "receipts", "recompute", "bounded", "scope_note", "plural",
-    "ledger", "audit", "harn",
+    "kind_check", "ledger", "audit", "harn",
     "harn_seal", "selftest",
 ]
 
@@ -254,6 +254,23 @@ def recompute(c: Any) -> Outcome:
     FAIL 1, else PASS 0 (`receipt`'s codes; a bound is stated beside it)."""
     out = receipt(c)
     return Outcome(PASS if out.exit_code == HELD else FAIL, out.exit_code)
+
+
+# ----------------------------------------------------------------------- other kinds
+
+_WORD_CODE = {VERIFIED: HELD, BROKEN: WRONG, COULD_NOT_LOOK: COULD_NOT}
+
+
+def kind_check(ok: bool | None, word: str | None = None) -> Outcome:
+    """One kind's own check (`sealscope check`, KINDS.md §0.1): the reference's own
+    verdict word when it speaks one (`word`: VERIFIED, BROKEN or COULD NOT LOOK), else
+    by its `ok`: true VERIFIED 0 (within a bound or not), false BROKEN 1, None COULD
+    NOT LOOK 3."""
+    if word is not None:
+        return Outcome(word, _WORD_CODE.get(word, WRONG))
+    if ok is None:
+        return Outcome(COULD_NOT_LOOK, COULD_NOT)
+    return Outcome(VERIFIED, HELD) if ok else Outcome(BROKEN, WRONG)
 
 
 # ----------------------------------------------------------------------- harn

@@ -1,0 +1,50 @@
+"""The result of one kind's own check (`sealscope check`, KINDS.md §12): the typed value
+every frontend reads — the CLI's `check` line and JSON, the viewer's banner, a report,
+the CI formats, a fleet entry.
+
+The word and exit code follow the reference verifier's own `ok` (KINDS.md §0.1) unless
+the kind's reference already answers with a verdict word (`word`: evidence packs,
+audit bundles), which is then taken unchanged. `bound` names what a VERIFIED held
+within ("content not checked", "artefact not held"); "" when it held in full.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sealscope.core import verdict as _verdict
+
+__all__ = ["KindCheck", "CheckContext"]
+
+
+@dataclass(frozen=True)
+class KindCheck(_verdict.Judged):
+    """One path's kind and its check; `detail` holds the reference verifier's result
+    fields under their own names (plus check's additions, KINDS.md §12)."""
+    path: str
+    kind: str | None
+    ok: bool | None
+    detail: dict[str, Any] = field(default_factory=dict)
+    word: str | None = None
+    bound: str = ""
+    reason: str = ""
+
+    def outcome(self) -> _verdict.Outcome:
+        return _verdict.kind_check(self.ok, self.word)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object `check --json` prints for this path."""
+        out = self.outcome()
+        return {"path": self.path, "kind": self.kind, "verdict": out.verdict,
+                "exit_code": out.exit_code, "ok": self.ok, "bound": self.bound or None,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What `sealscope check` was given besides the paths: `artefacts` the
+    `--artefacts DIR` folder of held things (None: nothing held), `verdict_files` the
+    stored continuity verdicts named as PATHs (they join `continuity_verify` rows,
+    KINDS.md §5.3)."""
+    artefacts: str | None = None
+    verdict_files: tuple[str, ...] = ()
