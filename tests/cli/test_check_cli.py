@@ -166,3 +166,65 @@ def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     [doc] = json.loads(res.stdout)
     assert res.returncode == 3 and doc["kind"] is None
     assert doc["detail"]["reason_word"] == "unreadable"
+
+
+# ----------------------------------------------------------------------- verify's additions
+
+
+def test_verify_names_check_for_another_kind_on_stderr_only(tmp_path: Path) -> None:
+    from sealscope.core import ledger
+
+    path = _receipt_file(tmp_path)
+    plain = tmp_path / "plain.jsonl"
+    ledger.append(plain, {"i": 1})
+    res = run("verify", str(path), "--json")
+    note = f"note: {path} looks like receipt; its own check is `sealscope check {path}`"
+    assert note in res.stderr.splitlines()
+    doc = json.loads(res.stdout)
+    assert "note" not in res.stdout and doc["verdict"] == "BROKEN" and res.returncode == 1
+    quiet = run("verify", str(plain))
+    assert "note:" not in quiet.stderr and quiet.returncode == 0
+
+
+def _reference_since_pin(ledger: Path, pins: Path, ns: str, capsys) -> dict:
+    from arcaeon import cli as ref_cli
+
+    ref_cli.main(["verify", str(ledger), "--witness", str(pins), "--ns", ns])
+    return json.loads(capsys.readouterr().out)["since_pin"]
+
+
+@pytest.mark.parametrize("more", [0, 3, -2])
+def test_verify_witness_since_pin_as_the_reference_cli(tmp_path: Path, capsys, more: int) -> None:
+    from arcaeon.record.ledger import Ledger
+    from arcaeon.record.ledger import witness as ref_witness
+
+    path = tmp_path / "l.jsonl"
+    led = Ledger(path)
+    for i in range(4):
+        led.append({"i": i})
+    pins = tmp_path / "pins.jsonl"
+    ref_witness.publish_head(ref_witness.WitnessStore(str(pins)), "ns", led)
+    for i in range(max(more, 0)):
+        led.append({"j": i})
+    if more < 0:   # rows cut off the end
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[:more]))
+    want = _reference_since_pin(path, pins, "ns", capsys)
+    res = run("verify", str(path), "--witness", str(pins), "--ns", "ns", "--json")
+    assert json.loads(res.stdout)["since_pin"] == want
+    assert want["rows_since_pin"] == more
+
+
+def test_verify_witness_since_pin_without_a_pin(tmp_path: Path, capsys) -> None:
+    from sealscope.core import ledger
+
+    path = tmp_path / "l.jsonl"
+    ledger.append(path, {"i": 1})
+    for store in (tmp_path / "none.jsonl", tmp_path / "empty.jsonl"):
+        if store.name == "empty.jsonl":
+            store.write_bytes(b"")
+        want = _reference_since_pin(path, store, "ns", capsys)
+        got = json.loads(run("verify", str(path), "--witness", str(store), "--ns", "ns",
+                             "--json").stdout)["since_pin"]
+        assert got["rows_since_pin"] is None is want["rows_since_pin"]
+        assert got.get("namespace") == want.get("namespace")
