@@ -206,7 +206,7 @@ def test_verify_witness_since_pin_as_the_reference_cli(tmp_path: Path, capsys, m
     ref_witness.publish_head(ref_witness.WitnessStore(str(pins)), "ns", led)
     for i in range(max(more, 0)):
         led.append({"j": i})
-    if more < 0:   # rows cut off the end
+    if more < 0:  # rows cut off the end
         lines = path.read_bytes().splitlines(keepends=True)
         path.write_bytes(b"".join(lines[:more]))
     want = _reference_since_pin(path, pins, "ns", capsys)
@@ -224,7 +224,43 @@ def test_verify_witness_since_pin_without_a_pin(tmp_path: Path, capsys) -> None:
         if store.name == "empty.jsonl":
             store.write_bytes(b"")
         want = _reference_since_pin(path, store, "ns", capsys)
-        got = json.loads(run("verify", str(path), "--witness", str(store), "--ns", "ns",
-                             "--json").stdout)["since_pin"]
+        got = json.loads(
+            run("verify", str(path), "--witness", str(store), "--ns", "ns", "--json").stdout
+        )["since_pin"]
         assert got["rows_since_pin"] is None is want["rows_since_pin"]
         assert got.get("namespace") == want.get("namespace")
+
+
+# ----------------------------------------------------------------------- receipts FILE
+
+
+@pytest.mark.parametrize("held", ["honest", "liar", "none"])
+def test_receipts_reads_a_stand_alone_receipt_file_with_held_content(
+    tmp_path: Path, held: str
+) -> None:
+    import arcaeon.prove.compact as compact
+
+    pre, post = ["a", {"b": 1}, "c"], ["a"]
+    r = compact.CompactionReceipt.open(pre)
+    r.record_kept(post)
+    row = r.seal(tmp_path / "ref.jsonl", compactor="agent", method="fifo")
+    row.pop("chain")
+    path = tmp_path / "receipt.json"
+    path.write_text(json.dumps(row, indent=2), encoding="utf-8")
+    argv = ["receipts", str(path), "--json"]
+    given_pre = pre if held == "honest" else ["a", {"b": 2}, "c"]
+    if held != "none":
+        (tmp_path / "pre.json").write_text(json.dumps(given_pre), encoding="utf-8")
+        (tmp_path / "post.json").write_text(json.dumps(post), encoding="utf-8")
+        argv += ["--pre", str(tmp_path / "pre.json"), "--post", str(tmp_path / "post.json")]
+    res = run(*argv)
+    [got] = json.loads(res.stdout)
+    ref = (
+        compact.verify_receipt(row)
+        if held == "none"
+        else compact.verify_receipt(row, given_pre, post)
+    )
+    assert got["line"] == 1
+    for key in ("ok", "self_consistent", "content", "verified_scope", "schema"):
+        assert got[key] == ref[key], key
+    assert res.returncode == (0 if ref["ok"] else 1)
