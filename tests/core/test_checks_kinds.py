@@ -57,8 +57,10 @@ CASES: dict[str, tuple[object, str | None]] = {
     ),
     "distill.json": (b'{"schema": "arcaeon-distill:receipt:v9"}', "distill-receipt"),
     "distill.out": (
-        b'{\n "content": 1, "strategy": "json",\n "receipt": '
-        b'{"schema": "arcaeon-distill:receipt:v1"}\n}',
+        (
+            b'{\n "content": 1, "strategy": "json",\n "receipt": '
+            b'{"schema": "arcaeon-distill:receipt:v1"}\n}'
+        ),
         "distill-receipt",
     ),
     "portable.json": (b'{"receipt_version": "arcaeon-receipt/0.2"}', "portable-receipt"),
