@@ -25,6 +25,7 @@ JCS (RFC 8785): no whitespace; object keys sorted by UTF-16 code units; strings
 escape `"`, `\\` and U+0000–U+001F only (`\\b \\t \\n \\f \\r`, else `\\u00xx`
 lowercase), everything else raw UTF-8; numbers in ECMAScript form.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,8 +43,15 @@ KIND = "aat-export"
 #: The largest magnitude a JCS integer may have: beyond it a double cannot hold it.
 MAX_EXACT_INT = 2**53
 
-_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
-            0x22: '\\"', 0x5C: "\\\\"}
+_ESCAPES = {
+    0x08: "\\b",
+    0x09: "\\t",
+    0x0A: "\\n",
+    0x0C: "\\f",
+    0x0D: "\\r",
+    0x22: '\\"',
+    0x5C: "\\\\",
+}
 
 
 class JcsError(ValueError):
@@ -160,9 +168,12 @@ def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
         if canonical != line:
             return {"ok": False, "line": n, "finding": f"AAT line {n} is not in its JCS form"}
         if "prev_hash" not in rec or rec["prev_hash"] != prev:
-            return {"ok": False, "line": n,
-                    "finding": f"the AAT chain breaks at line {n}: prev_hash is not the "
-                               "hash of the line before it"}
+            return {
+                "ok": False,
+                "line": n,
+                "finding": f"the AAT chain breaks at line {n}: prev_hash is not the "
+                "hash of the line before it",
+            }
         prev = hashlib.sha256(line).hexdigest()
     return {"ok": True, "records": n, "head": prev}
 
@@ -176,15 +187,25 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         with _lines.open_regular(path) as fh:
             raw = fh.read()
     except OSError as e:
-        return KindCheck(path=path, kind=KIND, ok=None,
-                         detail={"reason_word": "unreadable", "error": type(e).__name__},
-                         reason=str(e))
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            detail={"reason_word": "unreadable", "error": type(e).__name__},
+            reason=str(e),
+        )
     try:
         res = verify_aat_bytes(raw)
     except RecursionError:
-        return KindCheck(path=path, kind=KIND, ok=None, detail={"error": "RecursionError"},
-                         reason="a line nests deeper than the parser reads")
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            detail={"error": "RecursionError"},
+            reason="a line nests deeper than the parser reads",
+        )
     ok = bool(res.pop("ok"))
     bound = "" if not ok else "last line protected only by the head"
-    return KindCheck(path=path, kind=KIND, ok=ok, detail=res, bound=bound,
-                     reason=str(res.get("finding", "")))
+    return KindCheck(
+        path=path, kind=KIND, ok=ok, detail=res, bound=bound, reason=str(res.get("finding", ""))
+    )
