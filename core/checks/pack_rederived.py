@@ -40,6 +40,7 @@ from sealscope.core.checks.pack import (
     PROSE_HASH_ONLY,
     RECORDS,
     REDERIVED_PROSE,
+    Raised,
     VERIFIED,
     _BASE_CHECKS,
     _NON_CLAIMS,
@@ -90,7 +91,9 @@ def _pack_verdict(integrity: dict[str, Any], has_window: bool, checks: Any) -> d
     res = {"verdict": word, "exit": D.EXIT_BY_WORD[word]}
     if not has_window and word != BROKEN:
         res.update({"verdict": COULD_NOT_LOOK, "exit": D.EXIT_BY_WORD[COULD_NOT_LOOK]})
-    for c in checks if isinstance(checks, list) else []:
+    if not isinstance(checks, (list, str, dict)):
+        raise Raised("TypeError")  # a truthy value that is not iterable: the reference raises
+    for c in checks:
         if (
             isinstance(c, dict)
             and c.get("check") not in _BASE_CHECKS
@@ -330,7 +333,7 @@ def step_pins(p: _Pack) -> dict[str, Any]:
                 ]
         head = man.get("chain_head") or {}
         if not isinstance(head, dict):
-            head = {}
+            raise Raised("AttributeError")  # the reference reads it as a dict here
         if (
             D.is_int(integrity.get("rows"))
             and D.is_int(head.get("rows"))
