@@ -24,9 +24,9 @@ BUILT_AT = "2026-03-01T10:00:00Z"
 
 def main(out: Path = OUT) -> None:
     """Write the three units into `out` (replaced)."""
-    from arcaeon.prove.aat_export import export_aat
-    from arcaeon.prove.audit import export_bundle
-    from arcaeon.prove.evidence_pack import build_pack
+    from arcaeon.prove.aat_export import export_aat  # type: ignore[import-untyped]
+    from arcaeon.prove.audit import export_bundle  # type: ignore[import-untyped]
+    from arcaeon.prove.evidence_pack import build_pack  # type: ignore[import-untyped]
 
     if out.exists():
         shutil.rmtree(out)

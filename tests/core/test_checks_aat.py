@@ -172,3 +172,10 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path):
     os.mkfifo(fifo)
     got = aat.check(str(fifo), CheckContext()).to_dict()
     assert got["verdict"] == "COULD NOT LOOK" and got["detail"]["reason_word"] == "unreadable"
+
+
+def test_unit_subject_is_the_file(tmp_path):
+    import hashlib
+    p = tmp_path / "aat.jsonl"
+    p.write_bytes(b"{}\n")
+    assert aat.unit_subjects(str(p)) == [("aat.jsonl", hashlib.sha256(b"{}\n").hexdigest())]

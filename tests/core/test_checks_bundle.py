@@ -124,3 +124,14 @@ def test_an_unreadable_records_file_could_not_look(tmp_path):
     os.mkfifo(rec)
     got = bundle.check(str(out), CheckContext()).to_dict()
     assert got["verdict"] == "COULD NOT LOOK"
+
+
+def test_unit_subjects_are_each_file(tmp_path):
+    import hashlib
+    out = _bundle(random.Random(6), tmp_path, 0)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    os.symlink(outside, out / "link.txt")
+    got = bundle.unit_subjects(str(out))
+    assert [n for n, _ in got] == sorted(p.name for p in out.iterdir() if p.name != "link.txt")
+    assert all(hashlib.sha256((out / n).read_bytes()).hexdigest() == d for n, d in got)

@@ -268,3 +268,22 @@ def test_unit_subjects(tmp_path):
         hashlib.sha256(b"changed").hexdigest()
     z = out.with_suffix(".zip")
     assert pack.unit_subjects(str(z)) == [(z.name, hashlib.sha256(z.read_bytes()).hexdigest())]
+
+
+def test_members_list_each_file_with_its_listed_and_actual_digest(tmp_path):
+    out = _build(random.Random(5), tmp_path, 0)
+    listed = json.loads((out / "manifest.json").read_text())["files"]
+    (out / "README.md").write_text("changed")
+    (out / "notes.txt").write_text("planted")
+    got = pack.check(str(out), CheckContext()).detail["members"]
+    by = {m["name"]: m for m in got}
+    assert [m["name"] for m in got] == sorted(by)
+    assert by["README.md"] == {"name": "README.md", "listed": listed["README.md"],
+                               "actual": hashlib.sha256(b"changed").hexdigest(),
+                               "matches": False}
+    assert by["notes.txt"]["listed"] is None and by["notes.txt"]["actual"]
+    assert by["records.jsonl"]["matches"] and by["manifest.json"]["listed"] is None
+    z = out.with_suffix(".zip")
+    zm = pack.check(str(z), CheckContext()).detail["members"]
+    assert all(m["matches"] for m in zm if m["name"] not in ("manifest.json",
+                                                              "manifest.sha256"))
