@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sealscope.core import ledger
 from sealscope.core.checks import aat, bundle, pack
 from sealscope.core.checks.result import CheckContext
@@ -52,3 +54,22 @@ def test_the_generator_rebuilds_them_byte_for_byte(tmp_path):
     spec.loader.exec_module(mod)
     mod.main(tmp_path / "packs")
     assert _files(tmp_path / "packs") == _files(PACKS)
+
+
+@pytest.mark.parametrize("family", ["check/evidence-pack/", "check/audit-bundle/",
+                                    "check/aat-export/"])
+def test_check_py_passes_the_family_through_the_verb(family):
+    """The conformance runner itself, through `sealscope check`, on this family."""
+    import subprocess
+    import sys
+
+    from tests.conftest import CHECK, sealscope_cmd
+    from tests.core.checks_cases import KINDS_CORPUS
+    if not CHECK.is_file() or not KINDS_CORPUS.is_dir():
+        pytest.skip("../shared/conformance is not present")
+    p = subprocess.run([sys.executable, str(CHECK), "--cmd", sealscope_cmd(), "--jobs", "1",
+                        "--only", family, str(KINDS_CORPUS)],
+                       capture_output=True, text=True, timeout=600, check=False)
+    last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+    assert p.returncode == 0 and last.endswith(" 0 failed"), p.stdout + p.stderr
+    assert int(last.split()[0]) >= 6
