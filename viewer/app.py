@@ -62,6 +62,15 @@ SAMPLE_TABS = (
 )
 
 
+# The other evidence kinds (KINDS.md §12, as `kinds.classify` names them) and the tab
+# each opens in: a whole document in a kind tab, a pack or bundle (folder or zip) in a
+# unit tab, an AAT export in its own chain's tab, a call record as the ledger it is.
+KIND_TABS = {"receipt": "KindTab", "distill-receipt": "KindTab",
+             "portable-receipt": "KindTab", "continuity-verdict": "KindTab",
+             "evidence-pack": "UnitTab", "audit-bundle": "UnitTab", "aat-export": "AatTab",
+             "call-record": "LedgerTab"}
+
+
 class LedgerFirstPaint(FirstPaint):
     """The first paint of a ledger, its footer showing the ledger tab's keys."""
 
@@ -218,7 +227,7 @@ class SealscopeApp(App[None]):
                 self.show_tab(have)
             return have
         what = classify(p)
-        if not what.opens and what.kind != kinds.FOLDER:
+        if not what.opens and what.kind != kinds.FOLDER and what.kind not in KIND_TABS:
             self.notify("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
                         title="not opened", markup=False, severity="error")
             return None
@@ -241,6 +250,13 @@ class SealscopeApp(App[None]):
             return lazy.SealTab(path, id=f"seal-{self._tab_seq}")
         if what.kind == kinds.HARN:
             return lazy.HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
+        tab = KIND_TABS.get(what.kind)
+        if tab == "KindTab":
+            return lazy.KindTab(path, what.kind, id=f"kind-{self._tab_seq}")
+        if tab == "UnitTab":
+            return lazy.UnitTab(path, what.kind, id=f"unit-{self._tab_seq}")
+        if tab == "AatTab":
+            return lazy.AatTab(path, id=f"aat-{self._tab_seq}")
         return lazy.LedgerTab(path, id=f"ledger-{self._tab_seq}")
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:
