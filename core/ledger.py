@@ -38,7 +38,7 @@ from sealscope.core.nesting import near_limit, read_declaration, read_row, read_
 RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
-           "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
+           "verify", "verify_bytes", "append", "authority", "declare_break", "chain_at", "tail_chain",
            "LedgerWriteError", "iter_rows", "WalkState", "Walked", "walk_span",
            "state_result", "Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
            "EARLIER_OR_ORDER", "UNDETERMINED"]
@@ -591,6 +591,15 @@ def verify(path: str | os.PathLike[str], *, strict: bool = False,
         n = _walk_into(w, str(path), buf, 0, total, 0, True, workers, chunk_bytes,
                        on_progress)
         return _finish(w, strict, declared, n)
+
+
+def verify_bytes(data: bytes, *, strict: bool = False) -> VerifyResult:
+    """`verify` over a ledger held in memory (a zip member read in place, never
+    extracted): the same walk and verdict, one process."""
+    declared = _scan_declarations(data)
+    w = _Walk(strict, declared)
+    n = _walk_into(w, None, data, 0, len(data), 0, True, 1, None, None)
+    return _finish(w, strict, declared, n)
 
 
 def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: int, n: int,

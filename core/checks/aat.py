@@ -1,0 +1,190 @@
+"""Agent-audit-trail exports (`aat-export`, KINDS.md §10): the export's own chain,
+over line bytes, and its head.
+
+An AAT export is one JCS line per record, LF after each. Its chain is not the ledger
+chain (the `chain` values a record carries are its source row's, computed over the
+ledger row, so `verify` calls every line a mismatch); it is `prev_hash`: null on line
+1, then the lowercase sha256 hex of the previous line's exact bytes. The check, in
+order, per line N from 1 (one final LF dropped, the rest split on LF; an empty file
+has no lines):
+
+1. strict UTF-8 and a Python parse, else "not JSON";
+2. an object, else "not a JSON object";
+3. the JCS form of the parsed object equals the line's bytes exactly (a value JCS
+   refuses — NaN, ±Infinity, an integer past ±2**53, a lone surrogate — names its
+   path);
+4. `prev_hash` present and equal to the previous line's hash.
+
+The first failure ends the walk: `ok` false and `line` N. Otherwise `ok` true,
+`records` N and `head`, the hash of the last line (null for an empty file). The last
+line is protected by nothing but the head (quirk 47): with no pinned head to compare,
+an edited last line verifies with a different head. The gaps file beside the export
+is not read.
+
+JCS (RFC 8785): no whitespace; object keys sorted by UTF-16 code units; strings
+escape `"`, `\\` and U+0000–U+001F only (`\\b \\t \\n \\f \\r`, else `\\u00xx`
+lowercase), everything else raw UTF-8; numbers in ECMAScript form.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+from sealscope.core import lines as _lines
+from sealscope.core.checks.result import CheckContext, KindCheck
+
+__all__ = ["KIND", "JcsError", "jcs", "ecma_number", "verify_aat_bytes", "check"]
+
+KIND = "aat-export"
+
+#: The largest magnitude a JCS integer may have: beyond it a double cannot hold it.
+MAX_EXACT_INT = 2**53
+
+_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
+            0x22: '\\"', 0x5C: "\\\\"}
+
+
+class JcsError(ValueError):
+    """A value JCS cannot write exactly; the message is `<path>: <why>`."""
+
+
+def ecma_number(x: float) -> str:
+    """A finite double in ECMAScript Number::toString form: the shortest round-trip
+    digits (Python's repr gives them), laid out as ECMA-262 7.1.12.1 does."""
+    if not math.isfinite(x):
+        raise JcsError("NaN or Infinity is not JSON")
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + ecma_number(-x)
+    mantissa, _, exp = repr(x).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    power = (int(exp) if exp else 0) - len(frac)
+    trimmed = digits.rstrip("0")
+    power += len(digits) - len(trimmed)
+    digits = trimmed
+    k = len(digits)
+    n = k + power  # the value is 0.<digits> × 10**n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return f"{digits[:n]}.{digits[n:]}"
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    lead = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{lead}e{'+' if n > 0 else '-'}{abs(n - 1)}"
+
+
+def _string(s: str, path: str, out: list[str]) -> None:
+    out.append('"')
+    for ch in s:
+        code = ord(ch)
+        if 0xD800 <= code <= 0xDFFF:
+            raise JcsError(f"{path}: lone surrogate U+{code:04X} in a string")
+        if code in _ESCAPES:
+            out.append(_ESCAPES[code])
+        elif code < 0x20:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+
+
+def _emit(v: Any, path: str, out: list[str]) -> None:
+    if v is None or v is True or v is False:
+        out.append({None: "null", True: "true", False: "false"}[v])
+    elif isinstance(v, int):
+        if abs(v) > MAX_EXACT_INT:
+            raise JcsError(f"{path}: integer {v} is outside ±2**53, not a JCS number exactly")
+        out.append(str(v))
+    elif isinstance(v, float):
+        if not math.isfinite(v):
+            raise JcsError(f"{path}: NaN or Infinity is not JSON")
+        out.append(ecma_number(v))
+    elif isinstance(v, str):
+        _string(v, path, out)
+    elif isinstance(v, list):
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            _emit(item, f"{path}[{i}]", out)
+        out.append("]")
+    elif isinstance(v, dict):
+        keys = list(v)
+        for key in keys:
+            if not isinstance(key, str):
+                raise JcsError(f"{path}: object key {key!r} is not a string")
+        keys.sort(key=lambda s: s.encode("utf-16-be", "surrogatepass"))
+        out.append("{")
+        for i, key in enumerate(keys):
+            if i:
+                out.append(",")
+            _string(key, f"{path}.{key}", out)
+            out.append(":")
+            _emit(v[key], f"{path}.{key}", out)
+        out.append("}")
+    else:
+        raise JcsError(f"{path}: a {type(v).__name__} is not a JSON value")
+
+
+def jcs(value: Any) -> bytes:
+    """The RFC 8785 canonical form of a parsed JSON value, UTF-8. Raises JcsError
+    for a value it cannot write exactly."""
+    out: list[str] = []
+    _emit(value, "$", out)
+    return "".join(out).encode("utf-8")
+
+
+def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
+    """The AAT chain of an export's bytes (the module docstring's rule): `{"ok": True,
+    "records", "head"}` or `{"ok": False, "line", "finding"}`. Nesting too deep to
+    parse raises RecursionError, as the reference's parser does."""
+    prev: str | None = None
+    n = 0
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    for n, line in enumerate(body.split(b"\n") if body else [], start=1):
+        try:
+            rec = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return {"ok": False, "line": n, "finding": f"AAT line {n} is not JSON"}
+        if not isinstance(rec, dict):
+            return {"ok": False, "line": n, "finding": f"AAT line {n} is not a JSON object"}
+        try:
+            canonical = jcs(rec)
+        except JcsError as e:
+            return {"ok": False, "line": n, "finding": f"AAT line {n}: {e}"}
+        if canonical != line:
+            return {"ok": False, "line": n, "finding": f"AAT line {n} is not in its JCS form"}
+        if "prev_hash" not in rec or rec["prev_hash"] != prev:
+            return {"ok": False, "line": n,
+                    "finding": f"the AAT chain breaks at line {n}: prev_hash is not the "
+                               "hash of the line before it"}
+        prev = hashlib.sha256(line).hexdigest()
+    return {"ok": True, "records": n, "head": prev}
+
+
+def check(path: str, ctx: CheckContext) -> KindCheck:
+    """`sealscope check` of an AAT export: `detail` holds `records` and `head` (ok) or
+    `line` and `finding` (not ok); `ok` is the chain's. A file that cannot be read, or
+    nesting past the parser's depth (the reference raises there), could not look."""
+    del ctx
+    try:
+        with _lines.open_regular(path) as fh:
+            raw = fh.read()
+    except OSError as e:
+        return KindCheck(path=path, kind=KIND, ok=None,
+                         detail={"reason_word": "unreadable", "error": type(e).__name__},
+                         reason=str(e))
+    try:
+        res = verify_aat_bytes(raw)
+    except RecursionError:
+        return KindCheck(path=path, kind=KIND, ok=None, detail={"error": "RecursionError"},
+                         reason="a line nests deeper than the parser reads")
+    ok = bool(res.pop("ok"))
+    bound = "" if not ok else "last line protected only by the head"
+    return KindCheck(path=path, kind=KIND, ok=ok, detail=res, bound=bound,
+                     reason=str(res.get("finding", "")))
