@@ -145,9 +145,9 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
     elif kc.kind == PACK:
         for c in d.get("checks") or []:
             if isinstance(c, dict):
+                note = c.get("finding") or c.get("reason") or c.get("note")
                 out.append(CheckLine(shown(c.get("check")), shown(c.get("verdict")),
-                                     shown(c.get("finding") or c.get("reason") or "")
-                                     if (c.get("finding") or c.get("reason")) else ""))
+                                     shown(note) if note else ""))
     elif kc.kind == BUNDLE:
         if d.get("reason_word") and "rows" not in d:
             out.append(CheckLine("records.jsonl", verdict.COULD_NOT_LOOK,
@@ -216,9 +216,10 @@ def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None
     for line in check_lines(kc):
         t.append("\n  ")
         t.append(f"{line.name}: ", "bold")
-        t.append(f" {line.word} ", word_style(line.word) + " reverse"
-                 if line.word in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)
-                 else word_style(line.word))
+        if line.word in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK):
+            t.append(f" {line.word} ", word_style(line.word) + " reverse")
+        else:
+            t.append(line.word, word_style(line.word))
         if line.note:
             t.append("  " + line.note, "dim")
     for rec in checks:
