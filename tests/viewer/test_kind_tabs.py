@@ -483,3 +483,189 @@ def test_opening_every_new_tab_writes_no_byte(tmp_path):
     run(go())
     assert tree_digest(tmp_path) == before
     assert {p: os.stat(tmp_path / p).st_mtime_ns for p in before} == stats
+
+
+# ------------------------------------------------------------------ distill, portable, verdict
+
+def distill_file(folder: Path, **edit) -> Path:
+    from arcaeon.save.distill import distill
+    got = distill({"report": "x" * 6000, "ids": list(range(400))}, budget=120)
+    rec = dict(got.receipt.to_dict() if hasattr(got.receipt, "to_dict") else got.receipt)
+    rec.update(edit)
+    p = folder / "drop.json"
+    p.write_text(json.dumps(rec, indent=1))
+    return p
+
+
+def oracle_distill(path: Path) -> KindCheck:
+    from arcaeon.save.distill import verify_receipt
+    r = verify_receipt(json.loads(path.read_text()))
+    return KindCheck(str(path), "distill-receipt", r["ok"],
+                     {"verified_scope": r["verified_scope"], "source": "document",
+                      "notes": r.get("notes")},
+                     bound="structure only, content not carried" if r["ok"] else "")
+
+
+def portable_file(folder: Path) -> tuple[Path, Path]:
+    from arcaeon.record.receipt.core import build_receipt
+    ledger = folder / "issuer.ledger.jsonl"
+    r = build_receipt("cite", {"doc": HOSTILE}, [{"name": "cited", "score": 1}],
+                      {"proves": ["the citation was checked"],
+                       "does_not_prove": ["that the source is true"]},
+                      ledger_path=ledger, namespace="cite", witness=False, anchor=False,
+                      issued_at="2026-03-01T10:00:00Z")
+    p = folder / "cite.json"
+    p.write_text(json.dumps(r, indent=1, ensure_ascii=False))
+    return p, ledger
+
+
+def oracle_portable(path: Path, ledger: Path | None) -> KindCheck:
+    from arcaeon.record.receipt.core import verify_receipt
+    text = path.read_text()
+    r = verify_receipt(json.loads(text), ledger_path=ledger, source_text=text)
+    return KindCheck(str(path), "portable-receipt", r["ok"], r,
+                     bound="" if ledger else "no ledger: body digest only")
+
+
+def verdict_file(folder: Path, faithful: bool) -> Path:
+    from arcaeon.prove.continuity import snapshot, verify_continuation
+    snap = snapshot({"goal": "ship the fix", "facts": ["a", "b"]}, label="t")
+    restated = {p["id"]: (p.get("value", "") if faithful else "wrong") for p in snap.probes}
+    if faithful:
+        restated = {"goal": "ship the fix", "facts:0": "a", "facts:1": "b"}
+    v = verify_continuation(snap, restated=restated)
+    p = folder / ("exact.json" if faithful else "divergence.json")
+    p.write_text(json.dumps(v.to_dict(), indent=2))
+    return p
+
+
+def oracle_verdict(path: Path) -> KindCheck:
+    from arcaeon.prove.continuity import verdict_from_dict
+    d = json.loads(path.read_text())
+    try:
+        v = verdict_from_dict(d)
+    except ValueError as e:
+        return KindCheck(str(path), "continuity-verdict", False,
+                         {"loaded": False, "error": type(e).__name__, "verdict_digest": None})
+    det = {"loaded": True, "error": None, "faithful": v.faithful, "valid": v.valid,
+           "comparison": v.comparison, "verdict_digest": v.verdict_digest}
+    word = (verdict.VERIFIED if v.faithful else verdict.BROKEN) if v.valid else verdict.BROKEN
+    return KindCheck(str(path), "continuity-verdict", True, det, word=word)
+
+
+def render_plain(renderable) -> str:
+    console = Console(record=True, width=100, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_distill_receipt_tab_shows_its_drops_and_the_structural_bound(tmp_path):
+    p = distill_file(tmp_path)
+    kc = oracle_distill(p)
+    assert kc.ok is True and kc.detail["verified_scope"] == "structural_only"
+    drops = json.loads(p.read_text())["drops"]
+    assert drops
+
+    async def go():
+        tab = KindTab(p, "distill-receipt", id="kind-1", check=kc)
+        async with showing(tab):
+            b = banner_of(tab)
+            assert b.startswith(f" {verdict.VERIFIED}  · structure only") and "distill" in b
+            assert "verified scope: structural_only" in b
+            panel = static_text(tab, "#kind-panel")
+            assert f"drops: {len(drops)}" in panel
+            assert drops[0]["digest"] in panel and str(drops[0]["path"]) in panel
+    run(go())
+
+
+def test_flipped_distill_receipt_is_broken(tmp_path):
+    p = distill_file(tmp_path, truncated=False)
+    kc = oracle_distill(p)
+    assert kc.ok is False
+
+    async def go():
+        tab = KindTab(p, "distill-receipt", id="kind-1", check=kc)
+        async with showing(tab):
+            assert banner_of(tab).startswith(f" {verdict.BROKEN} ")
+    run(go())
+
+
+def test_portable_receipt_tab_blocks_and_its_ledger_opened_beside(tmp_path):
+    p, ledger = portable_file(tmp_path)
+    assert ledger.is_file()
+    kc = oracle_portable(p, ledger)
+    assert kc.ok is True
+
+    async def go():
+        tab = KindTab(p, "portable-receipt", id="kind-1", check=kc)
+        async with showing(tab) as (app, pilot):
+            b = banner_of(tab)
+            assert b.startswith(f" {verdict.VERIFIED} ") and "portable receipt" in b
+            assert "body digest: ok" in b and "ledger: consistent" in b
+            panel = static_text(tab, "#kind-panel")
+            doc = json.loads(p.read_text())
+            assert doc["body_digest"] in panel
+            for block in ("subject", "ledger", "witness", "proves", "does not prove"):
+                assert f"\n {block}\n" in panel
+            assert "\x1b" not in panel and HOSTILE_SHOWN in panel
+            assert tab.ledger_beside() == str(ledger)
+            await pilot.press("L")
+            await until(pilot, lambda: app.ledger_tabs(), "the ledger never opened")
+            assert Path(app.ledger_tabs()[0].path) == ledger
+    run(go())
+
+
+def test_portable_receipt_with_an_edited_check_is_broken(tmp_path):
+    p, ledger = portable_file(tmp_path)
+    doc = json.loads(p.read_text())
+    doc["checks"][0]["score"] = 2
+    p.write_text(json.dumps(doc, indent=1))
+    kc = oracle_portable(p, ledger)
+    assert kc.ok is False
+
+    async def go():
+        tab = KindTab(p, "portable-receipt", id="kind-1", check=kc)
+        async with showing(tab):
+            assert banner_of(tab).startswith(f" {verdict.BROKEN} ")
+            assert "body digest: mismatch" in banner_of(tab)
+    run(go())
+
+
+@pytest.mark.parametrize("faithful", [True, False], ids=["exact", "divergence"])
+def test_continuity_verdict_tab_shows_divergences_as_the_seal_tab(tmp_path, faithful):
+    p = verdict_file(tmp_path, faithful)
+    kc = oracle_verdict(p)
+    doc = json.loads(p.read_text())
+
+    async def go():
+        tab = KindTab(p, "continuity-verdict", id="kind-1", check=kc)
+        async with showing(tab):
+            b = banner_of(tab)
+            assert b.startswith(f" {kc.verdict} ") and "continuity verdict" in b
+            assert f"faithful: {'yes' if faithful else 'no'}" in b
+            panel = render_plain(tab.query_one("#kind-panel", Static).content)
+            if faithful:
+                assert "no divergence" in panel
+            else:
+                assert len(doc["divergences"]) == 3
+                for d in doc["divergences"]:
+                    assert d["id"] in panel
+                assert "wrong" in panel
+    run(go())
+
+
+def test_a_refused_continuity_verdict_is_not_drawn_as_a_verdict(tmp_path):
+    p = verdict_file(tmp_path, False)
+    doc = json.loads(p.read_text())
+    doc["faithful"] = True
+    p.write_text(json.dumps(doc))
+    kc = oracle_verdict(p)
+    assert kc.detail["loaded"] is False
+
+    async def go():
+        tab = KindTab(p, "continuity-verdict", id="kind-1", check=kc)
+        async with showing(tab):
+            assert banner_of(tab).startswith(f" {verdict.BROKEN} ")
+            panel = static_text(tab, "#kind-panel")
+            assert "not loaded" in panel and verdict.FAITHFUL not in panel
+    run(go())
