@@ -18,6 +18,7 @@ VERB_MODULES = (
     "sealscope.cmd_verify",
     "sealscope.cmd_watch",
     "sealscope.cmd_receipts",
+    "sealscope.cmd_check",
     "sealscope.cmd_continuity",
     "sealscope.cmd_harn",
     "sealscope.cmd_export",

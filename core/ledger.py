@@ -38,7 +38,8 @@ from sealscope.core.nesting import near_limit, read_declaration, read_row, read_
 RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
 
 __all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
-           "verify", "verify_bytes", "append", "authority", "declare_break", "chain_at", "tail_chain",
+           "verify", "verify_bytes", "append", "authority", "declare_break", "chain_at",
+           "tail_chain",
            "LedgerWriteError", "iter_rows", "WalkState", "Walked", "walk_span",
            "state_result", "Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
            "EARLIER_OR_ORDER", "UNDETERMINED"]
