@@ -62,13 +62,21 @@ SAMPLE_TABS = (
 )
 
 
-# The other evidence kinds (KINDS.md §12, as `kinds.classify` names them) and the tab
+# The other evidence kinds (KINDS.md §12, `kinds.classify`'s `check_kind`) and the tab
 # each opens in: a whole document in a kind tab, a pack or bundle (folder or zip) in a
 # unit tab, an AAT export in its own chain's tab, a call record as the ledger it is.
 KIND_TABS = {"receipt": "KindTab", "distill-receipt": "KindTab",
              "portable-receipt": "KindTab", "continuity-verdict": "KindTab",
              "evidence-pack": "UnitTab", "audit-bundle": "UnitTab", "aat-export": "AatTab",
              "call-record": "LedgerTab"}
+
+
+def own_tab(what: kinds.FileKind) -> str | None:
+    """The tab of another evidence kind a path opens in (`KIND_TABS`, by the
+    classifier's evidence kind `check_kind`), or None: a ledger, seal, harn file or
+    folder of ledgers opens as before (a call record is a ledger)."""
+    tab = KIND_TABS.get(what.check_kind or "")
+    return None if tab in (None, "LedgerTab") else tab
 
 
 class LedgerFirstPaint(FirstPaint):
@@ -148,7 +156,7 @@ class SealscopeApp(App[None]):
         self._held_keys: list[events.Key] = []
         if first_paint and self.paths:
             what = classify(self.paths[0])
-            if what.opens and what.kind == kinds.LEDGER:
+            if what.opens and what.kind == kinds.LEDGER and own_tab(what) is None:
                 title = Text(self.TITLE, end="")
                 title.append(f" — {self.SUB_TITLE}", "dim")
                 self.first_paint = LedgerFirstPaint(
@@ -227,7 +235,7 @@ class SealscopeApp(App[None]):
                 self.show_tab(have)
             return have
         what = classify(p)
-        if not what.opens and what.kind != kinds.FOLDER and what.kind not in KIND_TABS:
+        if not what.opens and what.kind != kinds.FOLDER and own_tab(what) is None:
             self.notify("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
                         title="not opened", markup=False, severity="error")
             return None
@@ -244,19 +252,20 @@ class SealscopeApp(App[None]):
     def _make_tab(self, what: kinds.FileKind) -> EvidenceTab:
         self._tab_seq += 1
         path = Path(what.path)
+        tab = own_tab(what)
+        kind = what.check_kind or ""
+        if tab == "KindTab":
+            return lazy.KindTab(path, kind, id=f"kind-{self._tab_seq}")
+        if tab == "UnitTab":
+            return lazy.UnitTab(path, kind, id=f"unit-{self._tab_seq}")
+        if tab == "AatTab":
+            return lazy.AatTab(path, id=f"aat-{self._tab_seq}")
         if what.kind == kinds.FOLDER:
             return lazy.FleetTab(path, id=f"fleet-{self._tab_seq}")
         if what.kind == kinds.SNAPSHOT:
             return lazy.SealTab(path, id=f"seal-{self._tab_seq}")
         if what.kind == kinds.HARN:
             return lazy.HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
-        tab = KIND_TABS.get(what.kind)
-        if tab == "KindTab":
-            return lazy.KindTab(path, what.kind, id=f"kind-{self._tab_seq}")
-        if tab == "UnitTab":
-            return lazy.UnitTab(path, what.kind, id=f"unit-{self._tab_seq}")
-        if tab == "AatTab":
-            return lazy.AatTab(path, id=f"aat-{self._tab_seq}")
         return lazy.LedgerTab(path, id=f"ledger-{self._tab_seq}")
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:

@@ -7,32 +7,28 @@ is the `file hashes` check of core's `KindCheck`, and the banner shows that word
 When core's result carries the members itself (`detail["members"]`, a list of
 `{name, listed, actual}`), that list is shown and nothing is read here.
 
-Reading never writes and never extracts: a folder's files are read through
-`lines.open_regular` (symlinks are listed, not followed); a zip's members are read in
-place with `zipfile`, each member's declared size and the total capped before a byte
-is read (`MAX_MEMBER`, `MAX_TOTAL`), so a zip bomb lists its members unread. A
-member that fails to read (a CRC error, a cut zip) is listed as unreadable.
+Reading is core's pack reader (`core.checks.zipread`): never a write, never an
+extraction, a folder's symlinks never followed out of it, a zip's entries streamed
+in place within its bounds. A zip it refuses (a bomb, traversal or duplicate names,
+a CRC failure) lists its entry names from the central directory, none read.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import stat as _stat
 import zipfile
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 
 from sealscope.core import lines as _lines
+from sealscope.core.checks import zipread as Z
 from sealscope.core.jsonio import loads
 
-__all__ = ["Member", "UnitView", "read_unit", "MAX_MEMBER", "MAX_TOTAL", "MAX_ROWS",
+__all__ = ["Member", "UnitView", "read_unit", "MAX_TOTAL", "MAX_ROWS",
            "MAX_MEMBERS", "aat_rows"]
 
-MAX_MEMBER = 256 << 20      # a member declared larger is not read
-MAX_TOTAL = 1 << 30         # members declared larger in total are not read at all
+MAX_TOTAL = 1 << 30         # an AAT export larger than this is not listed
 MAX_ROWS = 20_000           # ledger rows listed (the rest are counted, not shown)
 MAX_MEMBERS = 5_000         # members listed
-_CHUNK = 1 << 20
 _SKIP = ("manifest.json", "manifest.sha256")   # not listed in `files` by the format
 
 
@@ -54,18 +50,6 @@ class UnitView:
     rows_total: int = 0
     window: frozenset[int] = frozenset()
     errors: list[str] = field(default_factory=list)
-
-
-def _hash_stream(fh: IO[bytes], limit: int) -> str | None:
-    h, n = hashlib.sha256(), 0
-    while True:
-        chunk = fh.read(_CHUNK)
-        if not chunk:
-            return h.hexdigest()
-        n += len(chunk)
-        if n > limit:
-            return None
-        h.update(chunk)
 
 
 def _listed(manifest: Any) -> dict[str, str]:
@@ -110,127 +94,47 @@ def _window(data: bytes | None) -> frozenset[int]:
     return frozenset(out)
 
 
-# ------------------------------------------------------------------ folders
+# ------------------------------------------------------------------ members
 
-def _folder_files(root: str) -> list[tuple[str, str]]:
-    """(relative name, kind) of everything under `root`, symlinks not followed."""
-    out: list[tuple[str, str]] = []
-    stack = [""]
-    while stack and len(out) < MAX_MEMBERS:
-        rel = stack.pop()
-        try:
-            entries = sorted(os.scandir(os.path.join(root, rel)), key=lambda e: e.name)
-        except OSError:
-            continue
-        for e in entries:
-            name = f"{rel}/{e.name}" if rel else e.name
-            if e.is_symlink():
-                out.append((name, "symlink"))
-            elif e.is_dir(follow_symlinks=False):
-                stack.append(name)
-            else:
-                out.append((name, "file"))
-    return sorted(out)
-
-
-def _read_file(root: str, name: str, limit: int) -> bytes | None:
-    p = os.path.join(root, name)
+def _read(m: Z.Members, name: str) -> bytes | None:
     try:
-        if _stat.S_ISLNK(os.lstat(p).st_mode):
-            return None
-        with _lines.open_regular(p) as fh:
-            data = fh.read(limit + 1)
-    except OSError:
+        return m.read(name) if m.is_file(name) else None
+    except (OSError, ValueError, MemoryError):
         return None
-    return data if len(data) <= limit else None
 
 
-def _read_folder(root: str, view: UnitView) -> None:
-    manifest = _parse_json(_read_file(root, "manifest.json", MAX_MEMBER))
-    listed = _listed(manifest)
-    present = dict(_folder_files(root))
-    for name in sorted(set(listed) | {n for n in present if n not in _SKIP}):
-        kind = present.get(name)
+def _list(m: Z.Members, view: UnitView) -> None:
+    """Every member core's reader sees and every member the manifest lists."""
+    listed = _listed(_parse_json(_read(m, "manifest.json")))
+    names = m.names()[:MAX_MEMBERS]
+    for name in sorted(set(listed) | {n for n in names if n not in _SKIP}):
         actual, note = None, ""
-        if kind is None:
+        if name not in names:
             note = "missing"
-        elif kind == "symlink":
-            note = "a symlink: not followed"
+        elif not m.is_file(name):
+            note = "not a file of the unit (a link out of it, or in a subfolder)"
         else:
             try:
-                p = os.path.join(root, name)
-                if _stat.S_ISLNK(os.lstat(p).st_mode):
-                    raise OSError("a symlink")
-                with _lines.open_regular(p) as fh:
-                    actual = _hash_stream(fh, MAX_MEMBER)
-                if actual is None:
-                    note = "over the size read"
-            except OSError as e:
-                note = f"unreadable: {e.strerror or e}"
+                actual = m.sha256(name)
+            except (OSError, ValueError) as e:
+                note = f"unreadable: {e}"
         view.members.append(Member(name, listed.get(name), actual, note))
-    _rows(_read_file(root, "records.jsonl", MAX_MEMBER), view)
-    view.window = _window(_read_file(root, "window.jsonl", MAX_MEMBER))
+    _rows(_read(m, "records.jsonl"), view)
+    view.window = _window(_read(m, "window.jsonl"))
 
 
-# ------------------------------------------------------------------ zips
-
-def _read_zip(path: str, view: UnitView) -> None:
+def _refused_zip(path: str, refused: Z.ZipRefused, view: UnitView) -> None:
+    """A zip core's reader refused: its entry names from the central directory, no
+    entry read."""
+    view.errors.append(f"{refused.word}: {refused.reason}")
     try:
-        fh = _lines.open_regular(path)
-    except OSError as e:
-        view.errors.append(f"cannot read: {e.strerror or e}")
-        return
-    with fh:
-        try:
-            zf = zipfile.ZipFile(fh)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-            view.errors.append(f"not a readable zip: {type(e).__name__}")
-            return
-        with zf:
+        with _lines.open_regular(path) as fh, zipfile.ZipFile(fh) as zf:
             infos = zf.infolist()[:MAX_MEMBERS]
-            total = sum(i.file_size for i in infos)
-            bounded = total > MAX_TOTAL
-            if bounded:
-                view.errors.append(f"members declare {total:,} bytes in all: not read")
-            names = [i.filename for i in infos]
-            by_name: dict[str, zipfile.ZipInfo] = {}
-            for i in infos:
-                by_name.setdefault(i.filename, i)
-
-            def read(info: zipfile.ZipInfo | None) -> bytes | None:
-                if info is None or bounded or info.file_size > MAX_MEMBER:
-                    return None
-                try:
-                    with zf.open(info) as m:
-                        data = m.read(MAX_MEMBER + 1)
-                except (zipfile.BadZipFile, OSError, ValueError, EOFError,
-                        NotImplementedError, RuntimeError):
-                    return None
-                return data if len(data) <= MAX_MEMBER else None
-
-            listed = _listed(_parse_json(read(by_name.get("manifest.json"))))
-            seen: set[str] = set()
-            for name in names:
-                info = by_name[name]
-                twice = name in seen
-                seen.add(name)
-                if name in _SKIP and not twice:
-                    continue
-                actual, note = None, "named twice" if twice else ""
-                if not twice:
-                    if bounded or info.file_size > MAX_MEMBER:
-                        note = f"declares {info.file_size:,} bytes: not read"
-                    else:
-                        data = read(info)
-                        if data is None:
-                            note = "unreadable (CRC or a cut member)"
-                        else:
-                            actual = hashlib.sha256(data).hexdigest()
-                view.members.append(Member(name, listed.get(name), actual, note))
-            for name in sorted(set(listed) - set(names)):
-                view.members.append(Member(name, listed[name], None, "missing"))
-            _rows(read(by_name.get("records.jsonl")), view)
-            view.window = _window(read(by_name.get("window.jsonl")))
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError):
+        return
+    for i in infos:
+        view.members.append(Member(i.filename, None, None,
+                                   f"declares {i.file_size:,} bytes: not read"))
 
 
 def _given_members(detail: Any) -> list[Member] | None:
@@ -251,9 +155,16 @@ def read_unit(path: str, detail: Any = None) -> UnitView:
     view = UnitView()
     try:
         if os.path.isdir(path):
-            _read_folder(path, view)
+            _list(Z.FolderMembers(path), view)
         else:
-            _read_zip(path, view)
+            opened = Z.open_zip(path)
+            if isinstance(opened, Z.ZipRefused):
+                _refused_zip(path, opened, view)
+            else:
+                try:
+                    _list(opened, view)
+                finally:
+                    opened.close()
     except (OSError, ValueError, MemoryError, RecursionError) as e:
         view.errors.append(f"could not read: {type(e).__name__}")
     given = _given_members(detail)

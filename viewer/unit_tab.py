@@ -64,23 +64,28 @@ def row_prompt(line: int, obj: Any, mark: bool = False, bad: bool = False) -> Te
     return t
 
 
-def members_table(members: list[Member]) -> Table:
+def members_table(members: list[Member], listed: bool = True) -> Table:
     """Member · listed digest · actual digest · note (a digest that differs from the one
-    listed is drawn red; the word on it is the `file hashes` check's)."""
+    listed is drawn red; the word on it is the `file hashes` check's). `listed` False:
+    a unit whose manifest lists no digests (an audit bundle), the actual digest only."""
     t = Table(show_header=True, header_style="bold", box=None, expand=True,
               pad_edge=False, padding=(0, 1))
     t.add_column("member", no_wrap=True, overflow="ellipsis", min_width=12, ratio=1)
-    t.add_column("listed", no_wrap=True)
+    if listed:
+        t.add_column("listed", no_wrap=True)
     t.add_column("actual", no_wrap=True)
     t.add_column("", no_wrap=True, overflow="ellipsis", min_width=8)
     for m in members:
         differs = m.listed is not None and m.actual is not None and \
             m.listed.lower() != m.actual.lower()
-        style = "bold red" if differs or (m.listed is None and m.actual is not None) else ""
-        note = m.note or ("differs" if differs else
-                          "not listed" if m.listed is None else "")
-        t.add_row(Text(shown(m.name)), Text(_short_hex(m.listed)),
-                  Text(_short_hex(m.actual), style), Text(shown(note), style or "dim"))
+        unlisted = listed and m.listed is None and m.actual is not None
+        style = "bold red" if differs or unlisted else ""
+        note = m.note or ("differs" if differs else "not listed" if unlisted else "")
+        cells = [Text(shown(m.name))]
+        if listed:
+            cells.append(Text(_short_hex(m.listed)))
+        cells += [Text(_short_hex(m.actual), style), Text(shown(note), style or "dim")]
+        t.add_row(*cells)
     return t
 
 
@@ -176,7 +181,7 @@ class UnitTab(EvidenceTab):
             head.append(" " + shown(e) + "\n", "italic yellow")
         members = self.query_one("#unit-members", Static)
         if v.members:
-            members.update(Group(head, members_table(v.members)))
+            members.update(Group(head, members_table(v.members, self.kind == PACK)))
         else:
             members.update(head)
         rows = self.query_one("#unit-rows", OptionList)

@@ -189,7 +189,9 @@ def test_a_checker_that_is_not_there_or_raises_is_could_not_look_not_a_traceback
     p.write_text("{}")
     got = run_check(p, "no-such-kind")
     assert got.verdict == verdict.COULD_NOT_LOOK and got.ok is None
-    assert got.detail["error"]
+    assert got.detail.get("error") or got.detail.get("reason_word") == "unreadable"
+    gone = run_check(tmp_path / "gone.json", "receipt")
+    assert gone.verdict == verdict.COULD_NOT_LOOK and gone.ok is None
 
 
 # ------------------------------------------------------------------ receipt file
@@ -374,7 +376,11 @@ def test_a_hostile_zip_lists_its_members_unread_and_literally(tmp_path):
             b = banner_of(tab)
             assert b.startswith(f" {verdict.BROKEN} ") and HOSTILE_SHOWN in b
             assert "\x1b" not in b
-            assert {"../evil.txt", HOSTILE + ".txt", HOSTILE} <= {m.name for m in tab.view.members}
+            # core's reader refuses the zip: its entries are listed by name, none read
+            assert {m.name for m in tab.view.members} == \
+                {"../evil.txt", HOSTILE + ".txt", "manifest.json"}
+            assert all(m.actual is None and "not read" in m.note for m in tab.view.members)
+            assert tab.view.errors and tab.view.errors[0].startswith(verdict.BROKEN)
             console = Console(record=True, width=200, file=io.StringIO())
             console.print(members_table(tab.view.members))
             rendered = console.export_text()
@@ -669,3 +675,63 @@ def test_a_refused_continuity_verdict_is_not_drawn_as_a_verdict(tmp_path):
             panel = static_text(tab, "#kind-panel")
             assert "not loaded" in panel and verdict.FAITHFUL not in panel
     run(go())
+
+
+# ------------------------------------------------------------------ the app, with core's checkers
+
+def bundle(folder: Path) -> Path:
+    from arcaeon.prove.audit import export_bundle
+    out = folder / "bundle"
+    export_bundle(SAMPLES / "session.jsonl", out)
+    return out
+
+
+def oracle_bundle_word(path: Path) -> str:
+    from arcaeon.record.ledger import verify_file
+    ok = verify_file(path / "records.jsonl").ok
+    return verdict.kind_check(ok).verdict
+
+
+def _cases(tmp: Path) -> list[tuple[Path, type, str]]:
+    receipt = receipt_file(tmp)
+    drop = distill_file(tmp)
+    cite, ledger = portable_file(tmp)
+    exact = verdict_file(tmp, True)
+    div = verdict_file(tmp, False)
+    folder = pack(tmp)
+    (tmp / "z").mkdir()
+    zipped = pack(tmp / "z", zipped=True)
+    bun = bundle(tmp)
+    aat = aat_export(tmp)
+    return [(receipt, KindTab, oracle_receipt(receipt).verdict),
+            (drop, KindTab, oracle_distill(drop).verdict),
+            (cite, KindTab, oracle_portable(cite, ledger).verdict),
+            (exact, KindTab, oracle_verdict(exact).verdict),
+            (div, KindTab, oracle_verdict(div).verdict),
+            (folder, UnitTab, oracle_pack(folder).verdict),
+            (zipped, UnitTab, oracle_pack(zipped).verdict),
+            (bun, UnitTab, oracle_bundle_word(bun)),
+            (aat, AatTab, verdict.kind_check(oracle_aat(aat)["ok"]).verdict)]
+
+
+def test_the_app_opens_each_kind_by_the_classifier_in_its_tab_with_the_reference_word(
+        tmp_path):
+    cases = _cases(tmp_path)
+    words = {str(p): w for p, _t, w in cases}
+    assert words[str(tmp_path / "divergence.json")] == verdict.BROKEN
+    before = tree_digest(tmp_path)
+
+    async def go():
+        app = SealscopeApp([p for p, _t, _w in cases])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: len(app.panes()) == len(cases)
+                        and all(t.tab_verdict is not None for t in app.panes())
+                        and not any(w.is_running for w in app.workers),
+                        "the tabs never judged")
+            for (p, cls, word), tab in zip(cases, app.panes(), strict=True):
+                assert type(tab) is cls and tab.path == str(p)
+                assert tab.tab_verdict.verdict == word, p
+                assert banner_of(tab).startswith(f" {word} "), p
+                assert not app.ledger_tabs()
+    run(go())
+    assert tree_digest(tmp_path) == before
