@@ -107,7 +107,8 @@ def _list(m: Z.Members, view: UnitView) -> None:
     """Every member core's reader sees and every member the manifest lists."""
     listed = _listed(_parse_json(_read(m, "manifest.json")))
     names = m.names()[:MAX_MEMBERS]
-    for name in sorted(set(listed) | {n for n in names if n not in _SKIP}):
+    skip = _SKIP if listed else ()   # a unit listing no digests (a bundle) lists them all
+    for name in sorted(set(listed) | {n for n in names if n not in skip}):
         actual, note = None, ""
         if name not in names:
             note = "missing"

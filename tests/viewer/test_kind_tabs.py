@@ -682,7 +682,7 @@ def test_a_refused_continuity_verdict_is_not_drawn_as_a_verdict(tmp_path):
 def bundle(folder: Path) -> Path:
     from arcaeon.prove.audit import export_bundle
     out = folder / "bundle"
-    export_bundle(SAMPLES / "session.jsonl", out)
+    export_bundle(SAMPLES / "session.jsonl", out, generated_at="2026-03-02T00:00:00Z")
     return out
 
 
