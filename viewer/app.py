@@ -518,4 +518,7 @@ class SealscopeApp(App[None]):
             if info.kind == "compaction_receipt":
                 tab.open_held(info.line, pre=p)
                 return
+        front = self.current_tab()
+        if front is not None and front.dropped(p):
+            return
         await self.open_paths([p])

@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import events, work
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
@@ -352,15 +352,12 @@ class KindTab(EvidenceTab):
         self.held = check
         self.add_session(record, key=("recompute", line))
 
-    def on_paste(self, event: events.Paste) -> None:
+    def dropped(self, path: Path) -> bool:
         """A file dropped on a receipt file's tab is its held pre content."""
-        if self.kind != RECEIPT or self.app.screen is not self.app.screen_stack[0]:
-            return
-        p = lazy.pasted_path(event.text)
-        if p is None:
-            return
-        event.stop()
-        self.action_held(pre=p)
+        if self.kind != RECEIPT or not isinstance(self.doc, dict):
+            return False
+        self.action_held(pre=path)
+        return True
 
     # ------------------------------------------------------------------ its ledger
     def ledger_beside(self) -> str | None:

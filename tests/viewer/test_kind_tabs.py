@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
+from textual import events
 from textual.widgets import OptionList, Static, TabbedContent
 
 from sealscope.core import verdict
@@ -735,3 +736,96 @@ def test_the_app_opens_each_kind_by_the_classifier_in_its_tab_with_the_reference
                 assert not app.ledger_tabs()
     run(go())
     assert tree_digest(tmp_path) == before
+
+
+# ------------------------------------------------------------------ drop, keys, hostile fields
+
+def test_a_file_dropped_on_a_receipt_file_tab_is_its_held_pre_content(tmp_path):
+    p = receipt_file(tmp_path)
+
+    async def go():
+        app = SealscopeApp([p])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.panes() and app.panes()[0].tab_verdict is not None)
+            app.post_message(events.Paste(f"'{HELD / 'session-pre.jsonl'}'"))
+            await until(pilot, lambda: isinstance(app.screen, HeldContentScreen),
+                        "the drop never opened held content")
+            scr = app.screen
+            assert scr.pre_path == HELD / "session-pre.jsonl"
+            await until(pilot, lambda: scr.pre_items is not None, "pre never loaded")
+            assert len(app.panes()) == 1            # taken as content, not opened as a tab
+    run(go())
+
+
+def test_a_file_dropped_on_another_kind_tab_opens_in_its_own_tab(tmp_path):
+    p = aat_export(tmp_path)
+    other = receipt_file(tmp_path)
+
+    async def go():
+        app = SealscopeApp([p])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.panes() and app.panes()[0].tab_verdict is not None)
+            app.post_message(events.Paste(str(other)))
+            await until(pilot, lambda: len(app.panes()) == 2, "the drop never opened")
+            assert isinstance(app.panes()[1], KindTab)
+    run(go())
+
+
+def test_key_help_and_palette_entries_of_the_new_tabs(tmp_path):
+    receipt = receipt_file(tmp_path)
+    folder = pack(tmp_path)
+    aat = aat_export(tmp_path)
+
+    async def go():
+        app = SealscopeApp([receipt, folder, aat])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: len(app.panes()) == 3
+                        and all(t.tab_verdict is not None for t in app.panes()))
+            titles = {tab.path: {c.title for c in tab.commands()} for tab in app.panes()}
+            assert "Held content for this receipt" in titles[str(receipt)]
+            assert "Open records.jsonl as a ledger" in titles[str(folder)]
+            assert "Held content for this receipt" not in titles[str(folder)]
+            for tab in app.panes():
+                app.show_tab(tab)
+                await pilot.pause()
+                assert not app.check_action("export", ())   # no report of these kinds yet
+                await pilot.press("question_mark")
+                await until(pilot, lambda: app.screen is not app.screen_stack[0])
+                await pilot.press("escape")
+                await until(pilot, lambda: app.screen is app.screen_stack[0])
+    run(go())
+
+
+def test_hostile_strings_in_drops_members_and_rows_show_literally(tmp_path):
+    drop = distill_file(tmp_path)
+    doc = json.loads(drop.read_text())
+    doc["drops"][0]["path"] = HOSTILE             # not checked: still verifies
+    doc["drops"][0]["kind"] = HOSTILE
+    drop.write_text(json.dumps(doc))
+    folder = pack(tmp_path)
+    name = HOSTILE.replace("/", "_") + ".txt"     # a file name holds no slash
+    (folder / name).write_text("planted")
+    records = folder / "records.jsonl"
+    records.write_bytes(records.read_bytes() + json.dumps({"kind": HOSTILE}).encode() + b"\n")
+
+    async def go():
+        app = SealscopeApp([drop, folder])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: len(app.panes()) == 2
+                        and all(t.tab_verdict is not None for t in app.panes())
+                        and app.panes()[1].view is not None
+                        and not any(w.is_running for w in app.workers))
+            dtab, utab = app.panes()
+            assert dtab.tab_verdict.verdict == oracle_distill(drop).verdict
+            panel = static_text(dtab, "#kind-panel")
+            assert "\x1b" not in panel and panel.count(HOSTILE_SHOWN) >= 2
+            assert utab.tab_verdict.verdict == verdict.BROKEN == oracle_pack(folder).verdict
+            planted = next(m for m in utab.view.members if m.name == name)
+            assert planted.listed is None and planted.actual is not None
+            rendered = render_plain(members_table(utab.view.members))
+            assert "\x1b" not in rendered and "not listed" in rendered
+            assert HOSTILE_SHOWN.replace("/", "_") in rendered
+            rows = rows_of(utab, "#unit-rows")
+            assert "\x1b" not in rows[-1] and HOSTILE_SHOWN in rows[-1]
+            assert not rows[-1].startswith("▶")      # not a window row
+    run(go())
