@@ -7,6 +7,7 @@ VERIFIED that held within one ("VERIFIED · self-consistent, content not checked
 `--json`: one array, one object per PATH in argv order (KINDS.md §12). Exit: the worst
 over the PATHs (1 over 3 over 0); 2 for bad flags only. No network, no witness file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,11 @@ _REASON_WIDTH = 160
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="run each evidence file's own check, whatever its kind")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--artefacts", metavar="DIR",
-                   help="a folder of held things: artefacts, ledgers, stored verdicts")
+    p.add_argument(
+        "--artefacts",
+        metavar="DIR",
+        help="a folder of held things: artefacts, ledgers, stored verdicts",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run_check)
 

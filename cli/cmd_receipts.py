@@ -89,7 +89,7 @@ def _short(text: str, width: int) -> str:
 # --------------------------------------------------------------------------- receipts
 
 def run_receipts(args: argparse.Namespace) -> int:
-    from sealscope.core import held, lookup, receipt
+    from sealscope.core import held, receipt
 
     if args.pre == "-" and args.post == "-":
         error_line("receipts: standard input can feed --pre or --post, not both")
@@ -106,7 +106,7 @@ def run_receipts(args: argparse.Namespace) -> int:
             return _fail(args, f"receipts: --{side}: {e}")
     progress = progress_callback(f"receipts {_clean(args.ledger)}")
     try:
-        rows = [(line, row) for line, row in lookup.iter_receipt_rows(args.ledger, progress)
+        rows = [(line, row) for line, row in _receipt_rows(args.ledger, progress)
                 if args.line is None or line == args.line]
     except OSError as e:
         why = f"cannot read {args.ledger}: {_os_text(e)}"
@@ -142,6 +142,20 @@ def run_receipts(args: argparse.Namespace) -> int:
     else:
         _print_receipts(args, results, out.verdict, matched)
     return code
+
+
+def _receipt_rows(path: str, progress: Any) -> list[tuple[int, Any]]:
+    """The receipt rows of a ledger, or the one row of a stand-alone receipt file
+    (`core.kinds.identify`: kind `receipt`), numbered line 1. OSError when unreadable."""
+    from sealscope.core import kinds, lookup
+    from sealscope.core.checks import receipt_file
+
+    if kinds.identify(path).kind == kinds.RECEIPT:
+        try:
+            return [(1, receipt_file.read_receipt_file(path))]
+        except ValueError as e:
+            raise OSError(str(e)) from None
+    return list(lookup.iter_receipt_rows(path, progress))
 
 
 def held_matches(rows: list[tuple[int, Any]], contents: dict[str, Any]) -> set[int] | None:

@@ -65,6 +65,7 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     elif store:
         checks.append(witness.verify_against_witness(store, ns or "", path, local=res))
         doc["witness"] = checks[-1].to_dict()
+        doc["since_pin"] = witness.since_pin(path, store, ns or "")
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
     names = ["pin"] if pin is not None else ["witness"] if store else []
@@ -148,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     policy = {"verb": "verify", "strict": args.strict,
               "checks": ["chain"] + (["pin"] if pin is not None else [])
               + (["witness"] if args.witness else [])}
+    _other_kind_notes(args.ledgers)
     human = "\n".join(human_line(path, r[0], r[3])
                       for path, r in zip(args.ledgers, results, strict=True))
     if len(results) > 1:
@@ -165,6 +167,19 @@ def run(args: argparse.Namespace) -> int:
         return code
     print(human)
     return code
+
+
+def _other_kind_notes(paths: list[str]) -> None:
+    """One stderr line per file `check` would classify as another kind than a ledger
+    (CLI.md): verify's own answer is unchanged, this only names the kind's own check."""
+    from sealscope.core import kinds
+    from sealscope.core.sanitize import clean
+
+    for p in paths:
+        kind = kinds.identify(p).kind
+        if kind is not None and kind != kinds.LEDGER:
+            sys.stderr.write(f"note: {clean(p)} looks like {kind}; its own check is "
+                             f"`sealscope check {clean(p)}`\n")
 
 
 def _count_line(docs: list[dict]) -> str:

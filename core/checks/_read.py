@@ -2,6 +2,7 @@
 file's bytes through `lines.open_regular` (never a FIFO or device), strict UTF-8,
 Python parse (duplicate keys: last wins). Shared by the checkers of receipt files,
 distill receipts, portable receipts and continuity verdicts."""
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ from sealscope.core.jsonio import loads as _loads
 
 __all__ = ["DOCUMENT_LIMIT", "NotADocument", "read_document", "none_result"]
 
-DOCUMENT_LIMIT = 256 << 20   # a whole-document evidence file is read whole up to this
+DOCUMENT_LIMIT = 256 << 20  # a whole-document evidence file is read whole up to this
 
 
 class NotADocument(ValueError):
@@ -29,7 +30,7 @@ def read_document(path: str | os.PathLike[str]) -> tuple[str, Any]:
     try:
         text = data.decode("utf-8")
         return text, _loads(text)
-    except ValueError as e:   # UnicodeDecodeError is a ValueError
+    except ValueError as e:  # UnicodeDecodeError is a ValueError
         raise NotADocument(str(e)) from None
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from typing import Any
 from urllib.parse import quote
 
@@ -39,7 +40,7 @@ from sealscope.core.digest import digest_json
 from sealscope.core.checks.result import CheckContext, KindCheck
 
 __all__ = ["KIND", "JcsError", "jcs", "ecma_number", "verify_aat_bytes", "record_of",
-           "export_lines", "check"]
+           "export_lines", "check", "unit_subjects"]
 
 KIND = "aat-export"
 
@@ -336,3 +337,13 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     return KindCheck(
         path=path, kind=KIND, ok=ok, detail=res, bound=bound, reason=str(res.get("finding", ""))
     )
+
+
+def unit_subjects(path: str) -> list[tuple[str, str]]:
+    """The VSA subject of an AAT export: the file itself, `(name, sha256)`. Raises
+    OSError when it cannot be read."""
+    h = hashlib.sha256()
+    with _lines.open_regular(path) as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return [(os.path.basename(path), h.hexdigest())]

@@ -18,6 +18,7 @@ UTF-8 JSON, canonicalised; a file that does not parse cannot match). A usable
 alone: `match` or `mismatch`; otherwise any file of the folder with that digest is a
 `match`, none `not_held` — as is everything with no folder. No URL is ever fetched.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,15 +35,21 @@ __all__ = ["verify_artefact", "held_state", "row_entry", "NOT_HELD_BOUND"]
 NOT_HELD_BOUND = "artefact not held"
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _RECIPES = {"raw-bytes": ("v1",), "json-c14n": ("v1",)}
-_HELD_LIMIT = 256 << 20   # a held artefact larger than this is not read (cannot match)
+_HELD_LIMIT = 256 << 20  # a held artefact larger than this is not read (cannot match)
 
 
 def verify_artefact(artefact: Any) -> dict[str, Any]:
     """The offline leg: `{"verdict", "digest_ok", "reason", "recipe", "refetch",
     "notes"}` (rules in the module docstring). Never raises."""
     notes: list[str] = []
-    out: dict[str, Any] = {"verdict": None, "digest_ok": False, "reason": None,
-                           "recipe": None, "refetch": "skipped", "notes": notes}
+    out: dict[str, Any] = {
+        "verdict": None,
+        "digest_ok": False,
+        "reason": None,
+        "recipe": None,
+        "refetch": "skipped",
+        "notes": notes,
+    }
 
     def fail(reason: str, note: str) -> dict[str, Any]:
         out["reason"] = out["verdict"] = reason
@@ -50,8 +57,9 @@ def verify_artefact(artefact: Any) -> dict[str, Any]:
         return out
 
     if not isinstance(artefact, dict):
-        return fail("malformed_digest", f"artefact must be an object, got "
-                                        f"{type(artefact).__name__}")
+        return fail(
+            "malformed_digest", f"artefact must be an object, got {type(artefact).__name__}"
+        )
     ds = artefact.get("digest")
     if "digest" not in artefact or not isinstance(ds, str) or len(ds.split(":")) != 4:
         return fail("malformed_digest", "unparseable artefact digest")
@@ -62,8 +70,7 @@ def verify_artefact(artefact: Any) -> dict[str, Any]:
     if recipe not in _RECIPES:
         return fail("unknown_recipe", f"unknown recipe {recipe!r}")
     if ver not in _RECIPES[recipe]:
-        return fail("unknown_recipe_version", f"recipe {recipe} version {ver} is not "
-                                              "reproducible")
+        return fail("unknown_recipe_version", f"recipe {recipe} version {ver} is not reproducible")
     if len(hexd) != 64 or not _HEX.match(hexd):
         return fail("malformed_digest", "digest hex is not 64 hex characters for sha256")
     subj = artefact.get("subject")
@@ -76,8 +83,10 @@ def verify_artefact(artefact: Any) -> dict[str, Any]:
     if sh is not None and not isinstance(sh, str):
         return fail("malformed_digest", "subject.digest.sha256 is not a string")
     if sh is not None and sh.casefold() != hexd.casefold():
-        return fail("subject_digest_mismatch",
-                    "subject.digest.sha256 does not match the digest string's hex")
+        return fail(
+            "subject_digest_mismatch",
+            "subject.digest.sha256 does not match the digest string's hex",
+        )
     out["digest_ok"] = True
     out["verdict"] = "digest_consistent"
     return out
@@ -135,11 +144,17 @@ def row_entry(line: int, artefact: dict[str, Any], folder: str | None) -> dict[s
     res = verify_artefact(artefact)
     held = held_state(artefact, folder) if res["digest_ok"] else "not_held"
     ok = bool(res["digest_ok"])
-    word = (_verdict.BROKEN if not ok or held == "mismatch" else _verdict.VERIFIED)
+    word = _verdict.BROKEN if not ok or held == "mismatch" else _verdict.VERIFIED
     subject = artefact.get("subject")
-    return {"line": line, "check": "artefact", "ok": ok, "verdict": word,
-            "artefact_verdict": res["verdict"], "reason": res["reason"], "held": held,
-            "digest": artefact.get("digest"),
-            "name": subject.get("name") if isinstance(subject, dict) else None,
-            "bound": NOT_HELD_BOUND if word == _verdict.VERIFIED and held == "not_held"
-            else ""}
+    return {
+        "line": line,
+        "check": "artefact",
+        "ok": ok,
+        "verdict": word,
+        "artefact_verdict": res["verdict"],
+        "reason": res["reason"],
+        "held": held,
+        "digest": artefact.get("digest"),
+        "name": subject.get("name") if isinstance(subject, dict) else None,
+        "bound": NOT_HELD_BOUND if word == _verdict.VERIFIED and held == "not_held" else "",
+    }

@@ -27,7 +27,7 @@ from sealscope.core import verdict as _verdict
 from sealscope.core.checks import zipread as Z
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["KIND", "NOT_COVERED", "check"]
+__all__ = ["KIND", "NOT_COVERED", "check", "unit_subjects"]
 
 KIND = "audit-bundle"
 RECORDS = "records.jsonl"
@@ -86,3 +86,16 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         bound=BOUND if vr.ok else "",
         reason=vr.reason(),
     )
+
+
+def unit_subjects(path: str) -> list[tuple[str, str]]:
+    """The VSA subjects of a bundle folder: each of its files (subfolders included,
+    links out of the folder left out), `(name, sha256)` in name order. Raises OSError
+    when the folder cannot be read."""
+    m = Z.FolderMembers(path)
+    out = []
+    for name in m.names():
+        real = m.inside(name)
+        if real is not None:
+            out.append((name, Z.file_sha256(real)))
+    return out

@@ -16,6 +16,7 @@ separators=(",", ":"), default=str)` — ASCII-escaped, not json-c14n (quirk 49)
 (`match` VERIFIED, else `mismatch` BROKEN); `args` null or absent (the writer leaves
 out a dump over 4096 characters) is `not_inline`, COULD NOT LOOK.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,14 +40,15 @@ def verify_call_record(path: str) -> dict[str, Any]:
     when the file cannot be read."""
     prev: Any = GENESIS
     rows = 0
-    with io.TextIOWrapper(_lines.open_regular(path), encoding="utf-8",
-                          errors="surrogatepass") as fh:
+    with io.TextIOWrapper(
+        _lines.open_regular(path), encoding="utf-8", errors="surrogatepass"
+    ) as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-            except ValueError:   # RecursionError propagates: the reference raises it too
+            except ValueError:  # RecursionError propagates: the reference raises it too
                 return {"ok": False, "rows": rows, "first_break": n, "note": "unparseable line"}
             if not isinstance(row, dict) or row.get("chain") != link(prev, row):
                 return {"ok": False, "rows": rows, "first_break": n, "note": "chain mismatch"}
@@ -76,10 +78,18 @@ def row_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
         digest, size = args_digest(args)
     except (ValueError, TypeError, RecursionError):
         digest, size = None, None
-    ok = digest is not None and digest == row.get("args_digest") \
-        and type(row.get("args_bytes")) is int and size == row.get("args_bytes")
-    return {**base, "ok": ok, "verdict": _verdict.VERIFIED if ok else _verdict.BROKEN,
-            "args": "match" if ok else "mismatch"}
+    ok = (
+        digest is not None
+        and digest == row.get("args_digest")
+        and type(row.get("args_bytes")) is int
+        and size == row.get("args_bytes")
+    )
+    return {
+        **base,
+        "ok": ok,
+        "verdict": _verdict.VERIFIED if ok else _verdict.BROKEN,
+        "args": "match" if ok else "mismatch",
+    }
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
@@ -89,12 +99,21 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     try:
         rec = verify_call_record(path)
     except UnicodeDecodeError:
-        return KindCheck(path, KIND, None, {"error": "UnicodeDecodeError"},
-                         reason="not UTF-8 (the reference's call-record verifier raises "
-                                "UnicodeDecodeError)")
+        return KindCheck(
+            path,
+            KIND,
+            None,
+            {"error": "UnicodeDecodeError"},
+            reason="not UTF-8 (the reference's call-record verifier raises UnicodeDecodeError)",
+        )
     except OSError as e:
-        return KindCheck(path, None, None, {"reason_word": "unreadable"},
-                         reason=f"cannot read {path}: {e.strerror or e}")
+        return KindCheck(
+            path,
+            None,
+            None,
+            {"reason_word": "unreadable"},
+            reason=f"cannot read {path}: {e.strerror or e}",
+        )
     entries = rows_checked(path, ctx, calls_only=True)
     if rec["ok"] is False:
         chain_word = _verdict.BROKEN
@@ -109,8 +128,14 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         reason = "no call rows"
     else:
         reason = _entries_reason(entries) or f"{rec['rows']} call row(s) chained"
-    return KindCheck(path, KIND, rec["ok"], {"call_record": rec, "rows_checked": entries},
-                     word=word, reason=reason)
+    return KindCheck(
+        path,
+        KIND,
+        rec["ok"],
+        {"call_record": rec, "rows_checked": entries},
+        word=word,
+        reason=reason,
+    )
 
 
 def _entries_reason(entries: list[dict[str, Any]]) -> str:
@@ -118,5 +143,6 @@ def _entries_reason(entries: list[dict[str, Any]]) -> str:
     if not bad:
         return ""
     e = bad[0]
-    return f"line {e['line']}: args {e['args']}" + (f" (+{len(bad) - 1} more)"
-                                                    if len(bad) > 1 else "")
+    return f"line {e['line']}: args {e['args']}" + (
+        f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
+    )

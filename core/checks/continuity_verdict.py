@@ -21,6 +21,7 @@ verdict in `--artefacts DIR`) whose recomputed digest equals its `verdict_digest
 then must repeat that verdict's envelope and divergence count (`matched` VERIFIED,
 `mismatch` BROKEN); unmatched it COULD NOT LOOK.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,19 +34,28 @@ from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.continuity.continuation import VERDICT_COMPARISONS, ContinuationVerdict
 from sealscope.core.continuity.schema import VERDICT_SCHEMA
 
-__all__ = ["Refused", "UnsupportedVerdictVersion", "load_verdict", "check", "HeldVerdict",
-           "held_verdicts", "row_entry"]
+__all__ = [
+    "Refused",
+    "UnsupportedVerdictVersion",
+    "load_verdict",
+    "check",
+    "HeldVerdict",
+    "held_verdicts",
+    "row_entry",
+]
 
 KIND = "continuity-verdict"
 
 
 class Refused(ValueError):
     """The loader refused the verdict; `name` is the reference's exception class."""
+
     name = "ValueError"
 
 
 class UnsupportedVerdictVersion(Refused):
     """A verdict the reference loader cannot honestly evaluate (its own class name)."""
+
     name = "UnsupportedVerdictVersion"
 
 
@@ -55,8 +65,7 @@ def _contradiction(text: str) -> UnsupportedVerdictVersion:
 
 def _check_fields(d: dict[str, Any]) -> tuple[Any, bool, list[Any]]:
     if d.get("schema") != VERDICT_SCHEMA:
-        raise _contradiction(f"stored verdict schema {d.get('schema')!r} is not "
-                             f"{VERDICT_SCHEMA!r}")
+        raise _contradiction(f"stored verdict schema {d.get('schema')!r} is not {VERDICT_SCHEMA!r}")
     for key in ("faithful", "valid", "divergences", "receipt"):
         if key not in d:
             raise Refused(f"malformed verdict: missing field {key!r}")
@@ -115,24 +124,33 @@ def load_verdict(d: Any) -> ContinuationVerdict:
     elif not isinstance(faithful, bool):
         raise _contradiction("faithful=None but no comparison tag")
     elif faithful:
-        raise _contradiction("legacy faithful=True refused: no paired snapshot to "
-                             "re-derive the manifest-fidelity leg")
+        raise _contradiction(
+            "legacy faithful=True refused: no paired snapshot to "
+            "re-derive the manifest-fidelity leg"
+        )
     else:
         comparison = "divergence" if valid else None
     v = ContinuationVerdict(
-        schema=d["schema"], faithful=faithful, valid=valid, divergences=tuple(divs),
+        schema=d["schema"],
+        faithful=faithful,
+        valid=valid,
+        divergences=tuple(divs),
         receipt=d["receipt"] if isinstance(d["receipt"], dict) else {},
-        notes=tuple(d.get("notes") or ()), comparison=comparison,
-        manifest_digest=d.get("manifest_digest"), probe_set_digest=d.get("probe_set_digest"),
-        policy=d.get("policy"))
+        notes=tuple(d.get("notes") or ()),
+        comparison=comparison,
+        manifest_digest=d.get("manifest_digest"),
+        probe_set_digest=d.get("probe_set_digest"),
+        policy=d.get("policy"),
+    )
     claimed = d.get("verdict_digest")
     try:
         recomputed = v.verdict_digest
     except (ValueError, TypeError) as e:
         raise Refused(f"the envelope cannot be canonicalised: {e}") from None
     if claimed is not None and recomputed != claimed:
-        raise _contradiction(f"verdict_digest does not reproduce (claims {claimed}, "
-                             f"content digests to {recomputed})")
+        raise _contradiction(
+            f"verdict_digest does not reproduce (claims {claimed}, content digests to {recomputed})"
+        )
     return v
 
 
@@ -145,23 +163,40 @@ def check_value(path: str, d: Any) -> KindCheck:
     try:
         v = load_verdict(d)
     except Refused as e:
-        return KindCheck(path, KIND, False, {"loaded": False, "error": e.name,
-                                             "verdict_digest": None, "refusal": str(e)},
-                         reason=str(e))
+        return KindCheck(
+            path,
+            KIND,
+            False,
+            {"loaded": False, "error": e.name, "verdict_digest": None, "refusal": str(e)},
+            reason=str(e),
+        )
     out = _verdict.continuation(v)
     word = {_verdict.HELD: _verdict.VERIFIED, _verdict.WRONG: _verdict.BROKEN}.get(
-        out.exit_code, _verdict.COULD_NOT_LOOK)
-    detail = {"loaded": True, "error": None, "faithful": v.faithful, "valid": v.valid,
-              "comparison": v.comparison, "verdict_digest": v.verdict_digest,
-              "finding": out.verdict, "divergences": [dict(x) for x in v.divergences],
-              "manifest_digest": v.manifest_digest, "probe_set_digest": v.probe_set_digest,
-              "policy": v.policy}
-    reason = {"exact_match": "faithful (exact match)",
-              "containment_only": "containment only (loose scoring): not an exact "
-                                  "restatement"}.get(v.comparison or "", "")
+        out.exit_code, _verdict.COULD_NOT_LOOK
+    )
+    detail = {
+        "loaded": True,
+        "error": None,
+        "faithful": v.faithful,
+        "valid": v.valid,
+        "comparison": v.comparison,
+        "verdict_digest": v.verdict_digest,
+        "finding": out.verdict,
+        "divergences": [dict(x) for x in v.divergences],
+        "manifest_digest": v.manifest_digest,
+        "probe_set_digest": v.probe_set_digest,
+        "policy": v.policy,
+    }
+    reason = {
+        "exact_match": "faithful (exact match)",
+        "containment_only": "containment only (loose scoring): not an exact restatement",
+    }.get(v.comparison or "", "")
     if not reason:
-        reason = (f"divergence: {len(v.divergences)} recorded" if v.valid
-                  else "the comparison itself is invalid")
+        reason = (
+            f"divergence: {len(v.divergences)} recorded"
+            if v.valid
+            else "the comparison itself is invalid"
+        )
     return KindCheck(path, KIND, True, detail, word=word, bound=_bound(d, v), reason=reason)
 
 
@@ -170,16 +205,19 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     try:
         _text, d = read_document(path)
     except (OSError, NotADocument) as e:
-        return KindCheck(path, None, None, {"reason_word": "unreadable"},
-                         reason=f"cannot read the verdict: {e}")
+        return KindCheck(
+            path, None, None, {"reason_word": "unreadable"}, reason=f"cannot read the verdict: {e}"
+        )
     return check_value(path, d)
 
 
 # ----------------------------------------------------------------------- rows
 
+
 @dataclass(frozen=True)
 class HeldVerdict:
     """A held verdict that loaded with a recomputed digest, and where it came from."""
+
     path: str
     verdict: ContinuationVerdict
     digest: str
@@ -206,8 +244,7 @@ def held_verdicts(ctx: CheckContext) -> list[HeldVerdict]:
             names = []
         for name in names:
             full = os.path.join(ctx.artefacts, name)
-            if name.lower().endswith(".json") and os.path.isfile(full) \
-                    and _names_verdict(full):
+            if name.lower().endswith(".json") and os.path.isfile(full) and _names_verdict(full):
                 paths.append(full)
     return [h for h in map(_held_one, paths) if h is not None]
 
@@ -240,15 +277,25 @@ def row_entry(line: int, row: dict[str, Any], held: list[HeldVerdict]) -> dict[s
     claimed = row.get("verdict_digest")
     match = next((h for h in held if claimed is not None and h.digest == claimed), None)
     if match is None:
-        return {"line": line, "check": "continuity-verify", "ok": None,
-                "verdict": _verdict.COULD_NOT_LOOK, "match": "unmatched",
-                "note": "no held verdict has this verdict_digest"}
+        return {
+            "line": line,
+            "check": "continuity-verify",
+            "ok": None,
+            "verdict": _verdict.COULD_NOT_LOOK,
+            "match": "unmatched",
+            "note": "no held verdict has this verdict_digest",
+        }
     v = match.verdict.to_dict()
     differs = [k for k in _ENVELOPE if not _same(row.get(k), v.get(k))]
     if not _same(row.get("n_divergences"), len(match.verdict.divergences)):
         differs.append("n_divergences")
     ok = not differs
-    return {"line": line, "check": "continuity-verify", "ok": ok,
-            "verdict": _verdict.VERIFIED if ok else _verdict.BROKEN,
-            "match": "matched" if ok else "mismatch", "verdict_file": match.path,
-            "differs": differs}
+    return {
+        "line": line,
+        "check": "continuity-verify",
+        "ok": ok,
+        "verdict": _verdict.VERIFIED if ok else _verdict.BROKEN,
+        "match": "matched" if ok else "mismatch",
+        "verdict_file": match.path,
+        "differs": differs,
+    }

@@ -11,6 +11,7 @@ byte and drop count a non-negative integer (booleans refused), and `truncated` t
 exactly when there are drops. Nothing binds a digest to content: the input is never
 carried, so a VERIFIED here is structural only, and says so.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,14 +27,20 @@ KIND = "distill-receipt"
 SCHEMA = "arcaeon-distill:receipt:v1"
 BOUND = "structural only, no digest bound to content"
 _BODY = re.compile(r"\A[0-9a-f]{64}\Z")
-_SCOPE_NOTE = ("scope=structural_only: shape and digest form only; the drops are not "
-               "re-derived and no digest is bound to content")
+_SCOPE_NOTE = (
+    "scope=structural_only: shape and digest form only; the drops are not "
+    "re-derived and no digest is bound to content"
+)
 
 
 def _well_formed(d: Any) -> bool:
     parts = d.split(":") if isinstance(d, str) else []
-    return len(parts) == 4 and all(parts) and parts[0] == "sha256" \
+    return (
+        len(parts) == 4
+        and all(parts)
+        and parts[0] == "sha256"
         and _BODY.match(parts[3]) is not None
+    )
 
 
 def _count(n: Any) -> bool:
@@ -56,12 +63,15 @@ def verify_drop_receipt(receipt: Any) -> dict[str, Any]:
         if key not in row:
             notes.append(f"malformed receipt: missing {key!r}")
             return malformed
-    full, distilled, drops, truncated = (row["full"], row["distilled"], row["drops"],
-                                         row["truncated"])
+    full, distilled, drops, truncated = (
+        row["full"],
+        row["distilled"],
+        row["drops"],
+        row["truncated"],
+    )
     for label, obj in (("full", full), ("distilled", distilled)):
         if not isinstance(obj, dict):
-            notes.append(f"malformed receipt: {label} must be an object, got "
-                         f"{type(obj).__name__}")
+            notes.append(f"malformed receipt: {label} must be an object, got {type(obj).__name__}")
             return malformed
     if not isinstance(drops, list) or not all(isinstance(d, dict) for d in drops):
         notes.append("malformed receipt: drops must be a list of objects")
@@ -82,8 +92,10 @@ def verify_drop_receipt(receipt: Any) -> dict[str, Any]:
             notes.append(f"{label} must be a non-negative integer")
     if bool(drops) != bool(truncated):
         ok = False
-        notes.append(f"truncated={truncated!r} disagrees with drops "
-                     f"({'non-empty' if drops else 'empty'}) — receipt is inconsistent")
+        notes.append(
+            f"truncated={truncated!r} disagrees with drops "
+            f"({'non-empty' if drops else 'empty'}) — receipt is inconsistent"
+        )
     if ok:
         notes.append("self-consistent")
     notes.append(_SCOPE_NOTE)
@@ -94,8 +106,11 @@ def _is_cli_document(value: Any) -> bool:
     """`arcaeon distill`'s stdout (the distilled content plus the receipt member):
     an object that is not itself a distill receipt by its schema (KINDS.md §1, 6b)."""
     schema = value.get("schema") if isinstance(value, dict) else None
-    return isinstance(value, dict) and isinstance(value.get("receipt"), dict) \
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("receipt"), dict)
         and not (isinstance(schema, str) and schema.startswith("arcaeon-distill:receipt:"))
+    )
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
@@ -103,8 +118,9 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     try:
         _text, value = read_document(path)
     except (OSError, NotADocument) as e:
-        return KindCheck(path, None, None, {"reason_word": "unreadable"},
-                         reason=f"cannot read the receipt: {e}")
+        return KindCheck(
+            path, None, None, {"reason_word": "unreadable"}, reason=f"cannot read the receipt: {e}"
+        )
     source = "receipt member" if _is_cli_document(value) else "document"
     receipt = value["receipt"] if source == "receipt member" else value
     res = verify_drop_receipt(receipt)
@@ -114,7 +130,9 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         detail["drops"] = drops if isinstance(drops, list) else []
         detail["truncated"] = receipt.get("truncated")
         detail["strategy"] = receipt.get("strategy")
-    reason = "" if res["ok"] else next(
-        (n for n in res["notes"] if not n.startswith("scope=")), "inconsistent")
-    return KindCheck(path, KIND, res["ok"], detail,
-                     bound=BOUND if res["ok"] else "", reason=reason)
+    reason = (
+        ""
+        if res["ok"]
+        else next((n for n in res["notes"] if not n.startswith("scope=")), "inconsistent")
+    )
+    return KindCheck(path, KIND, res["ok"], detail, bound=BOUND if res["ok"] else "", reason=reason)

@@ -11,6 +11,7 @@ with `args_digest`). A row's checks run whether or not the chain holds at it. Th
 `ok` is the chain's; its word the worst of the chain's and every entry's (BROKEN over
 COULD NOT LOOK over VERIFIED).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -41,25 +42,44 @@ def _receipt_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
     res = _receipt.verify_receipt(row)
     base = {"line": line, "check": "compaction-receipt"}
     if raised(row, res):
-        return {**base, "ok": None, "verdict": _verdict.COULD_NOT_LOOK,
-                "self_consistent": None, "schema": res.schema, "verified_scope": None,
-                "error": "ValueError"}
-    return {**base, "ok": res.ok, "verdict": _verdict.VERIFIED if res.ok else _verdict.BROKEN,
-            "self_consistent": res.self_consistent, "schema": res.schema,
-            "verified_scope": res.verified_scope,
-            "note": "" if res.ok else (res.notes[0] if res.notes else "")}
+        return {
+            **base,
+            "ok": None,
+            "verdict": _verdict.COULD_NOT_LOOK,
+            "self_consistent": None,
+            "schema": res.schema,
+            "verified_scope": None,
+            "error": "ValueError",
+        }
+    return {
+        **base,
+        "ok": res.ok,
+        "verdict": _verdict.VERIFIED if res.ok else _verdict.BROKEN,
+        "self_consistent": res.self_consistent,
+        "schema": res.schema,
+        "verified_scope": res.verified_scope,
+        "note": "" if res.ok else (res.notes[0] if res.notes else ""),
+    }
 
 
 def _distill_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
     res = _distill.verify_drop_receipt(row)
-    return {"line": line, "check": "distill-receipt", "ok": res["ok"],
-            "verdict": _verdict.VERIFIED if res["ok"] else _verdict.BROKEN,
-            "verified_scope": res["verified_scope"]}
+    return {
+        "line": line,
+        "check": "distill-receipt",
+        "ok": res["ok"],
+        "verdict": _verdict.VERIFIED if res["ok"] else _verdict.BROKEN,
+        "verified_scope": res["verified_scope"],
+    }
 
 
-def row_entries(line: int, row: Any, ctx: CheckContext,
-                held: list[_cv.HeldVerdict] | None = None,
-                calls_only: bool = False) -> list[dict[str, Any]]:
+def row_entries(
+    line: int,
+    row: Any,
+    ctx: CheckContext,
+    held: list[_cv.HeldVerdict] | None = None,
+    calls_only: bool = False,
+) -> list[dict[str, Any]]:
     """Every `rows_checked` entry of one parsed row, in KINDS.md §11.2's order."""
     if not isinstance(row, dict):
         return []
@@ -71,8 +91,9 @@ def row_entries(line: int, row: Any, ctx: CheckContext,
         if kind == "distill_receipt":
             out.append(_distill_entry(line, row))
         if kind == "continuity_verify":
-            out.append(_cv.row_entry(line, row, held if held is not None
-                                     else _cv.held_verdicts(ctx)))
+            out.append(
+                _cv.row_entry(line, row, held if held is not None else _cv.held_verdicts(ctx))
+            )
         if isinstance(row.get("artefact"), dict):
             out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts))
     if _calls.is_call_row(row):
@@ -80,15 +101,18 @@ def row_entries(line: int, row: Any, ctx: CheckContext,
     return out
 
 
-def rows_checked(path: str, ctx: CheckContext, *, calls_only: bool = False
-                 ) -> list[dict[str, Any]]:
+def rows_checked(path: str, ctx: CheckContext, *, calls_only: bool = False) -> list[dict[str, Any]]:
     """Every `rows_checked` entry of a ledger or call record, in line order. OSError
     when the file cannot be read."""
     held: list[_cv.HeldVerdict] | None = None
     out: list[dict[str, Any]] = []
     for line, row in _ledger.iter_rows(path):
-        if not calls_only and held is None and isinstance(row, dict) \
-                and row.get("kind") == "continuity_verify":
+        if (
+            not calls_only
+            and held is None
+            and isinstance(row, dict)
+            and row.get("kind") == "continuity_verify"
+        ):
             held = _cv.held_verdicts(ctx)
         out.extend(row_entries(line, row, ctx, held, calls_only))
     return out
@@ -139,8 +163,9 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     detail: dict[str, Any] = res.to_dict()
     if res.unreadable:
         detail["rows_checked"] = []
-        return KindCheck(path, KIND, res.ok, detail, word=_verdict.COULD_NOT_LOOK,
-                         reason=res.reason())
+        return KindCheck(
+            path, KIND, res.ok, detail, word=_verdict.COULD_NOT_LOOK, reason=res.reason()
+        )
     try:
         entries = rows_checked(path, ctx)
     except OSError as e:
@@ -148,6 +173,12 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         detail["rows_error"] = e.strerror or type(e).__name__
     detail["rows_checked"] = entries
     word = worst_word([res.verdict, *(e["verdict"] for e in entries)])
-    return KindCheck(path, KIND, res.ok, detail, word=word,
-                     bound=bound_of(res, entries) if word == _verdict.VERIFIED else "",
-                     reason=_reason(res, entries))
+    return KindCheck(
+        path,
+        KIND,
+        res.ok,
+        detail,
+        word=word,
+        bound=bound_of(res, entries) if word == _verdict.VERIFIED else "",
+        reason=_reason(res, entries),
+    )

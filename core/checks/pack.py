@@ -38,7 +38,8 @@ from sealscope.core.checks import zipread as Z
 from sealscope.core.checks.aat import export_lines, verify_aat_bytes
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["KIND", "CHECKS", "verify_members", "verify_pack", "check", "unit_subjects"]
+__all__ = ["KIND", "CHECKS", "verify_members", "members", "verify_pack", "check",
+           "unit_subjects"]
 
 KIND = "evidence-pack"
 VERIFIED, BROKEN, COULD_NOT_LOOK = D.VERIFIED, D.BROKEN, D.COULD_NOT_LOOK
@@ -592,8 +593,9 @@ def step_aat(p: _Pack) -> dict[str, Any]:
         raise Raised("TypeError") from None  # an unhashable `evt`: the reference raises
     if raw != b"".join(b + b"\n" for b in lines):
         problems.append(f"{claim['file']} differs from the export recomputed from records.jsonl")
-    listed = _dict(p.manifest.get("files"))
-    if p.m.sha256(claim["gaps_file"]) != listed.get(claim["gaps_file"]):
+    from sealscope.core.checks.pack_rederived import held_to_listed
+
+    if not held_to_listed(p, claim["gaps_file"]):
         problems.append(f"{claim['gaps_file']} differs from the gaps list the manifest lists")
     if claim.get("head") != head:
         problems.append(
@@ -790,7 +792,27 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
         R.step_rederived,
         R.step_pins,
     )
-    return _result(m.where, [step(p) for step in steps])
+    res = _result(m.where, [step(p) for step in steps])
+    res["members"] = members(m, manifest)
+    return res
+
+
+def members(m: Z.Members, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every file the manifest lists or the pack holds, in name order, with its
+    listed sha256 (None: not listed; the manifest and its hash file are never
+    listed) and its actual one (None: not a readable file of the pack) — what an
+    export or the viewer's member list shows beside the checks."""
+    listed = _dict(manifest.get("files"))
+    out = []
+    for name in sorted(set(listed) | set(m.names())):
+        try:
+            actual = m.sha256(name) if m.is_file(name) else None
+        except OSError:
+            actual = None
+        want = listed.get(name)
+        out.append({"name": name, "listed": want if isinstance(want, str) else None,
+                    "actual": actual, "matches": actual is not None and actual == want})
+    return out
 
 
 def verify_pack(path: str) -> dict[str, Any]:

@@ -51,7 +51,7 @@ from sealscope.core.checks.pack import (
     _window_args,
 )
 
-__all__ = ["step_rederived", "step_pins"]
+__all__ = ["step_rederived", "step_pins", "held_to_listed"]
 
 _REMOTE_KEYS = ("commit", "commit_url", "raw_record_url")
 
@@ -105,10 +105,26 @@ def _pack_verdict(integrity: dict[str, Any], has_window: bool, checks: Any) -> d
     return res
 
 
-def _page(p: _Pack, name: str, listed: dict[str, Any]) -> bool:
-    """Whether a page is present and equal to its listed hash."""
+def _manifest_intact(p: _Pack) -> bool:
+    """Whether manifest.sha256 names the manifest's own bytes."""
     try:
-        return p.has(name) and p.m.sha256(name) == listed.get(name)
+        text = p.read("manifest.sha256").decode("ascii").strip()
+        return text == f"{p.m.sha256(MANIFEST)}  {MANIFEST}"
+    except (OSError, ValueError):
+        return False
+
+
+def held_to_listed(p: _Pack, name: str) -> bool:
+    """Whether a member sealscope does not rebuild (a page, the AAT gaps file) held
+    up: present, and equal to its listed hash when the manifest that lists it is
+    intact (a changed manifest vouches for no hash, so the member is then not held
+    against it)."""
+    try:
+        if not p.has(name):
+            return False
+        if _manifest_intact(p):
+            return p.m.sha256(name) == _dict(p.manifest.get("files")).get(name)
+        return True
     except OSError:
         return False
 
@@ -263,8 +279,7 @@ def _rederive_records(
             )
     if integrity.get("checked_at") != ae.get("generated_at"):
         problems.append("integrity.json checked_at is not the export's generated_at")
-    listed = _dict(man.get("files"))
-    if not _page(p, "ARTICLE_12_SUMMARY.md", listed):
+    if not held_to_listed(p, "ARTICLE_12_SUMMARY.md"):
         problems.append("summary drift: ARTICLE_12_SUMMARY.md is not the page listed")
     try:
         agent, since, until = _window_args(man)
@@ -280,7 +295,7 @@ def _rederive_records(
             f"the manifest's verdict {man.get('verdict')!r} is not the "
             f"{res['verdict']!r} re-derived from the records and the checks"
         )
-    if not _page(p, "README.md", listed):
+    if not held_to_listed(p, "README.md"):
         problems.append("readme drift: README.md is not the page listed")
     return problems
 

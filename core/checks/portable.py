@@ -19,6 +19,7 @@ digest ok, ledger `not_checked` or `consistent`, no duplicate key, witness not
 inconsistent, signature not a mismatch. Without a ledger, a VERIFIED holds for the body
 alone — anyone can recompute a body digest — and the text says so.
 """
+
 from __future__ import annotations
 
 import os
@@ -81,14 +82,27 @@ def _ledger_status(receipt: dict[str, Any], claimed: Any, path: str) -> dict[str
     vr = _ledger.verify(path)
     rows, chain = led.get("rows"), led.get("chain")
     at = _ledger.chain_at(path, rows) if isinstance(rows, int) else None
-    found = any(isinstance(r, dict) and r.get("body_digest") == claimed
-                and r.get("chain") == chain for r in _ledger_rows(path))
-    status = ("consistent" if (vr.ok and at == chain and found)
-              else "chain_broken" if not vr.ok
-              else "row_not_found" if not found
-              else "head_mismatch")
-    return {"status": status, "chain_ok": bool(vr.ok), "first_break": vr.first_break,
-            "row_present": found, "chain_at_rows": at, "path": path}
+    found = any(
+        isinstance(r, dict) and r.get("body_digest") == claimed and r.get("chain") == chain
+        for r in _ledger_rows(path)
+    )
+    status = (
+        "consistent"
+        if (vr.ok and at == chain and found)
+        else "chain_broken"
+        if not vr.ok
+        else "row_not_found"
+        if not found
+        else "head_mismatch"
+    )
+    return {
+        "status": status,
+        "chain_ok": bool(vr.ok),
+        "first_break": vr.first_break,
+        "row_present": found,
+        "chain_at_rows": at,
+        "path": path,
+    }
 
 
 def _witness(receipt: dict[str, Any]) -> dict[str, Any]:
@@ -97,8 +111,9 @@ def _witness(receipt: dict[str, Any]) -> dict[str, Any]:
         return {"verdict": "absent"}
     if not isinstance(wit, dict):
         return {"verdict": "inconsistent", "problems": ["the witness block is not an object"]}
-    if wit.get("status") == "skipped" and not any(k in wit for k in ("kind", "pin", "rows",
-                                                                        "chain")):
+    if wit.get("status") == "skipped" and not any(
+        k in wit for k in ("kind", "pin", "rows", "chain")
+    ):
         return {"verdict": "absent"}
     block = receipt.get("ledger")
     led: dict[str, Any] = block if isinstance(block, dict) else {}
@@ -120,8 +135,10 @@ def _witness(receipt: dict[str, Any]) -> dict[str, Any]:
                 except (TypeError, ValueError):
                     same = False
                 if not same:
-                    problems.append("witness.pin.self does not recompute: the pin was "
-                                    "edited after it was recorded")
+                    problems.append(
+                        "witness.pin.self does not recompute: the pin was "
+                        "edited after it was recorded"
+                    )
     claimed = {k: wit.get(k) for k in ("kind", "independence", "url", "status") if k in wit}
     if problems:
         return {"verdict": "inconsistent", "problems": problems, "claimed": claimed}
@@ -141,19 +158,27 @@ def _signature(receipt: dict[str, Any], body_digest: Any) -> dict[str, Any]:
         problems.append("the signature names another body digest")
     if problems:
         return {"verdict": "mismatch", "problems": problems}
-    return {"verdict": "could_not_look", "reason_word": "missing",
-            "algorithm_claimed": sig.get("algorithm")}
+    return {
+        "verdict": "could_not_look",
+        "reason_word": "missing",
+        "algorithm_claimed": sig.get("algorithm"),
+    }
 
 
-def verify_portable(receipt: Any, *, ledger_path: str | None = None,
-                    source_text: str | None = None) -> dict[str, Any]:
+def verify_portable(
+    receipt: Any, *, ledger_path: str | None = None, source_text: str | None = None
+) -> dict[str, Any]:
     """The reference's result fields for one portable receipt (module docstring)."""
-    res: dict[str, Any] = {"ok": False, "body_digest_ok": False,
-                           "ledger": {"status": "not_checked"},
-                           "anchor": {"status": "not_checked"},
-                           "witness": {"verdict": "not_checked"},
-                           "attestation_signature": {"verdict": "not_checked"},
-                           "issuer": {"verdict": "claimed"}, "notes": []}
+    res: dict[str, Any] = {
+        "ok": False,
+        "body_digest_ok": False,
+        "ledger": {"status": "not_checked"},
+        "anchor": {"status": "not_checked"},
+        "witness": {"verdict": "not_checked"},
+        "attestation_signature": {"verdict": "not_checked"},
+        "issuer": {"verdict": "claimed"},
+        "notes": [],
+    }
     notes: list[str] = res["notes"]
     if not isinstance(receipt, dict):
         notes.append("receipt must be a JSON object")
@@ -186,10 +211,13 @@ def verify_portable(receipt: Any, *, ledger_path: str | None = None,
         notes.append("witness block is inconsistent: " + "; ".join(res["witness"]["problems"]))
     if res["attestation_signature"]["verdict"] == "mismatch":
         notes.append("attestation signature does not belong to this receipt")
-    res["ok"] = bool(res["body_digest_ok"]
-                     and res["ledger"]["status"] in ("not_checked", "consistent")
-                     and not dup and res["witness"]["verdict"] != "inconsistent"
-                     and res["attestation_signature"]["verdict"] != "mismatch")
+    res["ok"] = bool(
+        res["body_digest_ok"]
+        and res["ledger"]["status"] in ("not_checked", "consistent")
+        and not dup
+        and res["witness"]["verdict"] != "inconsistent"
+        and res["attestation_signature"]["verdict"] != "mismatch"
+    )
     return res
 
 
@@ -209,8 +237,9 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     try:
         text, receipt = read_document(path)
     except (OSError, NotADocument) as e:
-        return KindCheck(path, None, None, {"reason_word": "unreadable"},
-                         reason=f"cannot read the receipt: {e}")
+        return KindCheck(
+            path, None, None, {"reason_word": "unreadable"}, reason=f"cannot read the receipt: {e}"
+        )
     ledger_path = resolve_ledger(receipt, path, ctx.artefacts)
     res = verify_portable(receipt, ledger_path=ledger_path, source_text=text)
     detail = dict(res)
@@ -223,5 +252,6 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     reason = "" if res["ok"] else next(iter(res["notes"]), "not ok")
     if not res["ok"] and res["ledger"]["status"] not in ("not_checked", "consistent"):
         reason = f"ledger {res['ledger']['status']}"
-    return KindCheck(path, KIND, res["ok"], detail,
-                     bound=_bound(res) if res["ok"] else "", reason=reason)
+    return KindCheck(
+        path, KIND, res["ok"], detail, bound=_bound(res) if res["ok"] else "", reason=reason
+    )

@@ -9,6 +9,7 @@ canonicalise (NaN/Infinity, nesting too deep) — the answer is COULD NOT LOOK w
 exit 3. `check_row` is the same check for a parsed row with held content, as the
 `receipts FILE` verb uses it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,7 +29,8 @@ def raised(row: Any, res: _receipt.ReceiptCheck) -> bool:
     not be canonicalised, so no receipt digest was recomputed (`verify_receipt` logs
     that as a failed `receipt_digest reproduces` check with no digest)."""
     return res.recomputed.receipt_digest is None and any(
-        c.name == "receipt_digest reproduces" and not c.ok for c in res.checks)
+        c.name == "receipt_digest reproduces" and not c.ok for c in res.checks
+    )
 
 
 def bound_text(res: _receipt.ReceiptCheck) -> str:
@@ -49,10 +51,14 @@ def check_row(path: str, row: Any) -> KindCheck:
     """The receipt check of one parsed row, as a KindCheck."""
     res = _receipt.verify_receipt(row)
     if raised(row, res):
-        return KindCheck(path, KIND, None, {"error": "ValueError",
-                                            "notes": list(res.notes)},
-                         reason="the receipt's core cannot be canonicalised "
-                                "(the reference's verifier raises ValueError)")
+        return KindCheck(
+            path,
+            KIND,
+            None,
+            {"error": "ValueError", "notes": list(res.notes)},
+            reason="the receipt's core cannot be canonicalised "
+            "(the reference's verifier raises ValueError)",
+        )
     detail = res.to_dict()
     del detail["ok"]
     reason = "" if res.ok else (res.notes[0] if res.notes else "not self-consistent")
@@ -64,6 +70,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     try:
         row = read_receipt_file(path)
     except (OSError, NotADocument) as e:
-        return KindCheck(path, None, None, {"reason_word": "unreadable"},
-                         reason=f"cannot read the receipt: {e}")
+        return KindCheck(
+            path, None, None, {"reason_word": "unreadable"}, reason=f"cannot read the receipt: {e}"
+        )
     return check_row(path, row)

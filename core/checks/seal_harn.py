@@ -3,6 +3,7 @@
 validates is VERIFIED (`detail.valid`, `detail.digest`), else BROKEN; a harn file takes
 the `harn` verb's exit rule (a high-severity finding BROKEN, else VERIFIED; a file that
 cannot be read as one COULD NOT LOOK)."""
+
 from __future__ import annotations
 
 from sealscope.core import kinds as _kinds
@@ -19,11 +20,23 @@ def _snapshot(path: str) -> KindCheck:
 
     got = load_seal(path)
     doc = got.summary()
-    detail = {"valid": doc["valid"], "digest": doc["digest"], "error": doc["error"],
-              "label": doc["label"], "id_scheme": doc["id_scheme"], "probes": doc["probes"]}
+    detail = {
+        "valid": doc["valid"],
+        "digest": doc["digest"],
+        "error": doc["error"],
+        "label": doc["label"],
+        "id_scheme": doc["id_scheme"],
+        "probes": doc["probes"],
+    }
     word = _BY_CODE.get(got.exit_code, _verdict.COULD_NOT_LOOK)
-    return KindCheck(path, _kinds.SNAPSHOT, None, detail, word=word,
-                     reason="" if doc["valid"] else (doc["error"] or "invalid"))
+    return KindCheck(
+        path,
+        _kinds.SNAPSHOT,
+        None,
+        detail,
+        word=word,
+        reason="" if doc["valid"] else (doc["error"] or "invalid"),
+    )
 
 
 def _harn(path: str) -> KindCheck:
@@ -32,14 +45,25 @@ def _harn(path: str) -> KindCheck:
     try:
         doc = _harn_mod.load(path)
     except _harn_mod.HarnError as e:
-        return KindCheck(path, _kinds.HARN, None, {"error": type(e).__name__},
-                         word=_verdict.COULD_NOT_LOOK, reason=str(e))
+        return KindCheck(
+            path,
+            _kinds.HARN,
+            None,
+            {"error": type(e).__name__},
+            word=_verdict.COULD_NOT_LOOK,
+            reason=str(e),
+        )
     checks = _harn_mod.check_document(doc)
     out = _harn_mod.outcome_of(checks)
     word = _BY_CODE.get(out.exit_code, _verdict.COULD_NOT_LOOK)
-    return KindCheck(path, _kinds.HARN, None,
-                     {"finding": out.verdict, "compactions": len(checks)}, word=word,
-                     reason=out.verdict)
+    return KindCheck(
+        path,
+        _kinds.HARN,
+        None,
+        {"finding": out.verdict, "compactions": len(checks)},
+        word=word,
+        reason=out.verdict,
+    )
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:

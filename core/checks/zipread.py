@@ -151,6 +151,18 @@ class FolderMembers(Members):
                     out.append(f if rel == "." else f"{rel.replace(os.sep, '/')}/{f}")
         return sorted(out)
 
+    def inside(self, name: str) -> str | None:
+        """The real path of `name` (a `/`-joined name, subfolders allowed) when it is
+        a regular file inside the folder; None for a link out of it or anything else."""
+        parts = name.split("/")
+        if any(x in ("", ".", "..") for x in parts):
+            return None
+        real = self._inside(os.path.join(self.root, *parts))
+        try:
+            return real if real is not None and stat.S_ISREG(os.stat(real).st_mode) else None
+        except OSError:
+            return None
+
     def _path(self, name: str) -> str | None:
         # the reference's test for a folder: the name is its own last component
         if PurePosixPath(name).name != name or name in ("", ".", ".."):

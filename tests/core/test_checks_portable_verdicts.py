@@ -2,26 +2,30 @@
 the reference's own verifiers (`arcaeon.record.receipt.core.verify_receipt`,
 `arcaeon.prove.continuity.verdict_from_dict`) on evidence its writers made: honest, and
 with one field changed at random."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+
+import arcaeon.prove.continuity as cont
+import arcaeon.record.receipt.core as rcore
+import arcaeon.record.receipt.verify_batch as batch
 
 from sealscope.core import checks, kinds
 from sealscope.core.checks.result import CheckContext
 
-rcore = pytest.importorskip("arcaeon.record.receipt.core")
-batch = pytest.importorskip("arcaeon.record.receipt.verify_batch")
-cont = pytest.importorskip("arcaeon.prove.continuity")
 
-SETTINGS = settings(max_examples=20, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
-SMALL = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=4),
-                  st.just({}), st.just([1]))
+SETTINGS = settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+SMALL = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=4), st.just({}), st.just([1])
+)
 
 
 def _ours(*paths: Path, artefacts: Path | None = None) -> list[dict]:
@@ -31,15 +35,23 @@ def _ours(*paths: Path, artefacts: Path | None = None) -> list[dict]:
 
 # ----------------------------------------------------------------------- portable
 
+
 def _issue(folder: Path, n: int) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     ledger = folder / "issuer.jsonl"
     receipt = None
     for i in range(n):
         receipt = rcore.build_receipt(
-            "cite", {"doc": f"d{i}"}, [{"name": "c", "score": i}],
-            {"proves": ["x"], "does_not_prove": ["y"]}, ledger_path=ledger,
-            namespace="ns", witness=True, anchor=False, issued_at="2026-12-01T00:00:00Z")
+            "cite",
+            {"doc": f"d{i}"},
+            [{"name": "c", "score": i}],
+            {"proves": ["x"], "does_not_prove": ["y"]},
+            ledger_path=ledger,
+            namespace="ns",
+            witness=True,
+            anchor=False,
+            issued_at="2026-12-01T00:00:00Z",
+        )
     assert receipt is not None
     return receipt
 
@@ -62,8 +74,9 @@ def _agree_portable(path: Path, text: str) -> None:
 
 @SETTINGS
 @given(n=st.integers(1, 3), data=st.data())
-def test_portable_receipt_agrees_with_the_reference(tmp_path: Path, monkeypatch, n: int,
-                                                    data: st.DataObject) -> None:
+def test_portable_receipt_agrees_with_the_reference(
+    tmp_path: Path, monkeypatch, n: int, data: st.DataObject
+) -> None:
     monkeypatch.delenv("ARCAEON_WITNESS_URL", raising=False)
     folder = tmp_path / f"r{data.draw(st.integers(0, 10**9))}"
     receipt = _issue(folder, n)
@@ -76,17 +89,21 @@ def test_portable_receipt_agrees_with_the_reference(tmp_path: Path, monkeypatch,
     if where == "body":
         doc[data.draw(st.sampled_from(list(rcore.BODY_FIELDS)))] = data.draw(SMALL)
     elif where == "ledger":
-        doc["ledger"][data.draw(st.sampled_from(["rows", "chain", "path", "namespace"]))] = \
+        doc["ledger"][data.draw(st.sampled_from(["rows", "chain", "path", "namespace"]))] = (
             data.draw(SMALL)
+        )
     elif where == "witness":
-        doc["witness"][data.draw(st.sampled_from(["rows", "chain", "status", "kind"]))] = \
-            data.draw(SMALL)
+        doc["witness"][data.draw(st.sampled_from(["rows", "chain", "status", "kind"]))] = data.draw(
+            SMALL
+        )
     elif where == "pin":
-        doc["witness"]["pin"][data.draw(st.sampled_from(sorted(doc["witness"]["pin"])))] = \
+        doc["witness"]["pin"][data.draw(st.sampled_from(sorted(doc["witness"]["pin"])))] = (
             data.draw(SMALL)
+        )
     elif where == "sig":
-        doc["attestation_signature"] = data.draw(st.one_of(SMALL, st.just(
-            {"body_digest": doc["body_digest"], "value": "x"})))
+        doc["attestation_signature"] = data.draw(
+            st.one_of(SMALL, st.just({"body_digest": doc["body_digest"], "value": "x"}))
+        )
     text = json.dumps(doc, indent=1, ensure_ascii=False)
     if where == "dup":
         text = text.replace('"kind": "cite"', '"kind": "cite", "kind": "cite"', 1)
@@ -110,8 +127,11 @@ def test_portable_ledger_found_in_artefacts_when_not_beside(tmp_path: Path, monk
 
 # ----------------------------------------------------------------------- verdicts
 
-MANIFEST = {"identity_anchors": ["alpha", "beta"], "open_commitments": ["ship v2"],
-            "canon_pointers": ["doc/a.md"]}
+MANIFEST = {
+    "identity_anchors": ["alpha", "beta"],
+    "open_commitments": ["ship v2"],
+    "canon_pointers": ["doc/a.md"],
+}
 
 
 def _verdict(strict: bool, wrong: int) -> dict:
@@ -125,8 +145,14 @@ def _verdict(strict: bool, wrong: int) -> dict:
 def _agree_verdict(path: Path, d: dict) -> None:
     try:
         v = cont.verdict_from_dict(d)
-        ref = {"loaded": True, "error": None, "faithful": v.faithful, "valid": v.valid,
-               "comparison": v.comparison, "verdict_digest": v.verdict_digest}
+        ref = {
+            "loaded": True,
+            "error": None,
+            "faithful": v.faithful,
+            "valid": v.valid,
+            "comparison": v.comparison,
+            "verdict_digest": v.verdict_digest,
+        }
     except Exception as e:  # noqa: BLE001 - the refusal's class is the answer
         ref = {"loaded": False, "error": type(e).__name__}
     [got] = _ours(path)
@@ -137,34 +163,47 @@ def _agree_verdict(path: Path, d: dict) -> None:
     if not ref["loaded"]:
         assert got["verdict"] == "BROKEN"
     else:
-        assert got["verdict"] == {"exact_match": "VERIFIED",
-                                  "containment_only": "COULD NOT LOOK"}.get(
-            ref["comparison"], "BROKEN")
+        assert got["verdict"] == {
+            "exact_match": "VERIFIED",
+            "containment_only": "COULD NOT LOOK",
+        }.get(ref["comparison"], "BROKEN")
 
 
 @SETTINGS
 @given(strict=st.booleans(), wrong=st.integers(0, 2), data=st.data())
-def test_stored_verdict_agrees_with_the_reference_loader(tmp_path: Path, strict: bool,
-                                                         wrong: int, data: st.DataObject) -> None:
+def test_stored_verdict_agrees_with_the_reference_loader(
+    tmp_path: Path, strict: bool, wrong: int, data: st.DataObject
+) -> None:
     d = _verdict(strict, wrong)
     path = tmp_path / "v.json"
     path.write_text(json.dumps(d, indent=2), encoding="utf-8")
     _agree_verdict(path, d)
-    key = data.draw(st.sampled_from(["faithful", "valid", "divergences", "comparison",
-                                     "policy", "verdict_digest", "manifest_digest",
-                                     "probe_set_digest", "notes", "receipt"]))
+    key = data.draw(
+        st.sampled_from(
+            [
+                "faithful",
+                "valid",
+                "divergences",
+                "comparison",
+                "policy",
+                "verdict_digest",
+                "manifest_digest",
+                "probe_set_digest",
+                "notes",
+                "receipt",
+            ]
+        )
+    )
     d = json.loads(json.dumps(d))
     if data.draw(st.booleans()):
-        d[key] = data.draw(st.one_of(SMALL, st.just("exact_match"),
-                                     st.just({"strict": "yes"})))
+        d[key] = data.draw(st.one_of(SMALL, st.just("exact_match"), st.just({"strict": "yes"})))
     else:
         d.pop(key)
     path.write_text(json.dumps(d, indent=2), encoding="utf-8")
     _agree_verdict(path, d)
 
 
-def test_continuity_verify_rows_join_the_verdicts_named_on_the_command_line(
-        tmp_path: Path) -> None:
+def test_continuity_verify_rows_join_the_verdicts_named_on_the_command_line(tmp_path: Path) -> None:
     snap = cont.snapshot(MANIFEST)
     ledger = tmp_path / "seal.jsonl"
     restated = cont.restate(MANIFEST)
