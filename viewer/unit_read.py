@@ -5,7 +5,8 @@ bytes there now, and its ledger's rows with a pack's window rows marked.
 This is display, not judgement: which member counts as changed, missing or unlisted
 is the `file hashes` check of core's `KindCheck`, and the banner shows that word.
 When core's result carries the members itself (`detail["members"]`, a list of
-`{name, listed, actual}`), that list is shown and nothing is read here.
+`{name, listed, actual, matches}`, as the evidence-pack check gives it), that list is
+shown, with core's `matches`, and only the rows are read here.
 
 Reading is core's pack reader (`core.checks.zipread`): never a write, never an
 extraction, a folder's symlinks never followed out of it, a zip's entries streamed
@@ -40,6 +41,7 @@ class Member:
     listed: str | None
     actual: str | None
     note: str = ""
+    matches: bool | None = None   # core's answer, when its result lists the members
 
 
 @dataclass
@@ -145,8 +147,15 @@ def _given_members(detail: Any) -> list[Member] | None:
     out = []
     for m in given:
         if isinstance(m, dict):
-            out.append(Member(str(m.get("name")), m.get("listed"), m.get("actual"),
-                              str(m.get("note") or m.get("status") or "")))
+            name = str(m.get("name"))
+            listed, actual = m.get("listed"), m.get("actual")
+            note = str(m.get("note") or m.get("status") or "")
+            if not note and listed is None and name in _SKIP:
+                note = "the manifest"
+            matches = m.get("matches")
+            out.append(Member(name, listed if isinstance(listed, str) else None,
+                              actual if isinstance(actual, str) else None, note,
+                              matches if isinstance(matches, bool) else None))
     return out
 
 

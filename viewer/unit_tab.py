@@ -70,15 +70,18 @@ def members_table(members: list[Member], listed: bool = True) -> Table:
     a unit whose manifest lists no digests (an audit bundle), the actual digest only."""
     t = Table(show_header=True, header_style="bold", box=None, expand=True,
               pad_edge=False, padding=(0, 1))
-    t.add_column("member", no_wrap=True, overflow="ellipsis", min_width=12, ratio=1)
+    t.add_column("member", no_wrap=True, overflow="ellipsis", min_width=22, ratio=1)
     if listed:
         t.add_column("listed", no_wrap=True)
     t.add_column("actual", no_wrap=True)
     t.add_column("", no_wrap=True, overflow="ellipsis", min_width=8)
     for m in members:
-        differs = m.listed is not None and m.actual is not None and \
-            m.listed.lower() != m.actual.lower()
-        unlisted = listed and m.listed is None and m.actual is not None
+        if m.matches is not None:   # core's answer for the member
+            differs = not m.matches and m.listed is not None
+        else:
+            differs = m.listed is not None and m.actual is not None and \
+                m.listed.lower() != m.actual.lower()
+        unlisted = listed and m.listed is None and m.actual is not None and not m.note
         style = "bold red" if differs or unlisted else ""
         note = m.note or ("differs" if differs else "not listed" if unlisted else "")
         cells = [Text(shown(m.name))]
@@ -96,7 +99,7 @@ class UnitTab(EvidenceTab):
     UnitTab { layout: vertical; padding: 0; }
     UnitTab #unit-body { height: 1fr; }
     UnitTab #unit-left {
-        width: 56;
+        width: 62;
         height: 1fr;
         padding: 0 1;
         border-right: vkey $primary 50%;

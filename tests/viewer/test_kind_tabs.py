@@ -398,10 +398,42 @@ def test_pack_tab_runs_core_and_says_what_the_reference_says(tmp_path, zipped):
 
     async def go():
         tab = UnitTab(p, "evidence-pack", id="unit-1")
-        async with showing(tab):
+        async with showing(tab) as (_app, pilot):
             assert tab.check is not None and tab.check.verdict == want.verdict
             assert [c["check"] for c in tab.check.detail["checks"]] == \
                 [c["check"] for c in want.detail["checks"]]
+            await until(pilot, lambda: tab.view is not None)
+            if "members" in tab.check.detail:     # core's own listing, with its matches
+                assert len(tab.view.members) == len(tab.check.detail["members"])
+            listed = [m for m in tab.view.members if m.listed is not None]
+            assert {m.name for m in listed} >= {"records.jsonl", "window.jsonl"}
+            assert all(m.listed == m.actual for m in listed)
+    run(go())
+
+
+def test_a_changed_member_of_a_zip_pack_read_by_core_is_marked(tmp_path):
+    """A re-zipped pack with README.md changed (its CRC valid): core's file hashes
+    check is BROKEN and its member list marks that member."""
+    folder = pack(tmp_path)
+    readme = folder / "README.md"
+    readme.write_bytes(readme.read_bytes() + b"planted\n")
+    z = tmp_path / "repacked.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        for f in sorted(folder.iterdir()):
+            zf.write(f, f.name)
+    want = oracle_pack(z)
+    assert want.verdict == verdict.BROKEN
+
+    async def go():
+        tab = UnitTab(z, "evidence-pack", id="unit-1")
+        async with showing(tab) as (_app, pilot):
+            await until(pilot, lambda: tab.view is not None)
+            assert tab.check.verdict == verdict.BROKEN
+            assert f"file hashes:  {verdict.BROKEN} " in banner_of(tab)
+            m = next(m for m in tab.view.members if m.name == "README.md")
+            assert m.listed != m.actual
+            rendered = render_plain(members_table(tab.view.members))
+            assert "differs" in rendered
     run(go())
 
 
