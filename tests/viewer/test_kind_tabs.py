@@ -861,3 +861,44 @@ def test_hostile_strings_in_drops_members_and_rows_show_literally(tmp_path):
             assert "\x1b" not in rows[-1] and HOSTILE_SHOWN in rows[-1]
             assert not rows[-1].startswith("▶")      # not a window row
     run(go())
+
+
+# ------------------------------------------------------------------ the bundled samples
+
+def sample_kinds() -> list[tuple[Path, str]]:
+    """Every bundled sample (two levels deep) the classifier names as a kind one of
+    these tabs opens, with that kind."""
+    from sealscope.core import kinds
+    out = []
+    for p in sorted({*SAMPLES.glob("*"), *SAMPLES.glob("*/*")}):
+        if p.name.startswith((".", "_")) or p.suffix == ".py":
+            continue
+        kind = kinds.classify(p).check_kind
+        if kind in TAB_KINDS:
+            out.append((p, kind))
+    return out
+
+
+def test_every_sample_of_a_new_kind_opens_in_its_tab_with_cores_verdict():
+    from sealscope.core.checks import run as check_run
+    found = sample_kinds()
+    kinds_found = {k for _p, k in found}
+    assert {"evidence-pack", "audit-bundle", "aat-export"} <= kinds_found, kinds_found
+    want = {str(p): check_run([str(p)])[0].verdict for p, _k in found}
+    before = tree_digest(SAMPLES)
+
+    async def go():
+        app = SealscopeApp([p for p, _k in found])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: len(app.panes()) == len(found)
+                        and all(t.tab_verdict is not None for t in app.panes())
+                        and not any(w.is_running for w in app.workers),
+                        "the sample tabs never judged")
+            for (p, kind), tab in zip(found, app.panes(), strict=True):
+                cls = {"evidence-pack": UnitTab, "audit-bundle": UnitTab,
+                       "aat-export": AatTab}.get(kind, KindTab)
+                assert type(tab) is cls, p
+                assert tab.tab_verdict.verdict == want[str(p)], p
+                assert banner_of(tab).startswith(f" {want[str(p)]} "), p
+    run(go())
+    assert tree_digest(SAMPLES) == before
