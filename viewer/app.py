@@ -7,7 +7,10 @@ What a path opens as is `core.kinds.classify`'s answer: a snapshot opens in a se
 a harn transcript or run record in a harn tab, a ledger in a ledger tab, a folder in a
 fleet tab (every `*.jsonl` beneath it, audited as `sealscope fleet` does; Enter there
 opens a ledger at its first break); anything else (unreadable, or a `.json` that is
-not a ledger, seal or harn file) is a notification saying why. The bundled
+not a ledger, seal or harn file) is a notification saying why. The other evidence
+kinds open by the classifier's `check_kind` (`KIND_TABS`): a receipt file, distill or
+portable receipt or continuity verdict in a kind tab, an evidence pack or audit bundle
+(folder or zip) in a unit tab, an AAT export in a tab of its own chain. The bundled
 `sample_ledgers/` folder (also what the app opens with no paths) contributes the
 curated `SAMPLE_TABS` instead, subfolders included.
 
@@ -481,7 +484,8 @@ class SealscopeApp(App[None]):
                 return
             await self.open_paths([p])
         self.push_screen(lazy.PromptScreen("Open a file", "path to a ledger, a snapshot, a "
-                                           "harn transcript or a folder",
+                                           "harn transcript, a receipt, a pack (folder or "
+                                           "zip) or a folder",
                                            suggester=lazy.PathSuggester(), id="open-prompt"),
                          done)
 
