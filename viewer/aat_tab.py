@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
-from sealscope.viewer.kind_view import AAT, KIND_TITLE, KindBanner, run_check
+from sealscope.viewer.kind_view import AAT, KIND_TITLE, KindBanner, RowJson, line_of, run_check
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import aat_rows
 
@@ -94,6 +94,7 @@ class AatTab(EvidenceTab):
     def compose(self) -> ComposeResult:
         yield KindBanner(os.path.basename(self.path), id="aat-banner")
         yield OptionList(id="aat-rows")
+        yield RowJson(Text("", end=""), id="aat-row")
 
     def on_mount(self) -> None:
         self._load(self._given)
@@ -144,6 +145,14 @@ class AatTab(EvidenceTab):
                                       style="dim"), disabled=True))
         if keep is not None and keep < len(self.rows):
             ol.highlighted = keep
+        elif self.rows:   # the line the chain breaks at, else the first
+            ol.highlighted = bad - 1 if bad is not None and bad <= len(self.rows) else 0
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        line = line_of(event.option.id)
+        got = dict(self.rows or ()).get(line) if line is not None else None
+        if line is not None:
+            self.query_one(RowJson).show(line, got)
 
     def own_outcome(self) -> verdict.Outcome | None:
         return self.check.outcome() if self.check is not None else None

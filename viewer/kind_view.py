@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # annotations only: a check's record loads with the first che
 __all__ = ["RECEIPT", "DISTILL", "PORTABLE", "CONTINUITY", "PACK", "BUNDLE", "AAT",
            "DOCUMENT_KINDS", "UNIT_KINDS", "TAB_KINDS", "KIND_TITLE", "run_check",
            "CheckLine", "check_lines", "banner_text", "KindBanner", "verdict_class",
-           "word_style"]
+           "word_style", "RowJson", "line_of"]
 
 # the kind names of KINDS.md §12, as core's classifier answers them
 RECEIPT = "receipt"
@@ -210,10 +210,12 @@ def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None
     t.append(clean(name))
     if checks:
         t.append(f"  · own check {kc.verdict}")
-    if kc.reason and word != verdict.VERIFIED:
+    lines = check_lines(kc)
+    if kc.reason and word != verdict.VERIFIED and \
+            all(line.note != shown(kc.reason) for line in lines):
         t.append("\n ")
         t.append(shown(kc.reason), "italic")
-    for line in check_lines(kc):
+    for line in lines:
         t.append("\n  ")
         t.append(f"{line.name}: ", "bold")
         if line.word in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK):
@@ -276,3 +278,36 @@ class KindBanner(Static):
         for c in ("-pending", "-verified", "-broken", "-couldnot"):
             self.set_class(c == want, c)
         self.update(banner_text(self.file_name, self.check, self.outcome, self.checks))
+
+
+# ------------------------------------------------------------------ one row, literally
+
+def line_of(option_id: str | None) -> int | None:
+    """The line number of a row list's option (`line-N`), or None."""
+    if option_id is None or not option_id.startswith("line-"):
+        return None
+    try:
+        return int(option_id[5:])
+    except ValueError:
+        return None
+
+
+class RowJson(Static):
+    """The row highlighted in a unit's or an export's row list, as its JSON, literally
+    (sanitized): what the list cuts to one line."""
+
+    DEFAULT_CSS = """
+    RowJson {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+        border-top: hkey $primary 50%;
+        overflow-y: auto;
+    }
+    """
+
+    def show(self, line: int, value: Any) -> None:
+        t = Text(end="")
+        t.append(f"line {line}  ", "bold")
+        t.append(shown(value))
+        self.update(t)

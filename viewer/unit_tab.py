@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
@@ -33,7 +33,8 @@ from sealscope.core.checks.result import KindCheck
 from sealscope.core.rows import row_kind
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
-from sealscope.viewer.kind_view import BUNDLE, KIND_TITLE, PACK, KindBanner, run_check
+from sealscope.viewer.kind_view import (BUNDLE, KIND_TITLE, PACK, KindBanner, RowJson, line_of,
+                                        run_check)
 from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import Member, UnitView, read_unit
@@ -106,6 +107,7 @@ class UnitTab(EvidenceTab):
         scrollbar-size-vertical: 1;
     }
     UnitTab #unit-members { height: auto; }
+    UnitTab #unit-right { width: 1fr; height: 1fr; }
     UnitTab #unit-rows {
         width: 1fr;
         height: 1fr;
@@ -142,7 +144,9 @@ class UnitTab(EvidenceTab):
         with Horizontal(id="unit-body"):
             with VerticalScroll(id="unit-left"):
                 yield Static(Text("members: reading…", style="dim"), id="unit-members")
-            yield OptionList(id="unit-rows")
+            with Vertical(id="unit-right"):
+                yield OptionList(id="unit-rows")
+                yield RowJson(Text("", end=""), id="unit-row")
 
     def on_mount(self) -> None:
         self._load(self._given)
@@ -198,6 +202,13 @@ class UnitTab(EvidenceTab):
         if not v.rows:
             rows.add_option(Option(Text("  no rows read from records.jsonl", style="dim"),
                                    disabled=True))
+        else:
+            rows.highlighted = 0
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        line = line_of(event.option.id)
+        if line is not None and self.view is not None:
+            self.query_one(RowJson).show(line, dict(self.view.rows).get(line))
 
     def own_outcome(self) -> verdict.Outcome | None:
         return self.check.outcome() if self.check is not None else None

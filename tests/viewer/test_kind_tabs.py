@@ -328,6 +328,10 @@ def test_pack_tab_banner_checks_members_and_window_rows(tmp_path, zipped):
             assert len(rows) == len(session_rows())
             assert all(r.startswith("▶") for r in rows)      # every row is in the window
             assert "compaction_receipt" in rows[6]
+            await pilot.press("down")
+            await pilot.pause()
+            detail = tab.query_one("#unit-row", Static).content.plain
+            assert detail.startswith("line 2  ") and '"tool": "search"' in detail
             assert tab.tab_verdict.verdict == verdict.VERIFIED
             if not zipped:
                 assert app.check_action("open_ledger", ()) is not False
@@ -480,6 +484,14 @@ def test_tampered_aat_export_is_broken_at_the_line_the_reference_names(tmp_path)
             rows = rows_of(tab, "#aat-rows")
             assert rows[ref["line"] - 1].startswith("✗")
             assert sum(r.startswith("✗") for r in rows) == 1
+            # the break is the row in front, its record shown whole below the list
+            detail = tab.query_one("#aat-row", Static).content.plain
+            assert detail.startswith(f"line {ref['line']}  ")
+            assert json.loads(lines[ref["line"] - 1])["prev_hash"] in detail
+            await pilot.press("up")
+            await pilot.pause()
+            assert tab.query_one("#aat-row", Static).content.plain.startswith(
+                f"line {ref['line'] - 1}  ")
     run(go())
 
 
