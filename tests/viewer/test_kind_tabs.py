@@ -914,3 +914,12 @@ def test_every_sample_of_a_new_kind_opens_in_its_tab_with_cores_verdict():
                 assert banner_of(tab).startswith(f" {want[str(p)]} "), p
     run(go())
     assert tree_digest(SAMPLES) == before
+
+
+def test_a_zip_pack_or_aat_export_first_on_the_command_line_is_not_drawn_as_a_ledger(
+        tmp_path):
+    """`sealscope pack.zip`: the first paint draws only a ledger's first screen; a zip
+    or an AAT export (not named .json, so a ledger to the frontends) opens its own tab."""
+    assert SealscopeApp([SAMPLES / "session.jsonl"], first_paint=True).first_paint is not None
+    for p in (pack(tmp_path, zipped=True), aat_export(tmp_path)):
+        assert SealscopeApp([p], first_paint=True).first_paint is None, p
