@@ -502,3 +502,72 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
     if refused:
         return _verdict.USAGE
     return _verdict.worst([code, _verdict.COULD_NOT if failed else _verdict.HELD])
+
+
+# --------------------------------------------------------------------------- check
+
+def check_suite(res: Any) -> Suite:
+    """One `sealscope check` result (`core.checks.KindCheck`): a case for the path's
+    own check (named by its kind), then a case per row check of a ledger or call
+    record (`line N <check>`), each judged by its own word; an error mark on the line
+    of each BROKEN row check, a warning on each that could not look, and a mark for the
+    path itself when its own check is not VERIFIED. The bound of a VERIFIED is stated
+    in its case text."""
+    out = res.outcome()
+    own = {"ledger": "chain", "call-record": "call record chain"}.get(res.kind or "",
+                                                                     res.kind or "read")
+    word_code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}
+    entries = list(res.detail.get("rows_checked") or ()) if isinstance(res.detail, dict) \
+        else []
+    chain_word = out.verdict
+    if res.kind == "ledger":
+        chain_word = _verdict.chain(res.detail).verdict
+    elif res.kind == "call-record":
+        rec = res.detail.get("call_record") or {}
+        chain_word = (_verdict.BROKEN if rec.get("ok") is False else _verdict.VERIFIED
+                      if rec.get("ok") and rec.get("rows") else _verdict.COULD_NOT_LOOK)
+    elif entries:
+        chain_word = out.verdict
+    own_code = word_code.get(chain_word, _verdict.COULD_NOT)
+    why = _own_reason(res) if own_code != _verdict.HELD else ""
+    text = chain_word + (f" · {res.bound}" if res.bound and own_code == _verdict.HELD
+                         else "") + (f": {why}" if why else "")
+    suite = Suite(res.path, [Case(own, _outcome(own_code), text)],
+                  exit_code=out.exit_code, verdict=out.verdict)
+    if own_code != _verdict.HELD:
+        at = re.match(r"line (\d+):", why)
+        suite.marks.append(Mark("error" if own_code == _verdict.WRONG else "warning",
+                                f"{res.kind or 'evidence'} {chain_word.lower()}",
+                                why or chain_word, int(at.group(1)) if at else None))
+    for e in entries:
+        code = word_code.get(e.get("verdict"), _verdict.COULD_NOT)
+        what = next((str(e[k]) for k in ("match", "args", "held", "verified_scope")
+                     if e.get(k) is not None), "")
+        if code == _verdict.WRONG and e.get("check") == "artefact" and not e.get("ok"):
+            what = str(e.get("artefact_verdict"))
+        elif code == _verdict.WRONG and e.get("note"):
+            what = str(e["note"])
+        elif e.get("error"):
+            what = f"the verifier raised {e['error']}"
+        name = f"line {e.get('line')} {e.get('check')}"
+        suite.cases.append(Case(name, _outcome(code), f"{e.get('verdict')}: {what}"))
+        if code != _verdict.HELD:
+            suite.marks.append(Mark("error" if code == _verdict.WRONG else "warning",
+                                    f"{e.get('check')} {str(e.get('verdict')).lower()}",
+                                    f"line {e.get('line')}: {e.get('check')} {what}",
+                                    e.get("line") if isinstance(e.get("line"), int) else None))
+    return suite
+
+
+def _own_reason(res: Any) -> str:
+    """Why a path's own check (a ledger's chain, a call record's chain, a document's
+    check) is not VERIFIED, without its row checks."""
+    d = res.detail if isinstance(res.detail, dict) else {}
+    if res.kind == "ledger":
+        return str(d.get("first_break") or f"scope {d.get('verified_scope')}")
+    if res.kind == "call-record":
+        rec = d.get("call_record") or {}
+        if rec.get("ok") is False:
+            return f"line {rec.get('first_break')}: {rec.get('note')}"
+        return str(d.get("error") or "no call rows")
+    return res.reason

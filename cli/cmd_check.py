@@ -14,6 +14,7 @@ import argparse
 import os
 import sys
 
+from sealscope import ci_formats
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.sanitize import clean as _clean
@@ -31,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a folder of held things: artefacts, ledgers, stored verdicts",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    ci_formats.add_arguments(p)
     p.set_defaults(func=run_check)
 
 
@@ -57,10 +59,19 @@ def run_check(args: argparse.Namespace) -> int:
         error_line(f"check: --artefacts {_clean(args.artefacts)}: not a folder")
         return verdict.USAGE
     results = checks.run(args.paths, CheckContext(artefacts=args.artefacts))
-    if args.json:
+    suites = [ci_formats.check_suite(r) for r in results]
+    lines = [line_of(r) for r in results]
+    policy = {"verb": "check", "artefacts": args.artefacts is not None}
+    code = ci_formats.emit(
+        args, suites, code=checks.exit_code(results), policy=policy,
+        summary=lines[0] if len(lines) == 1 else f"{len(lines)} paths checked",
+        markdown=lambda: ci_formats.markdown_table(suites, "sealscope check"))
+    if ci_formats.github(args):
+        return code
+    if args.json or args.ci_format == "json":
         emit_json([r.to_dict() for r in results])
     else:
         out = sys.stdout
-        for r in results:
-            out.write(line_of(r) + "\n")
-    return checks.exit_code(results)
+        for line in lines:
+            out.write(line + "\n")
+    return code

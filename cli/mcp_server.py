@@ -6,8 +6,8 @@ non-object → -32600, an unknown method → -32601, bad `tools/call` params →
 A tool that fails answers a tool error (`isError: true`); the server keeps going.
 
 Tools: `continuity_snapshot` (as the reference), and `verify_continuation`,
-`diff_seals`, `drop_receipt`, `verify_ledger`, each answering the core's
-`to_dict()` as JSON text.
+`diff_seals`, `drop_receipt`, `verify_ledger`, `check` (every kind's own check,
+`core.checks.run`), each answering the core's `to_dict()` as JSON text.
 
 Every `tools/call` that reaches dispatch appends one hash-chained row (the ledger
 link rule) to the call record: `$SEALSCOPE_CALL_RECORD`, else
@@ -94,6 +94,18 @@ TOOLS: list[dict] = [
          "strict": {"type": "boolean", "default": False, "description": "Unchained rows "
                     "are breaks and declarations are not honoured."}},
          "required": ["path"]}},
+    {"name": "check",
+     "description": ("Run each evidence file's own check, whatever its kind (a ledger and "
+                     "its rows with checks of their own, a receipt file, a distill or "
+                     "portable receipt, a continuity verdict, a call record, ...): one "
+                     "result per path with its kind, verdict, exit code, the reference "
+                     "verifier's `ok` and its fields, and the bound a VERIFIED held within."),
+     "inputSchema": {"type": "object", "properties": {
+         "paths": {"type": "array", "items": {"type": "string"},
+                   "description": "The evidence files or folders."},
+         "artefacts": {"type": "string", "description": "Optional folder of held things: "
+                       "artefacts, a portable receipt's ledger, stored verdicts."}},
+         "required": ["paths"]}},
 ]
 
 
@@ -213,12 +225,27 @@ def _tool_verify_ledger(args: dict) -> dict:
     return {**res.to_dict(), "verdict": res.verdict}
 
 
+def _tool_check(args: dict) -> dict:
+    from sealscope.core import checks
+    from sealscope.core.checks.result import CheckContext
+
+    paths = _need(args, "paths", list, "a list of path strings")
+    if not paths or not all(isinstance(p, str) and p for p in paths):
+        raise ToolError("paths must be a non-empty list of path strings")
+    folder = args.get("artefacts")
+    if folder is not None and (not isinstance(folder, str) or not os.path.isdir(folder)):
+        raise ToolError("artefacts must name a folder")
+    results = checks.run(paths, CheckContext(artefacts=folder))
+    return {"results": [r.to_dict() for r in results], "exit_code": checks.exit_code(results)}
+
+
 _DISPATCH: dict[str, Callable[[dict], dict]] = {
     "continuity_snapshot": _tool_continuity_snapshot,
     "verify_continuation": _tool_verify_continuation,
     "diff_seals": _tool_diff_seals,
     "drop_receipt": _tool_drop_receipt,
     "verify_ledger": _tool_verify_ledger,
+    "check": _tool_check,
 }
 
 

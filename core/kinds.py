@@ -366,7 +366,7 @@ def _document_kind(p: str, value: dict[str, Any], size: int) -> str | None:
 def _identify_document(p: str, data: bytes) -> Identified | None:
     """Rows 6 and 7; None to go on to the first-row rules."""
     is_json = p.lower().endswith(".json")
-    value = _one_document(data)
+    value = _one_document(data) if _may_be_one_object(data) else _NOT_ONE
     if isinstance(value, dict) and not _is_row_line(data, value):
         kind = _document_kind(p, value, len(data))
         if kind is not None:
@@ -379,6 +379,22 @@ def _identify_document(p: str, data: bytes) -> Identified | None:
         return Identified(p, None, UNREADABLE_WORD,
                           f"{p} is not one JSON object")
     return None
+
+
+def _may_be_one_object(data: bytes) -> bool:
+    """A cheap test before decoding the whole file: it starts with `{`, and it is not
+    a first line that is a whole object followed by more (a JSONL ledger)."""
+    body = data.lstrip()
+    if body[:1] != b"{":
+        return False
+    end = body.find(b"\n")
+    if end < 0 or not body[end:].strip():
+        return True
+    try:
+        _loads(body[:end].decode("utf-8"))
+    except ValueError:
+        return True   # the first line is not a whole value: a pretty-printed document
+    return False
 
 
 def _by_first_row(fh: Any) -> str:

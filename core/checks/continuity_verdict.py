@@ -143,11 +143,13 @@ def load_verdict(d: Any) -> ContinuationVerdict:
         policy=d.get("policy"),
     )
     claimed = d.get("verdict_digest")
+    if claimed is None:  # nothing claimed: the loader recomputes nothing
+        return v
     try:
         recomputed = v.verdict_digest
     except (ValueError, TypeError) as e:
         raise Refused(f"the envelope cannot be canonicalised: {e}") from None
-    if claimed is not None and recomputed != claimed:
+    if recomputed != claimed:
         raise _contradiction(
             f"verdict_digest does not reproduce (claims {claimed}, content digests to {recomputed})"
         )
@@ -170,6 +172,16 @@ def check_value(path: str, d: Any) -> KindCheck:
             {"loaded": False, "error": e.name, "verdict_digest": None, "refusal": str(e)},
             reason=str(e),
         )
+    try:
+        digest = v.verdict_digest
+    except (ValueError, TypeError) as e:  # the recomputation raises: could not look
+        return KindCheck(
+            path,
+            KIND,
+            None,
+            {"loaded": True, "error": type(e).__name__, "verdict_digest": None},
+            reason=str(e),
+        )
     out = _verdict.continuation(v)
     word = {_verdict.HELD: _verdict.VERIFIED, _verdict.WRONG: _verdict.BROKEN}.get(
         out.exit_code, _verdict.COULD_NOT_LOOK
@@ -180,7 +192,7 @@ def check_value(path: str, d: Any) -> KindCheck:
         "faithful": v.faithful,
         "valid": v.valid,
         "comparison": v.comparison,
-        "verdict_digest": v.verdict_digest,
+        "verdict_digest": digest,
         "finding": out.verdict,
         "divergences": [dict(x) for x in v.divergences],
         "manifest_digest": v.manifest_digest,

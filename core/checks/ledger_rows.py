@@ -47,7 +47,7 @@ def _receipt_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
             "ok": None,
             "verdict": _verdict.COULD_NOT_LOOK,
             "self_consistent": None,
-            "schema": res.schema,
+            "schema": None,
             "verified_scope": None,
             "error": "ValueError",
         }

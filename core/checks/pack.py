@@ -838,7 +838,7 @@ def verify_pack(path: str) -> dict[str, Any]:
             opened.reason_word or "unreadable",
             opened.reason,
         )
-        return {**_result(path, [c]), "could_not_look": None}
+        return _result(path, [c])
     try:
         res = verify_members(opened)
     finally:
@@ -883,12 +883,15 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
             detail={"reason_word": "unreadable", "error": type(e).__name__},
             reason=str(e),
         )
-    if detail.get("could_not_look") is None:
-        detail.pop("could_not_look", None)
+    pins = next((c for c in detail["checks"] if c["check"] == CHECKS[9]), None)
+    bound = ""
+    if detail["verdict"] == VERIFIED and pins is not None and not pins.get("pins_checked"):
+        bound = "no pin listed: the tail of the records not witnessed"
     return KindCheck(
         path=path,
         kind=KIND,
         ok=None,
+        bound=bound,
         word=detail["verdict"],
         detail=detail,
         reason=str(detail.get("finding") or detail.get("reason") or ""),

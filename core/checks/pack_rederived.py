@@ -83,11 +83,20 @@ def _fold(res: dict[str, Any], c: dict[str, Any]) -> None:
         res.update({"verdict": COULD_NOT_LOOK, "exit": D.EXIT_BY_WORD[COULD_NOT_LOOK]})
 
 
+def _is_word(value: Any) -> bool:
+    """Whether `value` is a verdict word; an unhashable value raises, as the
+    reference's lookup does."""
+    try:
+        return value in D.EXIT_BY_WORD
+    except TypeError:
+        raise Raised("TypeError") from None
+
+
 def _pack_verdict(integrity: dict[str, Any], has_window: bool, checks: Any) -> dict[str, Any]:
     """The build's verdict reached again: the records word, an empty window, then
     every well-formed extra check folded in."""
-    word = integrity.get("verdict")
-    word = word if isinstance(word, str) and word in D.EXIT_BY_WORD else COULD_NOT_LOOK
+    given = integrity.get("verdict")
+    word = str(given) if _is_word(given) else COULD_NOT_LOOK
     res = {"verdict": word, "exit": D.EXIT_BY_WORD[word]}
     if not has_window and word != BROKEN:
         res.update({"verdict": COULD_NOT_LOOK, "exit": D.EXIT_BY_WORD[COULD_NOT_LOOK]})
@@ -97,7 +106,7 @@ def _pack_verdict(integrity: dict[str, Any], has_window: bool, checks: Any) -> d
         if (
             isinstance(c, dict)
             and c.get("check") not in _BASE_CHECKS
-            and c.get("verdict") in D.EXIT_BY_WORD
+            and _is_word(c.get("verdict"))
             and (c["verdict"] != BROKEN or "finding" in c)
             and (c["verdict"] != COULD_NOT_LOOK or all(k in c for k in CNL_FIELDS))
         ):

@@ -23,6 +23,7 @@ alone — anyone can recompute a body digest — and the text says so.
 from __future__ import annotations
 
 import os
+from pathlib import PurePath
 from typing import Any
 
 from sealscope.core import lines as _lines
@@ -44,8 +45,8 @@ def resolve_ledger(receipt: Any, receipt_path: str, artefacts: str | None) -> st
     led = receipt.get("ledger") if isinstance(receipt, dict) else None
     if not isinstance(led, dict) or led.get("chain") is None:
         return None
-    name = os.path.basename(str(led.get("path") or ""))
-    if not name or name in (".", ".."):
+    name = PurePath(str(led.get("path") or "")).name   # the basename, as the reference takes it
+    if not name:
         return None
     for folder in (os.path.dirname(receipt_path), artefacts):
         if folder is None:

@@ -264,3 +264,90 @@ def test_receipts_reads_a_stand_alone_receipt_file_with_held_content(
     for key in ("ok", "self_consistent", "content", "verified_scope", "schema"):
         assert got[key] == ref[key], key
     assert res.returncode == (0 if ref["ok"] else 1)
+
+
+# ----------------------------------------------------------------------- CI formats, MCP
+
+
+def _mixed(tmp: Path) -> tuple[Path, Path]:
+    """A call record whose line 2 carries no inline args, and a ledger with a failing
+    receipt row on line 2."""
+    from sealscope.core import ledger, receipt
+    from sealscope.core.checks.call_record import args_digest
+
+    calls = tmp / "x.calls.jsonl"
+    for args in [{"a": 1}, None, {"c": 3}]:
+        d, n = args_digest(args if args is not None else {"big": 1})
+        ledger.append(
+            calls, {"op": "tool_call", "tool": "t", "args_digest": d, "args": args, "args_bytes": n}
+        )
+    led = tmp / "l.jsonl"
+    ledger.append(led, {"evt": "start"})
+    row = receipt.build_row(["a", "b"], ["a"], "agent", "fifo")
+    row["compactor"] = "edited"
+    ledger.append(led, row)
+    return calls, led
+
+
+def test_github_annotations_point_at_row_checks(tmp_path: Path) -> None:
+    calls, led = _mixed(tmp_path)
+    res = run("check", str(calls), str(led), "--format", "github")
+    assert res.returncode == 1
+    lines = res.stdout.splitlines()
+    assert any(
+        x.startswith(f"::warning file={calls},line=2,title=call-args could not look::")
+        for x in lines
+    ), lines
+    assert any(
+        x.startswith(f"::error file={led},line=2,title=compaction-receipt broken::") for x in lines
+    ), lines
+    assert "2 paths checked" in res.stderr
+
+
+def test_junit_has_a_case_per_check_and_vsa_is_written(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    calls, led = _mixed(tmp_path)
+    junit, vsa = tmp_path / "j.xml", tmp_path / "v.json"
+    res = run("check", str(calls), str(led), "--junit", str(junit), "--vsa", str(vsa))
+    assert res.returncode == 1
+    suites = ET.parse(junit).getroot().findall("testsuite")
+    names = {s.get("name"): [c.get("name") for c in s.findall("testcase")] for s in suites}
+    assert names[str(calls)] == [
+        "call record chain",
+        "line 1 call-args",
+        "line 2 call-args",
+        "line 3 call-args",
+    ]
+    assert names[str(led)] == ["chain", "line 2 compaction-receipt"]
+    doc = json.loads(vsa.read_text())
+    assert doc["predicate"]["verificationResult"] == "FAILED"
+    assert doc["predicate"]["sealscope"]["policy"]["verb"] == "check"
+
+
+def test_mcp_check_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sealscope import mcp_server as mcp
+
+    monkeypatch.setenv("SEALSCOPE_CALL_RECORD", str(tmp_path / "server.calls.jsonl"))
+    calls, led = _mixed(tmp_path)
+    reply = mcp.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "check", "arguments": {"paths": [str(calls), str(led)]}},
+        }
+    )
+    assert reply is not None and not reply["result"].get("isError")
+    doc = json.loads(reply["result"]["content"][0]["text"])
+    assert [r["verdict"] for r in doc["results"]] == ["COULD NOT LOOK", "BROKEN"]
+    assert doc["exit_code"] == 1
+    bad = mcp.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "check", "arguments": {"paths": []}},
+        }
+    )
+    assert bad is not None and bad["result"]["isError"]

@@ -14,6 +14,7 @@ import pytest
 from arcaeon.prove.evidence_pack import build_pack
 from arcaeon.prove.evidence_pack_verify import verify_pack as ref_verify_pack
 from arcaeon.record.ledger import Ledger
+from arcaeon.record.ledger.witness import WitnessStore
 
 from sealscope.core.checks import pack
 from sealscope.core.checks.result import CheckContext
@@ -85,6 +86,10 @@ def _build(rng: random.Random, tmp: Path, i: int) -> Path:
         kw["since"] = "2026-10-06T08:22:00Z"
     if rng.random() < 0.3:
         kw["formats"] = ("aat",)
+    if rng.random() < 0.25:  # a local witness: its pin is listed, checked against nothing
+        store = tmp / f"pins{i}.jsonl"
+        WitnessStore(store).record("ns", Ledger(led).head())
+        kw.update(witness=str(store), witness_namespace=rng.choice(["ns", "other"]))
     build_pack(led, out, system_id="s", provider="p", zip_out=True,
                built_at="2026-10-07T00:00:00Z", **kw)
     return out
@@ -255,6 +260,18 @@ def test_where_the_reference_raises_we_could_not_look(tmp_path, quiet_tmp):
         ref_verify_pack(out)
     got = _ours(out, quiet_tmp)
     assert got["verdict"] == "COULD NOT LOOK" and got["detail"] == {"error": "AttributeError"}
+
+
+def test_an_unhashable_integrity_verdict_could_not_look_as_the_reference_raises(
+        tmp_path, quiet_tmp):
+    out = _build(random.Random(4), tmp_path, 0)
+    integrity = json.loads((out / "integrity.json").read_text())
+    integrity["verdict"] = {"a": 1}
+    (out / "integrity.json").write_text(json.dumps(integrity))
+    with pytest.raises(TypeError):
+        ref_verify_pack(out)
+    got = _ours(out, quiet_tmp)
+    assert got["verdict"] == "COULD NOT LOOK" and got["detail"] == {"error": "TypeError"}
 
 
 def test_unit_subjects(tmp_path):
