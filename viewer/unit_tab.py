@@ -193,7 +193,8 @@ class UnitTab(EvidenceTab):
             members.update(head)
         rows = self.query_one("#unit-rows", OptionList)
         rows.clear_options()
-        rows.add_options([Option(row_prompt(n, obj, n in v.window), id=f"line-{n}")
+        bad = self.flagged_lines()
+        rows.add_options([Option(row_prompt(n, obj, n in v.window, n in bad), id=f"line-{n}")
                           for n, obj in v.rows])
         if v.rows_total > len(v.rows):
             rows.add_option(Option(Text(f"  … {v.rows_total - len(v.rows):,} more rows: "
@@ -202,8 +203,9 @@ class UnitTab(EvidenceTab):
         if not v.rows:
             rows.add_option(Option(Text("  no rows read from records.jsonl", style="dim"),
                                    disabled=True))
-        else:
-            rows.highlighted = 0
+        else:   # the first row core's check names, else the first
+            first = next((i for i, (n, _o) in enumerate(v.rows) if n in bad), 0)
+            rows.highlighted = first
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         line = line_of(event.option.id)
@@ -215,6 +217,25 @@ class UnitTab(EvidenceTab):
 
     def checks_changed(self) -> None:
         self._sync()
+
+    def flagged_lines(self) -> frozenset[int]:
+        """The `records.jsonl` lines core's check names: where the chain first breaks
+        (`first_break`, "line N: ..."), and a pack's window rows that differ from their
+        records lines (`differ_lines`)."""
+        d = self.check.detail if self.check is not None else {}
+        out: set[int] = set()
+        found = [d, *[c for c in d.get("checks") or [] if isinstance(c, dict)]] \
+            if isinstance(d, dict) else []
+        for part in found:
+            fb = part.get("first_break")
+            if isinstance(fb, str) and fb.startswith("line "):
+                head = fb[5:].partition(":")[0]
+                if head.isdigit():
+                    out.add(int(head))
+            differ = part.get("differ_lines")
+            if isinstance(differ, list):
+                out.update(n for n in differ if isinstance(n, int) and not isinstance(n, bool))
+        return frozenset(out)
 
     @property
     def window_lines(self) -> frozenset[int]:

@@ -33,6 +33,7 @@ from sealscope.viewer.unit_tab import UnitTab, members_table
 
 from tests.viewer.viewer_helpers import HELD, until
 from tests.viewer.kind_helpers import (
+    bundle,
     HOSTILE,
     HOSTILE_SHOWN,
     aat_export,
@@ -463,3 +464,29 @@ def test_opening_every_new_tab_writes_no_byte(tmp_path):
     run(go())
     assert tree_digest(tmp_path) == before
     assert {p: os.stat(tmp_path / p).st_mtime_ns for p in before} == stats
+
+
+@pytest.mark.parametrize("unit", ["pack", "bundle"])
+def test_a_records_row_edited_in_a_unit_is_flagged_where_core_says_it_breaks(tmp_path, unit):
+    """A value edited on line 4 of `records.jsonl`: core's chain breaks there, and the
+    unit's row list flags that row and opens on it."""
+    folder = pack(tmp_path) if unit == "pack" else bundle(tmp_path)
+    records = folder / "records.jsonl"
+    lines = records.read_text().split("\n")
+    lines[3] = lines[3].replace("reports/2", "reports/X")
+    records.write_text("\n".join(lines))
+
+    async def go():
+        tab = UnitTab(folder, "evidence-pack" if unit == "pack" else "audit-bundle", id="u")
+        async with showing(tab) as (_app, pilot):
+            await until(pilot, lambda: tab.view is not None)
+            await pilot.pause()
+            assert tab.check.verdict == verdict.BROKEN
+            assert banner_of(tab).startswith(f" {verdict.BROKEN} ")
+            assert tab.flagged_lines() == {4}
+            rows = rows_of(tab, "#unit-rows")
+            assert rows[3].startswith("✗") and sum(r.startswith("✗") for r in rows) == 1
+            detail = tab.query_one("#unit-row", Static).content.plain
+            assert detail.startswith("line 4  ") and "reports/X" in detail
+
+    run(go())
