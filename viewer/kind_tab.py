@@ -12,8 +12,8 @@ field of the document, literally.
 
 Keys: `h` held content for a receipt file (`held_screen.HeldContentScreen`, as on a
 ledger's receipt row: the recomputation becomes the tab's state until cleared, and a
-path dropped on the tab is taken as its pre content), `L` opens the ledger a portable
-receipt names in its own tab when a file of that name lies beside it.
+path dropped on the tab is taken as its pre content), `L` opens the ledger core's check
+found for a portable receipt in its own tab.
 
 The check runs in a thread worker (`run_check`); the document is read once, through
 `lines.open_regular`, never written. Every value goes through `style.shown`.
@@ -256,7 +256,7 @@ class KindTab(EvidenceTab):
                        help="Recompute this receipt file against its pre/post content"),
         PaletteBinding("L", "open_ledger", "Open its ledger",
                        title="Open the ledger this receipt names",
-                       help="The ledger file named by the receipt's ledger block, beside it"),
+                       help="The ledger its check found (named by its ledger block)"),
         CLEAR_CHECKS,
     ]
 
@@ -361,19 +361,15 @@ class KindTab(EvidenceTab):
 
     # ------------------------------------------------------------------ its ledger
     def ledger_beside(self) -> str | None:
-        """A portable receipt's ledger: the file named by the basename of its ledger
-        block's `path`, beside the receipt (KINDS.md §4.2), when there is one."""
-        if self.kind != PORTABLE or not isinstance(self.doc, dict):
+        """A portable receipt's ledger, as core's check found it (`detail.ledger.path`:
+        the file named by the receipt's ledger block beside it, or in the artefacts
+        folder, KINDS.md §4.2), when it is a file."""
+        if self.kind != PORTABLE or self.check is None:
             return None
-        block = self.doc.get("ledger")
-        name = block.get("path") if isinstance(block, dict) else None
-        if not isinstance(name, str) or not name:
-            return None
-        base = os.path.basename(name.replace("\\", "/"))
-        if base in ("", ".", ".."):
-            return None
-        p = os.path.join(os.path.dirname(os.path.abspath(self.path)), base)
-        return p if os.path.isfile(p) else None
+        d = self.check.detail if isinstance(self.check.detail, dict) else {}
+        block = d.get("ledger")
+        p = block.get("path") if isinstance(block, dict) else None
+        return p if isinstance(p, str) and os.path.isfile(p) else None
 
     def action_open_ledger(self) -> None:
         p = self.ledger_beside()

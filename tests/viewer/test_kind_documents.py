@@ -72,8 +72,9 @@ def test_portable_receipt_tab_blocks_and_its_ledger_opened_beside(tmp_path):
     assert kc.ok is True
 
     async def go():
-        tab = KindTab(p, "portable-receipt", id="kind-1", check=kc)
+        tab = KindTab(p, "portable-receipt", id="kind-1")  # core's check finds the ledger
         async with showing(tab) as (app, pilot):
+            assert tab.check.verdict == kc.verdict
             b = banner_of(tab)
             assert b.startswith(f" {verdict.VERIFIED} ") and "portable receipt" in b
             assert "body digest: ok" in b and "ledger: consistent" in b
@@ -83,7 +84,7 @@ def test_portable_receipt_tab_blocks_and_its_ledger_opened_beside(tmp_path):
             for block in ("subject", "ledger", "witness", "proves", "does not prove"):
                 assert f"\n {block}\n" in panel
             assert "\x1b" not in panel and HOSTILE_SHOWN in panel
-            assert tab.ledger_beside() == str(ledger)
+            assert Path(tab.ledger_beside() or "") == ledger
             await pilot.press("L")
             await until(pilot, lambda: app.ledger_tabs(), "the ledger never opened")
             assert Path(app.ledger_tabs()[0].path) == ledger
