@@ -11,7 +11,7 @@ import hashlib
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
@@ -91,6 +91,10 @@ class VerifyResult(_verdict.Judged):
     first_chained_line: int = 0
     lines: int = 0
     unreadable: bool = False
+    # SHA-256 of every byte the walk read (the file's bytes when it was opened), when
+    # asked for (`verify(..., digest=True)`); None when not asked, or when the bytes
+    # could not be bound to one file (it was replaced, or changed while it was read)
+    sha256: str | None = field(default=None, compare=False)
 
     def __bool__(self) -> bool:
         return self.ok is True
@@ -491,34 +495,98 @@ def _unreadable(e: OSError) -> VerifyResult:
     return VerifyResult(ok=False, first_break=f"unreadable: {e}", breaks=1, unreadable=True)
 
 
+# Called as `after_open(path, fd)` once the verifier holds the file open, before a
+# byte is read: tests install it to replace the file under its name at exactly that
+# moment (the race a live writer can run), deterministically.
+after_open: Callable[[str, int], None] | None = None
+
+
+class FileReplaced(OSError):
+    """The bytes could not be bound to the one open file: a range worker could not
+    reach the parent's file, or the bytes it read differ from the parent's."""
+
+
 def _open_checked(path: str | os.PathLike[str]) -> tuple[BinaryIO, _lines.FileSource]:
     """Open for reading by offset (the file and its `FileSource`), failing as the
     reference's read_text would; anything but a regular file (a FIFO, a device) is
-    refused before it is read (`lines.open_regular`), never waited on."""
+    refused before it is read (`lines.open_regular`), never waited on. Every byte of
+    the verdict is read through this one open file description."""
     fh = _lines.open_regular(path)
-    return fh, _lines.FileSource(fh)
+    try:
+        if after_open is not None:
+            after_open(os.fspath(path), fh.fileno())
+        return fh, _lines.FileSource(fh)
+    except BaseException:
+        fh.close()
+        raise
 
 
-def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
+# A range job names the file it reads as (path, parent pid, parent fd, device, inode):
+# the worker opens the parent's own descriptor (`/proc/PID/fd/FD`, the same file
+# whatever its name now points at) and checks its identity; without /proc it opens
+# the path and accepts it only when it is the same file (device and inode).
+Source = tuple[str, int, int, int, int]
+
+
+def _source(path: str, buf: _lines.Buffer) -> Source | None:
+    """How a worker reaches the file behind `buf`, or None (no descriptor to share:
+    the span is walked in this process)."""
+    fd = getattr(buf, "fd", None)
+    if not isinstance(fd, int):
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return (path, os.getpid(), fd, st.st_dev, st.st_ino)
+
+
+def _reopen(src: str | Source) -> BinaryIO:
+    """The file a range job names, opened here: the parent's descriptor itself when
+    it can be reached, else the path when it is still the same file; `FileReplaced`
+    otherwise."""
+    if isinstance(src, str):
+        return _lines.open_regular(src)
+    path, pid, fd, dev, ino = src
+    for name in (f"/proc/{pid}/fd/{fd}", path):
+        try:
+            fh = _lines.open_regular(name)
+        except OSError:
+            if name == path:
+                raise
+            continue
+        st = os.fstat(fh.fileno())
+        if (st.st_dev, st.st_ino) == (dev, ino):
+            return fh
+        fh.close()
+    raise FileReplaced(f"{path!r} is no longer the file being verified (inode {ino})")
+
+
+def _walk_range(src: str | Source, start: int, end: int, first_line: int, strict: bool,
                 declared: Declared, detached: bool, final: bool | None = None) -> dict[str, Any]:
-    """Worker body: walk [start, end) of the file; line numbers from `first_line`.
-    `final`: whether `end` is the end of the file (its last line is kept)."""
-    with _lines.open_regular(path) as fh:
+    """Worker body: walk [start, end) of the file (`src`: see `Source`); line numbers
+    from `first_line`. `final`: whether `end` is the end of the file (its last line
+    is kept). The result carries the SHA-256 of the bytes walked (`sha256`)."""
+    with _reopen(src) as fh:
         return _walk_buf(_lines.FileSource(fh), start, end, first_line, strict, declared,
                          detached, final=final)
 
 
 def _walk_lines(w: _Walk, buf: _lines.Buffer, start: int, end: int, n: int, final: bool,
-                on_progress: ProgressFn | None = None) -> int:
+                on_progress: ProgressFn | None = None, hasher: Any = None) -> int:
     """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
     number. `final`: `end` is the end of the file, so the piece after its last line
     break is a line (empty when the file ends with one); otherwise `end` is just after
-    a line break and nothing after it is read."""
+    a line break and nothing after it is read. `hasher` (a hashlib object) is updated
+    with every byte walked, as it is read."""
     total = len(buf)
     if start >= end:
         return w.walk([b""], n) if final else n
     for s, e in _lines.window_bounds(buf, start, end):
-        n = w.walk_window(buf[s:e], final and e == end, n)
+        data = buf[s:e]
+        if hasher is not None:
+            hasher.update(data)
+        n = w.walk_window(data, final and e == end, n)
         if on_progress is not None:
             on_progress(e, total)
     return n
@@ -528,14 +596,15 @@ def _walk_buf(buf: _lines.Buffer, start: int, end: int, first_line: int, strict:
               declared: Declared, detached: bool,
               on_progress: ProgressFn | None = None, final: bool | None = None) -> dict[str, Any]:
     w = _Walk(strict, declared, detached)
+    h = hashlib.sha256()
     n = _walk_lines(w, buf, start, end, first_line - 1,
-                    end == len(buf) if final is None else final, on_progress)
+                    end == len(buf) if final is None else final, on_progress, h)
     held = w.pending if w.pending is not None else w.held
     return {"held": held, "detached_all": w.pending is not None, "last_line": n,
             "prev": w.prev, "began": w.began, "rows": w.rows, "chained": w.chained,
             "prechain": w.prechain, "breaks": w.breaks,
             "declared_breaks": w.declared_breaks, "findings": w.findings,
-            "first_chained": w.first_chained}
+            "first_chained": w.first_chained, "sha256": h.hexdigest()}
 
 
 def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> VerifyResult:
@@ -570,11 +639,22 @@ def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> Ver
 PARALLEL_MIN_BYTES = 24 << 20
 CHUNK_BYTES = 16 << 20
 
+# (start, end, SHA-256) of each span of bytes a walk read, in order
+Spans = list[tuple[int, int, str]]
+
 
 def verify(path: str | os.PathLike[str], *, strict: bool = False,
            on_progress: ProgressFn | None = None, workers: int | None = None,
-           chunk_bytes: int | None = None) -> VerifyResult:
+           chunk_bytes: int | None = None, digest: bool = False) -> VerifyResult:
     """Walk and verify a ledger file. Never raises for any file content.
+
+    The verdict is bound to one open file description: every byte is read through
+    the descriptor opened here (worker processes open that same descriptor, see
+    `Source`). When the path names another file by the end of the walk (the file was
+    replaced or moved while it was verified), the answer is not VERIFIED: a verdict
+    that held becomes COULD NOT LOOK saying so. `digest=True` also gives the SHA-256
+    of the bytes walked (`VerifyResult.sha256`), hashed from the same reads (parallel
+    walks: each range's hash checked against the parent's own read of it).
 
     Large files are split at line starts into byte ranges verified in parallel
     processes; each range after the first holds back its lines up to its first
@@ -588,31 +668,120 @@ def verify(path: str | os.PathLike[str], *, strict: bool = False,
         total = len(buf)
         declared = _scan_declarations(buf)
         w = _Walk(strict, declared)
+        spans: Spans = []
         n = _walk_into(w, str(path), buf, 0, total, 0, True, workers, chunk_bytes,
-                       on_progress)
-        return _finish(w, strict, declared, n)
+                       on_progress, spans)
+        res = _finish(w, strict, declared, n)
+        sha = None
+        if digest:
+            sha, changed = span_digest(buf.fd, 0, total, spans)
+            if changed:
+                return changed_while_read(res, changed)
+        return bound_to_file(replace(res, sha256=sha), str(path), buf.fd)
+
+
+def span_digest(fd: int, start: int, end: int, spans: Spans) -> tuple[str | None, str | None]:
+    """(SHA-256 of [start, end) read through `fd`, None) when every span in `spans`
+    (each inside [start, end)) hashes to what its walk read; else (None, a sentence
+    naming the first span whose bytes differ). One span that is all of [start, end)
+    is that digest already (the walk hashed every byte it read); otherwise the bytes
+    are read again here and each span's hash compared."""
+    if [(a, b) for a, b, _h in spans] == [(start, end)]:
+        return spans[0][2], None
+    h = hashlib.sha256()
+    pos = start
+    for a, b, want in sorted(spans):
+        if a < pos or b > end:
+            continue
+        _hash_into(fd, (h,), pos, a)
+        part = hashlib.sha256()
+        try:
+            _hash_into(fd, (h, part), a, b)
+        except OSError:
+            return None, f"bytes {a:,}–{b:,} could not be read again"
+        if part.hexdigest() != want:
+            return None, f"bytes {a:,}–{b:,} differ from what the walk read"
+        pos = b
+    try:
+        _hash_into(fd, (h,), pos, end)
+    except OSError:
+        return None, f"bytes {pos:,}–{end:,} could not be read again"
+    return h.hexdigest(), None
+
+
+def _hash_into(fd: int, hashers: tuple[Any, ...], start: int, end: int) -> None:
+    pos = start
+    while pos < end:
+        data = os.pread(fd, min(_lines.WINDOW, end - pos), pos)
+        if not data:
+            raise OSError(f"file ended at byte {pos} while hashing to {end}")
+        for h in hashers:
+            h.update(data)
+        pos += len(data)
+
+
+def changed_while_read(res: VerifyResult, why: str) -> VerifyResult:
+    """A verdict whose bytes did not hold still while they were read: COULD NOT LOOK
+    (BROKEN stays BROKEN), the reason first, no digest."""
+    text = f"the file changed while it was verified ({why})"
+    if res.ok is False:
+        return replace(res, sha256=None)
+    return replace(res, ok=False, unreadable=True, first_break=text, sha256=None)
+
+
+def bound_to_file(res: VerifyResult, path: str, fd: int) -> VerifyResult:
+    """`res` when `path` still names the file open on `fd` (same device and inode),
+    else the verdict of a file replaced while it was verified: a verdict that held
+    becomes COULD NOT LOOK naming both inodes (BROKEN stays BROKEN), and no digest
+    is given for a name that no longer holds those bytes."""
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+        same = (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+        why = "" if same else f"inode {a.st_ino} → {b.st_ino}"
+    except OSError as e:
+        same, why = False, f"{path!r} cannot be found again: {e.strerror or e}"
+    if same:
+        return res
+    text = f"the file was replaced while it was verified ({why}); no verdict for {path!r}"
+    if res.ok is False:
+        return replace(res, sha256=None)
+    return replace(res, ok=False, unreadable=True, first_break=text, sha256=None)
 
 
 def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: int, n: int,
                final: bool, workers: int | None, chunk_bytes: int | None,
-               on_progress: ProgressFn | None) -> int:
+               on_progress: ProgressFn | None, spans: Spans | None = None) -> int:
     """Continue `w` over [start, end) from line n+1, in worker processes when the span
-    is large and the file can be reopened by `path`; the last line number."""
+    is large and the workers can reach this very file (`Source`); the last line
+    number. `spans` gets (start, end, SHA-256) of the bytes walked."""
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if end - start >= PARALLEL_MIN_BYTES else 1
-    if workers > 1 and path is not None and end > start:
+    src = _source(path, buf) if path is not None else None
+    if workers > 1 and src is not None and end > start:
         before = w.export(start, n)
+        got: Spans = []
         try:
-            return _walk_parallel(path, buf, start, end, final, w, n, workers,
-                                  chunk_bytes or CHUNK_BYTES, on_progress)
-        except (OSError, RuntimeError, ImportError, ValueError):
-            # no worker processes here (e.g. a __main__ without an import guard):
-            # one process gives the same verdict
-            fresh = _Walk.resume(before, w.declared)
-            n = _walk_lines(fresh, buf, start, end, n, final, on_progress)
-            _copy_state(fresh, w)
+            n = _walk_parallel(src, buf, start, end, final, w, n, workers,
+                               chunk_bytes or CHUNK_BYTES, on_progress, spans=got)
+            if spans is not None:
+                spans.extend(got)
             return n
-    return _walk_lines(w, buf, start, end, n, final, on_progress)
+        except (OSError, RuntimeError, ImportError, ValueError):
+            # no worker processes here (e.g. a __main__ without an import guard), or a
+            # worker could not reach this file: this process gives the same verdict
+            # from its own descriptor
+            fresh = _Walk.resume(before, w.declared)
+            h = hashlib.sha256()
+            n = _walk_lines(fresh, buf, start, end, n, final, on_progress, h)
+            _copy_state(fresh, w)
+            if spans is not None:
+                spans.append((start, end, h.hexdigest()))
+            return n
+    h = hashlib.sha256()
+    n = _walk_lines(w, buf, start, end, n, final, on_progress, h)
+    if spans is not None and end > start:
+        spans.append((start, end, h.hexdigest()))
+    return n
 
 
 def _copy_state(src: _Walk, dst: _Walk) -> None:
@@ -632,7 +801,7 @@ def _absorb(w: _Walk, out: dict[str, Any]) -> None:
         w.first_chained = out["first_chained"]
 
 
-def _verify_parallel(path: str, buf: _lines.Buffer, total: int, strict: bool,
+def _verify_parallel(path: str | Source, buf: _lines.Buffer, total: int, strict: bool,
                      declared: Declared,
                      workers: int, chunk: int, on_progress: ProgressFn | None,
                      run_jobs: RunJobs | None = None
@@ -643,10 +812,10 @@ def _verify_parallel(path: str, buf: _lines.Buffer, total: int, strict: bool,
     return _finish(w, strict, declared, n)
 
 
-def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: bool, w: _Walk,
-                   n: int,
+def _walk_parallel(path: str | Source, buf: _lines.Buffer, start: int, end: int, final: bool,
+                   w: _Walk, n: int,
                    workers: int, chunk: int, on_progress: ProgressFn | None,
-                   run_jobs: RunJobs | None = None) -> int:
+                   run_jobs: RunJobs | None = None, spans: Spans | None = None) -> int:
     """Verify byte ranges of [start, end) independently and merge them into `w` as one
     sequential pass would leave it; the last line number.
 
@@ -654,7 +823,8 @@ def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: b
     first row with a non-null chain are held back and replayed here with the true
     incoming state; from that row on the range's outcome depends on nothing before it.
     Line numbers are range-relative (shifted here) unless a declaration needs absolute
-    ones. `run_jobs` maps `_walk_range` argument tuples to results in order."""
+    ones. `run_jobs` maps `_walk_range` argument tuples to results in order; `spans`
+    gets each range's (start, end, SHA-256 of the bytes its worker read)."""
     if start >= end:
         return _walk_lines(w, buf, start, end, n, final)
     declared = w.declared
@@ -673,6 +843,8 @@ def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: b
             for (s, e), f in zip(bounds, firsts, strict=True)]
     line_base = n
     for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
+        if spans is not None:
+            spans.append((bounds[i][0], bounds[i][1], out["sha256"]))
         shift = line_base if relative else 0
         if shift:
             out["findings"] = [(a + shift, k, _reline(t, a, a + shift))
@@ -710,19 +882,24 @@ def _serial_runner(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
 @dataclass(frozen=True)
 class Walked:
     """`walk_span`'s answer: the whole file's verdict, the walk state at the cut, and
-    why a given state was not used (the walk then began at byte 0), if it was not."""
+    why a given state was not used (the walk then began at byte 0), if it was not.
+    `spans`: (start, end, SHA-256) of every byte span the walk read, in order, from
+    the state's offset (or 0) to the end, so a caller hashing the file can prove the
+    bytes it hashed are the bytes that were walked (`span_digest`)."""
     result: VerifyResult
     state: WalkState
     restarted: str | None = None
+    spans: tuple[tuple[int, int, str], ...] = ()
 
 
 def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
               state: WalkState | None = None, on_progress: ProgressFn | None = None,
               workers: int | None = None, chunk_bytes: int | None = None) -> Walked:
-    """Verify the file in `buf` (reopenable by `path` for worker processes, or None)
-    continuing from `state` (whose bytes [0, state.offset) the caller has proven to be
-    this file's), and export the state at byte `cut` (just after a line break, at or
-    after state.offset; the bytes after it are walked but kept out of the state).
+    """Verify the file in `buf` (a `FileSource` whose descriptor worker processes open
+    again, with `path` its name; None: this process only) continuing from `state`
+    (whose bytes [0, state.offset) the caller has proven to be this file's), and
+    export the state at byte `cut` (just after a line break, at or after
+    state.offset; the bytes after it are walked but kept out of the state).
 
     The declarations are the state's plus those found from its offset on, later ones
     winning, as the whole-file pre-scan gives. A later declaration naming a line
@@ -738,18 +915,22 @@ def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
             again = walk_span(path, buf, strict=strict, cut=cut, state=None,
                               on_progress=on_progress, workers=workers,
                               chunk_bytes=chunk_bytes)
-            return Walked(again.result, again.state, why)
+            return Walked(again.result, again.state, why, again.spans)
         declared = dict(state.declared)
         declared.update(later)
         w = _Walk.resume(state, declared)
     else:
         declared = later
         w = _Walk(strict, declared)
-    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress)
+    spans: Spans = []
+    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress,
+                   spans)
     at_cut = w.export(cut, n)
-    n = _walk_lines(w, buf, cut, total, n, True, on_progress)
-    return Walked(_finish(w, strict, declared, n), at_cut)
-
+    h = hashlib.sha256()
+    n = _walk_lines(w, buf, cut, total, n, True, on_progress, h)
+    if total > cut:
+        spans.append((cut, total, h.hexdigest()))
+    return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
 
 def state_result(state: WalkState) -> VerifyResult:
     """The verdict of the file as if it ended at the state's offset (`verify` of
