@@ -481,7 +481,8 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
         "predicate": {
             "verifier": {"id": VERIFIER_ID, "version": {"sealscope": version}},
             "timeVerified": when,
-            "resourceUri": "file:" + (suites[0].path if len(suites) == 1 else "."),
+            "resourceUri": "file:" + (vsa_name(suites[0].path)["name"] if len(suites) == 1
+                                      else "."),
             "policy": {"uri": "https://pypi.org/project/sealscope/#policy",
                        "digest": {"sha256": hashlib.sha256(json.dumps(
                            policy, sort_keys=True).encode()).hexdigest()}},
