@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -1326,7 +1327,8 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
            authority: dict[str, Any] | None = None) -> str:
     """Append one row; return its chain. Stamps `ts` when absent, puts `chain` last,
     heals a missing final newline, refuses a lone surrogate (UnicodeEncodeError)
-    before writing, fsyncs, and confirms the bytes landed."""
+    before writing, fsyncs, and confirms the bytes landed. Only a regular file is
+    appended to: a FIFO or a device is refused at once (an OSError), never waited on."""
     p = Path(path)
     obj = dict(record)
     if authority is not None:
@@ -1340,7 +1342,7 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
         payload = (dumps_row(obj) + "\n").encode("utf-8")
         sep = b""
         try:
-            with p.open("rb") as rf:
+            with _lines.open_regular(p) as rf:
                 rf.seek(0, os.SEEK_END)
                 if rf.tell() > 0:
                     rf.seek(-1, os.SEEK_END)
@@ -1349,7 +1351,7 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
         except OSError:
             pass
         payload = sep + payload
-        with p.open("ab") as fh:
+        with _open_append(p) as fh:
             fh.write(payload)
             fh.flush()
             try:
@@ -1361,6 +1363,23 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
             raise LedgerWriteError(f"wrote {len(payload)} bytes to {p} but the file holds "
                                    f"{landed}; nothing was recorded")
     return chain
+
+
+def _open_append(p: Path) -> BinaryIO:
+    """`p` opened to append (created when missing): a regular file only. Opened
+    without blocking and checked before a byte is written, so a FIFO (whose open waits
+    for a reader) or a device is refused at once (`lines.NotRegularFile`, an OSError)."""
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _lines.NotRegularFile(p)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "ab")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def declare_break(path: str | os.PathLike[str], orphan_line: int, why: str, *,
