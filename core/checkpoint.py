@@ -40,7 +40,7 @@ import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -370,7 +370,13 @@ def changed_result(full: VerifyResult, text: str) -> VerifyResult:
     """A full walk's verdict made BROKEN by what a checkpoint saw (`text` is the first
     break; the walk's own findings follow)."""
     return replace(full, ok=False, first_break=text, breaks=full.breaks + 1,
-                   findings=(Finding(0, "break", text),) + full.findings)
+                   findings=_prepended(Finding(0, "break", text), full.findings))
+
+
+def _prepended(first: Finding, rest: Sequence[Finding]) -> ledger.Findings:
+    out = ledger.Findings((first,))
+    out.extend(rest)
+    return out
 
 
 # --------------------------------------------------------------------------- resume

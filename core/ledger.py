@@ -14,8 +14,9 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from array import array
+from typing import Any, BinaryIO, NamedTuple, overload
 
 import orjson
 
@@ -38,7 +39,7 @@ from sealscope.core.nesting import near_limit, read_declaration, read_row, read_
 # the accelerator's run: (window, offset, prev, sha256) -> (offset, last chain, rows)
 RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
 
-__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
+__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "Findings", "VerifyResult", "link",
            "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
            "LedgerWriteError", "iter_rows", "WalkState", "Walked", "walk_span",
            "state_result", "Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
@@ -66,12 +67,157 @@ def _link_of(prev: Any, body: str) -> str:
 
 # --------------------------------------------------------------------------- results
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One line's verdict beyond "ok": a break, or a break excused by a declaration."""
     line: int
     kind: str      # "break" | "declared"
     text: str      # the reference's message, e.g. "line 4: chain mismatch"
+
+
+_KIND_CODE = {"break": 0, "declared": 1}
+_KIND_NAME = ("break", "declared")
+TEXT_TABLE_MAX = 4096  # distinct break messages kept as text; the rest re-derivable
+
+
+class Findings(Sequence[Finding]):
+    """Every finding of a walk, kept compactly so memory does not grow with the number
+    of breaks as objects would: line numbers in an array, kinds in a byte array, and
+    each message (the text after `line N: `) as an index into a table of the distinct
+    messages. A million `chain mismatch` rows cost 17 bytes each, not ~350.
+
+    The table keeps the first TEXT_TABLE_MAX distinct break messages (a hostile file
+    can make every message distinct, e.g. a new duplicate key per row); a later break
+    with a message not in it is kept by line and kind, its text saying so (the row
+    itself tells again what broke: `explain_mismatch`, the viewer). Declared breaks
+    always keep their text (each needs a declaration row of its own, and the verdict
+    lists them). Reads as a sequence of `Finding`s in line order once the walk sorted
+    it; equal to any sequence of the same findings."""
+
+    __slots__ = ("lines", "kinds", "codes", "table", "_index")
+
+    def __init__(self, items: Iterable[tuple[int, str, str]] = ()) -> None:
+        self.lines = array("q")
+        self.kinds = bytearray()
+        self.codes = array("i")  # 2*i: table[i] after "line N: "; 2*i+1: table[i] whole
+        self.table: list[str] = []
+        self._index: dict[str, int] = {}
+        for f in items:
+            self.append(f)
+
+    def _code(self, msg: str, keep: bool) -> int:
+        c = self._index.get(msg)
+        if c is None:
+            if len(self.table) >= TEXT_TABLE_MAX and not keep:
+                return -1
+            c = self._index[msg] = len(self.table)
+            self.table.append(msg)
+        return c
+
+    def append(self, f: tuple[int, str, str]) -> None:
+        n, kind, text = f
+        prefix = f"line {n}: "
+        keep = kind == "declared"
+        if text.startswith(prefix):
+            c = self._code(text[len(prefix):], keep)
+            code = -1 if c < 0 else 2 * c
+        else:
+            c = self._code(text, keep)
+            code = -1 if c < 0 else 2 * c + 1
+        self.lines.append(n)
+        self.kinds.append(_KIND_CODE[kind])
+        self.codes.append(code)
+
+    def add_break(self, n: int, msg: str) -> None:
+        """A break on line n whose text is `line n: msg` (the walk's common case)."""
+        c = self._index.get(msg)
+        if c is None:
+            c = self._code(msg, False)
+        self.lines.append(n)
+        self.kinds.append(0)
+        self.codes.append(-1 if c < 0 else 2 * c)
+
+    def extend(self, other: Iterable[tuple[int, str, str]]) -> None:
+        if isinstance(other, Findings):
+            remap = [self._code(m, True) for m in other.table]  # kept texts stay kept
+            self.lines.extend(other.lines)
+            self.kinds.extend(other.kinds)
+            self.codes.extend(-1 if c < 0 else 2 * remap[c >> 1] + (c & 1)
+                              for c in other.codes)
+            return
+        for f in other:
+            self.append(f)
+
+    def shift(self, d: int) -> None:
+        """Every line number moved by `d` (texts follow: they are stored without it)."""
+        ls = self.lines
+        if d:
+            for i in range(len(ls)):
+                ls[i] += d
+
+    def text(self, i: int) -> str:
+        n, c = self.lines[i], self.codes[i]
+        if c < 0:
+            return (f"line {n}: {_KIND_NAME[self.kinds[i]]} (one of more than "
+                    f"{TEXT_TABLE_MAX:,} distinct messages; its text is not kept)")
+        msg = self.table[c >> 1]
+        return msg if c & 1 else f"line {n}: {msg}"
+
+    def sorted(self) -> Findings:
+        """Stably in line order (itself when it already is, as a walk leaves it)."""
+        ls = self.lines
+        if all(ls[i] <= ls[i + 1] for i in range(len(ls) - 1)):
+            return self
+        order = sorted(range(len(ls)), key=ls.__getitem__)
+        out = Findings()
+        out.table, out._index = list(self.table), dict(self._index)
+        out.lines = array("q", (ls[i] for i in order))
+        out.kinds = bytearray(self.kinds[i] for i in order)
+        out.codes = array("i", (self.codes[i] for i in order))
+        return out
+
+    def first(self, kind: str) -> int:
+        """Index of the first finding of `kind`, -1 when none."""
+        return self.kinds.find(_KIND_CODE[kind])
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    @overload
+    def __getitem__(self, i: int) -> Finding: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Finding, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Finding | tuple[Finding, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("finding index out of range")
+        return Finding(self.lines[i], _KIND_NAME[self.kinds[i]], self.text(i))
+
+    def __iter__(self) -> Iterator[Finding]:
+        for i in range(len(self.lines)):
+            yield Finding(self.lines[i], _KIND_NAME[self.kinds[i]], self.text(i))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            tuple(a) == tuple(b) for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((len(self), tuple(self.lines[:8])))
+
+    def __radd__(self, other: tuple[tuple[int, str, str], ...]) -> Findings:
+        out = Findings(other)
+        out.extend(self)
+        return out
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(tuple(f)) for f in self[:3])
+        return f"Findings([{shown}{', ...' if len(self) > 3 else ''}], n={len(self)})"
 
 
 @dataclass(frozen=True)
@@ -88,7 +234,7 @@ class VerifyResult(_verdict.Judged):
     verified_scope: str = "full"
     declared_breaks: int = 0
     declared: tuple[str, ...] = ()
-    findings: tuple[Finding, ...] = ()
+    findings: Sequence[Finding] = ()
     first_chained_line: int = 0
     lines: int = 0
     unreadable: bool = False
@@ -253,7 +399,7 @@ class _Walk:
         self.prev: Any = GENESIS
         self.began = False
         self.rows = self.chained = self.prechain = self.breaks = self.declared_breaks = 0
-        self.findings: list[tuple[int, str, str]] = []
+        self.findings = Findings()
         self.pending: list[tuple[int, bytes]] | None = [] if detached else None
         self.held: list[tuple[int, bytes]] = []
         self.first_chained = 0
@@ -276,7 +422,7 @@ class _Walk:
         w.rows, w.chained, w.prechain = state.rows, state.chained, state.prechain
         w.breaks, w.declared_breaks = state.breaks, state.declared_breaks
         w.first_chained = state.first_chained
-        w.findings = list(state.findings)
+        w.findings = Findings(state.findings)
         return w
 
     def _break(self, n: int, text: str) -> None:
@@ -424,12 +570,19 @@ class _Walk:
                     got = c_body(raw)
                     if got is not None:
                         prev = self.prev.encode("utf-8", "surrogatepass")
-                        if sha256(prev + got[0]).hexdigest()[:32] == got[1]:
-                            self.rows += 1
-                            self.chained += 1
-                            self.prev = got[1]
-                            continue
-                        self.feed(n, raw)
+                        self.rows += 1
+                        self.chained += 1
+                        if sha256(prev + got[0]).hexdigest()[:32] != got[1]:
+                            if self.declared:  # a declaration may excuse it: the full rule
+                                self.rows -= 1
+                                self.chained -= 1
+                                self.feed(n, raw)
+                                continue
+                            # a well-formed row whose chain does not link: what `row`
+                            # decides without declarations, without parsing it again
+                            self.breaks += 1
+                            self.findings.add_break(n, "chain mismatch")
+                        self.prev = got[1]
                         continue
                 obj = _fast_parse(raw)
                 if obj is not None:
@@ -609,11 +762,12 @@ def _walk_buf(buf: _lines.Buffer, start: int, end: int, first_line: int, strict:
 
 
 def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> VerifyResult:
-    findings = sorted(w.findings, key=lambda f: f[0])  # stable: keeps in-line order
-    first_break = next((t for _n, k, t in findings if k == "break"), None)
+    findings = w.findings.sorted()  # stable: keeps in-line order
+    at = findings.first("break")
+    first_break = findings.text(at) if at >= 0 else None
     ok: bool | None = w.breaks == 0
     scope = "full"
-    declared_list = [t for _n, k, t in findings if k == "declared"]
+    declared_list = [findings.text(i) for i, k in enumerate(findings.kinds) if k == 1]
     if not strict and (w.prechain or w.declared_breaks):
         if w.prechain and w.declared_breaks:
             scope = "bounded_prechain_skipped+declared_break"
@@ -633,7 +787,7 @@ def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> Ver
         ok=ok, rows=w.rows, chained=w.chained, prechain=w.prechain, first_break=first_break,
         breaks=w.breaks, verified_scope=scope, declared_breaks=w.declared_breaks,
         declared=tuple(declared_list),
-        findings=tuple(Finding(n, k, t) for n, k, t in findings),
+        findings=findings,
         first_chained_line=w.first_chained, lines=lines_total)
 
 
@@ -848,8 +1002,7 @@ def _walk_parallel(path: str | Source, buf: _lines.Buffer, start: int, end: int,
             spans.append((bounds[i][0], bounds[i][1], out["sha256"]))
         shift = line_base if relative else 0
         if shift:
-            out["findings"] = [(a + shift, k, _reline(t, a, a + shift))
-                               for a, k, t in out["findings"]]
+            out["findings"].shift(shift)
             out["held"] = [(a + shift, raw) for a, raw in out["held"]]
             if out["first_chained"]:
                 out["first_chained"] += shift
