@@ -5,6 +5,13 @@ figure is the parent's peak plus the largest worker's peak (they run at once).
 Prints wall time, ratio and peak RSS; `--runs 3` reports the median of three.
 
     python bench/verify.py [--rows 1000000] [--runs 1] [--path bench/out/verify-1m.jsonl]
+
+`--broken`: memory must not grow with the number of breaks. Verifies a ledger of N
+small rows where every row breaks (each `chain` wrong) and an honest ledger of the
+same N rows, each with sealscope in a fresh process, and prints both peak RSS figures,
+their ratio (the bar: within 1.5x) and the times.
+
+    python bench/verify.py --broken [--rows 1000000]
 """
 from __future__ import annotations
 
@@ -44,7 +51,47 @@ def run_one(which: str, path: Path, pure: bool = False) -> dict:
     return json.loads(out.stdout)
 
 
+def write_small(path: Path, rows: int, broken: bool) -> None:
+    """N rows `{"i": n, "pad": ..., "chain": ...}`, chained honestly, or each with a
+    chain that never links (every row a break)."""
+    from sealscope.core.ledger import GENESIS, link
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prev = GENESIS
+    with open(path, "w", encoding="utf-8") as fh:
+        for n in range(rows):
+            row = {"i": n, "pad": "x"}
+            chain = "0" * 32 if broken else link(prev, row)
+            prev = chain
+            fh.write(json.dumps({**row, "chain": chain}) + "\n")
+
+
+def broken_vs_honest(rows: int) -> int:
+    out = HERE / "out"
+    runs = {}
+    for broken in (False, True):
+        path = out / f"verify-{rows}-{'broken' if broken else 'honest'}-small.jsonl"
+        if not path.exists():
+            print(f"writing {rows:,} {'broken' if broken else 'honest'} rows to {path} ...",
+                  flush=True)
+            write_small(path, rows, broken)
+        r = run_one("sealscope", path)
+        rss = (r["rss_self_kb"] + r["rss_child_kb"]) / 1024
+        runs[broken] = (r, rss)
+        print(f"{'all broken' if broken else 'honest':>10}: {path.stat().st_size / 1e6:.0f} MB,"
+              f" {r['result']['breaks']:,} breaks, {r['wall']:.2f}s, peak RSS {rss:.0f} MB "
+              f"(parent {r['rss_self_kb'] / 1024:.0f} MB + largest worker)", flush=True)
+    ratio = runs[True][1] / runs[False][1]
+    print(f"peak RSS all-broken / honest: {ratio:.2f}x (bar: within 1.5x)")
+    return 0 if ratio <= 1.5 else 1
+
+
 def main() -> int:
+    if "--broken" in sys.argv:
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--broken", action="store_true")
+        ap.add_argument("--rows", type=int, default=1_000_000)
+        return broken_vs_honest(ap.parse_args().rows)
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=1)

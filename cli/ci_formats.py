@@ -57,6 +57,12 @@ class Suite:
     marks: list[Mark] = field(default_factory=list)
     exit_code: int = 0
     verdict: str = ""
+    # `digested`: the verifier hashed the file in the pass it verified it; `sha256`
+    # is then that digest, None when the bytes could not be bound to one file (the
+    # VSA lists no subject for it and fails)
+    digested: bool = False
+    sha256: str | None = None
+    resumed: dict[str, Any] | None = None  # from a checkpoint: what was resumed
 
 
 # --------------------------------------------------------------------------- from verdicts
@@ -65,11 +71,16 @@ def _outcome(code: int) -> str:
     return {_verdict.HELD: PASSED, _verdict.WRONG: FAILED}.get(code, BOUNDED)
 
 
-def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = ()) -> Suite:
+def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = (), *,
+                digested: bool = False) -> Suite:
     """A ledger's chain walk (`VerifyResult`) and its pin/witness checks
     (`(name, WitnessVerdict)`): a case each; a mark per break (error) and per declared
-    break (warning), and one warning when the chain was bounded or could not be looked at."""
+    break (warning), and one warning when the chain was bounded or could not be looked at.
+    `digested`: the walk was asked for the digest of its bytes (`res.sha256`), which
+    the VSA then names as the subject's."""
     suite = _chain(path, _verdict.chain(res), res, res.findings)
+    suite.digested = digested
+    suite.sha256 = getattr(res, "sha256", None) if digested else None
     codes = [suite.exit_code]
     for name, v in checks:
         out = _verdict.check(v)
@@ -279,6 +290,13 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _escape_path(path: str) -> str:
+    """A `file=` property: the real path (so the annotation lands on the file that
+    exists), escaped only as the property rules say; not sanitized for display."""
+    return (path.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            .replace(":", "%3A").replace(",", "%2C"))
+
+
 def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> str:
     """`::error file=P,line=N,title=T::message` per error mark, `::warning` per warning;
     one line each, escaped as the workflow-command rules require. At most `limit`
@@ -288,7 +306,7 @@ def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> s
         marks.sort(key=lambda sm: sm[1].level != "error")  # stable: file and line order
     out = []
     for s, m in marks[:limit]:
-        props = [f"file={_escape_property(s.path)}"]
+        props = [f"file={_escape_path(s.path)}"]
         if m.line is not None:
             props.append(f"line={int(m.line)}")
         props.append(f"title={_escape_property(m.title)}")
@@ -300,6 +318,23 @@ def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> s
                    f"annotation(s) ({errors} error(s)) not written; `sealscope export FILE "
                    "--format json` lists every result of a file")
     return "".join(line + "\n" for line in out)
+
+
+def stop_token() -> str:
+    """A fresh random token for `::stop-commands::` (one per run: evidence cannot
+    know it, so cannot end the pause)."""
+    import secrets
+
+    return "sealscope-" + secrets.token_hex(16)
+
+
+def guarded(text: str, token: str) -> str:
+    """`text` (not annotations) between `::stop-commands::TOKEN` and `::TOKEN::`: the
+    runner runs no workflow command inside, whatever the text holds."""
+    if not text:
+        return text
+    body = text if text.endswith("\n") else text + "\n"
+    return f"::stop-commands::{token}\n{body}::{token}::\n"
 
 
 def step_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -375,27 +410,70 @@ def sha256_file(path: str) -> str:
     return h.hexdigest()
 
 
+def vsa_name(path: str) -> dict[str, str]:
+    """A file name as a VSA carries it: the name itself when its bytes are UTF-8;
+    else (`name`) those bytes percent-encoded (`%` itself too), with `name_hex`, the
+    raw bytes in hex, beside it, so a JSON reader gets the bytes back, not lone
+    surrogates."""
+    import os
+    from urllib.parse import quote
+
+    try:
+        path.encode("utf-8")
+        return {"name": path}
+    except UnicodeEncodeError:
+        raw = os.fsencode(path)
+        return {"name": quote(raw, safe="/"), "name_hex": raw.hex()}
+
+
 def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, Any],
                   now: datetime | None = None) -> dict[str, Any]:
     """An unsigned in-toto Statement v1 whose predicate is a SLSA verification summary:
-    each file read here a subject (its path and the SHA-256 of its bytes, read now),
-    the policy that ran, PASSED only when every file held in full; no verified levels.
-    A file that cannot be read here (gone, or a remote URL) is no subject (a subject
-    needs a digest): it is listed under `predicate.sealscope.results` with a null
-    digest, and the result is FAILED unless it held."""
+    each file verified a subject (its path and the SHA-256 of its bytes), the policy
+    that ran, PASSED only when every file held in full; no verified levels.
+
+    A ledger's digest is the one its verification computed from the bytes it read,
+    in the same pass through the same descriptor (`Suite.digested`); a ledger whose
+    bytes could not be bound to one file (replaced or changed while read) is no
+    subject and makes the result FAILED. Other files are hashed here, through
+    `lines.open_regular`. A file that cannot be read (gone, or a remote URL) is no
+    subject either (a subject needs a digest): it is listed under
+    `predicate.sealscope.results` with a null digest, and the result is FAILED
+    unless it held. A result resumed from a checkpoint says so (`resumed`), as does
+    the policy."""
     when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     subjects, results = [], []
+    unbound = False
     for s in suites:
-        try:
-            digest: str | None = sha256_file(s.path) if "://" not in s.path else None
-        except OSError:
-            digest = None
+        digest: str | None
+        if s.digested:
+            digest = s.sha256
+            unbound = unbound or digest is None
+        else:
+            try:
+                digest = sha256_file(s.path) if "://" not in s.path else None
+            except OSError:
+                digest = None
+        name = vsa_name(s.path)
         if digest is not None:
-            subjects.append({"name": s.path, "digest": {"sha256": digest}})
-        results.append({"path": s.path, "sha256": digest, "verdict": s.verdict,
-                        "exit_code": s.exit_code,
-                        "checks": [{"name": c.name, "outcome": c.outcome} for c in s.cases]})
-    passed = bool(suites) and all(s.exit_code == _verdict.HELD for s in suites)
+            subjects.append({"name": name["name"], "digest": {"sha256": digest}}
+                            | ({"annotations": {"name_hex": name["name_hex"]}}
+                               if "name_hex" in name else {}))
+        row: dict[str, Any] = {"path": name["name"], "sha256": digest,
+                               "verdict": s.verdict, "exit_code": s.exit_code,
+                               "checks": [{"name": c.name, "outcome": c.outcome}
+                                          for c in s.cases]}
+        if "name_hex" in name:
+            row["path_hex"] = name["name_hex"]
+        if s.resumed is not None:
+            row["resumed"] = s.resumed
+        results.append(row)
+    passed = (bool(suites) and not unbound
+              and all(s.exit_code == _verdict.HELD for s in suites))
+    from_cp = [{"path": vsa_name(s.path)["name"], **s.resumed} for s in suites
+               if s.resumed is not None and s.resumed.get("resumed")]
+    if from_cp:  # a verdict from a checkpoint is not a full verification: say so
+        policy = dict(policy, resumed_from_checkpoint=from_cp)
     return {
         "_type": STATEMENT_TYPE,
         "subject": subjects,
@@ -403,7 +481,8 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
         "predicate": {
             "verifier": {"id": VERIFIER_ID, "version": {"sealscope": version}},
             "timeVerified": when,
-            "resourceUri": "file:" + (suites[0].path if len(suites) == 1 else "."),
+            "resourceUri": "file:" + (vsa_name(suites[0].path)["name"] if len(suites) == 1
+                                      else "."),
             "policy": {"uri": "https://pypi.org/project/sealscope/#policy",
                        "digest": {"sha256": hashlib.sha256(json.dumps(
                            policy, sort_keys=True).encode()).hexdigest()}},
@@ -461,6 +540,10 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
 
     refused = False
     failed = False
+    if github(args):
+        from sealscope import output
+
+        output.guard_commands(stop_token())
 
     def write(kind: str, target: str, data: bytes, append: bool = False) -> None:
         nonlocal refused, failed
@@ -476,8 +559,9 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
             failed = True
 
     if github(args):
-        sys.stdout.write(github_commands(suites))
         sys.stdout.flush()
+        sys.stdout.buffer.write(github_commands(suites).encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
         target = os.environ.get("GITHUB_STEP_SUMMARY")
         if target and markdown is not None:
             try:  # the limit is the step's whole file, earlier writes included
@@ -486,8 +570,9 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
                 room = SUMMARY_LIMIT
             write("the step summary", target,
                   step_summary(markdown(), max(room, 0)).encode("utf-8"), append=True)
-        if summary:
-            sys.stderr.write(summary.rstrip("\n") + "\n")
+        if summary:  # not an annotation: no command may run from it
+            sys.stderr.write(guarded(summary.rstrip("\n") + "\n", stop_token()))
+            sys.stderr.flush()
     if getattr(args, "junit", None):
         write("JUnit XML", args.junit, junit_xml(suites))
     if getattr(args, "vsa", None):

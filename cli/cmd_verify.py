@@ -37,17 +37,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
           ns: str | None = None, progress: bool = False, incremental: bool = False,
-          checkpoint: str | None = None) -> tuple[dict, int, Any, Any]:
+          checkpoint: str | None = None, digest: bool = False) -> tuple[dict, int, Any, Any]:
     """Verify one ledger (and its pin or witness): the JSON object, the exit code,
     the CI suite (the chain and each check, the lines to annotate) and the chain's
-    `VerifyResult` (for the step summary's report, so it is not walked twice)."""
+    `VerifyResult` (for the step summary's report, so it is not walked twice).
+    `digest` (for `--vsa`): the walk also hashes the bytes it reads."""
     from sealscope.core import ledger, pins, verdict, witness
 
     on_progress = progress_callback(f"verify {path}") if progress else None
     if incremental:
         from sealscope.core.checkpoint import verify_incremental
         inc = verify_incremental(path, strict=strict, checkpoint=checkpoint,
-                                 on_progress=on_progress)
+                                 on_progress=on_progress, digest=digest)
         res = inc.result
         doc = res.to_dict()
         doc["resumed"] = {"resumed": inc.resumed is not None,
@@ -55,8 +56,13 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
                           "sentence": inc.resumed.sentence() if inc.resumed else None,
                           "checkpoint": inc.checkpoint, "written": inc.saved,
                           "caught": inc.change, "notes": list(inc.notes)}
+        resumed = {"resumed": inc.resumed is not None,
+                   "checkpoint_sha256": inc.checkpoint_sha256,
+                   "rows_resumed": inc.resumed.rows_before if inc.resumed else 0,
+                   "bytes_resumed": inc.resumed.bytes_before if inc.resumed else 0}
     else:
-        res = ledger.verify(path, strict=strict, on_progress=on_progress)
+        res = ledger.verify(path, strict=strict, on_progress=on_progress, digest=digest)
+        resumed = None
         doc = res.to_dict()
     checks = []
     if pin is not None:
@@ -69,7 +75,9 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
     names = ["pin"] if pin is not None else ["witness"] if store else []
-    suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)))
+    suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)),
+                                   digested=digest)
+    suite.resumed = resumed
     return doc, out.exit_code, suite, res
 
 
@@ -80,7 +88,8 @@ MANY_MIN_BYTES = 16 << 20
 
 def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
               progress: bool, incremental: bool = False,
-              checkpoint: str | None = None) -> list[tuple[dict, int, Any, Any]]:
+              checkpoint: str | None = None,
+              digest: bool = False) -> list[tuple[dict, int, Any, Any]]:
     from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
     sizes: list[int | None] = []
@@ -100,17 +109,17 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
             with ProcessPoolExecutor(max_workers=min(len(small), os.cpu_count() or 1),
                                      mp_context=spawn_context()) as pool:
                 futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns, False,
-                                          incremental, checkpoint) for i in small}
+                                          incremental, checkpoint, digest) for i in small}
                 for i in range(len(paths)):
                     if i not in futures:
                         results[i] = judge(paths[i], strict, pin, store, ns, progress,
-                                           incremental, checkpoint)
+                                           incremental, checkpoint, digest)
                 for i, f in futures.items():
                     results[i] = f.result()
         except Exception:  # noqa: BLE001 - no worker processes here: one at a time below
             pass
     return [r if r is not None else judge(p, strict, pin, store, ns, progress, incremental,
-                                          checkpoint)
+                                          checkpoint, digest)
             for p, r in zip(paths, results, strict=True)]
 
 
@@ -132,6 +141,17 @@ def run(args: argparse.Namespace) -> int:
     if args.pin and args.witness:
         error_line("verify: give --pin or --witness, not both")
         return 2
+    if args.checkpoint:
+        from sealscope.core import verdict
+        from sealscope.core.checkpoint import evidence_target
+        from sealscope.core.sanitize import clean
+
+        hit = evidence_target(args.checkpoint, args.ledgers)
+        if hit is not None:
+            error_line(f"verify: refusing --checkpoint {clean(args.checkpoint)}: it is the "
+                       f"evidence file {clean(hit)} (a checkpoint is never written over "
+                       "evidence)")
+            return verdict.USAGE
     pin = None
     if args.pin is not None:
         try:
@@ -142,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     as_json = args.json or args.ci_format == "json"
     progress = not as_json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
-                        args.incremental, args.checkpoint)
+                        args.incremental, args.checkpoint, bool(getattr(args, "vsa", None)))
     from sealscope.core import verdict
     code = verdict.worst(r[1] for r in results)
     docs = [r[0] for r in results]
