@@ -2,7 +2,8 @@
 
 A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
 receipts (how many, how many fail, how many hold only within a bound); its word and
-exit code come from `verdict.ledger_audit`.
+exit code come from `verdict.ledger`, as `export` and a viewer tab judge the ledger (a
+chain that holds with a receipt that fails is BROKEN 1).
 
 Work is planned in batches so that small files do not pay a process round trip each
 (`plan_batches`), while a file large enough for `ledger.verify` to split across
@@ -68,6 +69,11 @@ class ReceiptSummary:
         return {"count": self.count, "failed": self.failed, "bounded": self.bounded,
                 "first_failed_line": self.first_failed_line}
 
+    def checks(self) -> tuple[Any, ...]:
+        """The receipt checks `verdict.ledger` judges: each row's, or (a summary read
+        back without its rows, `to_dict`) one failing check per failed row."""
+        return self.rows or ({"ok": False},) * self.failed
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReceiptSummary:
         return cls(int(d["count"]), int(d["failed"]), int(d["bounded"]),
@@ -84,7 +90,7 @@ class FleetEntry(_verdict.Judged):
     size: int | None = None
 
     def outcome(self) -> _verdict.Outcome:
-        return _verdict.ledger_audit(self.result, self.receipts.failed)
+        return _verdict.ledger(self.result, self.receipts.checks())
 
     def to_dict(self) -> dict[str, Any]:
         """`path`, the `verify --json` fields, `receipts`, `bytes`, `exit_code`."""
@@ -122,20 +128,16 @@ def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEnt
 
 
 def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
-    count = failed = bounded = 0
-    first: int | None = None
+    """Each receipt row checked as `receipts` checks it; failed and bounded counted by
+    `verdict.receipt` and `verdict.bounded`, the rules every verb reads."""
     rows = []
     for line, row in iter_receipt_rows(path):
         check = verify_receipt(row)
         rows.append(ReceiptRow(line, check.ok, check.schema, check.content,
                                check.verified_scope, tuple(check.notes)))
-        count += 1
-        if not check.ok:
-            failed += 1
-            first = line if first is None else first
-        elif check.verified_scope != "full":
-            bounded += 1
-    return ReceiptSummary(count, failed, bounded, first, tuple(rows))
+    failing = [r.line for r in rows if _verdict.receipt(r).exit_code == _verdict.WRONG]
+    return ReceiptSummary(len(rows), len(failing), sum(map(_verdict.bounded, rows)),
+                          failing[0] if failing else None, tuple(rows))
 
 
 def audit_file(path: str | os.PathLike[str], *, strict: bool = False,

@@ -147,17 +147,11 @@ def combined(res: Any, *checks: Any) -> Outcome:
     return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, COULD_NOT_LOOK), code)
 
 
-def ledger_audit(res: Any, failed_receipts: int) -> Outcome:
-    """A ledger audited as one (`sealscope fleet`): the chain's word; its exit code is
-    the chain's, or 1 when a compaction receipt fails (a receipt within a bound is
-    VERIFIED, `receipt`)."""
-    out = chain(res)
-    return Outcome(out.verdict, worst([out.exit_code, WRONG if failed_receipts else HELD]))
-
-
 def ledger(res: Any, receipt_checks: Iterable[Any] = ()) -> Outcome:
-    """A ledger as one file, before any check an auditor adds (its tab, its report):
-    the chain's verdict, made BROKEN 1 by a compaction receipt that fails on its own."""
+    """A ledger as one file, before any check an auditor adds (a fleet entry, its tab,
+    its report, `export`): the chain's verdict, made BROKEN 1 by a compaction receipt
+    that fails on its own (`receipt`; one within a bound is VERIFIED, its scope stated
+    beside it)."""
     return audit(chain(res), *(o for o in map(receipt, receipt_checks)
                                if o.exit_code == WRONG))
 
