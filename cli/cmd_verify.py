@@ -11,6 +11,7 @@ import os
 import sys
 
 from sealscope import ci_formats
+from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
 
@@ -118,31 +119,30 @@ def run(args: argparse.Namespace) -> int:
 
     if args.witness and not args.ns:
         error_line("verify: --witness needs --ns NAMESPACE")
-        return 2
+        return verdict.USAGE
     if args.ns and not args.witness:
         error_line("verify: --ns goes with --witness STORE")
-        return 2
+        return verdict.USAGE
     if args.checkpoint and not args.incremental:
         error_line("verify: --checkpoint goes with --incremental")
-        return 2
+        return verdict.USAGE
     if args.checkpoint and len(args.ledgers) > 1:
         error_line("verify: --checkpoint FILE holds one ledger's checkpoint; give one LEDGER")
-        return 2
+        return verdict.USAGE
     if args.pin and args.witness:
         error_line("verify: give --pin or --witness, not both")
-        return 2
+        return verdict.USAGE
     pin = None
     if args.pin is not None:
         try:
             pin = pins.pin_from(args.pin)
         except ValueError as e:
             error_line(f"verify: --pin: {e}")
-            return 2
+            return verdict.USAGE
     as_json = args.json or args.ci_format == "json"
     progress = not as_json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
                         args.incremental, args.checkpoint)
-    from sealscope.core import verdict
     code = verdict.worst(r[1] for r in results)
     docs = [r[0] for r in results]
     policy = {"verb": "verify", "strict": args.strict,
@@ -168,7 +168,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _count_line(docs: list[dict]) -> str:
-    from sealscope.core import verdict
 
     counts = {v: sum(1 for d in docs if d["verdict"] == v)
               for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)}
@@ -189,7 +188,6 @@ def human_line(path: str, doc: dict, res: Any = None) -> str:
     the chain (`res`) could not be looked at, why — `VerifyResult.reason()`, the words
     the viewer's banner shows — in the first line; a file that could not be read is
     that one line."""
-    from sealscope.core import verdict
     from sealscope.core.sanitize import clean
 
     why = res.reason() if res is not None and \

@@ -23,6 +23,7 @@ import signal
 import sys
 import time
 
+from sealscope.core import verdict
 from sealscope.output import error_line, paint, paint_verdict, progress_callback
 
 
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.interval <= 0 or args.rehash <= 0:
         error_line("watch: --interval and --rehash must be positive")
-        return 2
+        return verdict.USAGE
     out = _Out(args.json)
     followers = [Follower(p, strict=args.strict, rehash_seconds=args.rehash)
                  for p in args.ledgers]

@@ -26,7 +26,8 @@ from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 
 __all__ = ["ReceiptRow", "ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file",
-           "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first", "summarize",
+           "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first",
+           "worst_first_key", "summarize",
            "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
 
 LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
@@ -224,12 +225,17 @@ def walk(sources: Sequence[str], pattern: str = "*.jsonl"
                 yield src, None
 
 
-def worst_first(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
-    """Broken first, then could-not-look, then verified; within each, more breaks and
+def worst_first_key(e: FleetEntry) -> tuple[int, int, int, str]:
+    """The sort key of the one worst-first order of fleet entries (`sealscope fleet`,
+    its step summary, the viewer's fleet tab): by exit code (`verdict.severity`: 1,
+    then 3, then 0; an entry's word agrees with its code), then more breaks, then more
     failed receipts first, then by path."""
-    rank = {_verdict.WRONG: 0, _verdict.COULD_NOT: 1, _verdict.HELD: 2}
-    return sorted(entries, key=lambda e: (rank.get(e.exit_code, 0), -e.result.breaks,
-                                          -e.receipts.failed, e.path))
+    return (-_verdict.severity(e.exit_code), -e.result.breaks, -e.receipts.failed, e.path)
+
+
+def worst_first(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
+    """Entries worst first (`worst_first_key`)."""
+    return sorted(entries, key=worst_first_key)
 
 
 @dataclass(frozen=True)

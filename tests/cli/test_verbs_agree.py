@@ -91,3 +91,28 @@ def test_every_verb_gives_one_word_and_one_code(name, evidence, tmp_path):
         assert rc.returncode == code, rc.stdout
     elif not rows:
         assert rc.returncode == 3  # no receipt row: nothing claimed, could not look
+
+
+def test_fleet_orders_worst_first_once_in_every_output(tmp_path):
+    """The step summary's table lists the ledgers in the fleet's own order
+    (`fleet.worst_first`), not re-sorted by another rule (issue 28)."""
+    import os
+
+    from tests.cli.test_fleet import make_tree
+
+    root = tmp_path / "fleet"
+    root.mkdir()
+    make_tree(root)
+    human = run("fleet", str(root))
+    order = [ln.split()[-7] for ln in human.stdout.splitlines()
+             if ln.split() and not ln.startswith(" ") and "=" in ln]
+    summary = tmp_path / "summary.md"
+    env = dict(os.environ, GITHUB_STEP_SUMMARY=str(summary))
+    cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
+    gh = subprocess.run([*cmd, "fleet", str(root), "--format", "github"], env=env,
+                        capture_output=True, text=True, timeout=300, check=False)
+    assert gh.returncode == human.returncode == 1
+    table = [ln for ln in summary.read_text().splitlines() if ln.startswith("| **")]
+    assert [ln.split("`")[1] for ln in table] == order
+    # a chain that holds with a failing receipt (0 breaks) after the broken chains
+    assert order[2].endswith("liar-receipt.jsonl") and len(order) == 7
