@@ -6,9 +6,11 @@ writes the new one: the verified prefix is hashed, only the appended bytes walke
 from __future__ import annotations
 
 import argparse
-from typing import Any
 import os
 import sys
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from sealscope import ci_formats
 from sealscope.core import verdict
@@ -73,45 +75,43 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     return doc, out.exit_code, suite, res
 
 
-# Several ledgers: the small ones are verified side by side in worker processes while
-# the large ones (each already split across workers) go one at a time here.
+# Several ledgers: when their small files hold this much, they are verified side by
+# side in worker processes (below it a pool costs more than it saves); a large one is
+# split across the workers by `verify` itself, here.
 MANY_MIN_BYTES = 16 << 20
+
+
+def _judge_items(items: Sequence[str], args: tuple[Any, ...]) -> list[tuple[dict, int, Any, Any]]:
+    """`judge` of each item ("INDEX\0PATH") with `args` after the path: a worker's task."""
+    return [judge(item.split("\0", 1)[1], *args) for item in items]
 
 
 def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
               progress: bool, incremental: bool = False,
               checkpoint: str | None = None) -> list[tuple[dict, int, Any, Any]]:
-    from sealscope.core.ledger import PARALLEL_MIN_BYTES
+    """`judge` of each path, in the given order, planned and run by `core.fleet_run`:
+    a small file a task of its own, on the local pool when the small files hold
+    `MANY_MIN_BYTES` (else one at a time here, with progress); a large file here."""
+    from sealscope.core import fleet_run
 
-    sizes: list[int | None] = []
-    for p in paths:
+    sized: list[tuple[str, int | None]] = []
+    for i, p in enumerate(paths):
         try:
-            sizes.append(os.stat(p).st_size)
+            size: int | None = os.stat(p).st_size
         except OSError:
-            sizes.append(None)
-    small = [i for i, n in enumerate(sizes) if n is not None and n < PARALLEL_MIN_BYTES]
-    results: list = [None] * len(paths)
-    many = sum(sizes[i] or 0 for i in small) >= MANY_MIN_BYTES
-    if len(small) > 1 and many and (os.cpu_count() or 1) > 1:
-        try:
-            from concurrent.futures import ProcessPoolExecutor
-
-            from sealscope.core.pools import spawn_context
-            with ProcessPoolExecutor(max_workers=min(len(small), os.cpu_count() or 1),
-                                     mp_context=spawn_context()) as pool:
-                futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns, False,
-                                          incremental, checkpoint) for i in small}
-                for i in range(len(paths)):
-                    if i not in futures:
-                        results[i] = judge(paths[i], strict, pin, store, ns, progress,
-                                           incremental, checkpoint)
-                for i, f in futures.items():
-                    results[i] = f.result()
-        except Exception:  # noqa: BLE001 - no worker processes here: one at a time below
-            pass
-    return [r if r is not None else judge(p, strict, pin, store, ns, progress, incremental,
-                                          checkpoint)
-            for p, r in zip(paths, results, strict=True)]
+            size = None
+        sized.append((f"{i}\0{p}", size))  # by position too: a path may be given twice
+    plan = fleet_run.plan_batches(sized, batch_files=1)
+    here = (strict, pin, store, ns, progress, incremental, checkpoint)
+    executor: fleet_run.Executor = fleet_run.Serial()
+    task = partial(_judge_items, args=here)
+    if len(plan.batches) > 1 and plan.small_bytes >= MANY_MIN_BYTES:
+        executor = fleet_run.LocalPool()   # a worker's progress is nobody's to show
+        task = partial(_judge_items, args=(strict, pin, store, ns, False, incremental,
+                                           checkpoint))
+    results = dict(fleet_run.run(plan, task, executor,
+                                 large_task=lambda item: _judge_items([item], here)[0]))
+    return [results[item] for item, _n in sized]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,35 +5,32 @@ receipts (how many, how many fail, how many hold only within a bound); its word 
 exit code come from `verdict.ledger`, as `export` and a viewer tab judge the ledger (a
 chain that holds with a receipt that fails is BROKEN 1).
 
-Work is planned in batches so that small files do not pay a process round trip each
-(`plan_batches`), while a file large enough for `ledger.verify` to split across
-processes goes alone (`LARGE_BYTES`) and is verified in the caller. `audit_batch` is a
-pure function of paths, so any executor runs it: the local process pool here, or a
-Dask cluster (the CLI's engine) whose workers fetch remote files themselves.
+Many ledgers run through `fleet_run`, the one planner and runner (small files in
+batches, a large file alone, split across processes by `ledger.verify`, the serial
+fallback): `run_local` on the local process pool. `audit_batch` is a pure function of
+paths, so any executor runs it: the local pool, or a Dask cluster (the CLI's adapter)
+whose workers fetch remote files themselves.
 """
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from sealscope.core import fleet_run
 from sealscope.core import verdict as _verdict
-from sealscope.core.ledger import PARALLEL_MIN_BYTES, Finding, VerifyResult
+from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
+from sealscope.core.ledger import Finding, VerifyResult
 from sealscope.core.ledger import verify as _verify
 from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 
 __all__ = ["ReceiptRow", "ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file",
            "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first",
-           "worst_first_key", "summarize",
+           "worst_first_key", "summarize", "run_local", "iter_local",
            "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
-
-LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
-BATCH_BYTES = 8 << 20             # a batch of small files holds about this much
-BATCH_FILES = 64                  # ... and at most this many files
-
 
 @dataclass(frozen=True)
 class ReceiptRow:
@@ -175,31 +172,6 @@ def audit_batch(paths: Sequence[str], strict: bool = False, incremental: bool = 
     return [audit_file(p, strict=strict, incremental=incremental).to_wire() for p in paths]
 
 
-def plan_batches(sized: Iterable[tuple[str, int | None]], *,
-                 batch_bytes: int = BATCH_BYTES, batch_files: int = BATCH_FILES
-                 ) -> tuple[list[list[str]], list[str]]:
-    """(batches of small files, large files). A batch closes when it reaches
-    `batch_bytes` or `batch_files`; a file of `LARGE_BYTES` or more goes alone to be
-    split across processes; a file whose size is unknown joins a batch (it will be
-    reported as it is found)."""
-    batches: list[list[str]] = []
-    large: list[str] = []
-    cur: list[str] = []
-    cur_bytes = 0
-    for path, size in sized:
-        if size is not None and size >= LARGE_BYTES:
-            large.append(path)
-            continue
-        cur.append(path)
-        cur_bytes += size or 0
-        if cur_bytes >= batch_bytes or len(cur) >= batch_files:
-            batches.append(cur)
-            cur, cur_bytes = [], 0
-    if cur:
-        batches.append(cur)
-    return batches, large
-
-
 def walk(sources: Sequence[str], pattern: str = "*.jsonl"
          ) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source: a directory is walked recursively for
@@ -273,48 +245,28 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
 def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
               incremental: bool = False, workers: int | None = None,
               on_entry: Callable[[FleetEntry], None] | None = None) -> list[FleetEntry]:
-    """Audit local files on a process pool sized to the cores: small files in batches,
-    large ones here, each split across the cores by `verify`. Entries are passed to
-    `on_entry` as they arrive and returned in arrival order; an exception `on_entry`
-    raises ends the run (batches not yet started are dropped) and propagates."""
-    batches, large = plan_batches(sized)
-    workers = workers or os.cpu_count() or 1
+    """Audit local files through `fleet_run` on a process pool sized to the cores:
+    small files in batches, large ones here, each split across the cores by `verify`.
+    Entries are passed to `on_entry` as they arrive and returned in arrival order; an
+    exception `on_entry` raises ends the run (batches not yet started are dropped) and
+    propagates."""
     out: list[FleetEntry] = []
-
-    def take(entry: FleetEntry) -> None:
+    for entry in iter_local(sized, strict=strict, incremental=incremental, workers=workers):
         out.append(entry)
         if on_entry is not None:
             on_entry(entry)
-
-    for entry in _run_batches(batches, strict, incremental, workers):
-        take(entry)
-    for path in large:
-        take(audit_file(path, strict=strict, workers=None, incremental=incremental))
     return out
 
 
-def _run_batches(batches: list[list[str]], strict: bool, incremental: bool, workers: int
-                 ) -> Iterator[FleetEntry]:
-    if workers <= 1 or len(batches) <= 1:
-        for b in batches:
-            for d in audit_batch(b, strict, incremental):
-                yield FleetEntry.from_dict(d)
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+def iter_local(sized: Iterable[tuple[str, int | None]], *, strict: bool = False,
+               incremental: bool = False, workers: int | None = None,
+               executor: fleet_run.Executor | None = None) -> Iterator[FleetEntry]:
+    """`run_local`'s entries as they arrive (on `executor`, default the local pool)."""
+    def large(path: str) -> dict[str, Any]:
+        return audit_file(path, strict=strict, workers=None, incremental=incremental).to_wire()
 
-    from sealscope.core.pools import spawn_context
-
-    with ProcessPoolExecutor(max_workers=min(workers, len(batches)),
-                             mp_context=spawn_context()) as pool:
-        futures = [pool.submit(audit_batch, b, strict, incremental) for b in batches]
-        try:
-            for f in as_completed(futures):
-                for d in f.result():
-                    yield FleetEntry.from_dict(d)
-        finally:  # a consumer that stops early (a closed viewer tab) waits for no queued batch
-            for f in futures:
-                f.cancel()
-
-
-def elapsed_since(start: float) -> float:
-    return time.monotonic() - start
+    task = partial(audit_batch, strict=strict, incremental=incremental)
+    for _path, wire in fleet_run.run(fleet_run.plan_batches(sized), task,
+                                     executor or fleet_run.LocalPool(workers),
+                                     large_task=large):
+        yield FleetEntry.from_dict(wire)

@@ -180,9 +180,10 @@ def test_hostile_text_cannot_break_a_json_line(tmp_path):
 
 def test_batches_keep_small_files_together_and_large_alone():
     sized = [(f"f{i}", 1000) for i in range(130)] + [("big", 100 << 20), ("unknown", None)]
-    batches, large = plan_batches(sized, batch_files=64)
-    assert large == ["big"]
-    assert [len(b) for b in batches] == [64, 64, 3]
+    plan = plan_batches(sized, batch_files=64)
+    assert plan.large == ["big"]
+    assert [len(b) for b in plan.batches] == [64, 64, 3]
+    assert plan.small_bytes == 130_000 and plan.sizes["unknown"] is None
 
 
 def test_worst_first_orders_by_code_then_breaks():

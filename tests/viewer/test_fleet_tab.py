@@ -175,7 +175,7 @@ async def test_a_fleet_of_more_than_one_batch_runs_on_the_process_pool(tmp_path,
     for i in range(n):
         for j in range(2):
             ledger.append(tmp_path / "many" / f"l{i:03d}.jsonl", {"i": i, "j": j})
-    assert len(fleet.plan_batches(fleet.walk(["many"]))[0]) == 2
+    assert len(fleet.plan_batches(fleet.walk(["many"])).batches) == 2
     app = SealscopeApp([Path("many")])
     async with app.run_test(size=SIZE) as pilot:
         tab = app.current_tab()
