@@ -50,7 +50,7 @@ def _stop(_signum, _frame) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sealscope.core.verdict import worst
-    from sealscope.core.follow import Follower
+    from sealscope.core.follow import Final, Follower
 
     if args.interval <= 0 or args.rehash <= 0:
         error_line("watch: --interval and --rehash must be positive")
@@ -88,11 +88,14 @@ def run(args: argparse.Namespace) -> int:
     except (_Stop, KeyboardInterrupt):
         pass
     finally:
-        for s, h in old.items():
-            signal.signal(s, h)
         # how each file ends, as `verify` reads it: a partial last line held back while
         # watching is now the file's last line
-        finals = [f.final() for f in followers]
+        try:
+            finals = [f.final() for f in followers]
+        except (_Stop, KeyboardInterrupt):  # asked again to stop: the verdicts known
+            finals = [None if f.result is None else Final(f.result) for f in followers]
+        for s, h in old.items():
+            signal.signal(s, h)
         for f in followers:
             f.close()
     # every verdict seen, and the last ones (an alarm latches before it is printed)
