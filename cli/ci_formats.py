@@ -75,26 +75,30 @@ def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = (), *,
                 digested: bool = False) -> Suite:
     """A ledger's chain walk (`VerifyResult`) and its pin/witness checks
     (`(name, WitnessVerdict)`): a case each; a mark per break (error) and per declared
-    break (warning), and one warning when the chain was bounded or could not be looked at.
-    `digested`: the walk was asked for the digest of its bytes (`res.sha256`), which
-    the VSA then names as the subject's."""
-    suite = _chain(path, _verdict.chain(res), res, res.findings)
+    break (warning), and one warning when the chain was bounded or could not be looked
+    at. Its verdict: `verdict.combined`, as `verify` gives it. `digested`: the walk was
+    asked for the digest of its bytes (`res.sha256`), which the VSA then names as the
+    subject's."""
+    suite = _judged(path, _verdict.combined(res, *(v for _n, v in checks)))
+    _add_chain(suite, _verdict.chain(res), res, res.findings)
     suite.digested = digested
     suite.sha256 = getattr(res, "sha256", None) if digested else None
-    codes = [suite.exit_code]
     for name, v in checks:
         out = _verdict.check(v)
-        codes.append(out.exit_code)
         suite.cases.append(Case(name, _outcome(out.exit_code), f"{v.verdict}: {v.detail}"))
         if out.exit_code != _verdict.HELD:
             level = "error" if out.exit_code == _verdict.WRONG else "warning"
             suite.marks.append(Mark(level, f"{name} {v.verdict}", v.detail))
-    suite.exit_code = _verdict.worst(codes)
-    suite.verdict = _verdict.combined(res, *(v for _n, v in checks)).verdict
     return suite
 
 
-def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]) -> Suite:
+def _judged(path: str, out: _verdict.Outcome) -> Suite:
+    """An empty suite carrying its file's one verdict, decided once by core."""
+    return Suite(path, exit_code=out.exit_code, verdict=out.verdict)
+
+
+def _add_chain(suite: Suite, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
+               ) -> None:
     """The chain case and marks of a walk (`VerifyResult` or its dict; findings as
     `Finding`s or `{"line", "kind", "text"}` dicts) whose outcome is `chain`."""
     findings = list(findings)
@@ -103,8 +107,7 @@ def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
     text = f"{chain.verdict}: rows={rows} breaks={_field(res, 'breaks')} scope={scope}"
     if first:
         text += f"; first break: {first}"
-    suite = Suite(path, [Case("chain", _outcome(chain.exit_code), text)],
-                  exit_code=chain.exit_code, verdict=chain.verdict)
+    suite.cases.append(Case("chain", _outcome(chain.exit_code), text))
     for f in findings:
         brk = _field(f, "kind") == "break"
         suite.marks.append(Mark("error" if brk else "warning",
@@ -114,7 +117,6 @@ def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
                                                          for f in findings):
         why = first or f"scope {scope}, rows {rows}"
         suite.marks.append(Mark("warning", f"ledger {chain.verdict.lower()}", why))
-    return suite
 
 
 def _field(obj: Any, key: str, default: Any = None) -> Any:
@@ -146,44 +148,45 @@ def _receipt_marks(suite: Suite, line: int, c: Any, notices: bool = True) -> Non
 
 def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
     """A ledger's receipt rows (`(line, ReceiptCheck)`): a case each, an error mark on
-    each failing row."""
-    suite = Suite(path)
+    each failing row; its verdict `verdict.receipts`."""
+    suite = _judged(path, _verdict.receipts([c for _l, c in checks]))
+    _add_receipts(suite, checks)
+    return suite
+
+
+def _add_receipts(suite: Suite, checks: Iterable[tuple[int, Any]], notices: bool = True
+                  ) -> None:
     for line, c in checks:
         suite.cases.append(_receipt_case(line, c))
-        _receipt_marks(suite, line, c)
-    out = _verdict.receipts([c for _l, c in checks])
-    suite.exit_code, suite.verdict = out.exit_code, out.verdict
-    return suite
+        _receipt_marks(suite, line, c, notices)
 
 
 def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
     a case per receipt row; an error mark per break and per failing receipt (receipts
-    within a bound are counted in the fleet's summary, not annotated)."""
-    suite = chain_suite(entry.path, entry.result)
-    for row in entry.receipts.rows:
-        suite.cases.append(_receipt_case(row.line, row))
-        _receipt_marks(suite, row.line, row, notices=False)
-    suite.exit_code, suite.verdict = entry.exit_code, entry.verdict
+    within a bound are counted in the fleet's summary, not annotated). Its verdict is
+    the entry's (`verdict.ledger`)."""
+    suite = _judged(entry.path, entry.outcome())
+    _add_chain(suite, _verdict.chain(entry.result), entry.result, entry.result.findings)
+    _add_receipts(suite, ((row.line, row) for row in entry.receipts.rows), notices=False)
     return suite
+
+
+def _add_unreadable(suite: Suite, why: str) -> None:
+    word = _verdict.COULD_NOT_LOOK
+    suite.cases.append(Case("read", BOUNDED, f"{word}: {why}"))
+    suite.marks.append(Mark("warning", f"{word.lower()}", why))
 
 
 def unreadable_suite(path: str, why: str) -> Suite:
     """A file that could not be read (or read as its kind): one bounded `read` case and
     a warning, COULD NOT LOOK, exit 3."""
-    word, code = _verdict.COULD_NOT_LOOK, _verdict.COULD_NOT
-    return Suite(path, [Case("read", BOUNDED, f"{word}: {why}")],
-                 [Mark("warning", f"{word.lower()}", why)], code, word)
+    suite = _judged(path, _verdict.Outcome(_verdict.COULD_NOT_LOOK, _verdict.COULD_NOT))
+    _add_unreadable(suite, why)
+    return suite
 
 
 _HARN_LEVEL = {"high": "error", "medium": "warning"}
-
-
-def _worst_severity(severities: Iterable[str]) -> str | None:
-    from sealscope.core.harn import SEVERITIES
-
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return min(severities, key=lambda s: rank.get(s, len(rank)), default=None)
 
 
 def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Suite:
@@ -195,15 +198,23 @@ def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Su
     not lines: a mark points at the file and names the event's location in its title."""
     if error is not None:
         return unreadable_suite(path, error)
-    suite = Suite(path)
-    every: list[str] = []
+    from sealscope.core.harn import worst_severity
+
+    checks = list(checks)
+    every = [f for c in checks for f in (_field(c, "findings") or ())]
+    suite = _judged(path, _verdict.harn(worst_severity(every)))
+    _add_harn(suite, checks)
+    return suite
+
+
+def _add_harn(suite: Suite, checks: Iterable[Any]) -> None:
+    from sealscope.core.harn import worst_severity
+
     for i, c in enumerate(checks, 1):
         ev = c if isinstance(c, dict) else c.event
         where, name = _field(ev, "location"), f"compaction #{i} {_field(ev, 'id') or '(no id)'}"
         findings = list(_field(c, "findings") or ())
-        severities = [_field(f, "severity") for f in findings]
-        every.extend(severities)
-        out = _verdict.harn(_worst_severity(severities))
+        out = _verdict.harn(worst_severity(findings))
         said = "; ".join(f"{_field(f, 'severity')} {_field(f, 'code')}: "
                          f"{_field(f, 'message')}" for f in findings)
         suite.cases.append(Case(name, _outcome(out.exit_code),
@@ -213,17 +224,6 @@ def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Su
             if level:
                 suite.marks.append(Mark(level, f"harn {_field(f, 'code')} at {where}",
                                         f"{name}: {_field(f, 'message')}"))
-    out = _verdict.harn(_worst_severity(every))
-    suite.exit_code, suite.verdict = out.exit_code, out.verdict
-    return suite
-
-
-_TONE_CODE = {"pass": _verdict.HELD, "fail": _verdict.WRONG}
-
-
-def _code_of(word: str) -> int:
-    """The exit code a verdict word stands for, by its tone (`verdict.tone`)."""
-    return _TONE_CODE.get(_verdict.tone(word), _verdict.COULD_NOT)
 
 
 def report_suite(report: Any) -> Suite:
@@ -231,23 +231,25 @@ def report_suite(report: Any) -> Suite:
     a ledger as `verify` (its chain) plus a case per receipt row as `receipts`; a harn
     file as `harn`; a snapshot as one case (an error when INVALID, a warning when it
     could not be looked at). Each session record (a restatement scored, a diff, ...)
-    is one more case, judged by its own exit code. The suite's code is the report's."""
+    is one more case, judged by its own exit code. The suite's verdict is the report's,
+    decided once by core; a case's outcome is read from its word (`verdict.code_of`)."""
+    suite = _judged(report.path, _verdict.Outcome(report.verdict, report.exit_code))
     if report.kind == "harn":
         err = report.harn[0]["error"] if report.harn and "error" in report.harn[0] else None
-        suite = harn_suite(report.path, () if err is not None else report.harn, err)
+        if err is not None:
+            _add_unreadable(suite, err)
+        else:
+            _add_harn(suite, report.harn)
     elif report.kind == "ledger":
         led = report.ledger or {}
         word = led.get("verdict", report.verdict)
-        suite = _chain(report.path, _verdict.Outcome(word, _code_of(word)), led,
-                       report.breaks)
-        for c in report.receipts:
-            suite.cases.append(_receipt_case(c["line"], c))
-            _receipt_marks(suite, c["line"], c)
+        _add_chain(suite, _verdict.Outcome(word, _verdict.code_of(word)), led, report.breaks)
+        _add_receipts(suite, ((c["line"], c) for c in report.receipts))
     else:
         snap = report.snapshot or {}
-        out = _outcome(_code_of(report.verdict))
+        out = _outcome(_verdict.code_of(report.verdict))
         text = report.verdict + (f": {snap['error']}" if snap.get("error") else "")
-        suite = Suite(report.path, [Case(report.kind, out, text)])
+        suite.cases.append(Case(report.kind, out, text))
         if out != PASSED:
             suite.marks.append(Mark("error" if out == FAILED else "warning",
                                     f"{report.kind} {report.verdict.lower()}", text))
@@ -257,20 +259,19 @@ def report_suite(report: Any) -> Suite:
         if out != PASSED:
             suite.marks.append(Mark("error" if out == FAILED else "warning", r.title,
                                     f"{r.title}: exit {r.code}"))
-    suite.exit_code, suite.verdict = report.exit_code, report.verdict
     return suite
 
 
 def markdown_table(suites: Sequence[Suite], title: str) -> str:
-    """A Markdown table of many files, worst first (a fleet's step summary): verdict,
-    file, checks failed and bounded, the first thing to look at."""
+    """A Markdown table of many files in the order given (a fleet's step summary: worst
+    first, `fleet.worst_first`, as its other outputs): verdict, file, checks failed and
+    bounded, the first thing to look at."""
     from sealscope.core.export import md_code, md_text
 
-    rank = {_verdict.WRONG: 0, _verdict.COULD_NOT: 1}
     lines = [f"### {md_text(title)}", "",
              "| verdict | file | checks | failed | bounded | first mark |",
              "|---|---|---:|---:|---:|---|"]
-    for s in sorted(suites, key=lambda s: (rank.get(s.exit_code, 2), s.path)):
+    for s in suites:
         first = next((m for m in s.marks if m.level == "error"), s.marks[0] if s.marks
                      else None)
         lines.append(f"| **{md_text(s.verdict)}** | {md_code(s.path, in_table=True)} | "

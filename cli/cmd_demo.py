@@ -12,6 +12,7 @@ import argparse
 import signal
 from typing import Any
 
+from sealscope.core import verdict
 from sealscope.output import error_line
 
 
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             return record(args.record, child, size=args.size)
         except OSError as e:
             error_line(f"cannot record to {args.record}: {e}")
-            return 3
+            return verdict.COULD_NOT
     from sealscope.viewer.demo import DemoApp
     app = DemoApp(speed=args.speed, step_mode=args.step, loop=args.loop)
     old = {s: signal.signal(s, _interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
@@ -80,5 +81,5 @@ def run(args: argparse.Namespace) -> int:
         for s, h in old.items():
             signal.signal(s, h)
     if app.failure:
-        return 1
+        return verdict.WRONG
     return int(app.return_code or 0)

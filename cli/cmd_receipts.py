@@ -93,7 +93,7 @@ def run_receipts(args: argparse.Namespace) -> int:
 
     if args.pre == "-" and args.post == "-":
         error_line("receipts: standard input can feed --pre or --post, not both")
-        return 2
+        return verdict.USAGE
     contents: dict[str, Any] = {}
     for side in ("pre", "post"):
         path = getattr(args, side)
@@ -119,7 +119,7 @@ def run_receipts(args: argparse.Namespace) -> int:
     matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "
-                     "pre.digest or post.digest; choose the row with --line N", 2)
+                     "pre.digest or post.digest; choose the row with --line N", verdict.USAGE)
     results: list[tuple[int, Any]] = []
     for line, row in rows:
         use = matched is None or line in matched
@@ -200,7 +200,7 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
     out.write(paint(f"{'LINE':>6}  {'SCHEMA':<6}  {'CHECKS':<26}  {'SCOPE':<34}  NOTE", "bold")
               + "\n")
     for n, v in results:
-        checks = (f"self:{'ok' if v.self_consistent else 'FAIL'} "
+        checks = (f"self:{'ok' if v.self_consistent else verdict.FAIL} "
                   f"content:{v.content}")
         style = verdict_colour(v.verdict)
         note = _short(v.notes[0], 100) if (not v.ok and v.notes) else ""
@@ -222,7 +222,7 @@ def run_lookup(args: argparse.Namespace) -> int:
 
     if sum(1 for h in args.held if h == "-") > 1:
         error_line("lookup: standard input can be read only once")
-        return 2
+        return verdict.USAGE
     try:
         items = held.load_many(args.held, _stdin())
     except held.HeldContentError as e:
@@ -250,7 +250,7 @@ def run_lookup(args: argparse.Namespace) -> int:
                    "unexplained_entries": len(index.unexplained(i.digest for i in items))})
     else:
         _print_lookup(items, docs, index, several)
-    return 0
+    return verdict.HELD
 
 
 def _print_lookup(items: list, docs: list, index: Any, several: bool) -> None:

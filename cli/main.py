@@ -11,6 +11,8 @@ from typing import NoReturn
 import importlib
 import sys
 
+from sealscope.core import verdict
+
 # verb modules, in help order; each registers one or more verbs
 VERB_MODULES = (
     "sealscope.cmd_view",
@@ -32,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
+        raise SystemExit(verdict.USAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,10 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return verdict.USAGE
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 1
+        return verdict.WRONG

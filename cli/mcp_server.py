@@ -32,6 +32,8 @@ from datetime import datetime, timezone
 from typing import Any
 from collections.abc import Callable, Iterable
 
+from sealscope.core import verdict
+
 __all__ = ["PROTOCOL_VERSION", "SERVER_NAME", "TOOLS", "call_record_path", "handle",
            "handle_line", "serve"]
 
@@ -433,4 +435,4 @@ def serve(stdin: Any, stdout: Any) -> int:
         except TypeError:  # a binary stream
             stdout.write(text.encode("ascii"))
         stdout.flush()
-    return 0
+    return verdict.HELD

@@ -355,8 +355,8 @@ def test_fleet_annotations_match_the_verdicts(folder):
     assert by_file["declared-break.jsonl"][0]["msg"].startswith("line 3: declared break (")
     assert by_file["bad-receipt.jsonl"][0]["msg"].startswith(
         "line 2: manifest length 3 != dropped.count 99")
-    # the fleet's words: a failing receipt keeps the chain's word and makes the exit 1
-    assert p.stderr.startswith("4 ledgers: 2 verified, 1 broken, 1 could not look; "
+    # the fleet's words: a failing receipt makes the ledger BROKEN 1, as `export` says
+    assert p.stderr.startswith("4 ledgers: 1 verified, 2 broken, 1 could not look; "
                                "receipts 5 (1 failed, 4 bounded)")
 
 
@@ -387,7 +387,7 @@ def test_fleet_junit_one_suite_per_ledger_a_case_per_check(folder, tmp_path):
     assert "dropped.count 99" in fail.text
     assert int(suites["bad-receipt.jsonl"].get("failures")) == 1
     # the human report still goes to stdout beside the JUnit file
-    assert "4 ledgers: 2 verified, 1 broken, 1 could not look" in p.stdout
+    assert "4 ledgers: 1 verified, 2 broken, 1 could not look" in p.stdout
 
 
 def test_fleet_vsa_every_ledger_a_subject(folder, tmp_path):
