@@ -254,11 +254,12 @@ class LedgerTab(FollowMode):
 
     def _find_marks(self, first: int) -> None:
         worker = get_current_worker()
-        found = self.source.marked_rows(lambda: worker.is_cancelled, first)
+        found = self.source.marked_rows(  # a receipt kept as its point, a seal as its line
+            lambda: worker.is_cancelled, first,
+            keep=lambda k, n, r: lazy.receipt_point(n, r) if k == "compaction_receipt" else None)
         if worker.is_cancelled:
             return
-        rows = found["compaction_receipt"]
-        points = [lazy.receipt_point(n, r) for n, r in rows]
+        points = [p for _n, p in found["compaction_receipt"]]
         self.post_message(Marked({p.where: p.ok for p in points},
                                  [n for n, _r in found["continuity_snapshot"]], points))
 
