@@ -253,7 +253,9 @@ def banner_truth(res: dict) -> str:
     mono = all(b[1] >= a[1] for a, b in itertools.pairwise(ver)) and all(
         b[1] >= a[1] for a, b in itertools.pairwise(idx)
     )
+    last = ver[-1]
     return (
+        f"reached {last[1]:.0f}% {t1 - last[0]:.1f}s before the verdict; "
         f"at 1/4, 1/2, 3/4 of the verify time it said {said[0]:.0f}%, {said[1]:.0f}%, "
         f"{said[2]:.0f}% ({len(ver)} updates; indexing {len(idx)}; "
         f"{'never went back' if mono else 'WENT BACK'})"

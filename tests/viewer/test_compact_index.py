@@ -159,6 +159,11 @@ def test_rows_and_search_hits_equal_the_plain_reading(tmp_path, monkeypatch, ste
                 stops.append(n)
                 at = n
             assert stops == want, (p.name, needle)
+            back, at = [], src.line_count + 1
+            while (n := src.find_text(needle, at, backwards=True)) is not None and n < at:
+                back.append(n)
+                at = n
+            assert back == want[::-1], (p.name, needle)
         src.close()
 
 
