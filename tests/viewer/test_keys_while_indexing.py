@@ -6,6 +6,9 @@ verdict. `End`, `g`, `b` and filters while indexing are test_big_files.py's."""
 
 from __future__ import annotations
 
+import pytest
+
+from sealscope.viewer import ledger_tab
 from sealscope.viewer.app import SealscopeApp
 
 from tests.viewer.test_big_files import _HeldIndex, big_ledger
@@ -23,8 +26,13 @@ def two_breaks(tmp_path):
     return p
 
 
+@pytest.mark.parametrize("big", [False, True])
 @sync
-async def test_a_search_typed_while_indexing_lands_and_counts_once_indexed(tmp_path, monkeypatch):
+async def test_a_search_typed_while_indexing_lands_and_counts_once_indexed(
+    tmp_path, monkeypatch, big
+):
+    if big:  # searched and counted in workers, as a file past COUNT_AT_ONCE is
+        monkeypatch.setattr(ledger_tab, "COUNT_AT_ONCE", 1 << 10)
     held = _HeldIndex(monkeypatch)
     app = SealscopeApp([big_ledger(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
@@ -42,6 +50,14 @@ async def test_a_search_typed_while_indexing_lands_and_counts_once_indexed(tmp_p
         await until(pilot, lambda: tab.search_count is not None)
         assert tab.rows.current_line == 19001 == tab.search_at
         assert tab._match_words() == "match 1 of 1"
+        await pilot.press("S")  # backwards from the only match: wraps to it
+        await until(pilot, lambda: tab.search_wrapped == "wrapped to the bottom")
+        assert tab.rows.current_line == 19001
+        tab.last_search = "no such text anywhere"
+        await pilot.press("s")
+        await until(
+            pilot, lambda: any("not found: no such text" in n.message for n in app._notifications)
+        )
 
 
 @sync
