@@ -16,6 +16,7 @@ A file that cannot be read: one error line on stderr, `{"error": ...}` on stdout
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -239,12 +240,20 @@ def run_lookup(args: argparse.Namespace) -> int:
     return 0
 
 
+def held_label(it: Any) -> str:
+    """A held item as every verb, screen and report names it (`held.item_label`,
+    `FILE#N` numbered from 1), with the folder it was given in."""
+    from sealscope.core.held import item_label
+
+    folder = os.path.dirname(it.source)
+    return os.path.join(folder, item_label(it)) if folder else item_label(it)
+
+
 def _print_lookup(items: list, docs: list, index: Any, several: bool) -> None:
     out = sys.stdout
     hits = 0
     for it, doc in zip(items, docs, strict=True):
-        where = _clean(it.source) + (f":{it.line}" if it.line else
-                                     (f"[{it.index}]" if it.source.endswith(".json") else ""))
+        where = _clean(held_label(it))
         if doc["found"]:
             hits += 1
             locs = ", ".join((f"{_clean(f['ledger'])}:" if several else "")

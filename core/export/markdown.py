@@ -101,6 +101,7 @@ class _Markdown:
         r = self.r
         self.add(f"# sealscope audit report: {md_code(os.path.basename(r.path))}", "",
                  f"- file: {md_code(r.path)}",
+                 *_binding(r),
                  f"- kind: {r.kind}",
                  f"- verdict: **{r.verdict}**{_why(r)}",
                  f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
@@ -334,17 +335,79 @@ class _Markdown:
 
     def rec_lookup(self, doc: dict[str, Any]) -> None:
         items = doc.get("items") or []
+        typed = "containing" in doc     # a typed-text lookup: its text is in the inputs
+        if typed:
+            self.add("Exact items (the text as typed, and as a JSON item when it parses):",
+                     "")
         self.add("| digest | bytes | found at (line:position) |", "|---|---:|---|")
         for it in items:
-            found = ", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}"
-                              for f in it.get("found") or []) or "absent"
-            self.add(f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | {md_text(found)} |")
+            self.add(f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | "
+                     f"{_places(it.get('found'))} |")
         self.add("")
+        if not typed:
+            return
+        partial = doc.get("containing") or []
+        if not partial:
+            self.add("No held item loaded contains the text.", "")
+        else:
+            self.add(f"{_count(len(partial), 'held item')} containing the text:", "",
+                     "| held item | digest | bytes | value | found at (line:position) |",
+                     "|---|---|---:|---|---|")
+            for h in partial:
+                self.add(f"| {_cell(h.get('held'))} | {_cell(h.get('digest'))} | "
+                         f"{_num(h.get('bytes'))} | {_cell(h.get('preview'))} | "
+                         f"{_places(h.get('found'))} |")
+            self.add("")
+        hits = doc.get("digest_hits") or []
+        if hits:
+            self.add(f"{_count(len(hits), 'manifest entry')} whose digest contains the "
+                     "text:", "", "| line | position | digest |", "|---:|---:|---|")
+            for e in hits:
+                self.add(f"| {_num(e.get('line'))} | {_num(e.get('position'))} | "
+                         f"{_cell(e.get('digest'))} |")
+            self.add("")
+
+
+def _binding(r: AuditReport) -> list[str]:
+    """The lines binding the report to the evidence (`binding.bind`) and to its making:
+    the file's SHA-256 and size, a ledger's head, when and by which sealscope."""
+    ev = r.evidence or {}
+    out = []
+    if ev.get("sha256") is not None:
+        out.append(f"- sha256: {md_code(ev['sha256'])}, {_bytes(ev.get('bytes'))}")
+    elif ev:
+        out.append(f"- sha256: not read ({md_text(ev.get('error', 'unreadable'))})")
+    head = ev.get("head")
+    if isinstance(head, dict):
+        out.append(f"- head: {_count(head.get('rows'), 'row')}, last chain "
+                   f"{md_code(head.get('chain'))}")
+    if r.generated_at or r.version:
+        out.append(f"- generated: {r.generated_at or 'unknown'} by sealscope "
+                   f"{r.version or 'unknown'}")
+    return out
+
+
+def _count(n: Any, word: str) -> str:
+    """`1 row`, `2 rows`, `— rows` for an unknown count."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        return f"— {word}"
+    many = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{n:,} {word if n == 1 else many}"
+
+
+def _bytes(n: Any) -> str:
+    return _count(n, "byte")
 
 
 def _why(r: AuditReport) -> str:
     """Beside a ledger's COULD NOT LOOK, why (`VerifyResult.reason`), in the same line."""
     return f" ({md_text(r.why)})" if r.why and r.verdict == _verdict.COULD_NOT_LOOK else ""
+
+
+def _places(found: Any) -> str:
+    """Manifest places as `line:position`, or `absent`."""
+    return md_text(", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}"
+                             for f in found or []) or "absent")
 
 
 def _num(v: Any) -> str:
