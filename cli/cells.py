@@ -40,13 +40,23 @@ def wrap(text: str, limit: int | None) -> list[str]:
     if limit is None or len(text) <= limit:
         return [text]
     limit = max(1, limit)
-    got = textwrap.wrap(text, limit, break_long_words=True, break_on_hyphens=False,
-                        replace_whitespace=False, drop_whitespace=True)
+    got = textwrap.wrap(
+        text,
+        limit,
+        break_long_words=True,
+        break_on_hyphens=False,
+        replace_whitespace=False,
+        drop_whitespace=True,
+    )
     return got or [text[:limit]]
 
 
-def rows(cells: Sequence[str], widths: Sequence[int | None], sep: str = " │ ",
-         lead: Sequence[str] = ("",)) -> list[str]:
+def rows(
+    cells: Sequence[str],
+    widths: Sequence[int | None],
+    sep: str = " │ ",
+    lead: Sequence[str] = ("",),
+) -> list[str]:
     """One table row as printed lines: each cell wrapped to its column (`widths`, None:
     unlimited) and padded to it, so the columns line up on every line of the row.
     `lead[0]` starts the first line, and blanks of its width the others (a mark)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
-from sealscope import ci_formats
+from sealscope import cells, ci_formats
 from sealscope.output import emit_json, error_line, paint, paint_verdict, progress_callback
 from sealscope.style import verdict_colour
 
@@ -96,15 +96,18 @@ def run_receipts(args: argparse.Namespace) -> int:
         error_line("receipts: standard input can feed --pre or --post, not both")
         return 2
     contents: dict[str, Any] = {}
+    held_items: list[Any] = []
     for side in ("pre", "post"):
         path = getattr(args, side)
         if path is None:
             contents[side] = None
             continue
         try:
-            contents[side] = receipt.content_of(held.load_held(path, _stdin()))
+            got = held.load_held(path, _stdin())
         except held.HeldContentError as e:
             return _fail(args, f"receipts: --{side}: {e}")
+        contents[side] = receipt.content_of(got)
+        held_items += got
     progress = progress_callback(f"receipts {_clean(args.ledger)}")
     try:
         rows = [(line, row) for line, row in lookup.iter_receipt_rows(args.ledger, progress)
@@ -122,10 +125,17 @@ def run_receipts(args: argparse.Namespace) -> int:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "
                      "pre.digest or post.digest; choose the row with --line N", 2)
     results: list[tuple[int, Any]] = []
+    undeclared: dict[int, list[dict[str, Any]]] = {}
     for line, row in rows:
         use = matched is None or line in matched
-        results.append((line, receipt.verify_receipt(row, contents["pre"] if use else None,
-                                                     contents["post"] if use else None)))
+        check = receipt.verify_receipt(row, contents["pre"] if use else None,
+                                       contents["post"] if use else None)
+        results.append((line, check))
+        if use and held_items:
+            from sealscope.core.export import recompute_record
+
+            named = recompute_record(line, check, row=row, held=held_items).result
+            undeclared[line] = list(named.get("undeclared") or [])
     out = verdict.receipts(v for _n, v in results)
     suite = ci_formats.receipts_suite(args.ledger, results)
     policy = {"verb": "receipts", "line": args.line, "pre": args.pre is not None,
@@ -141,7 +151,7 @@ def run_receipts(args: argparse.Namespace) -> int:
                     **({} if matched is None else {"held_matched": n in matched})}
                    for n, v in results])
     else:
-        _print_receipts(args, results, out.verdict, matched)
+        _print_receipts(args, results, out.verdict, matched, undeclared)
     return code
 
 
@@ -174,7 +184,11 @@ def _receipts_markdown(path: str, results: list, word: str) -> str:
 
 
 def _print_receipts(args: argparse.Namespace, results: list, word: str,
-                    matched: set[int] | None = None) -> None:
+                    matched: set[int] | None = None,
+                    undeclared: dict[int, list[dict[str, Any]]] | None = None) -> None:
+    """One row per receipt; a failed row's every note in NOTE, whole (`cells`: never
+    cut into a pipe, wrapped on a terminal), then each drop its manifest does not
+    declare, named by the held item that has it (as the viewer and `export` name it)."""
     out = sys.stdout
     where = _clean(args.ledger) + (f" line {args.line}" if args.line else "")
     if not results:
@@ -184,16 +198,30 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
         lines = ", ".join(str(n) for n in sorted(matched))
         out.write(f"held content matched line(s) {lines} by claimed digest and was applied "
                   "there; the other rows were checked without content\n")
+    width = cells.width()
+    lead = 6 + 2 + 6 + 2 + 26 + 2 + 34 + 2
+    note_w = None if width is None else max(20, width - lead)
     out.write(paint(f"{'LINE':>6}  {'SCHEMA':<6}  {'CHECKS':<26}  {'SCOPE':<34}  NOTE", "bold")
               + "\n")
     for n, v in results:
         checks = (f"self:{'ok' if v.self_consistent else 'FAIL'} "
                   f"content:{v.content}")
         style = verdict_colour(v.verdict)
-        note = _short(v.notes[0], 100) if (not v.ok and v.notes) else ""
+        notes = [_clean(x) for x in v.notes] if not v.ok else []
+        first = cells.wrap(notes[0], note_w) if notes else [""]
         text = (f"{n:>6}  {v.schema or '-'!s:<6}  {checks:<26}  "
-                f"{v.verified_scope:<34}  {note}").rstrip()
+                f"{v.verified_scope:<34}  {first[0]}").rstrip()
         out.write(paint(text, style) + "\n")
+        more = first[1:] + [part for note in notes[1:] for part in cells.wrap(note, note_w)]
+        for part in more:
+            out.write(paint(" " * lead + part, style) + "\n")
+        for drop in (undeclared or {}).get(n, []):
+            size = verdict.plural(drop.get("bytes") or 0, "byte")
+            named = (f"{_clean(drop.get('held'))} ({size}): {_clean(drop.get('preview'))}"
+                     if drop.get("held") else "no held item")
+            for i, part in enumerate(cells.wrap(f"undeclared drop {drop['digest']} = {named}",
+                                                None if width is None else max(20, width - 8))):
+                out.write(paint(("      ⚠ " if i == 0 else " " * 8) + part, "red") + "\n")
     rows = [v for _n, v in results]
     within = sum(map(verdict.bounded, rows))
     failed = sum(not v.ok for v in rows)
