@@ -48,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["harn", "seal"]:   # a sub-command of its own (`harn seal --help`)
+        from sealscope.cmd_harn import run_seal
+
+        try:
+            return run_seal(argv[2:], _Parser)
+        except KeyboardInterrupt:
+            return 130
     parser = build_parser()
     if not argv or (argv[0] not in parser.get_default("verbs")
                     and not argv[0].startswith("-")):
