@@ -217,7 +217,7 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
             out.write(paint(" " * lead + part, style) + "\n")
         for drop in (undeclared or {}).get(n, []):
             size = verdict.plural(drop.get("bytes") or 0, "byte")
-            named = (f"{_clean(drop.get('held'))} ({size}): {_clean(drop.get('preview'))}"
+            named = (f"{_clean(str(drop.get('held')))} ({size}): {_clean(str(drop.get('preview')))}"
                      if drop.get("held") else "no held item")
             for i, part in enumerate(cells.wrap(f"undeclared drop {drop['digest']} = {named}",
                                                 None if width is None else max(20, width - 8))):
