@@ -73,7 +73,7 @@ def test_every_verb_has_a_description_its_exit_codes_and_help_for_each_positiona
 
 
 def test_the_top_level_help_says_paths_open_the_viewer_and_no_arguments_the_samples():
-    parser, _verbs_ = _verbs()
+    parser = _verbs()[0]
     text = " ".join(parser.format_help().split())
     assert "sealscope PATH... opens the viewer" in text
     assert "with no arguments opens the viewer on the bundled samples" in text
