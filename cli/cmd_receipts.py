@@ -6,7 +6,8 @@ receipts LEDGER [--line N] [--pre F] [--post F] [--json]
     (a row ok within a bound is VERIFIED, its scope stated beside it).
 lookup LEDGER HELD [HELD ...] [--ledger L ...] [--json]
     find each held item's digest in every receipt's drop manifest. Exit 0 whenever
-    the files could be read.
+    the files could be read and held at least one item (found or not); 3 when they
+    hold none (nothing was looked up) or cannot be read.
 selftest [--json]
     golden vectors and planted-fault checks. Exit 0 when every check held, else 1.
 
@@ -242,6 +243,9 @@ def run_lookup(args: argparse.Namespace) -> int:
         items = held.load_many(args.held, _stdin())
     except held.HeldContentError as e:
         return _fail(args, f"lookup: {e}")
+    if not items:   # nothing was looked up: no answer, found or not
+        return _fail(args, f"lookup: nothing to look up: {', '.join(args.held)} "
+                     "holds no held item", verdict.COULD_NOT)
     ledgers = [args.ledger, *args.more_ledgers]
     try:
         index = lookup.DropIndex.build(ledgers, progress_callback("lookup: indexing"))
@@ -289,9 +293,9 @@ def _print_lookup(items: list, docs: list, index: Any, several: bool) -> None:
             out.write(paint("DROPPED ", "yellow") + f"{where}  {it.size} bytes  in {locs}\n")
         else:
             out.write(paint("absent  ", "dim") + f"{where}  {it.size} bytes\n")
-    out.write(f"{hits} of {len(items)} held item(s) found in drop manifests "
-              f"({index.rows} receipt row(s), {index.entries} manifest entr"
-              f"{'y' if index.entries == 1 else 'ies'})\n")
+    out.write(f"{hits} of {verdict.plural(len(items), 'held item')} found in drop manifests "
+              f"({verdict.plural(index.rows, 'receipt row')}, "
+              f"{verdict.plural(index.entries, 'manifest entry', 'manifest entries')})\n")
 
 
 # --------------------------------------------------------------------------- selftest

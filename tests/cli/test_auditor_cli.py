@@ -87,3 +87,54 @@ def test_an_unknown_flag_prints_that_verbs_usage_only(capsys):
     err = capsys.readouterr().err
     assert err.startswith("usage: sealscope verify ")
     assert "{view,serve" not in err and "unrecognized arguments: --bogus" in err
+
+
+# --------------------------------------------------------------------------- verify
+
+
+def test_verify_a_folder_keeps_the_references_answer_and_hints_at_fleet(capsys):
+    import json
+
+    assert main(["verify", str(SAMPLES), "--json"]) == 3
+    out, err = capsys.readouterr()
+    assert json.loads(out)["first_break"].startswith("unreadable: [Errno 21] Is a directory")
+    assert f"{SAMPLES} is a folder: use `sealscope fleet {SAMPLES}`" in err
+
+
+def test_verify_incremental_reset_removes_only_a_sealscope_checkpoint(tmp_path, capsys):
+    led = tmp_path / "l.jsonl"
+    led.write_bytes((SAMPLES / "session.jsonl").read_bytes())
+    cp = tmp_path / "cp.json"
+    assert main(["verify", str(led), "--incremental", "--checkpoint", str(cp)]) == 0
+    assert cp.exists()
+    capsys.readouterr()
+    assert main(["verify", str(led), "--incremental", "--checkpoint", str(cp), "--reset"]) == 0
+    err = capsys.readouterr().err
+    assert f"checkpoint {cp} removed" in err
+    assert cp.exists()  # the full walk wrote a new one
+    # anything that is not a sealscope checkpoint is left in place: usage, exit 2
+    other = tmp_path / "notes.json"
+    other.write_text('{"format": "something else"}')
+    args = ["verify", str(led), "--incremental", "--checkpoint", str(other), "--reset"]
+    assert main(args) == 2
+    assert "is not a sealscope checkpoint: left in place" in capsys.readouterr().err
+    assert other.read_text() == '{"format": "something else"}'
+    assert main(["verify", str(led), "--reset"]) == 2  # --reset goes with --incremental
+
+
+# --------------------------------------------------------------------------- lookup
+
+
+def test_lookup_with_an_empty_held_folder_looked_nothing_up_exit_3(tmp_path, capsys):
+    empty = tmp_path / "held"
+    empty.mkdir()
+    assert main(["lookup", str(SAMPLES / "session.jsonl"), str(empty)]) == 3
+    assert "nothing to look up" in capsys.readouterr().err
+    held = SAMPLES / "held" / "session-pre.jsonl"
+    assert main(["lookup", str(SAMPLES / "session.jsonl"), str(held)]) == 0
+    out = capsys.readouterr().out
+    # one numbering of held items everywhere: FILE#N from 1
+    assert f"{held}#1  53 bytes" in out and f"{held}#5  " in out
+    assert out.rstrip().endswith(
+        "3 of 5 held items found in drop manifests (2 receipt rows, 5 manifest entries)"
+    )
