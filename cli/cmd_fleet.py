@@ -109,6 +109,8 @@ def json_line(doc: dict[str, Any]) -> str:
 
 def human_line(e: FleetEntry) -> str:
     r, rc = e.result, e.receipts
+    if getattr(r, "unreadable", False):   # only why: a walk that never ran counted nothing
+        return f"{paint_verdict(e.verdict)}  {clean(e.path)}  {clean(r.reason())}"
     line = (f"{paint_verdict(e.verdict)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
             f"scope={r.verified_scope}  receipts={rc.count} failed={rc.failed} "
             f"bounded={rc.bounded}")

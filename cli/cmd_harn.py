@@ -63,13 +63,24 @@ def seal_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argumen
     p.add_argument("--again", action="store_true",
                    help="seal compactions the ledger already holds receipts for, again")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    for flag in ("--format", "--junit", "--vsa"):   # refused below, with what to run instead
+        p.add_argument(flag, dest=flag[2:], help=argparse.SUPPRESS)
     return p
 
 
 def run_seal(argv: list[str], parser_class: type[argparse.ArgumentParser]) -> int:
     """`sealscope harn seal ARGV...`."""
-    args = seal_parser(parser_class).parse_args(argv)
-    return _seal(args.transcript, args.ledger, args.json, again=args.again)
+    parser = seal_parser(parser_class)
+    args = parser.parse_args(argv)
+    if args.format == "github" or args.junit or args.vsa:
+        parser.error(_AUDIT_FORMATS)
+    return _seal(args.transcript, args.ledger, args.json or args.format == "json",
+                 again=args.again)
+
+
+_AUDIT_FORMATS = ("--format github, --junit and --vsa report an audit, and `harn seal` "
+                  "writes one: audit the sealed ledger with `sealscope receipts "
+                  "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags")
 
 
 def run(args: argparse.Namespace) -> int:

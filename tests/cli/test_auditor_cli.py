@@ -138,3 +138,52 @@ def test_lookup_with_an_empty_held_folder_looked_nothing_up_exit_3(tmp_path, cap
     assert out.rstrip().endswith(
         "3 of 5 held items found in drop manifests (2 receipt rows, 5 manifest entries)"
     )
+
+
+# --------------------------------------------------------------------------- unreadable files
+
+
+def _unreadables(tmp_path: Path) -> Path:
+    import os
+
+    folder = tmp_path / "fleet"
+    folder.mkdir()
+    (folder / "agent-005.jsonl").write_bytes((SAMPLES / "session.jsonl").read_bytes())
+    (folder / "dangling.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(folder / "pipe.jsonl")
+    return folder
+
+
+def test_junit_is_indented_its_classname_has_no_dot_and_unreadable_files_are_errors(
+    tmp_path, capsys
+):
+    import xml.etree.ElementTree as ET
+
+    folder = _unreadables(tmp_path)
+    out = tmp_path / "fleet.xml"
+    assert main(["fleet", str(folder), "--junit", str(out)]) == 3
+    text = out.read_text(encoding="utf-8")
+    assert text.splitlines()[1].startswith("<testsuites ")
+    assert "\n  <testsuite " in text and "\n    <testcase " in text
+    root = ET.fromstring(text)
+    by_name = {s.get("name"): s for s in root.iter("testsuite")}
+    ok = by_name[str(folder / "agent-005.jsonl")]
+    assert ok.find("testcase").get("classname") == str(folder / "agent-005_jsonl").replace(
+        ".", "_"
+    )
+    assert all("." not in c.get("classname") for c in root.iter("testcase"))
+    gone = by_name[str(folder / "dangling.jsonl")].find("testcase")
+    assert gone.find("error") is not None and gone.find("skipped") is None
+    assert "breaks=" not in gone.find("error").get("message")
+    assert int(root.get("errors")) >= 1 and root.get("skipped") == "0"
+
+
+def test_the_fleet_text_says_only_why_a_file_could_not_be_read(tmp_path, capsys):
+    folder = _unreadables(tmp_path)
+    main(["fleet", str(folder)])
+    lines = capsys.readouterr().out.splitlines()
+    gone = [x for x in lines if "dangling.jsonl" in x]
+    assert len(gone) == 1 and "No such file or directory" in gone[0]
+    assert "breaks=" not in gone[0] and "scope=" not in gone[0]
+    assert not any(x.startswith("  first break: unreadable") for x in lines)
