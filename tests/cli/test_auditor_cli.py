@@ -187,3 +187,55 @@ def test_the_fleet_text_says_only_why_a_file_could_not_be_read(tmp_path, capsys)
     assert len(gone) == 1 and "No such file or directory" in gone[0]
     assert "breaks=" not in gone[0] and "scope=" not in gone[0]
     assert not any(x.startswith("  first break: unreadable") for x in lines)
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def _drain(master: int, until: bytes | None = None) -> bytes:
+    """Read the pseudo-terminal until `until` has appeared, or until it closes."""
+    import os
+    import select
+
+    got = b""
+    while until is None or until not in got:
+        ready, _, _ = select.select([master], [], [], 30)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        got += data
+    return got
+
+
+def test_demo_ended_as_gnu_timeout_ends_it_exits_quietly_with_143():
+    """`timeout 8 sealscope demo`: SIGTERM, then SIGCONT. No traceback, exit 143."""
+    import os
+    import signal
+
+    from sealscope.demo_record import spawn
+
+    proc, master = spawn(["demo"], 80, 24)
+    try:
+        seen = _drain(master, until=b"1/")  # the first step is narrated
+        assert b"1/" in seen
+        os.kill(proc.pid, signal.SIGTERM)
+        os.kill(proc.pid, signal.SIGCONT)
+        rest = _drain(master)
+        code = proc.wait(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 143
+    assert b"Traceback" not in rest and b"RuntimeError" not in rest
+
+
+def test_demo_size_without_record_is_refused(capsys):
+    assert main(["demo", "--size", "100x30"]) == 2
+    assert "--size sets the terminal of a --record run" in capsys.readouterr().err
