@@ -169,9 +169,7 @@ def test_junit_is_indented_its_classname_has_no_dot_and_unreadable_files_are_err
     root = ET.fromstring(text)
     by_name = {s.get("name"): s for s in root.iter("testsuite")}
     ok = by_name[str(folder / "agent-005.jsonl")]
-    assert ok.find("testcase").get("classname") == str(folder / "agent-005_jsonl").replace(
-        ".", "_"
-    )
+    assert ok.find("testcase").get("classname") == str(folder / "agent-005_jsonl").replace(".", "_")
     assert all("." not in c.get("classname") for c in root.iter("testcase"))
     gone = by_name[str(folder / "dangling.jsonl")].find("testcase")
     assert gone.find("error") is not None and gone.find("skipped") is None
