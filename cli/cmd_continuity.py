@@ -238,9 +238,11 @@ def verdict_report(v: Any, snap_path: str, restated_path: str) -> str:
                      + f"  {_clean(d.get('reason'))}")
         lines.append(f"      declared: {_clean(_show(d.get('declared')))}")
         lines.append(f"      restated: {_clean(_show(d.get('restated')))}")
+    from sealscope.core.export.markdown import note_text
+
     for note in v.notes:
         if note and not str(note).startswith("comparison="):
-            lines.append(paint(f"  note: {_clean(note)}", "dim"))
+            lines.append(paint(f"  note: {_clean(note_text(note))}", "dim"))
     lines.append(f"  verdict_digest {v.verdict_digest}")
     return "\n".join(lines)
 

@@ -181,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts
-    count_line = (f"{summary.ledgers} ledgers: {v.get(verdict.VERIFIED, 0)} verified, "
+    count_line = (f"{verdict.plural(summary.ledgers, 'ledger')}: "
+                  f"{v.get(verdict.VERIFIED, 0)} verified, "
                   f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
                   f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "
                   f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "

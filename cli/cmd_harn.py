@@ -148,8 +148,9 @@ def _formats(args: argparse.Namespace, suite: ci_formats.Suite, code: int, path:
         return build_report(path, kind="harn").to_markdown()
 
     return ci_formats.emit(args, [suite], code=code, policy={"verb": "harn"},
-                           summary=f"{suite.verdict}  {clean(path)}  {len(suite.cases)} "
-                                   "compaction(s)", markdown=markdown)
+                           summary=f"{suite.verdict}  {clean(path)}  "
+                                   f"{verdict.plural(len(suite.cases), 'compaction')}",
+                           markdown=markdown)
 
 
 def _count(findings) -> dict[str, int]:
@@ -174,9 +175,10 @@ def _report(path: str, doc, checks) -> str:
     n = _count(all_findings)
     what = "run record" if doc.kind == "run" else "transcript"
     word = paint_verdict(harn.outcome_of(checks).verdict)
-    lines = [(f"{word}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
-              f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
-              f"{n['low']} low, {n['info']} info")]
+    counts = (f"{verdict.plural(len(doc.transcripts), 'transcript')}, "
+              f"{verdict.plural(len(checks), 'compaction')}")
+    lines = [(f"{word}  {clean(path)}  {what}, {counts}; findings: {n['high']} high, "
+              f"{n['medium']} medium, {n['low']} low, {n['info']} info")]
     last_loc = None
     for i, c in enumerate(checks, 1):
         ev = c.event

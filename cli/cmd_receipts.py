@@ -143,7 +143,8 @@ def run_receipts(args: argparse.Namespace) -> int:
               "post": args.post is not None}
     code = ci_formats.emit(
         args, [suite], code=out.exit_code, policy=policy,
-        summary=f"{out.verdict}  {_clean(args.ledger)}  {len(results)} receipt row(s)",
+        summary=f"{out.verdict}  {_clean(args.ledger)}  "
+                f"{verdict.plural(len(results), 'receipt row')}",
         markdown=lambda: _receipts_markdown(args.ledger, results, out.verdict))
     if ci_formats.github(args):
         return code
@@ -197,7 +198,8 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
         return
     if matched is not None:
         lines = ", ".join(str(n) for n in sorted(matched))
-        out.write(f"held content matched line(s) {lines} by claimed digest and was applied "
+        out.write(f"held content matched {'line' if len(matched) == 1 else 'lines'} {lines} "
+                  "by claimed digest and was applied "
                   "there; the other rows were checked without content\n")
     width = cells.width()
     lead = 6 + 2 + 6 + 2 + 26 + 2 + 34 + 2
@@ -315,5 +317,5 @@ def run_selftest(args: argparse.Namespace) -> int:
                 out.write(f"        {_short(c.detail, 160)}\n")
         failed = len(res.failed)
         out.write(paint("all checks passed", "green") + "\n" if not failed else
-                  paint(f"{failed} check(s) failed", "red") + "\n")
+                  paint(f"{verdict.plural(failed, 'check')} failed", "red") + "\n")
     return res.exit_code

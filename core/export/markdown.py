@@ -22,14 +22,28 @@ if TYPE_CHECKING:
     from sealscope.core.export.records import SessionRecord
     from sealscope.core.export.report import AuditReport
 
-__all__ = ["render", "md_text", "md_code"]
+__all__ = ["render", "md_text", "md_code", "note_text"]
+
+_PY_WORDS = re.compile(r"\b(None|True|False)\b")
+_JSON_WORDS = {"None": "null", "True": "true", "False": "false"}
+
+
+def note_text(note: Any) -> str:
+    """A verdict's note as a person reads it: the JSON keeps the reference's words
+    (FORMATS.md), and Python's `None`/`True`/`False` in them are shown as JSON's
+    `null`/`true`/`false` (`faithful` is deliberately null), as every value is shown."""
+    return _PY_WORDS.sub(lambda m: _JSON_WORDS[m.group(1)], str(note))
 
 # every character that can start Markdown syntax inline: escapes, code, emphasis,
-# links and images, raw HTML and entities, tables, strikethrough, math; `@`, the `:`
-# of a scheme (`x://`, `mailto:`, `xmpp:`) and the dot of `www.` so no URL, e-mail or
-# protocol autolink can form
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#!|~&@$])|(:(?=/)|(?<=mailto):|(?<=xmpp):)"
-                      r"|(?<=www)(\.)", re.IGNORECASE)
+# links and images (`[` and `]`, and a `(` right after a `]`: with those escaped no
+# `(`, `)` or `!` can make a link or an image, so the rest stay as written), raw HTML
+# and entities, tables, strikethrough, math; `_` only where it could open or close
+# emphasis (an underscore between two letters or digits never does, so
+# `verified_scope=bounded_no_content` reads as written); `@`, the `:` of a scheme
+# (`x://`, `mailto:`, `xmpp:`) and the dot of `www.` so no URL, e-mail or protocol
+# autolink can form
+_SPECIAL = re.compile(r"([\\`*\[\]<>#|~&@$]|(?<=\])\()|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))"
+                      r"|(:(?=/)|(?<=mailto):|(?<=xmpp):)|(?<=www)(\.)", re.IGNORECASE)
 _LEADING = re.compile(r"^([-+=>]|\d+[.)])")
 
 
@@ -108,7 +122,7 @@ class _Markdown:
                  f"3 could not look or bounded)")
         if r.session:
             self.add(f"- the file alone: **{r.file_verdict}**; with "
-                     f"{len(r.session)} check(s): "
+                     f"{_count(len(r.session), 'check')}: "
                      + ", ".join(f"{md_text(x.kind)} **{x.verdict}**" for x in r.session))
         self.add("")
         if r.kind == "ledger":
@@ -190,7 +204,7 @@ class _Markdown:
             self.add("No compaction-receipt row in this ledger.", "")
             return
         self.add(f"Receipts verdict: **{self.r.receipts_verdict}** "
-                 f"({len(self.r.receipts)} row(s); without held content a receipt is "
+                 f"({_count(len(self.r.receipts), 'row')}; without held content a receipt is "
                  f"checked for self-consistency only).", "",
                  "| line | ok | self-consistent | content | schema | scope |",
                  "|---:|---|---|---|---|---|")
@@ -277,7 +291,7 @@ class _Markdown:
             self.add("")
         notes = [n for n in (v.get("notes") or []) if n]
         if notes:
-            self.add("Notes:", "", *[f"- {md_text(n)}" for n in notes], "")
+            self.add("Notes:", "", *[f"- {md_text(note_text(n))}" for n in notes], "")
 
     def rec_diff(self, d: dict[str, Any]) -> None:
         self.add(f"- previous: {md_code(d.get('previous_digest'))}",
@@ -308,11 +322,11 @@ class _Markdown:
         self.add("| ok | self-consistent | content | scope |", "|---|---|---|---|",
                  f"| {_yn(c.get('ok'))} | {_yn(c.get('self_consistent'))} | "
                  f"{_cell(c.get('content'))} | {_cell(c.get('verified_scope'))} |", "")
-        for key, what in (("undeclared", "drop(s) the manifest does not declare"),
-                          ("phantom", "manifest entr(ies) no recomputed drop explains")):
+        for key, noun, what in (("undeclared", "drop", "the manifest does not declare"),
+                                ("phantom", "manifest entry", "no recomputed drop explains")):
             items = c.get(key) or []
             if items:
-                self.add(f"{len(items)} {what}:", "",
+                self.add(f"{_count(len(items), noun)} {what}:", "",
                          "| digest | held item | bytes | value |", "|---|---|---:|---|")
                 for it in items:
                     self.add(f"| {_cell(it.get('digest'))} | {_cell(it.get('held'))} | "

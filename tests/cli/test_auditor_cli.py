@@ -237,3 +237,63 @@ def test_demo_ended_as_gnu_timeout_ends_it_exits_quietly_with_143():
 def test_demo_size_without_record_is_refused(capsys):
     assert main(["demo", "--size", "100x30"]) == 2
     assert "--size sets the terminal of a --record run" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- text for people
+
+
+def test_report_markdown_is_not_over_escaped_when_read_raw():
+    from sealscope.core import export
+
+    md = export.build_report(SAMPLES / "session.jsonl").to_markdown()
+    assert "bounded_no_content" in md and "bounded\\_no\\_content" not in md
+    liar = SAMPLES / "liar.jsonl"
+    held = SAMPLES / "held"
+    from sealscope.core import held as held_mod
+    from sealscope.core import lookup, receipt
+
+    ((n, row),) = list(lookup.iter_receipt_rows(liar))
+    pre = held_mod.load_held(held / "liar-pre.json")
+    post = held_mod.load_held(held / "liar-post.json")
+    check = receipt.verify_receipt(row, receipt.content_of(pre), receipt.content_of(post))
+    rec = export.recompute_record(n, check, row=row, held=[*pre, *post])
+    md = export.build_report(liar, session=[rec]).to_markdown()
+    assert " != claimed " in md and "\\!=" not in md
+    assert "1 drop the manifest does not declare:" in md and "drop(s)" not in md
+
+
+def test_counts_read_as_words_and_python_does_not_leak(tmp_path, capsys):
+    folder = tmp_path / "one"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes((SAMPLES / "session.jsonl").read_bytes())
+    main(["fleet", str(folder)])
+    assert "1 ledger: 1 verified" in capsys.readouterr().out
+    seals = SAMPLES / "seals"
+    main(
+        [
+            "continuity",
+            str(seals / "seal-day1.json"),
+            "--restated",
+            str(seals / "restated-faithful.json"),
+            "--loose",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert "`faithful` is deliberately null" in out and "None" not in out
+
+
+def test_a_non_utf8_file_name_shows_its_byte_as_xff(tmp_path, capsys):
+    import os
+
+    folder = tmp_path / "names"
+    folder.mkdir()
+    name = os.fsdecode(b"agent-\xff.jsonl")
+    try:
+        (folder / name).write_bytes((SAMPLES / "session.jsonl").read_bytes())
+    except (OSError, UnicodeEncodeError):
+        import pytest
+
+        pytest.skip("this file system refuses non-UTF-8 names")
+    main(["fleet", str(folder)])
+    out = capsys.readouterr().out
+    assert "agent-\\xff.jsonl" in out and "\\udcff" not in out

@@ -344,7 +344,7 @@ def test_fleet_annotations_match_the_verdicts(folder):
 def test_fleet_honest_gives_nothing_but_the_summary(tmp_path):
     p = run("fleet", str(SAMPLES / "session.jsonl"), "--format", "github")
     assert p.returncode == 0 and p.stdout == ""
-    assert p.stderr.startswith("1 ledgers: 1 verified")
+    assert p.stderr.startswith("1 ledger: 1 verified")
 
 
 def test_fleet_junit_one_suite_per_ledger_a_case_per_check(folder, tmp_path):

@@ -123,7 +123,7 @@ async def test_held_content_then_escape_then_export_says_fail_and_names_the_hidd
         md, doc = await export_report(app, pilot, tmp_path / "liar-audit")
         assert any("(FAIL, exit 1)" in m for m in toasts(app))
     assert "- verdict: **FAIL**" in md and "- exit code: 1 " in md
-    assert "1 drop(s) the manifest does not declare:" in md
+    assert "1 drop the manifest does not declare:" in md
     assert f"`{HIDDEN}`" in md and "`liar-pre.json#2`" in md
     assert (doc["verdict"], doc["exit_code"]) == ("FAIL", 1)
     [rec] = doc["session"]
