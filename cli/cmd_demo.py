@@ -34,12 +34,13 @@ def _size(text: str) -> tuple[int, int]:
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "demo", help="a self-running, narrated audit (Space pause, → next, q quit)",
+        "demo", help="a self-running, narrated audit (Space pause, → rush the step, q quit)",
         description="Run a narrated audit in a fresh temporary workspace: an agent's ledger "
                     "written live, a compaction receipt, a continuity seal, an attacker's "
                     "in-place edit caught, a hidden drop found in held content, two seals "
-                    "diffed, the report exported. Keys: Space pauses/resumes, → skips to "
-                    "the next step, q quits.")
+                    "diffed, the report exported. Keys: Space pauses/resumes, → rushes "
+                    "through the rest of the step (its actions still happen, without "
+                    "pauses), q quits.")
     p.add_argument("--speed", type=_speed, default=1.0, metavar="X",
                    help="divide every pause by X (default 1)")
     p.add_argument("--step", action="store_true",

@@ -297,3 +297,21 @@ def test_a_non_utf8_file_name_shows_its_byte_as_xff(tmp_path, capsys):
     main(["fleet", str(folder)])
     out = capsys.readouterr().out
     assert "agent-\\xff.jsonl" in out and "\\udcff" not in out
+
+
+def test_demo_help_and_the_readme_say_the_same_of_the_arrow_key():
+    import re
+
+    _parser, verbs = _verbs()
+    help_text = " ".join(verbs["demo"].format_help().split())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = re.search(r"^\| `→` \| (.+?) \|$", readme, re.M)
+    assert row is not None
+    assert (
+        "→ rushes through the rest of the step (its actions still happen, without pauses)"
+        in help_text
+    )
+    assert (
+        row.group(1) == "rush through the rest of the step (its actions still happen, "
+        "without pauses)"
+    )
