@@ -47,6 +47,7 @@ class Case:
     name: str
     outcome: str
     text: str = ""
+    unreadable: bool = False   # the file could not be read: an error, not a bound
 
 
 @dataclass
@@ -104,10 +105,13 @@ def _add_chain(suite: Suite, chain: _verdict.Outcome, res: Any, findings: Iterab
     findings = list(findings)
     rows, scope, first = (_field(res, "rows"), _field(res, "verified_scope"),
                           _field(res, "first_break"))
+    unread = bool(_field(res, "unreadable"))
     text = f"{chain.verdict}: rows={rows} breaks={_field(res, 'breaks')} scope={scope}"
-    if first:
+    if unread:   # why it could not be read, and nothing a walk that never ran counted
+        text = f"{chain.verdict}: {first}"
+    elif first:
         text += f"; first break: {first}"
-    suite.cases.append(Case("chain", _outcome(chain.exit_code), text))
+    suite.cases.append(Case("chain", _outcome(chain.exit_code), text, unread))
     for f in findings:
         brk = _field(f, "kind") == "break"
         suite.marks.append(Mark("error" if brk else "warning",
@@ -174,7 +178,7 @@ def fleet_suite(entry: Any) -> Suite:
 
 def _add_unreadable(suite: Suite, why: str) -> None:
     word = _verdict.COULD_NOT_LOOK
-    suite.cases.append(Case("read", BOUNDED, f"{word}: {why}"))
+    suite.cases.append(Case("read", BOUNDED, f"{word}: {why}", True))
     suite.marks.append(Mark("warning", f"{word.lower()}", why))
 
 
@@ -366,31 +370,47 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", clean(text))
 
 
+def junit_classname(path: str) -> str:
+    """A file's JUnit `classname`: its path with every `.` made `_` (Jenkins and most
+    JUnit readers split a classname at its dots into package and class, so
+    `fleet/agent-005.jsonl` would show as class `jsonl` of package `fleet/agent-005`).
+    The suite's `name` keeps the path as it is."""
+    return xml_text(path).replace(".", "_")
+
+
 def junit_xml(suites: Sequence[Suite]) -> bytes:
-    """`<testsuites>` with one `<testsuite>` per file and one `<testcase>` per check;
-    a failed check carries `<failure message=... type=...>`, a bounded one `<skipped>`,
-    a passed one its text (the scope it held in) as `<system-out>`."""
-    root = ET.Element("testsuites", name="sealscope",
-                      tests=str(sum(len(s.cases) for s in suites)),
-                      failures=str(sum(c.outcome == FAILED for s in suites for c in s.cases)),
-                      errors="0",
-                      skipped=str(sum(c.outcome == BOUNDED for s in suites for c in s.cases)))
+    """`<testsuites>` with one `<testsuite>` per file and one `<testcase>` per check,
+    indented; a failed check carries `<failure message=... type=...>`, a file that
+    could not be read `<error>` (it is no pass and no bound: CI shows it red), a bounded
+    check `<skipped>`, a passed one its text (the scope it held in) as `<system-out>`."""
+    def count(cases: Iterable[Case]) -> dict[str, str]:
+        cases = list(cases)
+        return {"tests": str(len(cases)),
+                "failures": str(sum(c.outcome == FAILED for c in cases)),
+                "errors": str(sum(c.outcome == BOUNDED and c.unreadable for c in cases)),
+                "skipped": str(sum(c.outcome == BOUNDED and not c.unreadable
+                                   for c in cases))}
+
+    root = ET.Element("testsuites", {"name": "sealscope",
+                                     **count(c for s in suites for c in s.cases)})
     for s in suites:
-        el = ET.SubElement(root, "testsuite", name=xml_text(s.path), tests=str(len(s.cases)),
-                           failures=str(sum(c.outcome == FAILED for c in s.cases)),
-                           errors="0",
-                           skipped=str(sum(c.outcome == BOUNDED for c in s.cases)))
+        el = ET.SubElement(root, "testsuite", {"name": xml_text(s.path), **count(s.cases)})
         for c in s.cases:
             tc = ET.SubElement(el, "testcase", name=xml_text(c.name),
-                               classname=xml_text(s.path))
+                               classname=junit_classname(s.path))
             if c.outcome == FAILED:
                 f = ET.SubElement(tc, "failure", message=xml_text(c.text.split(";")[0]),
                                   type="sealscope.verdict")
                 f.text = xml_text(c.text)
+            elif c.outcome == BOUNDED and c.unreadable:
+                e = ET.SubElement(tc, "error", message=xml_text(c.text),
+                                  type="sealscope.unreadable")
+                e.text = xml_text(c.text)
             elif c.outcome == BOUNDED:
                 ET.SubElement(tc, "skipped", message=xml_text(c.text))
             else:
                 ET.SubElement(tc, "system-out").text = xml_text(c.text)
+    ET.indent(root, space="  ")
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
 

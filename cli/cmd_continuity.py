@@ -17,9 +17,9 @@ result to print; errors also get one line on stderr.
 from __future__ import annotations
 
 import argparse
-import shutil
 from typing import TYPE_CHECKING, Any
 
+from sealscope import cells
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
 from sealscope.output import emit_json, error_line, paint, paint_verdict
@@ -153,15 +153,16 @@ def run_diff(args: argparse.Namespace) -> int:
     return verdict.HELD
 
 
-def _cell(value: Any, width: int) -> str:
-    text = "" if value is None else _clean(value)
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+def _text(value: Any) -> str:
+    return "" if value is None else _clean(value)
 
 
 def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
     """The side-by-side report: one row per changed/added/removed id, previous |
-    current, coloured by severity (by kind when untiered)."""
-    width = width or shutil.get_terminal_size((100, 24)).columns
+    current, coloured by severity (by kind when untiered). Nothing is cut: on a
+    terminal (or with `width`) a cell longer than its column wraps within its row;
+    into a pipe or a file every column is as wide as its widest cell (`cells`)."""
+    width = width or cells.width()
     rows = [(kind, d) for kind in ("changed", "added", "removed") for d in doc[kind]]
     tiered = any("severity" in d for _k, d in rows)
     lines = [f"{paint('diff', 'bold')}  {_clean(old)} → {_clean(new)}",
@@ -170,23 +171,25 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
     if not rows:
         lines.append(f"  no declared item changed ({doc['n_unchanged']} unchanged)")
         return "\n".join(lines)
-    idw = min(max(len(_clean(d["id"])) for _k, d in rows), max(12, width // 4))
-    sevw = max((len(_clean(d.get("severity", ""))) for _k, d in rows), default=0) if tiered else 0
-    rest = max(20, width - idw - sevw - 12 - (3 if tiered else 0))
-    colw = rest // 2
-    head = f"  {'id'.ljust(idw)} │ {'previous'.ljust(colw)} │ {'current'}"
-    if tiered:
-        head = (f"  {'id'.ljust(idw)} │ {'severity'.ljust(sevw)} │ "
-                f"{'previous'.ljust(colw)} │ current")
+    table = [[_text(d["id"]), *([_text(d.get("severity", ""))] if tiered else []),
+              _text(d["declared"]), _text(d["restated"])] for _k, d in rows]
+    natural = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    widths: list[int | None] = list(natural)
+    if width is not None:
+        idw = min(natural[0], max(12, width // 4))
+        sevw = natural[1] if tiered else 0
+        rest = max(20, width - idw - sevw - 12 - (3 if tiered else 0))
+        colw = rest // 2
+        widths = [idw, *([sevw] if tiered else []), min(natural[-2], colw) or colw, colw]
+    names = ["id", *(["severity"] if tiered else []), "previous", "current"]
+    widths = [None if w is None else max(w, len(n)) for w, n in zip(widths, names,
+                                                                    strict=True)]
+    head = cells.rows(names, widths, lead=("  ",))[0]
     lines += ["", head, "  " + "─" * (len(head) - 2)]
-    for kind, d in rows:
-        parts = [_cell(d["id"], idw).ljust(idw)]
-        if tiered:
-            parts.append(_cell(d.get("severity", ""), sevw).ljust(sevw))
-        parts += [_cell(d["declared"], colw).ljust(colw), _cell(d["restated"], colw)]
-        line = f"{_KIND_MARK[kind]} " + " │ ".join(parts)
+    for (kind, d), cols in zip(rows, table, strict=True):
         style = severity_colour(d.get("severity")) if "severity" in d else _KIND_STYLE[kind]
-        lines.append(paint(line, style))
+        for line in cells.rows(cols, widths, lead=(f"{_KIND_MARK[kind]} ",)):
+            lines.append(paint(line, style))
     lines += ["", (f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
                    f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged")]
     return "\n".join(lines)
@@ -236,12 +239,25 @@ def verdict_report(v: Any, snap_path: str, restated_path: str) -> str:
                      + f"  {_clean(d.get('reason'))}")
         lines.append(f"      declared: {_clean(_show(d.get('declared')))}")
         lines.append(f"      restated: {_clean(_show(d.get('restated')))}")
+    from sealscope.core.export.markdown import note_text
+
     for note in v.notes:
         if note and not str(note).startswith("comparison="):
-            lines.append(paint(f"  note: {_clean(note)}", "dim"))
+            lines.append(paint(f"  note: {_clean(note_text(note))}", "dim"))
     lines.append(f"  verdict_digest {v.verdict_digest}")
     return "\n".join(lines)
 
 
 def _show(value: Any) -> str:
-    return "(none)" if value is None else repr(value) if not isinstance(value, str) else value
+    """A declared or restated value for a person: text as it is, anything else as JSON
+    (never Python's repr)."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, str):
+        return value
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return str(value)

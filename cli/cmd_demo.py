@@ -35,12 +35,13 @@ def _size(text: str) -> tuple[int, int]:
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "demo", help="a self-running, narrated audit (Space pause, → next, q quit)",
+        "demo", help="a self-running, narrated audit (Space pause, → rush the step, q quit)",
         description="Run a narrated audit in a fresh temporary workspace: an agent's ledger "
                     "written live, a compaction receipt, a continuity seal, an attacker's "
                     "in-place edit caught, a hidden drop found in held content, two seals "
-                    "diffed, the report exported. Keys: Space pauses/resumes, → skips to "
-                    "the next step, q quits.")
+                    "diffed, the report exported. Keys: Space pauses/resumes, → rushes "
+                    "through the rest of the step (its actions still happen, without "
+                    "pauses), q quits.")
     p.add_argument("--speed", type=_speed, default=1.0, metavar="X",
                    help="divide every pause by X (default 1)")
     p.add_argument("--step", action="store_true",
@@ -54,32 +55,67 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _interrupt(signum: int, _frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
+def _continued(_signum: int, _frame: Any) -> None:
+    """SIGCONT once the demo is ending: nothing to resume (the process continues
+    whatever the handler)."""
+
+
+class _Ended:
+    """SIGTERM or SIGHUP while the demo runs: the app is asked to exit from its own
+    loop (never an exception thrown into it), and SIGCONT gets its default action
+    back at once: GNU `timeout` sends SIGTERM then SIGCONT, and Textual's SIGCONT
+    handler, run once its loop is gone, would resume the terminal and fail. The
+    run then ends quietly with 128 + the signal's number, as a shell reports it."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.signum = app, 0
+
+    def __call__(self, signum: int, _frame: Any) -> None:
+        import asyncio
+
+        self.signum = self.signum or signum
+        # a no-op, not SIG_DFL: a SIGCONT already pending finds a handler to run
+        # (Python refuses a pending signal whose handler became SIG_DFL meanwhile)
+        signal.signal(signal.SIGCONT, _continued)
+        loop = asyncio._get_running_loop()
+        if loop is None:   # not running yet, or already stopped
+            raise KeyboardInterrupt(f"signal {signum}")
+        loop.call_soon_threadsafe(self.app.exit, None, 128 + signum)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.size is not None and not args.record:
+        error_line("demo: --size sets the terminal of a --record run; it goes with "
+                   "--record FILE")
+        return verdict.USAGE
     if args.record:
+        from sealscope.core.sanitize import clean
         from sealscope.demo_record import record
         child = ["demo", "--speed", str(args.speed)]
         child += ["--step"] if args.step else []
         child += ["--loop"] if args.loop else []
         try:
-            return record(args.record, child, size=args.size)
+            code = record(args.record, child, size=args.size)
         except OSError as e:
-            error_line(f"cannot record to {args.record}: {e}")
+            error_line(clean(f"cannot record to {args.record}: {e}"))
             return verdict.COULD_NOT
+        error_line(clean(f"demo: wrote {args.record} (an asciicast v2 recording; play "
+                         f"it with `asciinema play {args.record}`), exit {code}"))
+        return code
     from sealscope.viewer.demo import DemoApp
     app = DemoApp(speed=args.speed, step_mode=args.step, loop=args.loop)
-    old = {s: signal.signal(s, _interrupt) for s in (signal.SIGTERM, signal.SIGHUP)}
+    ended = _Ended(app)
+    old = {s: signal.signal(s, ended) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         app.run()
     except KeyboardInterrupt:
-        return 130
+        return 128 + ended.signum if ended.signum else 130
     finally:
         app.cleanup()
         for s, h in old.items():
             signal.signal(s, h)
+    if ended.signum:
+        return 128 + ended.signum
     if app.failure:
         return verdict.WRONG
     return int(app.return_code or 0)

@@ -73,6 +73,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="ledger only: held post-compaction (survivor) content")
     p.add_argument("--line", type=positive_line, metavar="N",
                    help="with --pre/--post: the receipt row on this 1-based line")
+    p.add_argument("--lookup", metavar="HELD", nargs="+", action="extend", default=[],
+                   help="ledger only: look each held-content file's items up in the drop "
+                        "manifests (one section per file, as the viewer's `l`)")
+    p.add_argument("--lookup-text", metavar="TEXT", action="append", default=[],
+                   help="ledger only: look typed text up (as the viewer's `l`): the exact "
+                        "item, the held items containing it (from --lookup and --pre/--post) "
+                        "and the manifest digests containing it (repeatable)")
     p.add_argument("--restated", metavar="FILE",
                    help="snapshot only: score this restatement {probe_id: answer}")
     p.add_argument("--loose", action="store_true",
@@ -81,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --restated/--against: severity tiers {tier: [field, ...]}")
     p.add_argument("--against", metavar="OLD",
                    help="snapshot only: diff the older seal OLD against PATH")
+    p.add_argument("--added", metavar="MANIFEST",
+                   help="snapshot only: the ids a newer manifest (or seal) adds since the "
+                        "seal (as the viewer's `a`)")
     ci_formats.add_arguments(p, format_flag=False)
     p.set_defaults(func=run)
 
@@ -183,8 +193,11 @@ def _kind(args: argparse.Namespace) -> str:
         raise _Refused("export: --line N goes with --pre or --post", verdict.USAGE)
     if args.pre == "-" and args.post == "-":
         raise _Refused("export: standard input can feed --pre or --post, not both", verdict.USAGE)
+    if "-" in args.lookup and (args.pre == "-" or args.post == "-"
+                               or args.lookup.count("-") > 1):
+        raise _Refused("export: standard input can be read only once", verdict.USAGE)
     inputs = [x for x in (path, args.restated, args.tiers, args.against, args.witness,
-                          args.pre, args.post) if x and x != "-"]
+                          args.pre, args.post, args.added, *args.lookup) if x and x != "-"]
     for target in (args.output, args.junit, args.vsa):
         if target and any(_same(target, x) for x in inputs):
             raise _Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
@@ -196,12 +209,14 @@ def _kind(args: argparse.Namespace) -> str:
         raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist",
                        verdict.COULD_NOT)
     kind: str = args.kind or found.kind
-    if kind != "snapshot" and (args.restated or args.against):
-        raise _Refused("export: --restated and --against apply to a snapshot, and "
+    if kind != "snapshot" and (args.restated or args.against or args.added):
+        raise _Refused("export: --restated, --against and --added apply to a snapshot, and "
                        f"{path} reads as a {kind} (use --as snapshot to insist)", verdict.USAGE)
-    if kind != "ledger" and (args.pin or args.witness or args.pre or args.post):
-        raise _Refused("export: --pin, --witness, --pre and --post apply to a ledger, and "
-                       f"{path} reads as a {kind} (use --as ledger to insist)", verdict.USAGE)
+    if kind != "ledger" and (args.pin or args.witness or args.pre or args.post
+                             or args.lookup or args.lookup_text):
+        raise _Refused("export: --pin, --witness, --pre, --post, --lookup and --lookup-text "
+                       f"apply to a ledger, and {path} reads as a {kind} "
+                       "(use --as ledger to insist)", verdict.USAGE)
     return kind
 
 
@@ -228,9 +243,52 @@ def _ledger_session(args: argparse.Namespace) -> list[Any]:
                 args.witness, args.ns, args.path), **inputs))
         except (OSError, ValueError) as e:
             session.append(export.check_error_record("witness", str(e), **inputs))
+    held_files: list[str] = []
     if args.pre or args.post:
-        session += _recomputed(args)
+        recomputed = _recomputed(args)
+        session += recomputed
+        for rec in recomputed:
+            held_files += [p for p in (rec.inputs.get("pre"), rec.inputs.get("post"))
+                           if isinstance(p, str) and p not in held_files]
+    if args.lookup or args.lookup_text:
+        session += _lookups(args, held_files)
     return session
+
+
+def _lookups(args: argparse.Namespace, checks_held: list[str]) -> list[Any]:
+    """The viewer's look-ups (`l`) as the report records them (`export.ledger_lookup`):
+    one record per `--lookup` file, then one per `--lookup-text`, whose held items
+    containing the text are searched in the `--lookup` files' items, then in the held
+    content the receipt checks loaded (`checks_held`, as the viewer's look-up searches
+    the open ledgers' checks)."""
+    from sealscope.core import export, held, lookup
+
+    try:
+        index = lookup.DropIndex.build([args.path])
+    except OSError as e:
+        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}", 3) from None
+    out: list[Any] = []
+    pool: list[Any] = []
+    for path in args.lookup:
+        try:
+            items = held.load_held(path, getattr(sys.stdin, "buffer", None))
+        except held.HeldContentError as e:
+            raise _Refused(f"export: --lookup: {e}", 3) from None
+        pool += items
+        out.append(export.ledger_lookup(index, args.path, items, held=[path])[0])
+    for path in checks_held:
+        if path != "-":
+            try:
+                pool += held.load_held(path)
+            except held.HeldContentError:
+                pass    # already refused, or recorded, by the receipt check
+    for text in args.lookup_text:
+        typed = lookup.typed_items(text)
+        out.append(export.ledger_lookup(
+            index, args.path, typed, text=text,
+            containing=lookup.containing_items(pool, text, (i.digest for i in typed)),
+            digest_hits=index.containing(text))[0])
+    return out
 
 
 def _recomputed(args: argparse.Namespace) -> list[Any]:
@@ -298,6 +356,18 @@ def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         except (ValueError, TypeError) as e:
             session.append(export.verdict_error_record(
                 str(e), args.restated, strict=not args.loose, tiers_path=args.tiers))
+    if args.added:
+        if seal.snap is None:
+            raise _Refused(f"export: --added: {args.path} is no valid seal to compare with",
+                           verdict.COULD_NOT)
+        from sealscope.core.continuity import added_since_seal
+
+        manifest = _read(export.load_manifest, args.added)
+        try:
+            added = added_since_seal(seal.snap, manifest)
+        except (ValueError, TypeError) as e:
+            raise _Refused(f"export: --added: {e}", 3) from None
+        session.append(export.added_record(added, args.added))
     return seal, session
 
 

@@ -109,6 +109,8 @@ def json_line(doc: dict[str, Any]) -> str:
 
 def human_line(e: FleetEntry) -> str:
     r, rc = e.result, e.receipts
+    if getattr(r, "unreadable", False):   # only why: a walk that never ran counted nothing
+        return f"{paint_verdict(e.verdict)}  {clean(e.path)}  {clean(r.reason())}"
     line = (f"{paint_verdict(e.verdict)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
             f"scope={r.verified_scope}  receipts={rc.count} failed={rc.failed} "
             f"bounded={rc.bounded}")
@@ -179,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts
-    count_line = (f"{summary.ledgers} ledgers: {v.get(verdict.VERIFIED, 0)} verified, "
+    count_line = (f"{verdict.plural(summary.ledgers, 'ledger')}: "
+                  f"{v.get(verdict.VERIFIED, 0)} verified, "
                   f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
                   f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "
                   f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "

@@ -25,8 +25,11 @@ from sealscope.style import severity_colour
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "harn", help="show, cross-check and seal the compaction receipts of a harn transcript",
-        description="sealscope harn TRANSCRIPT [--json] | sealscope harn seal TRANSCRIPT "
-                    "--ledger OUT.jsonl [--json]")
+        usage="sealscope harn [-h] [--json] [--format {text,json,github}] [--junit FILE] "
+              "[--vsa FILE] TRANSCRIPT\n       " + SEAL_USAGE,
+        description="Show every compaction event of a harn transcript or run record and "
+                    "cross-check its receipt fields; `sealscope harn seal` (its own "
+                    "sub-command: `sealscope harn seal --help`) seals them into a ledger.")
     p.add_argument("words", nargs="+", metavar="TRANSCRIPT",
                    help="a harn transcript or run record (.harn-runs/<run_id>.json); "
                         "`seal TRANSCRIPT` to seal its compactions")
@@ -34,6 +37,50 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document")
     ci_formats.add_arguments(p)
     p.set_defaults(func=run, _harn_parser=p)
+
+
+SEAL_USAGE = "sealscope harn seal [-h] --ledger OUT.jsonl [--again] [--json] TRANSCRIPT"
+
+
+def seal_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """`sealscope harn seal`, a sub-command of its own (main.py routes `harn seal ...`
+    here): one TRANSCRIPT, `--ledger` required, `--again` to seal what the ledger
+    already holds a second time."""
+    p = parser_class(
+        prog="sealscope harn seal", usage=SEAL_USAGE,
+        description="Append an arcaeon v2 compaction receipt to OUT.jsonl for every "
+                    "compaction of TRANSCRIPT whose snapshot and following messages it "
+                    "holds. A transcript the ledger already holds receipts for is refused "
+                    "(exit 2, `already sealed in OUT.jsonl: ...`) unless --again.",
+        epilog="exit codes: 0 every compaction sealed; 1 is not used (sealing judges no "
+               "evidence); 2 usage, or already sealed; 3 a compaction could not be sealed, "
+               "or a file could not be read or written",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("transcript", metavar="TRANSCRIPT",
+                   help="a harn transcript or run record (.harn-runs/<run_id>.json)")
+    p.add_argument("--ledger", metavar="OUT.jsonl", required=True,
+                   help="the ledger the receipts are appended to (created if missing)")
+    p.add_argument("--again", action="store_true",
+                   help="seal compactions the ledger already holds receipts for, again")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    for flag in ("--format", "--junit", "--vsa"):   # refused below, with what to run instead
+        p.add_argument(flag, dest=flag[2:], help=argparse.SUPPRESS)
+    return p
+
+
+def run_seal(argv: list[str], parser_class: type[argparse.ArgumentParser]) -> int:
+    """`sealscope harn seal ARGV...`."""
+    parser = seal_parser(parser_class)
+    args = parser.parse_args(argv)
+    if args.format == "github" or args.junit or args.vsa:
+        parser.error(_AUDIT_FORMATS)
+    return _seal(args.transcript, args.ledger, args.json or args.format == "json",
+                 again=args.again)
+
+
+_AUDIT_FORMATS = ("--format github, --junit and --vsa report an audit, and `harn seal` "
+                  "writes one: audit the sealed ledger with `sealscope receipts "
+                  "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,8 +148,9 @@ def _formats(args: argparse.Namespace, suite: ci_formats.Suite, code: int, path:
         return build_report(path, kind="harn").to_markdown()
 
     return ci_formats.emit(args, [suite], code=code, policy={"verb": "harn"},
-                           summary=f"{suite.verdict}  {clean(path)}  {len(suite.cases)} "
-                                   "compaction(s)", markdown=markdown)
+                           summary=f"{suite.verdict}  {clean(path)}  "
+                                   f"{verdict.plural(len(suite.cases), 'compaction')}",
+                           markdown=markdown)
 
 
 def _count(findings) -> dict[str, int]:
@@ -127,9 +175,10 @@ def _report(path: str, doc, checks) -> str:
     n = _count(all_findings)
     what = "run record" if doc.kind == "run" else "transcript"
     word = paint_verdict(harn.outcome_of(checks).verdict)
-    lines = [(f"{word}  {clean(path)}  {what}, {len(doc.transcripts)} transcript(s), "
-              f"{len(checks)} compaction(s); findings: {n['high']} high, {n['medium']} medium, "
-              f"{n['low']} low, {n['info']} info")]
+    counts = (f"{verdict.plural(len(doc.transcripts), 'transcript')}, "
+              f"{verdict.plural(len(checks), 'compaction')}")
+    lines = [(f"{word}  {clean(path)}  {what}, {counts}; findings: {n['high']} high, "
+              f"{n['medium']} medium, {n['low']} low, {n['info']} info")]
     last_loc = None
     for i, c in enumerate(checks, 1):
         ev = c.event
@@ -184,13 +233,26 @@ def _report(path: str, doc, checks) -> str:
 
 # --------------------------------------------------------------------------- seal
 
-def _seal(path: str, ledger: str, as_json: bool) -> int:
+def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
     from sealscope.core import harn
+    from sealscope.core.harn.sealing import already_sealed
     from sealscope.core.sanitize import clean
 
     doc, _error = _load(path, as_json)
     if doc is None:
         return verdict.harn(None, readable=False).exit_code
+    if not again:
+        try:
+            held = already_sealed(doc, ledger)
+        except OSError:
+            held = []   # a ledger that cannot be read cannot be written: sealing says so
+        if held:
+            message = (f"already sealed in {ledger}: {', '.join(held)} "
+                       "(--again appends the same receipts a second time)")
+            error_line(clean(message))
+            if as_json:
+                emit_json({"error": message, "ledger": ledger, "already_sealed": held})
+            return verdict.USAGE
     out = harn.seal(doc, ledger)
     error = out.error
     judged = verdict.harn_seal(len(out.rows), len(out.skipped), error)
@@ -210,7 +272,7 @@ def _seal(path: str, ledger: str, as_json: bool) -> int:
         error_line(clean(error))
     rows = out.rows
     print(f"{paint_verdict(judged.verdict)}  {clean(path)} → {clean(ledger)}  "
-          f"{len(rows)} receipt(s) sealed, {len(out.skipped)} skipped")
+          f"{verdict.plural(len(rows), 'receipt')} sealed, {len(out.skipped)} skipped")
     for p, r in out.sealed:
         print(f"  {clean(p.event.id or '(no id)')}  pre {r['pre']['count']} → post "
               f"{r['post']['count']}  dropped {r['dropped']['count']}  introduced "

@@ -6,7 +6,8 @@ receipts LEDGER [--line N] [--pre F] [--post F] [--json]
     (a row ok within a bound is VERIFIED, its scope stated beside it).
 lookup LEDGER HELD [HELD ...] [--ledger L ...] [--json]
     find each held item's digest in every receipt's drop manifest. Exit 0 whenever
-    the files could be read.
+    the files could be read and held at least one item (found or not); 3 when they
+    hold none (nothing was looked up) or cannot be read.
 selftest [--json]
     golden vectors and planted-fault checks. Exit 0 when every check held, else 1.
 
@@ -16,12 +17,13 @@ A file that cannot be read: one error line on stderr, `{"error": ...}` on stdout
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
-from sealscope import ci_formats
+from sealscope import cells, ci_formats
 from sealscope.output import emit_json, error_line, paint, paint_verdict, progress_callback
 from sealscope.style import verdict_colour
 
@@ -95,15 +97,18 @@ def run_receipts(args: argparse.Namespace) -> int:
         error_line("receipts: standard input can feed --pre or --post, not both")
         return verdict.USAGE
     contents: dict[str, Any] = {}
+    held_items: list[Any] = []
     for side in ("pre", "post"):
         path = getattr(args, side)
         if path is None:
             contents[side] = None
             continue
         try:
-            contents[side] = receipt.content_of(held.load_held(path, _stdin()))
+            got = held.load_held(path, _stdin())
         except held.HeldContentError as e:
             return _fail(args, f"receipts: --{side}: {e}")
+        contents[side] = receipt.content_of(got)
+        held_items += got
     progress = progress_callback(f"receipts {_clean(args.ledger)}")
     try:
         rows = [(line, row) for line, row in _receipt_rows(args.ledger, progress)
@@ -121,17 +126,25 @@ def run_receipts(args: argparse.Namespace) -> int:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "
                      "pre.digest or post.digest; choose the row with --line N", verdict.USAGE)
     results: list[tuple[int, Any]] = []
+    undeclared: dict[int, list[dict[str, Any]]] = {}
     for line, row in rows:
         use = matched is None or line in matched
-        results.append((line, receipt.verify_receipt(row, contents["pre"] if use else None,
-                                                     contents["post"] if use else None)))
+        check = receipt.verify_receipt(row, contents["pre"] if use else None,
+                                       contents["post"] if use else None)
+        results.append((line, check))
+        if use and held_items:
+            from sealscope.core.export import recompute_record
+
+            named = recompute_record(line, check, row=row, held=held_items).result
+            undeclared[line] = list(named.get("undeclared") or [])
     out = verdict.receipts(v for _n, v in results)
     suite = ci_formats.receipts_suite(args.ledger, results)
     policy = {"verb": "receipts", "line": args.line, "pre": args.pre is not None,
               "post": args.post is not None}
     code = ci_formats.emit(
         args, [suite], code=out.exit_code, policy=policy,
-        summary=f"{out.verdict}  {_clean(args.ledger)}  {len(results)} receipt row(s)",
+        summary=f"{out.verdict}  {_clean(args.ledger)}  "
+                f"{verdict.plural(len(results), 'receipt row')}",
         markdown=lambda: _receipts_markdown(args.ledger, results, out.verdict))
     if ci_formats.github(args):
         return code
@@ -140,7 +153,7 @@ def run_receipts(args: argparse.Namespace) -> int:
                     **({} if matched is None else {"held_matched": n in matched})}
                    for n, v in results])
     else:
-        _print_receipts(args, results, out.verdict, matched)
+        _print_receipts(args, results, out.verdict, matched, undeclared)
     return code
 
 
@@ -187,7 +200,11 @@ def _receipts_markdown(path: str, results: list, word: str) -> str:
 
 
 def _print_receipts(args: argparse.Namespace, results: list, word: str,
-                    matched: set[int] | None = None) -> None:
+                    matched: set[int] | None = None,
+                    undeclared: dict[int, list[dict[str, Any]]] | None = None) -> None:
+    """One row per receipt; a failed row's every note in NOTE, whole (`cells`: never
+    cut into a pipe, wrapped on a terminal), then each drop its manifest does not
+    declare, named by the held item that has it (as the viewer and `export` name it)."""
     out = sys.stdout
     where = _clean(args.ledger) + (f" line {args.line}" if args.line else "")
     if not results:
@@ -195,18 +212,33 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
         return
     if matched is not None:
         lines = ", ".join(str(n) for n in sorted(matched))
-        out.write(f"held content matched line(s) {lines} by claimed digest and was applied "
+        out.write(f"held content matched {'line' if len(matched) == 1 else 'lines'} {lines} "
+                  "by claimed digest and was applied "
                   "there; the other rows were checked without content\n")
+    width = cells.width()
+    lead = 6 + 2 + 6 + 2 + 26 + 2 + 34 + 2
+    note_w = None if width is None else max(20, width - lead)
     out.write(paint(f"{'LINE':>6}  {'SCHEMA':<6}  {'CHECKS':<26}  {'SCOPE':<34}  NOTE", "bold")
               + "\n")
     for n, v in results:
         checks = (f"self:{'ok' if v.self_consistent else verdict.FAIL} "
                   f"content:{v.content}")
         style = verdict_colour(v.verdict)
-        note = _short(v.notes[0], 100) if (not v.ok and v.notes) else ""
+        notes = [_clean(x) for x in v.notes] if not v.ok else []
+        first = cells.wrap(notes[0], note_w) if notes else [""]
         text = (f"{n:>6}  {v.schema or '-'!s:<6}  {checks:<26}  "
-                f"{v.verified_scope:<34}  {note}").rstrip()
+                f"{v.verified_scope:<34}  {first[0]}").rstrip()
         out.write(paint(text, style) + "\n")
+        more = first[1:] + [part for note in notes[1:] for part in cells.wrap(note, note_w)]
+        for part in more:
+            out.write(paint(" " * lead + part, style) + "\n")
+        for drop in (undeclared or {}).get(n, []):
+            size = verdict.plural(drop.get("bytes") or 0, "byte")
+            named = (f"{_clean(str(drop.get('held')))} ({size}): {_clean(str(drop.get('preview')))}"
+                     if drop.get("held") else "no held item")
+            for i, part in enumerate(cells.wrap(f"undeclared drop {drop['digest']} = {named}",
+                                                None if width is None else max(20, width - 8))):
+                out.write(paint(("      ⚠ " if i == 0 else " " * 8) + part, "red") + "\n")
     rows = [v for _n, v in results]
     within = sum(map(verdict.bounded, rows))
     failed = sum(not v.ok for v in rows)
@@ -227,6 +259,9 @@ def run_lookup(args: argparse.Namespace) -> int:
         items = held.load_many(args.held, _stdin())
     except held.HeldContentError as e:
         return _fail(args, f"lookup: {e}")
+    if not items:   # nothing was looked up: no answer, found or not
+        return _fail(args, f"lookup: nothing to look up: {', '.join(args.held)} "
+                     "holds no held item", verdict.COULD_NOT)
     ledgers = [args.ledger, *args.more_ledgers]
     try:
         index = lookup.DropIndex.build(ledgers, progress_callback("lookup: indexing"))
@@ -253,12 +288,20 @@ def run_lookup(args: argparse.Namespace) -> int:
     return verdict.HELD
 
 
+def held_label(it: Any) -> str:
+    """A held item as every verb, screen and report names it (`held.item_label`,
+    `FILE#N` numbered from 1), with the folder it was given in."""
+    from sealscope.core.held import item_label
+
+    folder = os.path.dirname(it.source)
+    return os.path.join(folder, item_label(it)) if folder else item_label(it)
+
+
 def _print_lookup(items: list, docs: list, index: Any, several: bool) -> None:
     out = sys.stdout
     hits = 0
     for it, doc in zip(items, docs, strict=True):
-        where = _clean(it.source) + (f":{it.line}" if it.line else
-                                     (f"[{it.index}]" if it.source.endswith(".json") else ""))
+        where = _clean(held_label(it))
         if doc["found"]:
             hits += 1
             locs = ", ".join((f"{_clean(f['ledger'])}:" if several else "")
@@ -266,9 +309,9 @@ def _print_lookup(items: list, docs: list, index: Any, several: bool) -> None:
             out.write(paint("DROPPED ", "yellow") + f"{where}  {it.size} bytes  in {locs}\n")
         else:
             out.write(paint("absent  ", "dim") + f"{where}  {it.size} bytes\n")
-    out.write(f"{hits} of {len(items)} held item(s) found in drop manifests "
-              f"({index.rows} receipt row(s), {index.entries} manifest entr"
-              f"{'y' if index.entries == 1 else 'ies'})\n")
+    out.write(f"{hits} of {verdict.plural(len(items), 'held item')} found in drop manifests "
+              f"({verdict.plural(index.rows, 'receipt row')}, "
+              f"{verdict.plural(index.entries, 'manifest entry', 'manifest entries')})\n")
 
 
 # --------------------------------------------------------------------------- selftest
@@ -288,5 +331,5 @@ def run_selftest(args: argparse.Namespace) -> int:
                 out.write(f"        {_short(c.detail, 160)}\n")
         failed = len(res.failed)
         out.write(paint("all checks passed", "green") + "\n" if not failed else
-                  paint(f"{failed} check(s) failed", "red") + "\n")
+                  paint(f"{verdict.plural(failed, 'check')} failed", "red") + "\n")
     return res.exit_code

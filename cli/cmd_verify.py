@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--incremental", action="store_true",
                    help="resume from the ledger's checkpoint and update it: walk only "
                         "what was appended since (see README: checkpoints)")
+    p.add_argument("--reset", action="store_true",
+                   help="with --incremental: remove the ledger's checkpoint first (only a "
+                        "sealscope checkpoint is removed) and verify in full")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="the checkpoint file (with --incremental; default: "
                         "$XDG_CACHE_HOME/sealscope/checkpoints/)")
@@ -139,9 +142,22 @@ def run(args: argparse.Namespace) -> int:
     if args.checkpoint and len(args.ledgers) > 1:
         error_line("verify: --checkpoint FILE holds one ledger's checkpoint; give one LEDGER")
         return verdict.USAGE
+    if args.reset and not args.incremental:
+        error_line("verify: --reset goes with --incremental")
+        return verdict.USAGE
+    from sealscope.core.sanitize import clean
+
+    if args.reset:
+        from sealscope.core.checkpoint import forget
+
+        for path in args.ledgers:
+            removed, message = forget(path, strict=args.strict, checkpoint=args.checkpoint)
+            error_line(clean(f"verify: {message}"))
+            if removed is False:
+                return verdict.USAGE
     if args.pin and args.witness:
         error_line("verify: give --pin or --witness, not both")
-        return 2
+        return verdict.USAGE
     if args.checkpoint:
         from sealscope.core.checkpoint import evidence_target
         from sealscope.core.sanitize import clean
@@ -163,6 +179,9 @@ def run(args: argparse.Namespace) -> int:
     progress = not as_json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
                         args.incremental, args.checkpoint, bool(getattr(args, "vsa", None)))
+    for path in args.ledgers:   # the reference's answer stands; say what was meant
+        if os.path.isdir(path):
+            error_line(clean(f"verify: {path} is a folder: use `sealscope fleet {path}`"))
     code = verdict.worst(r[1] for r in results)
     docs = [r[0] for r in results]
     policy = {"verb": "verify", "strict": args.strict,

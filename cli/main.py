@@ -45,18 +45,31 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
     for name in VERB_MODULES:
         importlib.import_module(name).register(sub)
-    parser.set_defaults(verbs=frozenset(sub.choices))
+    from sealscope import help_texts
+
+    help_texts.apply(parser, sub)
+    parser.set_defaults(verbs=frozenset(sub.choices), _verb_parsers=dict(sub.choices))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["harn", "seal"]:   # a sub-command of its own (`harn seal --help`)
+        from sealscope.cmd_harn import run_seal
+
+        try:
+            return run_seal(argv[2:], _Parser)
+        except KeyboardInterrupt:
+            return 130
     parser = build_parser()
     if not argv or (argv[0] not in parser.get_default("verbs")
                     and not argv[0].startswith("-")):
         # no verb, or bare paths: open the viewer
         argv = ["view", *argv]
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:   # said by the verb's own parser: its usage, not every verb's
+        verb = args._verb_parsers.get(getattr(args, "verb", None), parser)
+        verb.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):
         parser.print_help()
         return verdict.USAGE

@@ -54,7 +54,7 @@ from sealscope.core.ledger import Finding, VerifyResult, WalkState
 __all__ = ["RULES", "CHUNK", "FORMAT", "MAX_FINDINGS", "Checkpoint", "Resumed",
            "Incremental", "cache_dir", "default_location", "line_cut", "verify_incremental",
            "load", "save", "prefix_digests", "span_text", "changed_result",
-           "evidence_target", "MAX_BYTES", "NotReplaceable"]
+           "evidence_target", "MAX_BYTES", "NotReplaceable", "forget"]
 
 FORMAT = "sealscope-checkpoint/1"
 # Bumped whenever the walk's rules or its state change: an older checkpoint is then
@@ -617,3 +617,37 @@ def _finish(path: str, fd: int, st: os.stat_result, where: Path, walked: ledger.
             except OSError as e:
                 notes.append(f"checkpoint {where} not written: {e.strerror or e}")
     return Incremental(res, str(where), resumed=resumed, notes=tuple(notes), saved=saved)
+
+
+# --------------------------------------------------------------------------- forget
+
+def forget(path: str | os.PathLike[str], *, strict: bool = False,
+           checkpoint: str | os.PathLike[str] | None = None,
+           env: Mapping[str, str] | None = None) -> tuple[bool | None, str]:
+    """Remove a ledger's checkpoint (`verify --incremental --reset`): the file at
+    `checkpoint`, else the cache file for the ledger's real path and mode. Only a
+    file that is a sealscope checkpoint (its `format` is FORMAT) is removed; anything
+    else is left in place. (True, what was removed), (None, there was none) or
+    (False, why it was left)."""
+    real = os.path.realpath(os.fspath(path))
+    where = Path(checkpoint) if checkpoint is not None else default_location(real, strict, env)
+    from sealscope.core.lines import open_regular  # a FIFO is refused, never waited on
+
+    try:
+        with open_regular(where) as fh:
+            head = fh.read()
+    except FileNotFoundError:
+        return None, f"no checkpoint to reset at {where}"
+    except OSError as e:
+        return False, f"checkpoint {where} left in place: unreadable ({e.strerror or e})"
+    try:
+        doc = json.loads(head)
+    except (ValueError, UnicodeDecodeError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        return False, f"{where} is not a sealscope checkpoint: left in place"
+    try:
+        where.unlink()
+    except OSError as e:
+        return False, f"checkpoint {where} left in place: {e.strerror or e}"
+    return True, f"checkpoint {where} removed; verified in full"

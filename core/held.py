@@ -28,7 +28,7 @@ from sealscope.core import lines as _lines
 from sealscope.core.jsonio import loads
 
 __all__ = ["HeldItem", "HeldContentError", "load_held", "load_many", "values_of", "kind_of",
-           "item_text", "containing"]
+           "item_text", "containing", "item_label"]
 
 
 class HeldContentError(ValueError):
@@ -185,3 +185,16 @@ def containing(items: Iterable[HeldItem], text: str) -> list[HeldItem]:
     none for an empty text."""
     want = text.casefold()
     return [i for i in items if want and want in item_text(i.value).casefold()]
+
+
+def item_label(item: HeldItem) -> str:
+    """The one way a held item is named on every screen and in every report and verb:
+    `FILE#N`, the file's base name and N the item's 1-based number among that file's
+    items (a folder's files are each item 1 of themselves; standard input is `-#1`).
+    A `.jsonl` item whose line differs from N (blank lines are skipped) adds
+    `(line L)`. Not sanitized: callers clean it for display."""
+    name = os.path.basename(item.source) or item.source
+    where = f"{name}#{item.index + 1}"
+    if item.line is not None and item.line != item.index + 1:
+        where += f" (line {item.line})"
+    return where

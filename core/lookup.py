@@ -18,10 +18,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
+from sealscope.core import held as _held
+from sealscope.core.digest import item_digest
+from sealscope.core.jsonio import loads
 from sealscope.core.ledger import iter_rows
 from sealscope.core.receipt import KIND, is_receipt_row
 
-__all__ = ["iter_receipt_rows", "Location", "Entry", "DropIndex", "FRAGMENT_MIN"]
+__all__ = ["iter_receipt_rows", "Location", "Entry", "DropIndex", "FRAGMENT_MIN",
+           "TypedItem", "typed_items", "containing_items", "places_in"]
 
 ProgressFn = Callable[[int, int], None]
 
@@ -206,3 +210,54 @@ class DropIndex:
                 out.append((*_unpack(x), d))
         out.sort(key=lambda t: t[:3])
         return [Entry(self.ledgers[li], line, pos, d) for li, line, pos, d in out]
+
+
+# --------------------------------------------------------------------------- typed text
+
+class TypedItem(NamedTuple):
+    """An item a person typed or pasted: how it is read, its value, digest and size."""
+    label: str
+    value: Any
+    digest: str
+    size: int
+
+
+def typed_items(text: str) -> list[TypedItem]:
+    """Typed text as the items it can be: always a str item (its UTF-8 raw bytes), and
+    also a JSON item (json-c14n) when it parses as a JSON value other than a string,
+    so a pasted `{"role": ...}` finds the digest a manifest holds for it."""
+    d = item_digest(text)
+    out = [TypedItem("typed text (raw-bytes of its UTF-8)", text, d.digest, d.size)]
+    try:
+        v = loads(text)
+    except ValueError:
+        v = None
+    if v is not None and not isinstance(v, str):
+        try:
+            j = item_digest(v)
+            out.append(TypedItem("typed text read as a JSON item (json-c14n)", v, j.digest,
+                                 j.size))
+        except ValueError:
+            pass
+    return out
+
+
+def containing_items(pool: Iterable[_held.HeldItem], text: str,
+                     exclude: Iterable[str] = ()) -> list[_held.HeldItem]:
+    """The held items of `pool` whose text contains `text` (`held.containing`, the text
+    stripped), one per digest (the same item held twice has the same places), leaving
+    out the digests of `exclude` (the exact items themselves)."""
+    seen = set(exclude)
+    out = []
+    for h in _held.containing(pool, text.strip()):
+        if h.digest not in seen:
+            seen.add(h.digest)
+            out.append(h)
+    return out
+
+
+def places_in(locations: Iterable[Location | Entry], ledger: str) -> list[dict[str, int]]:
+    """The places of one ledger among `locations`, as `sealscope lookup --json` prints
+    them: `{"line": 1-based line, "position": 0-based manifest index}`."""
+    return [{"line": loc.line, "position": loc.position} for loc in locations
+            if str(loc.ledger) == str(ledger)]

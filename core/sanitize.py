@@ -5,7 +5,8 @@ bidi overrides or line separators that would hide or rewrite what an auditor see
 `APPROVED\\rREJECTED` shows only `REJECTED` on a terminal, an RLO reverses the rest of
 the line, an ESC starts a colour or hyperlink sequence. `clean` maps every such code
 point to a visible escape (`\\x1b`, `\\r`, `\\u202e`, ...), so what is displayed is what
-is stored; `findings` names what was found so a display can mark the row.
+is stored (a non-UTF-8 byte of a file name, which Python decodes to U+DC80..U+DCFF, is
+shown as the byte, `\\xff`); `findings` names what was found so a display can mark the row.
 
 Evidence must not become a command either. A CI runner reading our output (GitHub
 Actions) runs `::name props::message` when a line starts with it (after leading
@@ -47,6 +48,8 @@ def _escape(m: re.Match[str]) -> str:
     cp = ord(ch)
     if cp <= 0xFF:
         return f"\\x{cp:02x}"
+    if 0xDC80 <= cp <= 0xDCFF:   # a byte of a non-UTF-8 name, as Python decodes it
+        return f"\\x{cp - 0xDC00:02x}"
     return f"\\u{cp:04x}"
 
 

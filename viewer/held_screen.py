@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
 from sealscope.core.export import recompute_record
-from sealscope.core.held import values_of
+from sealscope.core.held import item_label, values_of
 from sealscope.core.receipt import manifest_gaps
 from sealscope.core.sanitize import clean
 from sealscope.viewer.lookup_screen import load_items
@@ -66,7 +66,7 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
         if hits:
             it = hits[0]
             t.append("  ✓ held ", "green")
-            t.append(f"{clean(Path(it.source).name)}#{it.index}", "bold")
+            t.append(clean(item_label(it)), "bold")
             t.append(f" ({it.size:,} B): ")
             t.append(preview(it.value, 60), "italic")
         elif pre is None and post is None:
@@ -93,7 +93,7 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
                     t.append(f"    {short(d, 40)} ", "red")
                     if n > 1:
                         t.append(f"×{n} ", "red")
-                    t.append(f"{clean(Path(it.source).name)}#{it.index} ({it.size:,} B): ", "bold")
+                    t.append(clean(item_label(it)) + f" ({it.size:,} B): ", "bold")
                     t.append(preview(it.value, 60), "italic")
                     t.append("\n")
         if phantom:

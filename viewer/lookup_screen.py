@@ -30,10 +30,8 @@ from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from sealscope.core import held
-from sealscope.core.digest import item_digest
-from sealscope.core.export import lookup_record
-from sealscope.core.jsonio import loads
-from sealscope.core.lookup import DropIndex, Entry
+from sealscope.core.export import ledger_lookup
+from sealscope.core.lookup import DropIndex, Entry, containing_items, typed_items
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
@@ -53,21 +51,8 @@ class _Item:
 
 
 def text_items(text: str) -> list[_Item]:
-    """Typed text as a str item; also as a JSON item when it parses as a non-string
-    JSON value (so a pasted `{"role": ...}` finds its json-c14n digest too)."""
-    d = item_digest(text)
-    out = [_Item("typed text (raw-bytes of its UTF-8)", text, d.digest, d.size)]
-    try:
-        v = loads(text)
-    except ValueError:
-        v = None
-    if v is not None and not isinstance(v, str):
-        try:
-            j = item_digest(v)
-            out.append(_Item("typed text read as a JSON item (json-c14n)", v, j.digest, j.size))
-        except ValueError:
-            pass
-    return out
+    """Typed text as its items (`core.lookup.typed_items`)."""
+    return [_Item(*t) for t in typed_items(text)]
 
 
 def load_items(path: Path) -> tuple[list[held.HeldItem] | None, str | None]:
@@ -82,7 +67,7 @@ def load_items(path: Path) -> tuple[list[held.HeldItem] | None, str | None]:
 
 def _held_label(h: held.HeldItem) -> str:
     """`file#index` of a held item (sanitized)."""
-    return f"{clean(Path(h.source).name)}#{h.index}"
+    return clean(held.item_label(h))
 
 
 def checked_held_paths(ledgers: Sequence[LedgerTab]) -> list[str]:
@@ -201,13 +186,8 @@ class LookupScreen(Screen[None]):
         """Held items (the file here, then the checks') whose text contains `text`,
         one per digest (the same item held twice has the same places), leaving out
         the exact item itself."""
-        seen = {i.digest for i in self.items}
-        out = []
-        for h in held.containing([*self.file_items, *self.checks_held], text.strip()):
-            if h.digest not in seen:
-                seen.add(h.digest)
-                out.append(h)
-        return out
+        return containing_items([*self.file_items, *self.checks_held], text,
+                                (i.digest for i in self.items))
 
     def jump_first(self) -> None:
         """Go to the first hit (exact before partial), saying how many there are;
@@ -366,18 +346,14 @@ class LookupScreen(Screen[None]):
         lookup`'s items (digest, bytes, found line/position) for that ledger."""
         if self.index is None or not self.items:
             return
-        key = ("lookup", self.held_path, tuple(i.digest for i in self.items))
+        key = ("lookup", self.held_path, self.typed, tuple(i.digest for i in self.items))
         for tab in tabs:
-            docs, hit = [], False
-            for item in self.items:
-                found = [{"line": loc.line, "position": loc.position}
-                         for loc in self.index.where(item.digest)
-                         if str(loc.ledger) == str(tab.source.path)]
-                hit = hit or bool(found)
-                docs.append({"digest": item.digest, "bytes": item.size, "found": found})
+            rec, hit = ledger_lookup(self.index, str(tab.source.path), self.items,
+                                     held=[self.held_path] if self.held_path else [],
+                                     text=self.typed, containing=self.partial,
+                                     digest_hits=self.digest_hits)
             if hit or tab is self.origin:
-                tab.add_session(lookup_record(docs, held=[self.held_path] if self.held_path
-                                              else []), key=key)
+                tab.add_session(rec, key=key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         tab, line = self.hits[event.option_index]

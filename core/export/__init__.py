@@ -31,7 +31,7 @@ from sealscope.core.export.markdown import md_code, md_text
 from sealscope.core.export.target import missing_folder
 from sealscope.core.export.records import (SessionRecord, added_record, check_error_record,
                                            check_record, diff_error_record, diff_record,
-                                           lookup_record, recompute_record,
+                                           ledger_lookup, lookup_record, recompute_record,
                                            verdict_error_record, verdict_record)
 from sealscope.core.export.report import (EXPORT_SCHEMA, AuditReport, Cancelled, build_report,
                                           judged)
@@ -42,7 +42,7 @@ __all__ = [
     "EXPORT_SCHEMA", "AuditReport", "Cancelled", "build_report", "judged", "SessionRecord",
     "check_record", "check_error_record", "verdict_record",
     "verdict_error_record", "diff_record", "diff_error_record", "added_record",
-    "recompute_record", "lookup_record", "SnapshotRowRef", "iter_snapshot_rows",
+    "recompute_record", "lookup_record", "ledger_lookup", "SnapshotRowRef", "iter_snapshot_rows",
     "md_text", "md_code", "grouped_divergences", "missing_folder",
     "SealFile", "Unreadable", "read_json_file", "load_seal", "load_restated",
     "load_tiers", "load_manifest",

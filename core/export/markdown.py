@@ -22,14 +22,28 @@ if TYPE_CHECKING:
     from sealscope.core.export.records import SessionRecord
     from sealscope.core.export.report import AuditReport
 
-__all__ = ["render", "md_text", "md_code"]
+__all__ = ["render", "md_text", "md_code", "note_text"]
+
+_PY_WORDS = re.compile(r"\b(None|True|False)\b")
+_JSON_WORDS = {"None": "null", "True": "true", "False": "false"}
+
+
+def note_text(note: Any) -> str:
+    """A verdict's note as a person reads it: the JSON keeps the reference's words
+    (FORMATS.md), and Python's `None`/`True`/`False` in them are shown as JSON's
+    `null`/`true`/`false` (`faithful` is deliberately null), as every value is shown."""
+    return _PY_WORDS.sub(lambda m: _JSON_WORDS[m.group(1)], str(note))
 
 # every character that can start Markdown syntax inline: escapes, code, emphasis,
-# links and images, raw HTML and entities, tables, strikethrough, math; `@`, the `:`
-# of a scheme (`x://`, `mailto:`, `xmpp:`) and the dot of `www.` so no URL, e-mail or
-# protocol autolink can form
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#!|~&@$])|(:(?=/)|(?<=mailto):|(?<=xmpp):)"
-                      r"|(?<=www)(\.)", re.IGNORECASE)
+# links and images (`[` and `]`, and a `(` right after a `]`: with those escaped no
+# `(`, `)` or `!` can make a link or an image, so the rest stay as written), raw HTML
+# and entities, tables, strikethrough, math; `_` only where it could open or close
+# emphasis (an underscore between two letters or digits never does, so
+# `verified_scope=bounded_no_content` reads as written); `@`, the `:` of a scheme
+# (`x://`, `mailto:`, `xmpp:`) and the dot of `www.` so no URL, e-mail or protocol
+# autolink can form
+_SPECIAL = re.compile(r"([\\`*\[\]<>#|~&@$]|(?<=\])\()|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))"
+                      r"|(:(?=/)|(?<=mailto):|(?<=xmpp):)|(?<=www)(\.)", re.IGNORECASE)
 _LEADING = re.compile(r"^([-+=>]|\d+[.)])")
 
 
@@ -101,13 +115,14 @@ class _Markdown:
         r = self.r
         self.add(f"# sealscope audit report: {md_code(os.path.basename(r.path))}", "",
                  f"- file: {md_code(r.path)}",
+                 *_binding(r),
                  f"- kind: {r.kind}",
                  f"- verdict: **{r.verdict}**{_why(r)}",
                  f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
                  f"3 could not look or bounded)")
         if r.session:
             self.add(f"- the file alone: **{r.file_verdict}**; with "
-                     f"{len(r.session)} check(s): "
+                     f"{_count(len(r.session), 'check')}: "
                      + ", ".join(f"{md_text(x.kind)} **{x.verdict}**" for x in r.session))
         self.add("")
         if r.kind == "ledger":
@@ -189,7 +204,7 @@ class _Markdown:
             self.add("No compaction-receipt row in this ledger.", "")
             return
         self.add(f"Receipts verdict: **{self.r.receipts_verdict}** "
-                 f"({len(self.r.receipts)} row(s); without held content a receipt is "
+                 f"({_count(len(self.r.receipts), 'row')}; without held content a receipt is "
                  f"checked for self-consistency only).", "",
                  "| line | ok | self-consistent | content | schema | scope |",
                  "|---:|---|---|---|---|---|")
@@ -276,7 +291,7 @@ class _Markdown:
             self.add("")
         notes = [n for n in (v.get("notes") or []) if n]
         if notes:
-            self.add("Notes:", "", *[f"- {md_text(n)}" for n in notes], "")
+            self.add("Notes:", "", *[f"- {md_text(note_text(n))}" for n in notes], "")
 
     def rec_diff(self, d: dict[str, Any]) -> None:
         self.add(f"- previous: {md_code(d.get('previous_digest'))}",
@@ -307,11 +322,11 @@ class _Markdown:
         self.add("| ok | self-consistent | content | scope |", "|---|---|---|---|",
                  f"| {_yn(c.get('ok'))} | {_yn(c.get('self_consistent'))} | "
                  f"{_cell(c.get('content'))} | {_cell(c.get('verified_scope'))} |", "")
-        for key, what in (("undeclared", "drop(s) the manifest does not declare"),
-                          ("phantom", "manifest entr(ies) no recomputed drop explains")):
+        for key, noun, what in (("undeclared", "drop", "the manifest does not declare"),
+                                ("phantom", "manifest entry", "no recomputed drop explains")):
             items = c.get(key) or []
             if items:
-                self.add(f"{len(items)} {what}:", "",
+                self.add(f"{_count(len(items), noun)} {what}:", "",
                          "| digest | held item | bytes | value |", "|---|---|---:|---|")
                 for it in items:
                     self.add(f"| {_cell(it.get('digest'))} | {_cell(it.get('held'))} | "
@@ -334,17 +349,79 @@ class _Markdown:
 
     def rec_lookup(self, doc: dict[str, Any]) -> None:
         items = doc.get("items") or []
+        typed = "containing" in doc     # a typed-text lookup: its text is in the inputs
+        if typed:
+            self.add("Exact items (the text as typed, and as a JSON item when it parses):",
+                     "")
         self.add("| digest | bytes | found at (line:position) |", "|---|---:|---|")
         for it in items:
-            found = ", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}"
-                              for f in it.get("found") or []) or "absent"
-            self.add(f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | {md_text(found)} |")
+            self.add(f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | "
+                     f"{_places(it.get('found'))} |")
         self.add("")
+        if not typed:
+            return
+        partial = doc.get("containing") or []
+        if not partial:
+            self.add("No held item loaded contains the text.", "")
+        else:
+            self.add(f"{_count(len(partial), 'held item')} containing the text:", "",
+                     "| held item | digest | bytes | value | found at (line:position) |",
+                     "|---|---|---:|---|---|")
+            for h in partial:
+                self.add(f"| {_cell(h.get('held'))} | {_cell(h.get('digest'))} | "
+                         f"{_num(h.get('bytes'))} | {_cell(h.get('preview'))} | "
+                         f"{_places(h.get('found'))} |")
+            self.add("")
+        hits = doc.get("digest_hits") or []
+        if hits:
+            self.add(f"{_count(len(hits), 'manifest entry')} whose digest contains the "
+                     "text:", "", "| line | position | digest |", "|---:|---:|---|")
+            for e in hits:
+                self.add(f"| {_num(e.get('line'))} | {_num(e.get('position'))} | "
+                         f"{_cell(e.get('digest'))} |")
+            self.add("")
+
+
+def _binding(r: AuditReport) -> list[str]:
+    """The lines binding the report to the evidence (`binding.bind`) and to its making:
+    the file's SHA-256 and size, a ledger's head, when and by which sealscope."""
+    ev = r.evidence or {}
+    out = []
+    if ev.get("sha256") is not None:
+        out.append(f"- sha256: {md_code(ev['sha256'])}, {_bytes(ev.get('bytes'))}")
+    elif ev:
+        out.append(f"- sha256: not read ({md_text(ev.get('error', 'unreadable'))})")
+    head = ev.get("head")
+    if isinstance(head, dict):
+        out.append(f"- head: {_count(head.get('rows'), 'row')}, last chain "
+                   f"{md_code(head.get('chain'))}")
+    if r.generated_at or r.version:
+        out.append(f"- generated: {r.generated_at or 'unknown'} by sealscope "
+                   f"{r.version or 'unknown'}")
+    return out
+
+
+def _count(n: Any, word: str) -> str:
+    """`1 row`, `2 rows`, `— rows` for an unknown count."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        return f"— {word}"
+    many = word[:-1] + "ies" if word.endswith("y") else word + "s"
+    return f"{n:,} {word if n == 1 else many}"
+
+
+def _bytes(n: Any) -> str:
+    return _count(n, "byte")
 
 
 def _why(r: AuditReport) -> str:
     """Beside a ledger's COULD NOT LOOK, why (`VerifyResult.reason`), in the same line."""
     return f" ({md_text(r.why)})" if r.why and r.verdict == _verdict.COULD_NOT_LOOK else ""
+
+
+def _places(found: Any) -> str:
+    """Manifest places as `line:position`, or `absent`."""
+    return md_text(", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}"
+                             for f in found or []) or "absent")
 
 
 def _num(v: Any) -> str:

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import verdict as _verdict
+from sealscope.core.held import item_label
 from sealscope.core.receipt import manifest_gaps
 from sealscope.core.sealfile import unusable
 
 __all__ = ["SessionRecord", "verdict_record", "verdict_error_record", "diff_record",
            "diff_error_record", "added_record", "recompute_record", "lookup_record",
-           "check_record", "check_error_record"]
+           "ledger_lookup", "check_record", "check_error_record"]
 
 PREVIEW = 120   # characters of a held item's value a report quotes
 
@@ -126,7 +127,7 @@ def _named(digests: Sequence[str], items: Sequence[Any]) -> list[dict[str, Any]]
     for d in digests:
         it = by_digest.get(d)
         out.append({"digest": d} if it is None else
-                   {"digest": d, "held": f"{os.path.basename(it.source)}#{it.index}",
+                   {"digest": d, "held": item_label(it),
                     "bytes": it.size, "preview": _preview(it.value)})
     return out
 
@@ -150,12 +151,48 @@ def recompute_record(line: int, check: Any, *, pre: str | None = None,
                          out.exit_code, out.verdict)
 
 
-def lookup_record(items: Sequence[dict[str, Any]], *, held: Sequence[str] = ()
-                  ) -> SessionRecord:
+def lookup_record(items: Sequence[dict[str, Any]], *, held: Sequence[str] = (),
+                  text: str | None = None, containing: Sequence[dict[str, Any]] = (),
+                  digest_hits: Sequence[dict[str, Any]] = ()) -> SessionRecord:
     """Held items looked up in the drop manifests: `items` as `sealscope lookup`
-    prints them (`digest`, `bytes`, `found`)."""
-    return SessionRecord("lookup", f"lookup of {len(items)} held item(s)",
-                         {"held": list(held)}, {"items": list(items)}, _verdict.HELD)
+    prints them (`digest`, `bytes`, `found`). A typed-text lookup keeps its `text`
+    (in the inputs) and the hits the screen showed beside the exact items: the held
+    items containing the text (`containing`: held, digest, bytes, preview, found) and
+    the manifest entries whose digest contains it (`digest_hits`: line, position,
+    digest)."""
+    inputs: dict[str, Any] = {"held": list(held)}
+    result: dict[str, Any] = {"items": list(items)}
+    if text is not None:
+        inputs["text"] = text
+        result["containing"] = list(containing)
+        result["digest_hits"] = list(digest_hits)
+    what = f'the text "{_preview(text)}"' if text is not None else \
+        f"{len(items)} held item{'' if len(items) == 1 else 's'}"
+    return SessionRecord("lookup", f"lookup of {what}", inputs, result, _verdict.HELD)
+
+
+def ledger_lookup(index: Any, ledger: str, items: Sequence[Any], *,
+                  held: Sequence[str] = (), text: str | None = None,
+                  containing: Sequence[Any] = (), digest_hits: Sequence[Any] = ()
+                  ) -> tuple[SessionRecord, bool]:
+    """A lookup as one ledger's report records it, the same from the viewer's look-up
+    screen and `sealscope export --lookup/--lookup-text`: `items` (held or typed
+    items: `.digest`, `.size`) with their places in `ledger` among `index`'s
+    (`lookup.DropIndex`); for typed text, the held items `containing` it and the
+    manifest entries `digest_hits` (`DropIndex.containing`) in this ledger. Also
+    whether the ledger holds any of them."""
+    from sealscope.core.lookup import places_in
+
+    docs = [{"digest": it.digest, "bytes": it.size,
+             "found": places_in(index.where(it.digest), ledger)} for it in items]
+    partial = [{"held": item_label(h), "digest": h.digest, "bytes": h.size,
+                "preview": _preview(h.value),
+                "found": places_in(index.where(h.digest), ledger)} for h in containing]
+    digests = [{"line": e.line, "position": e.position, "digest": e.digest}
+               for e in digest_hits if str(e.ledger) == str(ledger)]
+    hit = any(d["found"] for d in (*docs, *partial)) or bool(digests)
+    return lookup_record(docs, held=held, text=text, containing=partial,
+                         digest_hits=digests), hit
 
 
 def check_record(kind: str, check: Any, **inputs: Any) -> SessionRecord:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sealscope.core import harn as _harn
@@ -27,6 +27,8 @@ from sealscope.core import lookup as _lookup
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
 from sealscope.core.compaction_series import harn_event_point, receipt_point, series_dicts
+from sealscope.core.clock import utc_stamp
+from sealscope.core.export.binding import bind
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
 
@@ -56,11 +58,16 @@ class AuditReport:
     compaction_series: tuple[dict[str, Any], ...] = ()   # the chart's points, one per compaction
     file_verdict: str = ""            # the file's own word, before any check
     why: str = ""      # a ledger's `VerifyResult.reason()`: why not verified, in words
+    evidence: dict[str, Any] | None = None   # `binding.bind`: sha256, bytes, head
+    generated_at: str = ""            # when the report was built (UTC second stamp)
+    version: str = ""                 # the sealscope that built it
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schema": EXPORT_SCHEMA, "kind": self.kind, "path": self.path,
                                "verdict": self.verdict, "exit_code": self.exit_code,
-                               "file_verdict": self.file_verdict}
+                               "file_verdict": self.file_verdict,
+                               "evidence": self.evidence, "generated_at": self.generated_at,
+                               "sealscope_version": self.version}
         if self.kind == kinds.LEDGER:
             out["ledger"] = self.ledger
             out["why"] = self.why
@@ -88,13 +95,16 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
                  session: Iterable[SessionRecord] = (), verify_result: Any = None,
                  seal: SealFile | None = None,
                  on_progress: Callable[[int, int], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> AuditReport:
+                 cancelled: Callable[[], bool] | None = None,
+                 now: str | None = None) -> AuditReport:
     """Build the report of `path` (kind from `kinds.classify` unless given: ledger,
     snapshot or harn). A ledger tab that already holds its VerifyResult passes it as
     `verify_result`; a seal tab its loaded `SealFile` as `seal`. ValueError with the
     classifier's reason when the file is none of the three; `Cancelled` when
     `cancelled()` says so (see the module docstring); otherwise never raises for any
-    file content."""
+    file content. The report is bound to the file's bytes as read once it is judged
+    (`binding.bind`: sha256, bytes, the head) and stamped `now` (default: this second,
+    UTC) with sealscope's version."""
     step = _Steps(on_progress, cancelled)
     step.check()
     p = os.fspath(path)
@@ -105,17 +115,23 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
         kind = found.kind
     records = tuple(session)
     if kind == kinds.HARN:
-        return step.done(_harn_report(p, records))
-    if kind == kinds.SNAPSHOT:
+        report = _harn_report(p, records)
+    elif kind == kinds.SNAPSHOT:
         got = seal if seal is not None else load_seal(p)
-        return step.done(_report(kinds.SNAPSHOT, p, got.outcome(), records,
-                                 snapshot=got.summary()))
-    if kind != kinds.LEDGER:
+        report = _report(kinds.SNAPSHOT, p, got.outcome(), records, snapshot=got.summary())
+    elif kind == kinds.LEDGER:
+        step.runs = 1 if verify_result is not None else 2
+        res = verify_result if verify_result is not None else \
+            _ledger.verify(p, on_progress=step.progress())
+        report = _ledger_report(p, res, records, step)
+    else:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
-    step.runs = 1 if verify_result is not None else 2
-    res = verify_result if verify_result is not None else \
-        _ledger.verify(p, on_progress=step.progress())
-    return step.done(_ledger_report(p, res, records, step))
+    step.check()
+    from sealscope.core.version import __version__
+
+    rows = report.ledger.get("rows") if report.ledger else None
+    return step.done(replace(report, evidence=bind(p, kind, rows=rows),
+                             generated_at=now or utc_stamp(), version=__version__))
 
 
 class _Steps:

@@ -19,7 +19,7 @@ from sealscope.core.harn.read import (_following, compaction_events, find_snapsh
                                       transcripts_of)
 
 __all__ = ["compactor_of", "method_of", "SealPlan", "seal_plan", "SealOutcome", "seal",
-           "seal_transcript"]
+           "seal_transcript", "already_sealed"]
 
 
 def compactor_of(ev: CompactionEvent) -> str:
@@ -132,3 +132,34 @@ def seal_transcript(transcript: Any, ledger_path: str | os.PathLike[str]) -> lis
     if out.error is not None:
         raise HarnSealError(out.error, out.rows)
     return out.rows
+
+
+def already_sealed(source: Any, ledger_path: str | os.PathLike[str]) -> list[str]:
+    """The compactions of `source` the ledger already holds a receipt for: a
+    compaction-receipt row with the same compactor, method (which names the harn
+    compaction) and pre-content digest as sealing it would write. Their `method`s, in
+    order; empty when the ledger does not exist or holds none. Sealing them again
+    would append the same receipts a second time (`harn seal` refuses unless asked).
+    OSError when the ledger exists but cannot be read."""
+    from sealscope.core.lookup import iter_receipt_rows
+    from sealscope.core.receipt import digest_content
+
+    p = os.fspath(ledger_path)
+    if not os.path.lexists(p):
+        return []
+    held = set()
+    for _n, row in iter_receipt_rows(p):
+        pre = row.get("pre")
+        held.add((row.get("compactor"), row.get("method"),
+                  pre.get("digest") if isinstance(pre, dict) else None))
+    out = []
+    for plan in seal_plan(source):
+        if plan.skip is not None or plan.pre is None:
+            continue
+        try:
+            pre_digest = digest_content(list(plan.pre)).digest
+        except (ValueError, RecursionError):
+            continue
+        if (plan.compactor, plan.method, pre_digest) in held:
+            out.append(plan.method)
+    return out

@@ -363,7 +363,7 @@ def test_fleet_annotations_match_the_verdicts(folder):
 def test_fleet_honest_gives_nothing_but_the_summary(tmp_path):
     p = run("fleet", str(SAMPLES / "session.jsonl"), "--format", "github")
     assert p.returncode == 0 and p.stdout == ""
-    assert p.stderr.startswith("1 ledgers: 1 verified")
+    assert p.stderr.startswith("1 ledger: 1 verified")
 
 
 def test_fleet_junit_one_suite_per_ledger_a_case_per_check(folder, tmp_path):
@@ -475,11 +475,12 @@ def test_harn_unreadable_is_a_warning_exit_3(tmp_path):
     (cmd,) = commands(p.stdout)
     assert cmd["name"] == "warning" and cmd["file"] == str(bad)
     (case,) = _junit(out).iter("testcase")
-    assert case.find("skipped") is not None
+    # could not look: a JUnit error (red), not a skip (grey) — issue 33
+    assert case.find("error") is not None and case.find("skipped") is None
 
 
 @pytest.mark.parametrize("verb", ["verify", "receipts", "fleet", "harn", "export"])
-def test_a_missing_file_is_a_warning_and_a_skipped_case(verb, tmp_path):
+def test_a_missing_file_is_a_warning_and_a_junit_error(verb, tmp_path):
     gone = tmp_path / "gone.jsonl"
     out, vsa, summary = tmp_path / "m.xml", tmp_path / "m.json", tmp_path / "s.md"
     p = run(verb, str(gone), "--format", "github", "--junit", str(out), "--vsa", str(vsa),
@@ -489,7 +490,9 @@ def test_a_missing_file_is_a_warning_and_a_skipped_case(verb, tmp_path):
     (cmd,) = commands(p.stdout)
     assert cmd["name"] == "warning" and cmd["file"] == str(gone) and "line" not in cmd
     (case,) = _junit(out).iter("testcase")
-    assert case.find("skipped") is not None and case.find("failure") is None
+    # could not look: a JUnit error (red in CI), not a skip (grey) — issue 33
+    assert case.find("error") is not None and case.find("skipped") is None
+    assert case.find("failure") is None
     assert not vsa.exists()  # nothing could be digested: no statement naming nothing
     assert "no file could be read to digest" in p.stderr
 

@@ -36,6 +36,7 @@ def test_record_writes_an_asciicast_v2_that_replays_to_the_final_caption(tmp_pat
                         "--record", str(cast), "--size", "80x24"], check=False, env=env,
                        stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
     assert p.returncode == 0, p.stderr
+    assert f"demo: wrote {cast} (an asciicast v2 recording".encode() in p.stderr  # says so
     lines = cast.read_text(encoding="utf-8").splitlines()
     head = json.loads(lines[0])
     assert head["version"] == 2 and (head["width"], head["height"]) == (80, 24)
@@ -121,7 +122,7 @@ def test_an_interrupted_demo_removes_its_workspace(tmp_path, how):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert code == (0 if how == "q" else 130)
+    assert code == (0 if how == "q" else 143)   # 128 + SIGTERM, as a shell reports it
     assert list(tmp.iterdir()) == []
 
 

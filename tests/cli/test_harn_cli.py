@@ -236,7 +236,7 @@ def test_seal_human(tmp_path, capsys):
     code = main(["harn", "seal", str(SAMPLES / "run-record.json"), "--ledger",
                  str(tmp_path / "l.jsonl")])
     out, _ = capsys.readouterr()
-    assert code == 0 and out.startswith("SEALED  ") and "2 receipt(s) sealed, 0 skipped" in out
+    assert code == 0 and out.startswith("SEALED  ") and "2 receipts sealed, 0 skipped" in out
     assert "pre 7 → post 3  dropped 5  introduced 1" in out
 
 

@@ -127,7 +127,7 @@ def after_export(app):
     (check,) = doc["session"]    # the held-content check sticks: one record, both files
     assert check["kind"] == "recompute" and check["verdict"] == "FAIL"
     assert check["inputs"] == {"line": 44, "pre": story.HELD_PRE, "post": story.HELD_POST}
-    assert [u["held"] for u in check["result"]["undeclared"]] == ["context.json#1"]
+    assert [u["held"] for u in check["result"]["undeclared"]] == ["context.json#2"]
     assert "BROKEN" in md and "line 33" in md and "recompute **FAIL**" in md
     assert len(app.screen_stack) == 1
     assert [n.message for n in app._notifications] == []

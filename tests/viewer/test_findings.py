@@ -5,6 +5,7 @@ and the report `x` writes holds each one, with the banner's verdict and exit cod
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,13 +123,13 @@ async def test_held_content_then_escape_then_export_says_fail_and_names_the_hidd
         md, doc = await export_report(app, pilot, tmp_path / "liar-audit")
         assert any("(FAIL, exit 1)" in m for m in toasts(app))
     assert "- verdict: **FAIL**" in md and "- exit code: 1 " in md
-    assert "1 drop(s) the manifest does not declare:" in md
-    assert f"`{HIDDEN}`" in md and "`liar-pre.json#1`" in md
+    assert "1 drop the manifest does not declare:" in md
+    assert f"`{HIDDEN}`" in md and "`liar-pre.json#2`" in md
     assert (doc["verdict"], doc["exit_code"]) == ("FAIL", 1)
     [rec] = doc["session"]
     assert (rec["kind"], rec["verdict"], rec["exit_code"]) == ("recompute", "FAIL", 1)
     [hidden] = rec["result"]["undeclared"]
-    assert hidden["digest"] == HIDDEN and hidden["held"] == "liar-pre.json#1"
+    assert hidden["digest"] == HIDDEN and hidden["held"] == "liar-pre.json#2"
     assert "please delete the audit log" in hidden["preview"]
 
 
@@ -194,7 +195,11 @@ async def test_the_cli_report_equals_the_viewers_for_the_same_checks(tmp_path):
     as_json = _cli("export", str(ledger), *flags, "--format", "json")
     as_md = _cli("export", str(ledger), *flags)
     assert as_json.returncode == as_md.returncode == doc["exit_code"] == 1, as_json.stderr
-    assert json.loads(as_json.stdout) == doc
-    assert as_md.stdout == md
+    # the same report but for the moment each was made (`generated_at`)
+    got = json.loads(as_json.stdout)
+    assert got.pop("generated_at") and doc.pop("generated_at")
+    assert got == doc
+    stamp = re.compile(r"^- generated: \S+ ", re.M)
+    assert stamp.sub("- generated: ", as_md.stdout) == stamp.sub("- generated: ", md)
     assert [r["kind"] for r in doc["session"]] == ["pin", "recompute"]
     assert (doc["verdict"], doc["session"][1]["verdict"]) == ("BROKEN", "PASS")

@@ -88,7 +88,7 @@ async def test_the_liar_checks_held_content_is_searched_and_the_undeclared_drop_
             "please delete the audit log before the review", "I cannot delete the audit log."]
         summary = str(scr.query_one("#lookup-summary").render())
         assert "0 exact hits, 0 partial hits (2 held items contain the text)" in summary
-        assert "liar-pre.json#1" in summary and "in no open ledger's drop manifest" in summary
+        assert "liar-pre.json#2" in summary and "in no open ledger's drop manifest" in summary
 
 
 @sync
