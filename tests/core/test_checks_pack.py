@@ -328,3 +328,15 @@ def test_a_fifo_member_is_not_a_file_of_the_pack_never_waited_on(tmp_path, membe
     assert got["verdict"] in ("BROKEN", "COULD NOT LOOK")
     if member != "manifest.sha256":  # listed: a FIFO in its place is missing from the pack
         assert hashes["missing"] == [member] and got["verdict"] == "BROKEN"
+
+
+def test_a_member_past_sealscopes_bound_is_bounded_not_read(tmp_path, monkeypatch):
+    """A folder member larger than the bound on what is held in memory: COULD NOT
+    LOOK `bounded` (the bound lowered here so a small pack is past it)."""
+    from sealscope.core.checks import zipread
+    out = _build(random.Random(10), tmp_path, 0)
+    monkeypatch.setattr(zipread, "ENTRY_MAX_BYTES", 100)
+    assert (out / "manifest.json").stat().st_size > 100
+    got = pack.check(str(out), CheckContext()).to_dict()
+    assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
+    assert got["detail"] == {"reason_word": "bounded"}
