@@ -118,6 +118,10 @@ def human_line(e: FleetEntry) -> str:
         line += f"\n  first break: {clean(r.first_break)}"
     if rc.failed:
         line += f"\n  first failed receipt: line {rc.first_failed_line}"
+    # what the receipts behind a VERIFIED held for, stated beside the word
+    note = verdict.scope_note(rc.rows) if e.exit_code == verdict.HELD else ""
+    if note:
+        line += f"\n  receipts: {note}"
     return line
 
 

@@ -15,6 +15,7 @@ batch returning one result per path, in order, and never raising for a file's
 content; the same task runs on every executor, so the answer cannot depend on it.
 `sealscope fleet`, the viewer's fleet tab and `sealscope verify A B C` all run here.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,12 +25,21 @@ from typing import Protocol, TypeVar
 
 from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
-__all__ = ["LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES", "Plan", "plan_batches", "Executor",
-           "Serial", "LocalPool", "run"]
+__all__ = [
+    "LARGE_BYTES",
+    "BATCH_BYTES",
+    "BATCH_FILES",
+    "Plan",
+    "plan_batches",
+    "Executor",
+    "Serial",
+    "LocalPool",
+    "run",
+]
 
 LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
-BATCH_BYTES = 8 << 20             # a batch of small files holds about this much
-BATCH_FILES = 64                  # ... and at most this many files
+BATCH_BYTES = 8 << 20  # a batch of small files holds about this much
+BATCH_FILES = 64  # ... and at most this many files
 
 T = TypeVar("T")
 Task = Callable[[Sequence[str]], list[T]]
@@ -39,14 +49,20 @@ Task = Callable[[Sequence[str]], list[T]]
 class Plan:
     """Batches of small files (in the order found), large files (each alone), every
     file's size as listed (None: unknown), and the bytes the batches hold."""
+
     batches: list[list[str]]
     large: list[str]
     sizes: dict[str, int | None] = field(default_factory=dict)
     small_bytes: int = 0
 
 
-def plan_batches(sized: Iterable[tuple[str, int | None]], *, batch_bytes: int = BATCH_BYTES,
-                 batch_files: int = BATCH_FILES, large_bytes: int = LARGE_BYTES) -> Plan:
+def plan_batches(
+    sized: Iterable[tuple[str, int | None]],
+    *,
+    batch_bytes: int = BATCH_BYTES,
+    batch_files: int = BATCH_FILES,
+    large_bytes: int = LARGE_BYTES,
+) -> Plan:
     """The plan of `(path, size)` pairs: a batch closes when it reaches `batch_bytes`
     or `batch_files`; a file of `large_bytes` or more goes alone; a file whose size is
     unknown joins a batch."""
@@ -76,15 +92,17 @@ class Executor(Protocol):
     batch finishes, in any order. Closing the iterator early drops batches not yet
     started."""
 
-    def map_batches(self, task: Task[T], batches: Sequence[Sequence[str]]
-                    ) -> Iterator[tuple[int, list[T]]]: ...
+    def map_batches(
+        self, task: Task[T], batches: Sequence[Sequence[str]]
+    ) -> Iterator[tuple[int, list[T]]]: ...
 
 
 class Serial:
     """Every batch in this process, in order."""
 
-    def map_batches(self, task: Task[T], batches: Sequence[Sequence[str]]
-                    ) -> Iterator[tuple[int, list[T]]]:
+    def map_batches(
+        self, task: Task[T], batches: Sequence[Sequence[str]]
+    ) -> Iterator[tuple[int, list[T]]]:
         for i, batch in enumerate(batches):
             yield i, task(batch)
 
@@ -98,8 +116,9 @@ class LocalPool:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
 
-    def map_batches(self, task: Task[T], batches: Sequence[Sequence[str]]
-                    ) -> Iterator[tuple[int, list[T]]]:
+    def map_batches(
+        self, task: Task[T], batches: Sequence[Sequence[str]]
+    ) -> Iterator[tuple[int, list[T]]]:
         if self.workers <= 1 or len(batches) <= 1:
             yield from Serial().map_batches(task, batches)
             return
@@ -109,8 +128,9 @@ class LocalPool:
 
         done: set[int] = set()
         try:
-            with ProcessPoolExecutor(max_workers=min(self.workers, len(batches)),
-                                     mp_context=spawn_context()) as pool:
+            with ProcessPoolExecutor(
+                max_workers=min(self.workers, len(batches)), mp_context=spawn_context()
+            ) as pool:
                 futures = {pool.submit(task, b): i for i, b in enumerate(batches)}
                 try:
                     for f in as_completed(futures):
@@ -128,9 +148,14 @@ class LocalPool:
                     yield i, task(batch)
 
 
-def run(plan: Plan, task: Task[T], executor: Executor, *,
-        large_task: Callable[[str], T] | None = None, large_first: bool = False
-        ) -> Iterator[tuple[str, T]]:
+def run(
+    plan: Plan,
+    task: Task[T],
+    executor: Executor,
+    *,
+    large_task: Callable[[str], T] | None = None,
+    large_first: bool = False,
+) -> Iterator[tuple[str, T]]:
     """(path, result) for every file of `plan`, as results arrive: the batches on
     `executor`, then each large file through `large_task` here (where `verify` splits
     it across the cores). Without `large_task` a large file is a batch of one on the

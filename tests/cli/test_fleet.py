@@ -128,6 +128,8 @@ def test_human_report_is_sorted_worst_first(tree):
                                      "VERIFIED", "VERIFIED"], p.stdout
     assert heads[2][1].endswith("liar-receipt.jsonl")
     assert "  first failed receipt: line 2" in p.stdout
+    # a VERIFIED within a bound states its scope beside the word (issue 28)
+    assert "  receipts: 2 receipts self-consistent, content not checked" in p.stdout
     assert p.stdout.splitlines()[-1].startswith("7 ledgers: 2 verified, 3 broken, 2 could not")
 
 

@@ -4,6 +4,7 @@ same file, and `receipts` agrees wherever the chain holds (it judges receipt row
 
 The files: every sample ledger, and a chain that holds with a compaction receipt that
 fails. Among them a bounded receipt (session), a declared break, a break (tampered)."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,14 @@ EXE = Path(sys.executable).parent / "sealscope"
 
 def run(*argv: str) -> subprocess.CompletedProcess:
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
-    return subprocess.run([*cmd, *argv], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [*cmd, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def _failing_receipt(path: Path) -> Path:
@@ -40,13 +47,13 @@ def _failing_receipt(path: Path) -> Path:
 
 
 CASES = {  # file → the one answer every verb gives
-    "session.jsonl": ("VERIFIED", 0),          # two receipts ok within a bound
-    "tampered.jsonl": ("BROKEN", 1),            # a break
+    "session.jsonl": ("VERIFIED", 0),  # two receipts ok within a bound
+    "tampered.jsonl": ("BROKEN", 1),  # a break
     "declared-break.jsonl": ("COULD NOT LOOK", 3),  # a declared break
     "truncated.jsonl": ("VERIFIED", 0),
-    "liar.jsonl": ("VERIFIED", 0),              # its receipt holds without content
+    "liar.jsonl": ("VERIFIED", 0),  # its receipt holds without content
     "hostile.jsonl": ("VERIFIED", 0),
-    "failing-receipt.jsonl": ("BROKEN", 1),     # a chain that holds, a receipt that fails
+    "failing-receipt.jsonl": ("BROKEN", 1),  # a chain that holds, a receipt that fails
 }
 
 
@@ -56,6 +63,7 @@ def evidence(tmp_path: Path):
         if name == "failing-receipt.jsonl":
             return _failing_receipt(tmp_path / name)
         return SAMPLES / name
+
     return path_of
 
 
@@ -104,13 +112,22 @@ def test_fleet_orders_worst_first_once_in_every_output(tmp_path):
     root.mkdir()
     make_tree(root)
     human = run("fleet", str(root))
-    order = [ln.split()[-7] for ln in human.stdout.splitlines()
-             if ln.split() and not ln.startswith(" ") and "=" in ln]
+    order = [
+        ln.split()[-7]
+        for ln in human.stdout.splitlines()
+        if ln.split() and not ln.startswith(" ") and "=" in ln
+    ]
     summary = tmp_path / "summary.md"
     env = dict(os.environ, GITHUB_STEP_SUMMARY=str(summary))
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
-    gh = subprocess.run([*cmd, "fleet", str(root), "--format", "github"], env=env,
-                        capture_output=True, text=True, timeout=300, check=False)
+    gh = subprocess.run(
+        [*cmd, "fleet", str(root), "--format", "github"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert gh.returncode == human.returncode == 1
     table = [ln for ln in summary.read_text().splitlines() if ln.startswith("| **")]
     assert [ln.split("`")[1] for ln in table] == order
