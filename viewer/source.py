@@ -33,6 +33,7 @@ from typing import Any
 import orjson
 
 from sealscope.core import lines as _lines
+from sealscope.core.lazy import load as _lazy_load
 from sealscope.core import sanitize
 from sealscope.core.rows import row_kind
 from sealscope.core.nesting import near_limit, read_value
@@ -60,10 +61,8 @@ def release_freed() -> None:
     end of each pass (a few calls a file, each well under a millisecond)."""
     global _trim
     if _trim is None:
-        try:
-            import ctypes
-
-            _trim = ctypes.CDLL(None).malloc_trim
+        try:   # ctypes loads on this first call (2 ms), not with the first screen
+            _trim = _lazy_load("ctypes").CDLL(None).malloc_trim
         except (OSError, AttributeError, ImportError):
             _trim = lambda _pad: 0  # noqa: E731 - not glibc: nothing to trim
     _trim(0)
