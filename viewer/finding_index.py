@@ -9,7 +9,7 @@ dict of tuples they replace; what it keeps per finding is
 
 - 8 bytes: the line (`array('Q')`, sorted, searched by bisection);
 - 1 byte: the kind, as its place in `kinds` (`bytearray`);
-- 4 bytes: the finding's place in the result's own tuple (`array('I')`), where its
+- 4 bytes: the finding's place in the result's own findings (`array('I')`), where its
   text is read when asked for (the text is not copied).
 
 13 bytes a finding, against ~150 for a dict entry holding a tuple; a ledger without
