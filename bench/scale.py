@@ -7,7 +7,8 @@ fresh process:
 
 - first screen: seconds from the program's first line (imports included) to a row of
   the ledger drawn, the app built as `sealscope FILE` builds it (`bench/viewer.py`'s
-  cold start; median of `--cold-runs`), beside a bare Textual app showing one line;
+  cold start; median of `--cold-runs`), beside a bare Textual app showing one line,
+  every size and the bare app alternating in the same minutes (the load moves);
 - the viewer headless (`app.run_test()`): when the line index is complete, when the
   chain's verdict is in, when the overview strip is complete; what the banner's
   progress said at a quarter, half and three quarters of the verify phase (a truthful
@@ -213,16 +214,20 @@ def viewer_run(path: Path, rows: int, keys: bool) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def first_screen(path: Path, runs: int) -> tuple[float, float, int]:
-    """Median seconds to the first screen, (viewer on `path`, bare Textual app), each in
-    `runs` fresh processes, alternating (`bench/viewer.py`'s cold-start child); a run
-    that fails is retried once and counted (the third figure)."""
+def first_screens(paths: dict[int, Path], runs: int) -> tuple[dict[str, float], int]:
+    """Median seconds to the first screen: the bare Textual app ("bare") and the viewer
+    on each of `paths` (keyed by rows), each in `runs` fresh processes, all of them
+    alternating in the same minutes, so the sizes are compared under the same load
+    (`bench/viewer.py`'s cold-start child); a run that fails is retried once and
+    counted (the second figure)."""
     from viewer import COLD
 
-    got: dict[str, list[float]] = {"viewer": [], "bare": []}
+    runs_of = {"bare": Path(os.devnull), **{str(n): p for n, p in paths.items()}}
+    got: dict[str, list[float]] = {k: [] for k in runs_of}
     failed = 0
     for _ in range(runs):
-        for which in ("bare", "viewer"):
+        for key, path in runs_of.items():
+            which = "bare" if key == "bare" else "viewer"
             for _attempt in range(2):
                 out = subprocess.run(
                     [sys.executable, "-c", COLD, which, str(path)],
@@ -232,11 +237,11 @@ def first_screen(path: Path, runs: int) -> tuple[float, float, int]:
                     check=False,
                 )
                 if out.returncode == 0:
-                    got[which].append(float(out.stdout.split()[0]))
+                    got[key].append(float(out.stdout.split()[0]))
                     break
                 failed += 1
                 print(f"  ({which} cold start failed: {out.stderr.strip()[-300:]})")
-    return statistics.median(got["viewer"]), statistics.median(got["bare"]), failed
+    return {k: statistics.median(v) for k, v in got.items() if v}, failed
 
 
 def banner_truth(res: dict) -> str:
@@ -280,19 +285,22 @@ def main() -> int:
     print(f"load before: {load()}", flush=True)
     base = viewer_run(ledger(a.cache, 1_000), 1_000, keys=False)
     verify_s: dict[int, float] = {}
-    first_s: dict[int, float] = {}
+    paths = {rows: ledger(a.cache, rows) for rows in sizes}
+    first, failed = first_screens(paths, a.cold_runs)
+    print(
+        f"first screen (fresh processes, imports included, median of {a.cold_runs} each, "
+        f"all alternating): bare Textual app {first['bare']:.3f}s; "
+        + "; ".join(
+            f"viewer on {n:,} rows {first[str(n)]:.3f}s ({first[str(n)] / first['bare']:.2f}x)"
+            for n in sizes
+        )
+        + (f"; {failed} failed run(s) retried" if failed else ""),
+        flush=True,
+    )
     for rows in sizes:
-        path = ledger(a.cache, rows)
+        path = paths[rows]
         size = path.stat().st_size
         print(f"\n== {rows:,} rows: {path} ({size / 1e9:.2f} GB)", flush=True)
-        v_s, bare_s, failed = first_screen(path, a.cold_runs)
-        first_s[rows] = v_s
-        print(
-            f"first screen (fresh process, imports included, median of {a.cold_runs}): "
-            f"{v_s:.3f}s; bare Textual app {bare_s:.3f}s ({v_s / bare_s:.2f}x)"
-            + (f"; {failed} failed run(s) retried" if failed else ""),
-            flush=True,
-        )
         res = viewer_run(path, rows, keys=False)
         print(
             f"viewer: first screen {res['first_screen_s']:.2f}s, indexed "
@@ -337,12 +345,11 @@ def main() -> int:
     if len(verify_s) > 1:
         lo, hi = min(verify_s), max(verify_s)
         print(
-            f"\nfirst screen {hi:,} ÷ {lo:,} rows: {first_s[hi] / first_s[lo]:.2f}x "
+            f"\nfirst screen {hi:,} ÷ {lo:,} rows: {first[str(hi)] / first[str(lo)]:.2f}x "
             "(the goal: within 10 %)"
         )
         print(
-            f"\nverify {hi:,} ÷ {lo:,} rows: {verify_s[hi] / verify_s[lo]:.1f}x "
-            f"(rows {hi / lo:.0f}x)"
+            f"verify {hi:,} ÷ {lo:,} rows: {verify_s[hi] / verify_s[lo]:.1f}x (rows {hi / lo:.0f}x)"
         )
     print(f"load after: {load()}")
     return 0

@@ -9,7 +9,7 @@ dict of tuples they replace; what it keeps per finding is
 
 - 8 bytes: the line (`array('Q')`, sorted, searched by bisection);
 - 1 byte: the kind, as its place in `kinds` (`bytearray`);
-- 4 bytes: the finding's place in the result's own tuple (`array('I')`), where its
+- 4 bytes: the finding's place in the result's own findings (`array('I')`), where its
   text is read when asked for (the text is not copied).
 
 13 bytes a finding, against ~150 for a dict entry holding a tuple; a ledger without
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import ItemsView, Iterator, Mapping, Sequence
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 __all__ = ["FindingIndex"]
@@ -54,28 +54,37 @@ class FindingIndex(Mapping[int, tuple[str, str]]):
     def __init__(self, findings: Sequence[_Finding] = ()) -> None:
         self._source = findings
         self.kinds: list[str] = []
+        self._codes: dict[str, int] = {}
         self._lines = array("Q")
         self._kinds = bytearray()
         self._where = array("I")
-        order: Sequence[int] = range(len(findings))
-        if any(findings[i].line < findings[i - 1].line for i in range(1, len(findings))):
-            order = sorted(order, key=lambda i: findings[i].line)
-        codes: dict[str, int] = {}
-        for i in order:
-            f = findings[i]
-            if f.line < 0:
+        # one pass, reading each finding once, when in line order (as `verify` lists
+        # them); else again, sorted (stably: a line's findings keep their order)
+        if not self._fill(enumerate(findings)):
+            self._lines, self._kinds, self._where = array("Q"), bytearray(), array("I")
+            order = sorted(range(len(findings)), key=lambda i: findings[i].line)
+            self._fill((i, findings[i]) for i in order)
+
+    def _fill(self, items: Iterable[tuple[int, _Finding]]) -> bool:
+        """Append `items` (place, finding); False, stopping, at a line before the last."""
+        for i, f in items:
+            line = f.line
+            if line < 0:
                 continue
-            code = codes.get(f.kind)
+            code = self._codes.get(f.kind)
             if code is None:
-                code = codes[f.kind] = len(self.kinds)
+                code = self._codes[f.kind] = len(self.kinds)
                 self.kinds.append(f.kind)
-            if self._lines and self._lines[-1] == f.line:
-                if f.kind == "break":
+            if self._lines and self._lines[-1] >= line:
+                if self._lines[-1] > line:
+                    return False
+                if f.kind == "break":            # a shared line: the break wins
                     self._kinds[-1], self._where[-1] = code, i
                 continue
-            self._lines.append(f.line)
+            self._lines.append(line)
             self._kinds.append(code)
             self._where.append(i)
+        return True
 
     def _at(self, line: object) -> int:
         """The index of `line` in the arrays, or -1."""

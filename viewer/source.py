@@ -2,8 +2,15 @@
 
 No Textual here: this is the viewer's model of one file. The file is opened `rb` and
 mapped ACCESS_READ; nothing is ever written or created next to it. Rows are read and
-parsed only when asked for, through a bounded LRU cache, so a million-row file costs
-its offset array (8 bytes a line) and a few hundred parsed rows.
+parsed only when asked for, through a bounded LRU cache (1,024 rows).
+
+What the viewer holds per row of a file, indexed and verified, is 8 bytes: the line's
+first byte in `offsets` (one `array('q')`, signed as `lines.line_offsets` builds it,
+plus a sentinel; a line is found by bisection). Statuses take no bytes per row: they
+are derived when a row is drawn (below). Findings cost 13 bytes each, not per row
+(`finding_index.FindingIndex`); a filter's view and a search's matches 8 bytes per
+line they hold. Whole-file passes (the index, searches, the marker scan, filters) read
+in windows and hand the windows' freed pages back (`release_freed`).
 
 Per-line status comes from a `VerifyResult`: lines named in `findings` are breaks or
 declared breaks; object rows before `first_chained_line` (all of them when the chain
@@ -26,6 +33,7 @@ from typing import Any
 import orjson
 
 from sealscope.core import lines as _lines
+from sealscope.core.lazy import load as _lazy_load
 from sealscope.core import sanitize
 from sealscope.core.rows import row_kind
 from sealscope.core.nesting import near_limit, read_value
@@ -53,10 +61,8 @@ def release_freed() -> None:
     end of each pass (a few calls a file, each well under a millisecond)."""
     global _trim
     if _trim is None:
-        try:
-            import ctypes
-
-            _trim = ctypes.CDLL(None).malloc_trim
+        try:   # ctypes loads on this first call (2 ms), not with the first screen
+            _trim = _lazy_load("ctypes").CDLL(None).malloc_trim
         except (OSError, AttributeError, ImportError):
             _trim = lambda _pad: 0  # noqa: E731 - not glibc: nothing to trim
     _trim(0)
