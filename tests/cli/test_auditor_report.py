@@ -164,3 +164,19 @@ def test_export_of_a_folder_is_a_report_per_file_and_refuses_one_files_checks(tm
         timeout=300,
     )
     assert proc.returncode == 2 and "apply to one file" in proc.stderr
+
+
+@sync
+async def test_lookup_previews_use_the_room_the_screen_has():
+    """Issue 33: previews were cut at ~40 characters with room to spare."""
+    whole = '{"role": "tool", "name": "read_file", "text": "report 3: no customer data lost"}'
+    async with opened([SAMPLES / "session.jsonl"], size=(120, 36)) as (app, pilot):
+        await pilot.press("l")
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, LookupScreen)
+        await settle(app, pilot)
+        scr._load_file(str(HELD / "session-pre.jsonl"))
+        await pilot.pause()
+        summary = str(scr.query_one("#lookup-summary").render())
+        assert whole in summary
