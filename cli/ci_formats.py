@@ -58,6 +58,12 @@ class Suite:
     marks: list[Mark] = field(default_factory=list)
     exit_code: int = 0
     verdict: str = ""
+    # `digested`: the verifier hashed the file in the pass it verified it; `sha256`
+    # is then that digest, None when the bytes could not be bound to one file (the
+    # VSA lists no subject for it and fails)
+    digested: bool = False
+    sha256: str | None = None
+    resumed: dict[str, Any] | None = None  # from a checkpoint: what was resumed
 
 
 # --------------------------------------------------------------------------- from verdicts
@@ -66,25 +72,34 @@ def _outcome(code: int) -> str:
     return {_verdict.HELD: PASSED, _verdict.WRONG: FAILED}.get(code, BOUNDED)
 
 
-def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = ()) -> Suite:
+def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = (), *,
+                digested: bool = False) -> Suite:
     """A ledger's chain walk (`VerifyResult`) and its pin/witness checks
     (`(name, WitnessVerdict)`): a case each; a mark per break (error) and per declared
-    break (warning), and one warning when the chain was bounded or could not be looked at."""
-    suite = _chain(path, _verdict.chain(res), res, res.findings)
-    codes = [suite.exit_code]
+    break (warning), and one warning when the chain was bounded or could not be looked
+    at. Its verdict: `verdict.combined`, as `verify` gives it. `digested`: the walk was
+    asked for the digest of its bytes (`res.sha256`), which the VSA then names as the
+    subject's."""
+    suite = _judged(path, _verdict.combined(res, *(v for _n, v in checks)))
+    _add_chain(suite, _verdict.chain(res), res, res.findings)
+    suite.digested = digested
+    suite.sha256 = getattr(res, "sha256", None) if digested else None
     for name, v in checks:
         out = _verdict.check(v)
-        codes.append(out.exit_code)
         suite.cases.append(Case(name, _outcome(out.exit_code), f"{v.verdict}: {v.detail}"))
         if out.exit_code != _verdict.HELD:
             level = "error" if out.exit_code == _verdict.WRONG else "warning"
             suite.marks.append(Mark(level, f"{name} {v.verdict}", v.detail))
-    suite.exit_code = _verdict.worst(codes)
-    suite.verdict = _verdict.combined(res, *(v for _n, v in checks)).verdict
     return suite
 
 
-def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]) -> Suite:
+def _judged(path: str, out: _verdict.Outcome) -> Suite:
+    """An empty suite carrying its file's one verdict, decided once by core."""
+    return Suite(path, exit_code=out.exit_code, verdict=out.verdict)
+
+
+def _add_chain(suite: Suite, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
+               ) -> None:
     """The chain case and marks of a walk (`VerifyResult` or its dict; findings as
     `Finding`s or `{"line", "kind", "text"}` dicts) whose outcome is `chain`."""
     findings = list(findings)
@@ -96,8 +111,7 @@ def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
         text = f"{chain.verdict}: {first}"
     elif first:
         text += f"; first break: {first}"
-    suite = Suite(path, [Case("chain", _outcome(chain.exit_code), text, unread)],
-                  exit_code=chain.exit_code, verdict=chain.verdict)
+    suite.cases.append(Case("chain", _outcome(chain.exit_code), text, unread))
     for f in findings:
         brk = _field(f, "kind") == "break"
         suite.marks.append(Mark("error" if brk else "warning",
@@ -107,7 +121,6 @@ def _chain(path: str, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
                                                          for f in findings):
         why = first or f"scope {scope}, rows {rows}"
         suite.marks.append(Mark("warning", f"ledger {chain.verdict.lower()}", why))
-    return suite
 
 
 def _field(obj: Any, key: str, default: Any = None) -> Any:
@@ -139,44 +152,45 @@ def _receipt_marks(suite: Suite, line: int, c: Any, notices: bool = True) -> Non
 
 def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
     """A ledger's receipt rows (`(line, ReceiptCheck)`): a case each, an error mark on
-    each failing row."""
-    suite = Suite(path)
+    each failing row; its verdict `verdict.receipts`."""
+    suite = _judged(path, _verdict.receipts([c for _l, c in checks]))
+    _add_receipts(suite, checks)
+    return suite
+
+
+def _add_receipts(suite: Suite, checks: Iterable[tuple[int, Any]], notices: bool = True
+                  ) -> None:
     for line, c in checks:
         suite.cases.append(_receipt_case(line, c))
-        _receipt_marks(suite, line, c)
-    out = _verdict.receipts([c for _l, c in checks])
-    suite.exit_code, suite.verdict = out.exit_code, out.verdict
-    return suite
+        _receipt_marks(suite, line, c, notices)
 
 
 def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
     a case per receipt row; an error mark per break and per failing receipt (receipts
-    within a bound are counted in the fleet's summary, not annotated)."""
-    suite = chain_suite(entry.path, entry.result)
-    for row in entry.receipts.rows:
-        suite.cases.append(_receipt_case(row.line, row))
-        _receipt_marks(suite, row.line, row, notices=False)
-    suite.exit_code, suite.verdict = entry.exit_code, entry.verdict
+    within a bound are counted in the fleet's summary, not annotated). Its verdict is
+    the entry's (`verdict.ledger`)."""
+    suite = _judged(entry.path, entry.outcome())
+    _add_chain(suite, _verdict.chain(entry.result), entry.result, entry.result.findings)
+    _add_receipts(suite, ((row.line, row) for row in entry.receipts.rows), notices=False)
     return suite
+
+
+def _add_unreadable(suite: Suite, why: str) -> None:
+    word = _verdict.COULD_NOT_LOOK
+    suite.cases.append(Case("read", BOUNDED, f"{word}: {why}", True))
+    suite.marks.append(Mark("warning", f"{word.lower()}", why))
 
 
 def unreadable_suite(path: str, why: str) -> Suite:
     """A file that could not be read (or read as its kind): one bounded `read` case and
     a warning, COULD NOT LOOK, exit 3."""
-    word, code = _verdict.COULD_NOT_LOOK, _verdict.COULD_NOT
-    return Suite(path, [Case("read", BOUNDED, f"{word}: {why}", True)],
-                 [Mark("warning", f"{word.lower()}", why)], code, word)
+    suite = _judged(path, _verdict.Outcome(_verdict.COULD_NOT_LOOK, _verdict.COULD_NOT))
+    _add_unreadable(suite, why)
+    return suite
 
 
 _HARN_LEVEL = {"high": "error", "medium": "warning"}
-
-
-def _worst_severity(severities: Iterable[str]) -> str | None:
-    from sealscope.core.harn import SEVERITIES
-
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return min(severities, key=lambda s: rank.get(s, len(rank)), default=None)
 
 
 def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Suite:
@@ -188,15 +202,23 @@ def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Su
     not lines: a mark points at the file and names the event's location in its title."""
     if error is not None:
         return unreadable_suite(path, error)
-    suite = Suite(path)
-    every: list[str] = []
+    from sealscope.core.harn import worst_severity
+
+    checks = list(checks)
+    every = [f for c in checks for f in (_field(c, "findings") or ())]
+    suite = _judged(path, _verdict.harn(worst_severity(every)))
+    _add_harn(suite, checks)
+    return suite
+
+
+def _add_harn(suite: Suite, checks: Iterable[Any]) -> None:
+    from sealscope.core.harn import worst_severity
+
     for i, c in enumerate(checks, 1):
         ev = c if isinstance(c, dict) else c.event
         where, name = _field(ev, "location"), f"compaction #{i} {_field(ev, 'id') or '(no id)'}"
         findings = list(_field(c, "findings") or ())
-        severities = [_field(f, "severity") for f in findings]
-        every.extend(severities)
-        out = _verdict.harn(_worst_severity(severities))
+        out = _verdict.harn(worst_severity(findings))
         said = "; ".join(f"{_field(f, 'severity')} {_field(f, 'code')}: "
                          f"{_field(f, 'message')}" for f in findings)
         suite.cases.append(Case(name, _outcome(out.exit_code),
@@ -206,17 +228,6 @@ def harn_suite(path: str, checks: Iterable[Any], error: str | None = None) -> Su
             if level:
                 suite.marks.append(Mark(level, f"harn {_field(f, 'code')} at {where}",
                                         f"{name}: {_field(f, 'message')}"))
-    out = _verdict.harn(_worst_severity(every))
-    suite.exit_code, suite.verdict = out.exit_code, out.verdict
-    return suite
-
-
-_TONE_CODE = {"pass": _verdict.HELD, "fail": _verdict.WRONG}
-
-
-def _code_of(word: str) -> int:
-    """The exit code a verdict word stands for, by its tone (`verdict.tone`)."""
-    return _TONE_CODE.get(_verdict.tone(word), _verdict.COULD_NOT)
 
 
 def report_suite(report: Any) -> Suite:
@@ -224,23 +235,25 @@ def report_suite(report: Any) -> Suite:
     a ledger as `verify` (its chain) plus a case per receipt row as `receipts`; a harn
     file as `harn`; a snapshot as one case (an error when INVALID, a warning when it
     could not be looked at). Each session record (a restatement scored, a diff, ...)
-    is one more case, judged by its own exit code. The suite's code is the report's."""
+    is one more case, judged by its own exit code. The suite's verdict is the report's,
+    decided once by core; a case's outcome is read from its word (`verdict.code_of`)."""
+    suite = _judged(report.path, _verdict.Outcome(report.verdict, report.exit_code))
     if report.kind == "harn":
         err = report.harn[0]["error"] if report.harn and "error" in report.harn[0] else None
-        suite = harn_suite(report.path, () if err is not None else report.harn, err)
+        if err is not None:
+            _add_unreadable(suite, err)
+        else:
+            _add_harn(suite, report.harn)
     elif report.kind == "ledger":
         led = report.ledger or {}
         word = led.get("verdict", report.verdict)
-        suite = _chain(report.path, _verdict.Outcome(word, _code_of(word)), led,
-                       report.breaks)
-        for c in report.receipts:
-            suite.cases.append(_receipt_case(c["line"], c))
-            _receipt_marks(suite, c["line"], c)
+        _add_chain(suite, _verdict.Outcome(word, _verdict.code_of(word)), led, report.breaks)
+        _add_receipts(suite, ((c["line"], c) for c in report.receipts))
     else:
         snap = report.snapshot or {}
-        out = _outcome(_code_of(report.verdict))
+        out = _outcome(_verdict.code_of(report.verdict))
         text = report.verdict + (f": {snap['error']}" if snap.get("error") else "")
-        suite = Suite(report.path, [Case(report.kind, out, text)])
+        suite.cases.append(Case(report.kind, out, text))
         if out != PASSED:
             suite.marks.append(Mark("error" if out == FAILED else "warning",
                                     f"{report.kind} {report.verdict.lower()}", text))
@@ -250,20 +263,19 @@ def report_suite(report: Any) -> Suite:
         if out != PASSED:
             suite.marks.append(Mark("error" if out == FAILED else "warning", r.title,
                                     f"{r.title}: exit {r.code}"))
-    suite.exit_code, suite.verdict = report.exit_code, report.verdict
     return suite
 
 
 def markdown_table(suites: Sequence[Suite], title: str) -> str:
-    """A Markdown table of many files, worst first (a fleet's step summary): verdict,
-    file, checks failed and bounded, the first thing to look at."""
+    """A Markdown table of many files in the order given (a fleet's step summary: worst
+    first, `fleet.worst_first`, as its other outputs): verdict, file, checks failed and
+    bounded, the first thing to look at."""
     from sealscope.core.export import md_code, md_text
 
-    rank = {_verdict.WRONG: 0, _verdict.COULD_NOT: 1}
     lines = [f"### {md_text(title)}", "",
              "| verdict | file | checks | failed | bounded | first mark |",
              "|---|---|---:|---:|---:|---|"]
-    for s in sorted(suites, key=lambda s: (rank.get(s.exit_code, 2), s.path)):
+    for s in suites:
         first = next((m for m in s.marks if m.level == "error"), s.marks[0] if s.marks
                      else None)
         lines.append(f"| **{md_text(s.verdict)}** | {md_code(s.path, in_table=True)} | "
@@ -283,6 +295,13 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _escape_path(path: str) -> str:
+    """A `file=` property: the real path (so the annotation lands on the file that
+    exists), escaped only as the property rules say; not sanitized for display."""
+    return (path.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            .replace(":", "%3A").replace(",", "%2C"))
+
+
 def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> str:
     """`::error file=P,line=N,title=T::message` per error mark, `::warning` per warning;
     one line each, escaped as the workflow-command rules require. At most `limit`
@@ -292,7 +311,7 @@ def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> s
         marks.sort(key=lambda sm: sm[1].level != "error")  # stable: file and line order
     out = []
     for s, m in marks[:limit]:
-        props = [f"file={_escape_property(s.path)}"]
+        props = [f"file={_escape_path(s.path)}"]
         if m.line is not None:
             props.append(f"line={int(m.line)}")
         props.append(f"title={_escape_property(m.title)}")
@@ -304,6 +323,23 @@ def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> s
                    f"annotation(s) ({errors} error(s)) not written; `sealscope export FILE "
                    "--format json` lists every result of a file")
     return "".join(line + "\n" for line in out)
+
+
+def stop_token() -> str:
+    """A fresh random token for `::stop-commands::` (one per run: evidence cannot
+    know it, so cannot end the pause)."""
+    import secrets
+
+    return "sealscope-" + secrets.token_hex(16)
+
+
+def guarded(text: str, token: str) -> str:
+    """`text` (not annotations) between `::stop-commands::TOKEN` and `::TOKEN::`: the
+    runner runs no workflow command inside, whatever the text holds."""
+    if not text:
+        return text
+    body = text if text.endswith("\n") else text + "\n"
+    return f"::stop-commands::{token}\n{body}::{token}::\n"
 
 
 def step_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -395,27 +431,70 @@ def sha256_file(path: str) -> str:
     return h.hexdigest()
 
 
+def vsa_name(path: str) -> dict[str, str]:
+    """A file name as a VSA carries it: the name itself when its bytes are UTF-8;
+    else (`name`) those bytes percent-encoded (`%` itself too), with `name_hex`, the
+    raw bytes in hex, beside it, so a JSON reader gets the bytes back, not lone
+    surrogates."""
+    import os
+    from urllib.parse import quote
+
+    try:
+        path.encode("utf-8")
+        return {"name": path}
+    except UnicodeEncodeError:
+        raw = os.fsencode(path)
+        return {"name": quote(raw, safe="/"), "name_hex": raw.hex()}
+
+
 def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, Any],
                   now: datetime | None = None) -> dict[str, Any]:
     """An unsigned in-toto Statement v1 whose predicate is a SLSA verification summary:
-    each file read here a subject (its path and the SHA-256 of its bytes, read now),
-    the policy that ran, PASSED only when every file held in full; no verified levels.
-    A file that cannot be read here (gone, or a remote URL) is no subject (a subject
-    needs a digest): it is listed under `predicate.sealscope.results` with a null
-    digest, and the result is FAILED unless it held."""
+    each file verified a subject (its path and the SHA-256 of its bytes), the policy
+    that ran, PASSED only when every file held in full; no verified levels.
+
+    A ledger's digest is the one its verification computed from the bytes it read,
+    in the same pass through the same descriptor (`Suite.digested`); a ledger whose
+    bytes could not be bound to one file (replaced or changed while read) is no
+    subject and makes the result FAILED. Other files are hashed here, through
+    `lines.open_regular`. A file that cannot be read (gone, or a remote URL) is no
+    subject either (a subject needs a digest): it is listed under
+    `predicate.sealscope.results` with a null digest, and the result is FAILED
+    unless it held. A result resumed from a checkpoint says so (`resumed`), as does
+    the policy."""
     when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     subjects, results = [], []
+    unbound = False
     for s in suites:
-        try:
-            digest: str | None = sha256_file(s.path) if "://" not in s.path else None
-        except OSError:
-            digest = None
+        digest: str | None
+        if s.digested:
+            digest = s.sha256
+            unbound = unbound or digest is None
+        else:
+            try:
+                digest = sha256_file(s.path) if "://" not in s.path else None
+            except OSError:
+                digest = None
+        name = vsa_name(s.path)
         if digest is not None:
-            subjects.append({"name": s.path, "digest": {"sha256": digest}})
-        results.append({"path": s.path, "sha256": digest, "verdict": s.verdict,
-                        "exit_code": s.exit_code,
-                        "checks": [{"name": c.name, "outcome": c.outcome} for c in s.cases]})
-    passed = bool(suites) and all(s.exit_code == _verdict.HELD for s in suites)
+            subjects.append({"name": name["name"], "digest": {"sha256": digest}}
+                            | ({"annotations": {"name_hex": name["name_hex"]}}
+                               if "name_hex" in name else {}))
+        row: dict[str, Any] = {"path": name["name"], "sha256": digest,
+                               "verdict": s.verdict, "exit_code": s.exit_code,
+                               "checks": [{"name": c.name, "outcome": c.outcome}
+                                          for c in s.cases]}
+        if "name_hex" in name:
+            row["path_hex"] = name["name_hex"]
+        if s.resumed is not None:
+            row["resumed"] = s.resumed
+        results.append(row)
+    passed = (bool(suites) and not unbound
+              and all(s.exit_code == _verdict.HELD for s in suites))
+    from_cp = [{"path": vsa_name(s.path)["name"], **s.resumed} for s in suites
+               if s.resumed is not None and s.resumed.get("resumed")]
+    if from_cp:  # a verdict from a checkpoint is not a full verification: say so
+        policy = dict(policy, resumed_from_checkpoint=from_cp)
     return {
         "_type": STATEMENT_TYPE,
         "subject": subjects,
@@ -423,7 +502,8 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
         "predicate": {
             "verifier": {"id": VERIFIER_ID, "version": {"sealscope": version}},
             "timeVerified": when,
-            "resourceUri": "file:" + (suites[0].path if len(suites) == 1 else "."),
+            "resourceUri": "file:" + (vsa_name(suites[0].path)["name"] if len(suites) == 1
+                                      else "."),
             "policy": {"uri": "https://pypi.org/project/sealscope/#policy",
                        "digest": {"sha256": hashlib.sha256(json.dumps(
                            policy, sort_keys=True).encode()).hexdigest()}},
@@ -481,6 +561,10 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
 
     refused = False
     failed = False
+    if github(args):
+        from sealscope import output
+
+        output.guard_commands(stop_token())
 
     def write(kind: str, target: str, data: bytes, append: bool = False) -> None:
         nonlocal refused, failed
@@ -496,8 +580,9 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
             failed = True
 
     if github(args):
-        sys.stdout.write(github_commands(suites))
         sys.stdout.flush()
+        sys.stdout.buffer.write(github_commands(suites).encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
         target = os.environ.get("GITHUB_STEP_SUMMARY")
         if target and markdown is not None:
             try:  # the limit is the step's whole file, earlier writes included
@@ -506,8 +591,9 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
                 room = SUMMARY_LIMIT
             write("the step summary", target,
                   step_summary(markdown(), max(room, 0)).encode("utf-8"), append=True)
-        if summary:
-            sys.stderr.write(summary.rstrip("\n") + "\n")
+        if summary:  # not an annotation: no command may run from it
+            sys.stderr.write(guarded(summary.rstrip("\n") + "\n", stop_token()))
+            sys.stderr.flush()
     if getattr(args, "junit", None):
         write("JUnit XML", args.junit, junit_xml(suites))
     if getattr(args, "vsa", None):
@@ -522,3 +608,72 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
     if refused:
         return _verdict.USAGE
     return _verdict.worst([code, _verdict.COULD_NOT if failed else _verdict.HELD])
+
+
+# --------------------------------------------------------------------------- check
+
+def check_suite(res: Any) -> Suite:
+    """One `sealscope check` result (`core.checks.KindCheck`): a case for the path's
+    own check (named by its kind), then a case per row check of a ledger or call
+    record (`line N <check>`), each judged by its own word; an error mark on the line
+    of each BROKEN row check, a warning on each that could not look, and a mark for the
+    path itself when its own check is not VERIFIED. The bound of a VERIFIED is stated
+    in its case text."""
+    out = res.outcome()
+    own = {"ledger": "chain", "call-record": "call record chain"}.get(res.kind or "",
+                                                                     res.kind or "read")
+    word_code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}
+    entries = list(res.detail.get("rows_checked") or ()) if isinstance(res.detail, dict) \
+        else []
+    chain_word = out.verdict
+    if res.kind == "ledger":
+        chain_word = _verdict.chain(res.detail).verdict
+    elif res.kind == "call-record":
+        rec = res.detail.get("call_record") or {}
+        chain_word = (_verdict.BROKEN if rec.get("ok") is False else _verdict.VERIFIED
+                      if rec.get("ok") and rec.get("rows") else _verdict.COULD_NOT_LOOK)
+    elif entries:
+        chain_word = out.verdict
+    own_code = word_code.get(chain_word, _verdict.COULD_NOT)
+    why = _own_reason(res) if own_code != _verdict.HELD else ""
+    text = chain_word + (f" · {res.bound}" if res.bound and own_code == _verdict.HELD
+                         else "") + (f": {why}" if why else "")
+    suite = Suite(res.path, [Case(own, _outcome(own_code), text)],
+                  exit_code=out.exit_code, verdict=out.verdict)
+    if own_code != _verdict.HELD:
+        at = re.match(r"line (\d+):", why)
+        suite.marks.append(Mark("error" if own_code == _verdict.WRONG else "warning",
+                                f"{res.kind or 'evidence'} {chain_word.lower()}",
+                                why or chain_word, int(at.group(1)) if at else None))
+    for e in entries:
+        code = word_code.get(e.get("verdict"), _verdict.COULD_NOT)
+        what = next((str(e[k]) for k in ("match", "args", "held", "verified_scope")
+                     if e.get(k) is not None), "")
+        if code == _verdict.WRONG and e.get("check") == "artefact" and not e.get("ok"):
+            what = str(e.get("artefact_verdict"))
+        elif code == _verdict.WRONG and e.get("note"):
+            what = str(e["note"])
+        elif e.get("error"):
+            what = f"the verifier raised {e['error']}"
+        name = f"line {e.get('line')} {e.get('check')}"
+        suite.cases.append(Case(name, _outcome(code), f"{e.get('verdict')}: {what}"))
+        if code != _verdict.HELD:
+            suite.marks.append(Mark("error" if code == _verdict.WRONG else "warning",
+                                    f"{e.get('check')} {str(e.get('verdict')).lower()}",
+                                    f"line {e.get('line')}: {e.get('check')} {what}",
+                                    e.get("line") if isinstance(e.get("line"), int) else None))
+    return suite
+
+
+def _own_reason(res: Any) -> str:
+    """Why a path's own check (a ledger's chain, a call record's chain, a document's
+    check) is not VERIFIED, without its row checks."""
+    d = res.detail if isinstance(res.detail, dict) else {}
+    if res.kind == "ledger":
+        return str(d.get("first_break") or f"scope {d.get('verified_scope')}")
+    if res.kind == "call-record":
+        rec = d.get("call_record") or {}
+        if rec.get("ok") is False:
+            return f"line {rec.get('first_break')}: {rec.get('note')}"
+        return str(d.get("error") or "no call rows")
+    return res.reason

@@ -62,7 +62,8 @@ def _guard(fn):
         except (KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as e:  # noqa: BLE001 - last line of defence
-            return _fail(args, f"{args.verb}: internal error: {type(e).__name__}: {e}", 3)
+            return _fail(args, f"{args.verb}: internal error: {type(e).__name__}: {e}",
+                         verdict.COULD_NOT)
     return run
 
 
@@ -142,14 +143,14 @@ def run_diff(args: argparse.Namespace) -> int:
         try:
             tiers = _load_tiers(args.tiers)
         except ValueError as e:
-            return _fail(args, f"diff: {e}", 3)
+            return _fail(args, f"diff: {e}", verdict.COULD_NOT)
     assert a.snap is not None and b.snap is not None  # both loaded: checked above
     doc = diff_seals(a.snap, b.snap, tiers=tiers)
     if args.json:
         emit_json(doc)
-        return 0
+        return verdict.HELD
     print(diff_table(doc, a.path, b.path))
-    return 0
+    return verdict.HELD
 
 
 def _text(value: Any) -> str:
@@ -207,14 +208,14 @@ def run_continuity(args: argparse.Namespace) -> int:
         restated = _load_restated(args.restated)
         tiers = _load_tiers(args.tiers) if args.tiers else None
     except ValueError as e:
-        return _fail(args, f"continuity: {e}", 3)
+        return _fail(args, f"continuity: {e}", verdict.COULD_NOT)
     try:
         assert got.snap is not None  # a loaded seal: checked above
         v = verify_continuation(got.snap, restated=restated, strict=not args.loose, tiers=tiers)
     except (ValueError, TypeError) as e:
         # the seal validates but its probes or registration cannot be scored
         return _fail(args, f"continuity: {got.path}: the sealed snapshot cannot be "
-                           f"scored: {e}", 1)
+                           f"scored: {e}", verdict.WRONG)
     code = verdict.continuation(v).exit_code
     if args.json:
         emit_json(v.to_dict())

@@ -12,6 +12,7 @@ import argparse
 import signal
 from typing import Any
 
+from sealscope.core import verdict
 from sealscope.output import error_line
 
 
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.size is not None and not args.record:
         error_line("demo: --size sets the terminal of a --record run; it goes with "
                    "--record FILE")
-        return 2
+        return verdict.USAGE
     if args.record:
         from sealscope.core.sanitize import clean
         from sealscope.demo_record import record
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             code = record(args.record, child, size=args.size)
         except OSError as e:
             error_line(clean(f"cannot record to {args.record}: {e}"))
-            return 3
+            return verdict.COULD_NOT
         error_line(clean(f"demo: wrote {args.record} (an asciicast v2 recording; play "
                          f"it with `asciinema play {args.record}`), exit {code}"))
         return code
@@ -116,5 +117,5 @@ def run(args: argparse.Namespace) -> int:
     if ended.signum:
         return 128 + ended.signum
     if app.failure:
-        return 1
+        return verdict.WRONG
     return int(app.return_code or 0)

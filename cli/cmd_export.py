@@ -45,6 +45,7 @@ from typing import Any
 
 from sealscope import ci_formats
 from sealscope.cmd_receipts import held_matches, positive_line
+from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
 from sealscope.output import error_line
 
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     except (KeyboardInterrupt, BrokenPipeError):
         raise
     except Exception as e:  # noqa: BLE001 - never a traceback
-        return _fail(f"export: internal error: {type(e).__name__}: {e}", 3)
+        return _fail(f"export: internal error: {type(e).__name__}: {e}", verdict.COULD_NOT)
 
 
 def _same(a: str, b: str) -> bool:
@@ -140,19 +141,20 @@ def _folder(args: argparse.Namespace) -> int:
     if one_file or args.format == "github":
         flags = ", ".join(one_file or ["--format github"])
         return _fail(f"export: {args.path} is a folder: {flags} apply to one file "
-                     f"(`sealscope fleet {args.path}` writes the CI formats of a folder)", 2)
+                     f"(`sealscope fleet {args.path}` writes the CI formats of a folder)",
+                     verdict.USAGE)
     if args.output:
         missing = export.missing_folder(args.output)
         if missing is not None:
             return _fail(f"export: cannot write {args.output}: {missing} "
-                         "(export creates no folders)", 2)
+                         "(export creates no folders)", verdict.USAGE)
         if os.path.dirname(os.path.abspath(args.output)) == os.path.abspath(args.path):
             return _fail(f"export: refusing to write the report into the folder it "
-                         f"audits: {args.output}", 2)
+                         f"audits: {args.output}", verdict.USAGE)
     try:
         report = export.build_folder_report(args.path)
     except OSError as e:
-        return _fail(f"export: cannot list {args.path}: {e.strerror or e}", 3)
+        return _fail(f"export: cannot list {args.path}: {e.strerror or e}", verdict.COULD_NOT)
     return _write(args, report.to_json() + "\n" if args.format == "json"
                   else report.to_markdown(), report.verdict, report.exit_code)
 
@@ -164,7 +166,8 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as e:
-            return _fail(f"export: cannot write {args.output}: {e.strerror or e}", 3)
+            return _fail(f"export: cannot write {args.output}: {e.strerror or e}",
+                         verdict.COULD_NOT)
         sys.stderr.write(f"sealscope: wrote {_clean(args.output)} ({word}, exit {code})\n")
     else:
         out = sys.stdout.buffer
@@ -217,43 +220,45 @@ def _kind(args: argparse.Namespace) -> str:
     path = args.path
     found = kinds.classify(path)
     if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
-        raise _Refused(f"export: {found.reason}", 3)
+        raise _Refused(f"export: {found.reason}", verdict.COULD_NOT)
     if args.format == "github" and args.output:
         raise _Refused("export: --format github writes annotations to stdout and the "
-                       "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json", 2)
+                       "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
+                       verdict.USAGE)
     if args.loose and not args.restated:
-        raise _Refused("export: --loose goes with --restated FILE", 2)
+        raise _Refused("export: --loose goes with --restated FILE", verdict.USAGE)
     if args.tiers and not (args.restated or args.against):
-        raise _Refused("export: --tiers goes with --restated or --against", 2)
+        raise _Refused("export: --tiers goes with --restated or --against", verdict.USAGE)
     if bool(args.witness) != bool(args.ns):
-        raise _Refused("export: --witness STORE and --ns NAMESPACE go together", 2)
+        raise _Refused("export: --witness STORE and --ns NAMESPACE go together", verdict.USAGE)
     if args.line is not None and not (args.pre or args.post):
-        raise _Refused("export: --line N goes with --pre or --post", 2)
+        raise _Refused("export: --line N goes with --pre or --post", verdict.USAGE)
     if args.pre == "-" and args.post == "-":
-        raise _Refused("export: standard input can feed --pre or --post, not both", 2)
+        raise _Refused("export: standard input can feed --pre or --post, not both", verdict.USAGE)
     if "-" in args.lookup and (args.pre == "-" or args.post == "-"
                                or args.lookup.count("-") > 1):
-        raise _Refused("export: standard input can be read only once", 2)
+        raise _Refused("export: standard input can be read only once", verdict.USAGE)
     inputs = [x for x in (path, args.restated, args.tiers, args.against, args.witness,
                           args.pre, args.post, args.added, *args.lookup) if x and x != "-"]
     for target in (args.output, args.junit, args.vsa):
         if target and any(_same(target, x) for x in inputs):
-            raise _Refused(f"export: refusing to write over an input: {target}", 2)
+            raise _Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
         missing = export.missing_folder(target) if target else None
         if missing is not None:
             raise _Refused(f"export: cannot write {target}: {missing} "
-                           "(export creates no folders)", 2)
+                           "(export creates no folders)", verdict.USAGE)
     if not args.kind and not found.opens:
-        raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist", 3)
+        raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist",
+                       verdict.COULD_NOT)
     kind: str = args.kind or found.kind
     if kind != "snapshot" and (args.restated or args.against or args.added):
         raise _Refused("export: --restated, --against and --added apply to a snapshot, and "
-                       f"{path} reads as a {kind} (use --as snapshot to insist)", 2)
+                       f"{path} reads as a {kind} (use --as snapshot to insist)", verdict.USAGE)
     if kind != "ledger" and (args.pin or args.witness or args.pre or args.post
                              or args.lookup or args.lookup_text):
         raise _Refused("export: --pin, --witness, --pre, --post, --lookup and --lookup-text "
                        f"apply to a ledger, and {path} reads as a {kind} "
-                       "(use --as ledger to insist)", 2)
+                       "(use --as ledger to insist)", verdict.USAGE)
     return kind
 
 
@@ -267,7 +272,7 @@ def _ledger_session(args: argparse.Namespace) -> list[Any]:
         try:
             pin = pins.pin_from(args.pin)
         except ValueError as e:
-            raise _Refused(f"export: --pin: {e}", 2) from None
+            raise _Refused(f"export: --pin: {e}", verdict.USAGE) from None
         try:
             session.append(export.check_record("pin", pins.check_pin(args.path, pin),
                                                pin=pin.text))
@@ -303,14 +308,15 @@ def _lookups(args: argparse.Namespace, checks_held: list[str]) -> list[Any]:
     try:
         index = lookup.DropIndex.build([args.path])
     except OSError as e:
-        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}", 3) from None
+        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}",
+                       verdict.COULD_NOT) from None
     out: list[Any] = []
     pool: list[Any] = []
     for path in args.lookup:
         try:
             items = held.load_held(path, getattr(sys.stdin, "buffer", None))
         except held.HeldContentError as e:
-            raise _Refused(f"export: --lookup: {e}", 3) from None
+            raise _Refused(f"export: --lookup: {e}", verdict.COULD_NOT) from None
         pool += items
         out.append(export.ledger_lookup(index, args.path, items, held=[path])[0])
     for path in checks_held:
@@ -341,20 +347,21 @@ def _recomputed(args: argparse.Namespace) -> list[Any]:
             try:
                 items[side] = held.load_held(path, getattr(sys.stdin, "buffer", None))
             except held.HeldContentError as e:
-                raise _Refused(f"export: --{side}: {e}", 3) from None
+                raise _Refused(f"export: --{side}: {e}", verdict.COULD_NOT) from None
     try:
         rows = [(n, row) for n, row in lookup.iter_receipt_rows(args.path)
                 if args.line is None or n == args.line]
     except OSError as e:
-        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}", 3) from None
+        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}",
+                       verdict.COULD_NOT) from None
     if not rows:
         where = f"line {args.line} is not" if args.line else "the ledger holds no"
-        raise _Refused(f"export: {where} compaction-receipt row to recompute", 2)
+        raise _Refused(f"export: {where} compaction-receipt row to recompute", verdict.USAGE)
     contents = {side: receipt.content_of(got) for side, got in items.items()}
     matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
         raise _Refused("export: the held content matches no receipt row's claimed "
-                       "pre.digest or post.digest; choose the row with --line N", 2)
+                       "pre.digest or post.digest; choose the row with --line N", verdict.USAGE)
     pre, post = items.get("pre"), items.get("post")
     out = []
     for n, row in rows:
@@ -394,14 +401,15 @@ def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:
                 str(e), args.restated, strict=not args.loose, tiers_path=args.tiers))
     if args.added:
         if seal.snap is None:
-            raise _Refused(f"export: --added: {args.path} is no valid seal to compare with", 3)
+            raise _Refused(f"export: --added: {args.path} is no valid seal to compare with",
+                           verdict.COULD_NOT)
         from sealscope.core.continuity import added_since_seal
 
         manifest = _read(export.load_manifest, args.added)
         try:
             added = added_since_seal(seal.snap, manifest)
         except (ValueError, TypeError) as e:
-            raise _Refused(f"export: --added: {e}", 3) from None
+            raise _Refused(f"export: --added: {e}", verdict.COULD_NOT) from None
         session.append(export.added_record(added, args.added))
     return seal, session
 
@@ -410,4 +418,4 @@ def _read(loader: Any, path: str) -> Any:
     try:
         return loader(path)
     except ValueError as e:
-        raise _Refused(f"export: {e}", 3) from None
+        raise _Refused(f"export: {e}", verdict.COULD_NOT) from None

@@ -136,7 +136,7 @@ def view_fleet(args: argparse.Namespace) -> int:
                                    ("--junit", args.junit), ("--vsa", args.vsa)) if on]
     if taken:
         error_line(f"fleet --view: the viewer's fleet tab does not take {', '.join(taken)}")
-    return 2 if remote or taken else view(args.sources)
+    return verdict.USAGE if remote or taken else view(args.sources)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         sized, entries = engine.gather(args.sources, args.glob, options)
     except engine.EngineMissing as e:
         error_line(f"fleet: {e}")
-        return 2
+        return verdict.USAGE
     progress = _Progress(len(sized) + len(entries),
                          sum(n or 0 for _p, n in sized))
     out = sys.stdout
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     except engine.EngineMissing as e:
         progress.end()
         error_line(f"fleet: {e}")
-        return 2
+        return verdict.USAGE
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts

@@ -91,11 +91,11 @@ def _short(text: str, width: int) -> str:
 # --------------------------------------------------------------------------- receipts
 
 def run_receipts(args: argparse.Namespace) -> int:
-    from sealscope.core import held, lookup, receipt
+    from sealscope.core import held, receipt
 
     if args.pre == "-" and args.post == "-":
         error_line("receipts: standard input can feed --pre or --post, not both")
-        return 2
+        return verdict.USAGE
     contents: dict[str, Any] = {}
     held_items: list[Any] = []
     for side in ("pre", "post"):
@@ -111,7 +111,7 @@ def run_receipts(args: argparse.Namespace) -> int:
         held_items += got
     progress = progress_callback(f"receipts {_clean(args.ledger)}")
     try:
-        rows = [(line, row) for line, row in lookup.iter_receipt_rows(args.ledger, progress)
+        rows = [(line, row) for line, row in _receipt_rows(args.ledger, progress)
                 if args.line is None or line == args.line]
     except OSError as e:
         why = f"cannot read {args.ledger}: {_os_text(e)}"
@@ -124,7 +124,7 @@ def run_receipts(args: argparse.Namespace) -> int:
     matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
         return _fail(args, "receipts: the held content matches no receipt row's claimed "
-                     "pre.digest or post.digest; choose the row with --line N", 2)
+                     "pre.digest or post.digest; choose the row with --line N", verdict.USAGE)
     results: list[tuple[int, Any]] = []
     undeclared: dict[int, list[dict[str, Any]]] = {}
     for line, row in rows:
@@ -155,6 +155,20 @@ def run_receipts(args: argparse.Namespace) -> int:
     else:
         _print_receipts(args, results, out.verdict, matched, undeclared)
     return code
+
+
+def _receipt_rows(path: str, progress: Any) -> list[tuple[int, Any]]:
+    """The receipt rows of a ledger, or the one row of a stand-alone receipt file
+    (`core.kinds.identify`: kind `receipt`), numbered line 1. OSError when unreadable."""
+    from sealscope.core import kinds, lookup
+    from sealscope.core.checks import receipt_file
+
+    if kinds.identify(path).kind == kinds.RECEIPT:
+        try:
+            return [(1, receipt_file.read_receipt_file(path))]
+        except ValueError as e:
+            raise OSError(str(e)) from None
+    return list(lookup.iter_receipt_rows(path, progress))
 
 
 def held_matches(rows: list[tuple[int, Any]], contents: dict[str, Any]) -> set[int] | None:
@@ -207,7 +221,7 @@ def _print_receipts(args: argparse.Namespace, results: list, word: str,
     out.write(paint(f"{'LINE':>6}  {'SCHEMA':<6}  {'CHECKS':<26}  {'SCOPE':<34}  NOTE", "bold")
               + "\n")
     for n, v in results:
-        checks = (f"self:{'ok' if v.self_consistent else 'FAIL'} "
+        checks = (f"self:{'ok' if v.self_consistent else verdict.FAIL} "
                   f"content:{v.content}")
         style = verdict_colour(v.verdict)
         notes = [_clean(x) for x in v.notes] if not v.ok else []
@@ -240,7 +254,7 @@ def run_lookup(args: argparse.Namespace) -> int:
 
     if sum(1 for h in args.held if h == "-") > 1:
         error_line("lookup: standard input can be read only once")
-        return 2
+        return verdict.USAGE
     try:
         items = held.load_many(args.held, _stdin())
     except held.HeldContentError as e:
@@ -271,7 +285,7 @@ def run_lookup(args: argparse.Namespace) -> int:
                    "unexplained_entries": len(index.unexplained(i.digest for i in items))})
     else:
         _print_lookup(items, docs, index, several)
-    return 0
+    return verdict.HELD
 
 
 def held_label(it: Any) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from sealscope.core import verdict
 from sealscope.output import error_line
 
 PATHS_ENV = "SEALSCOPE_SERVE_PATHS"
@@ -81,22 +82,22 @@ def run(args: argparse.Namespace) -> int:
     from sealscope.cmd_view import viewer_paths
     if not 0 < args.port < 65536:
         error_line(f"--port must be between 1 and 65535, not {args.port}")
-        return 2
+        return verdict.USAGE
     if args.public_url and urlsplit(args.public_url).scheme not in ("http", "https"):
         error_line("--public-url must start with http:// or https://")
-        return 2
+        return verdict.USAGE
     if not is_loopback(args.host) and not args.allow_remote:
         error_line(f"refusing to bind {args.host}: it is not a loopback address and the "
                    "server has no authentication; add --allow-remote to do it anyway")
-        return 2
+        return verdict.USAGE
     paths = viewer_paths(args.paths)
     if paths is None:
-        return 3
+        return verdict.COULD_NOT
     try:
         import textual_serve.server  # noqa: F401
     except ImportError:
         error_line(INSTALL_HINT)
-        return 3
+        return verdict.COULD_NOT
     if not is_loopback(args.host):
         sys.stderr.write(
             f"warning: serving on {args.host}:{args.port} with NO authentication: anyone who "
@@ -110,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as e:
         error_line(f"cannot listen on {_netloc(args.host, args.port)}: "
                    f"{e.strerror or e}")
-        return 3
-    return 0
+        return verdict.COULD_NOT
+    return verdict.HELD
 
 
 def make_server(paths: list[str], *, host: str, port: int, public_url: str | None) -> Any:
@@ -189,10 +190,10 @@ def child_main() -> int:
         paths = [Path(p) for p in json.loads(os.environ[PATHS_ENV])]
     except (KeyError, ValueError, TypeError):
         error_line(f"{PATHS_ENV} must hold a JSON list of paths")
-        return 2
+        return verdict.USAGE
     from sealscope.viewer.app import SealscopeApp
     SealscopeApp(paths, first_paint=True).run()   # as `sealscope` in a terminal
-    return 0
+    return verdict.HELD
 
 
 if __name__ == "__main__":

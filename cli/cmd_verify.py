@@ -6,11 +6,14 @@ writes the new one: the verified prefix is hashed, only the appended bytes walke
 from __future__ import annotations
 
 import argparse
-from typing import Any
 import os
 import sys
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from sealscope import ci_formats
+from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
 
@@ -40,17 +43,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
           ns: str | None = None, progress: bool = False, incremental: bool = False,
-          checkpoint: str | None = None) -> tuple[dict, int, Any, Any]:
+          checkpoint: str | None = None, digest: bool = False) -> tuple[dict, int, Any, Any]:
     """Verify one ledger (and its pin or witness): the JSON object, the exit code,
     the CI suite (the chain and each check, the lines to annotate) and the chain's
-    `VerifyResult` (for the step summary's report, so it is not walked twice)."""
+    `VerifyResult` (for the step summary's report, so it is not walked twice).
+    `digest` (for `--vsa`): the walk also hashes the bytes it reads."""
     from sealscope.core import ledger, pins, verdict, witness
 
     on_progress = progress_callback(f"verify {path}") if progress else None
     if incremental:
         from sealscope.core.checkpoint import verify_incremental
         inc = verify_incremental(path, strict=strict, checkpoint=checkpoint,
-                                 on_progress=on_progress)
+                                 on_progress=on_progress, digest=digest)
         res = inc.result
         doc = res.to_dict()
         doc["resumed"] = {"resumed": inc.resumed is not None,
@@ -58,8 +62,13 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
                           "sentence": inc.resumed.sentence() if inc.resumed else None,
                           "checkpoint": inc.checkpoint, "written": inc.saved,
                           "caught": inc.change, "notes": list(inc.notes)}
+        resumed = {"resumed": inc.resumed is not None,
+                   "checkpoint_sha256": inc.checkpoint_sha256,
+                   "rows_resumed": inc.resumed.rows_before if inc.resumed else 0,
+                   "bytes_resumed": inc.resumed.bytes_before if inc.resumed else 0}
     else:
-        res = ledger.verify(path, strict=strict, on_progress=on_progress)
+        res = ledger.verify(path, strict=strict, on_progress=on_progress, digest=digest)
+        resumed = None
         doc = res.to_dict()
     checks = []
     if pin is not None:
@@ -68,52 +77,54 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     elif store:
         checks.append(witness.verify_against_witness(store, ns or "", path, local=res))
         doc["witness"] = checks[-1].to_dict()
+        doc["since_pin"] = witness.since_pin(path, store, ns or "")
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
     names = ["pin"] if pin is not None else ["witness"] if store else []
-    suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)))
+    suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)),
+                                   digested=digest)
+    suite.resumed = resumed
     return doc, out.exit_code, suite, res
 
 
-# Several ledgers: the small ones are verified side by side in worker processes while
-# the large ones (each already split across workers) go one at a time here.
+# Several ledgers: when their small files hold this much, they are verified side by
+# side in worker processes (below it a pool costs more than it saves); a large one is
+# split across the workers by `verify` itself, here.
 MANY_MIN_BYTES = 16 << 20
+
+
+def _judge_items(items: Sequence[str], args: tuple[Any, ...]) -> list[tuple[dict, int, Any, Any]]:
+    """`judge` of each item ("INDEX\0PATH") with `args` after the path: a worker's task."""
+    return [judge(item.split("\0", 1)[1], *args) for item in items]
 
 
 def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
               progress: bool, incremental: bool = False,
-              checkpoint: str | None = None) -> list[tuple[dict, int, Any, Any]]:
-    from sealscope.core.ledger import PARALLEL_MIN_BYTES
+              checkpoint: str | None = None,
+              digest: bool = False) -> list[tuple[dict, int, Any, Any]]:
+    """`judge` of each path, in the given order, planned and run by `core.fleet_run`:
+    a small file a task of its own, on the local pool when the small files hold
+    `MANY_MIN_BYTES` (else one at a time here, with progress); a large file here."""
+    from sealscope.core import fleet_run
 
-    sizes: list[int | None] = []
-    for p in paths:
+    sized: list[tuple[str, int | None]] = []
+    for i, p in enumerate(paths):
         try:
-            sizes.append(os.stat(p).st_size)
+            size: int | None = os.stat(p).st_size
         except OSError:
-            sizes.append(None)
-    small = [i for i, n in enumerate(sizes) if n is not None and n < PARALLEL_MIN_BYTES]
-    results: list = [None] * len(paths)
-    many = sum(sizes[i] or 0 for i in small) >= MANY_MIN_BYTES
-    if len(small) > 1 and many and (os.cpu_count() or 1) > 1:
-        try:
-            from concurrent.futures import ProcessPoolExecutor
-
-            from sealscope.core.pools import spawn_context
-            with ProcessPoolExecutor(max_workers=min(len(small), os.cpu_count() or 1),
-                                     mp_context=spawn_context()) as pool:
-                futures = {i: pool.submit(judge, paths[i], strict, pin, store, ns, False,
-                                          incremental, checkpoint) for i in small}
-                for i in range(len(paths)):
-                    if i not in futures:
-                        results[i] = judge(paths[i], strict, pin, store, ns, progress,
-                                           incremental, checkpoint)
-                for i, f in futures.items():
-                    results[i] = f.result()
-        except Exception:  # noqa: BLE001 - no worker processes here: one at a time below
-            pass
-    return [r if r is not None else judge(p, strict, pin, store, ns, progress, incremental,
-                                          checkpoint)
-            for p, r in zip(paths, results, strict=True)]
+            size = None
+        sized.append((f"{i}\0{p}", size))  # by position too: a path may be given twice
+    plan = fleet_run.plan_batches(sized, batch_files=1)
+    here = (strict, pin, store, ns, progress, incremental, checkpoint, digest)
+    executor: fleet_run.Executor = fleet_run.Serial()
+    task = partial(_judge_items, args=here)
+    if len(plan.batches) > 1 and plan.small_bytes >= MANY_MIN_BYTES:
+        executor = fleet_run.LocalPool()   # a worker's progress is nobody's to show
+        task = partial(_judge_items, args=(strict, pin, store, ns, False, incremental,
+                                           checkpoint, digest))
+    results = dict(fleet_run.run(plan, task, executor,
+                                 large_task=lambda item: _judge_items([item], here)[0]))
+    return [results[item] for item, _n in sized]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,19 +132,19 @@ def run(args: argparse.Namespace) -> int:
 
     if args.witness and not args.ns:
         error_line("verify: --witness needs --ns NAMESPACE")
-        return 2
+        return verdict.USAGE
     if args.ns and not args.witness:
         error_line("verify: --ns goes with --witness STORE")
-        return 2
+        return verdict.USAGE
     if args.checkpoint and not args.incremental:
         error_line("verify: --checkpoint goes with --incremental")
-        return 2
+        return verdict.USAGE
     if args.checkpoint and len(args.ledgers) > 1:
         error_line("verify: --checkpoint FILE holds one ledger's checkpoint; give one LEDGER")
-        return 2
+        return verdict.USAGE
     if args.reset and not args.incremental:
         error_line("verify: --reset goes with --incremental")
-        return 2
+        return verdict.USAGE
     from sealscope.core.sanitize import clean
 
     if args.reset:
@@ -143,30 +154,40 @@ def run(args: argparse.Namespace) -> int:
             removed, message = forget(path, strict=args.strict, checkpoint=args.checkpoint)
             error_line(clean(f"verify: {message}"))
             if removed is False:
-                return 2
+                return verdict.USAGE
     if args.pin and args.witness:
         error_line("verify: give --pin or --witness, not both")
-        return 2
+        return verdict.USAGE
+    if args.checkpoint:
+        from sealscope.core.checkpoint import evidence_target
+        from sealscope.core.sanitize import clean
+
+        hit = evidence_target(args.checkpoint, args.ledgers)
+        if hit is not None:
+            error_line(f"verify: refusing --checkpoint {clean(args.checkpoint)}: it is the "
+                       f"evidence file {clean(hit)} (a checkpoint is never written over "
+                       "evidence)")
+            return verdict.USAGE
     pin = None
     if args.pin is not None:
         try:
             pin = pins.pin_from(args.pin)
         except ValueError as e:
             error_line(f"verify: --pin: {e}")
-            return 2
+            return verdict.USAGE
     as_json = args.json or args.ci_format == "json"
     progress = not as_json or sys.stderr.isatty()
     results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
-                        args.incremental, args.checkpoint)
+                        args.incremental, args.checkpoint, bool(getattr(args, "vsa", None)))
     for path in args.ledgers:   # the reference's answer stands; say what was meant
         if os.path.isdir(path):
             error_line(clean(f"verify: {path} is a folder: use `sealscope fleet {path}`"))
-    from sealscope.core import verdict
     code = verdict.worst(r[1] for r in results)
     docs = [r[0] for r in results]
     policy = {"verb": "verify", "strict": args.strict,
               "checks": ["chain"] + (["pin"] if pin is not None else [])
               + (["witness"] if args.witness else [])}
+    _other_kind_notes(args.ledgers)
     human = "\n".join(human_line(path, r[0], r[3])
                       for path, r in zip(args.ledgers, results, strict=True))
     if len(results) > 1:
@@ -186,8 +207,20 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def _other_kind_notes(paths: list[str]) -> None:
+    """One stderr line per file `check` would classify as another kind than a ledger
+    (CLI.md): verify's own answer is unchanged, this only names the kind's own check."""
+    from sealscope.core import kinds
+    from sealscope.core.sanitize import clean
+
+    for p in paths:
+        kind = kinds.identify(p).kind
+        if kind is not None and kind != kinds.LEDGER:
+            sys.stderr.write(f"note: {clean(p)} looks like {kind}; its own check is "
+                             f"`sealscope check {clean(p)}`\n")
+
+
 def _count_line(docs: list[dict]) -> str:
-    from sealscope.core import verdict
 
     counts = {v: sum(1 for d in docs if d["verdict"] == v)
               for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)}
@@ -208,7 +241,6 @@ def human_line(path: str, doc: dict, res: Any = None) -> str:
     the chain (`res`) could not be looked at, why — `VerifyResult.reason()`, the words
     the viewer's banner shows — in the first line; a file that could not be read is
     that one line."""
-    from sealscope.core import verdict
     from sealscope.core.sanitize import clean
 
     why = res.reason() if res is not None and \

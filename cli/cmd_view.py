@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sealscope.core import verdict
 from sealscope.output import error_line
 from sealscope.sample_ledgers import FOLDER
 
@@ -62,9 +63,9 @@ def view(given: list[str]) -> int:
     """Run the viewer on `given`: 0, or 3 when none of the paths exists."""
     app = viewer_app(given)
     if app is None:
-        return 3
+        return verdict.COULD_NOT
     app.run()
-    return 0
+    return verdict.HELD
 
 
 def run(args: argparse.Namespace) -> int:

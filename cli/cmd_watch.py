@@ -4,7 +4,10 @@ Follows ledgers as they grow: each new complete row is verified as it lands, fro
 the walk state of the last poll (never from byte 0). One line per new break,
 declared break and compaction receipt, a status line whenever rows arrive, and a
 loud line when a file is truncated, replaced or rewritten. Ctrl-C (SIGINT) or
-SIGTERM ends it with the exit code of the worst verdict seen.
+SIGTERM ends it with the exit code of the worst verdict seen. While watching, a last
+line without its line break is held back (a writer may be mid-line); the `stopped:`
+verdict is the whole file's, as `verify` gives it, that line included, and says "a
+partial last line (N bytes)" (`Follower.final`).
 
 It polls (stat, then read from the last offset), as toolong's tail does, rather
 than using watchfiles/inotify: no new dependency, the same behaviour on Linux and
@@ -20,6 +23,7 @@ import signal
 import sys
 import time
 
+from sealscope.core import verdict
 from sealscope.output import error_line, paint, paint_verdict, progress_callback
 
 
@@ -46,11 +50,11 @@ def _stop(_signum, _frame) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sealscope.core.verdict import worst
-    from sealscope.core.follow import Follower
+    from sealscope.core.follow import Final, Follower
 
     if args.interval <= 0 or args.rehash <= 0:
         error_line("watch: --interval and --rehash must be positive")
-        return 2
+        return verdict.USAGE
     out = _Out(args.json)
     followers = [Follower(p, strict=args.strict, rehash_seconds=args.rehash)
                  for p in args.ledgers]
@@ -84,13 +88,19 @@ def run(args: argparse.Namespace) -> int:
     except (_Stop, KeyboardInterrupt):
         pass
     finally:
+        # how each file ends, as `verify` reads it: a partial last line held back while
+        # watching is now the file's last line
+        try:
+            finals = [f.final() for f in followers]
+        except (_Stop, KeyboardInterrupt):  # asked again to stop: the verdicts known
+            finals = [None if f.result is None else Final(f.result) for f in followers]
         for s, h in old.items():
             signal.signal(s, h)
         for f in followers:
             f.close()
     # every verdict seen, and the last ones (an alarm latches before it is printed)
-    code = worst(seen + [f.result.exit_code for f in followers if f.result is not None])
-    out.end(followers, code)
+    code = worst(seen + [e.result.exit_code for e in finals if e is not None])
+    out.end(followers, finals, code)
     return code
 
 
@@ -146,15 +156,26 @@ class _Out:
         self._emit(paint(f"!! {ev.kind.upper()} while open: {clean(f.path)}: {clean(ev.text)}",
                          "red"))
 
-    def end(self, followers, code: int) -> None:
+    def end(self, followers, finals, code: int) -> None:
         if self.json:
-            self._event({"event": "stopped", "exit_code": code,
-                         "verdicts": {f.path: f.result.verdict for f in followers
-                                      if f.result is not None}})
+            ended = [(f, e) for f, e in zip(followers, finals, strict=True) if e is not None]
+            doc = {"event": "stopped", "exit_code": code,
+                   "verdicts": {f.path: e.result.verdict for f, e in ended}}
+            partial = {f.path: e.partial for f, e in ended if e.partial}
+            if partial:  # bytes of a last line without its line break, per file
+                doc["partial_bytes"] = partial
+            self._event(doc)
             return
         from sealscope.core.sanitize import clean
 
-        for f in followers:
-            if f.result is not None:
-                self._emit(f"stopped: {f.result.verdict}  {clean(f.path)}  rows={f.result.rows:,} "
-                           f"(+{f.rows_added:,} while watched)")
+        for f, e in zip(followers, finals, strict=True):
+            if e is None:
+                continue
+            r = e.result
+            line = (f"stopped: {paint_verdict(r.verdict)}  {clean(f.path)}  rows={r.rows:,} "
+                    f"(+{f.rows_added:,} while watched)")
+            if e.partial:
+                line += f"  a partial last line ({e.partial:,} bytes)"
+            if r.first_break and r.exit_code != f.result.exit_code:
+                line += f"\n  first break: {clean(r.first_break)}"
+            self._emit(line)

@@ -1,5 +1,6 @@
-"""Where a fleet's ledgers come from and what runs them: local paths or fsspec URLs,
-on the local process pool or a Dask cluster.
+"""Where a fleet's ledgers come from (local paths or fsspec URLs: listing, fetching)
+and the Dask adapter of `core.fleet_run`, which plans and runs them on the local
+process pool or (`DaskExecutor`) a Dask cluster.
 
 fsspec (with s3fs for `s3://`) and dask.distributed are optional (`pip install
 "sealscope[fleet]"`); without them local sources on the local pool still work, and
@@ -16,10 +17,11 @@ import posixpath
 import shutil
 import tempfile
 from fnmatch import fnmatchcase
+from functools import partial
 from typing import Any
 from collections.abc import Callable, Iterator, Sequence
 
-from sealscope.core import fleet
+from sealscope.core import fleet, fleet_run
 from sealscope.core.fleet import FleetEntry
 
 FLEET_EXTRA = 'pip install "sealscope[fleet]"'
@@ -131,32 +133,25 @@ def gather(sources: Sequence[str], pattern: str, options: dict[str, Any]
 OnEntry = Callable[[FleetEntry], None]
 
 
+def _on_pool(plan: fleet_run.Plan, options: dict[str, Any], strict: bool, on_entry: OnEntry,
+             executor: fleet_run.Executor, incremental: bool = False,
+             large_first: bool = False) -> None:
+    task = partial(audit_items, options=options, strict=strict, incremental=incremental)
+    for _item, wire in fleet_run.run(plan, task, executor, large_first=large_first):
+        on_entry(FleetEntry.from_dict(wire))
+
+
 def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
              strict: bool, on_entry: OnEntry, incremental: bool = False) -> None:
-    """The local executor: local files through `fleet.run_local`; URLs in batches on the
-    same kind of process pool."""
+    """The local process pool (`fleet_run.LocalPool`): local files as `fleet.run_local`
+    runs them (a large one here, split across the cores); URLs in batches on the same
+    pool, a large object a task of its own (its worker fetches it)."""
     local = [(p, n) for p, n in sized if not is_url(p)]
     remote = [(p, n) for p, n in sized if is_url(p)]
     fleet.run_local(local, strict=strict, incremental=incremental, on_entry=on_entry)
-    if not remote:
-        return
-    batches, large = fleet.plan_batches(remote)
-    batches += [[u] for u in large]
-    if len(batches) == 1 or (os.cpu_count() or 1) == 1:
-        for b in batches:
-            for d in audit_items(b, options, strict):
-                on_entry(FleetEntry.from_dict(d))
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    from sealscope.core.pools import spawn_context
-
-    with ProcessPoolExecutor(max_workers=min(len(batches), os.cpu_count() or 1),
-                             mp_context=spawn_context()) as pool:
-        futures = [pool.submit(audit_items, b, options, strict) for b in batches]
-        for f in as_completed(futures):
-            for d in f.result():
-                on_entry(FleetEntry.from_dict(d))
+    if remote:
+        _on_pool(fleet_run.plan_batches(remote), options, strict, on_entry,
+                 fleet_run.LocalPool())
 
 
 def _distributed() -> tuple[Any, Any]:
@@ -212,18 +207,33 @@ def _import_quietly(name: str) -> None:
         pass
 
 
+class DaskExecutor:
+    """The Dask adapter of `fleet_run.Executor`: one task per batch on `client`,
+    results streamed back with `as_completed`."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def map_batches(self, task: Callable[[Sequence[str]], list[Any]],
+                    batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, list[Any]]]:
+        _dask, dd = _distributed()
+        futures = self.client.map(task, list(batches), pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        for fut in dd.as_completed(futures):
+            yield index[fut.key], fut.result()
+
+
 def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
              strict: bool, on_entry: OnEntry, scheduler: str, incremental: bool = False
              ) -> None:
-    """The Dask executor: one task per batch (a large file is a batch of one), results
-    streamed back with `as_completed`. `scheduler` is an address, or `local:N` for a
-    LocalCluster of N worker processes on 127.0.0.1, closed at the end."""
+    """The fleet on a Dask cluster (`DaskExecutor`): every file a task of
+    `fleet_run`'s plan, a large file a task of its own, the longest first, so the run
+    ends on small ones and no worker idles long while another finishes a big file
+    (Dask runs tasks about in the order given). `scheduler` is an address, or
+    `local:N` for a LocalCluster of N worker processes on 127.0.0.1, closed at the
+    end."""
     dask, dd = _distributed()
-    batches, large = fleet.plan_batches(sized)
-    # the longest tasks first, so the run ends on small ones and no worker idles long
-    # while another finishes a big file (Dask runs tasks about in the order given)
-    size = {p: n or 0 for p, n in sized}
-    batches = sorted(([p] for p in large), key=lambda b: -size[b[0]]) + batches
+    plan = fleet_run.plan_batches(sized)
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
@@ -234,11 +244,8 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     else:
         client = dd.Client(scheduler)
     try:
-        futures = client.map(audit_items, batches, options=options, strict=strict,
-                             incremental=incremental, pure=False)
-        for fut in dd.as_completed(futures):
-            for d in fut.result():
-                on_entry(FleetEntry.from_dict(d))
+        _on_pool(plan, options, strict, on_entry, DaskExecutor(client), incremental,
+                 large_first=True)
     finally:
         client.close()
         if cluster is not None:

@@ -11,6 +11,8 @@ from typing import NoReturn
 import importlib
 import sys
 
+from sealscope.core import verdict
+
 # verb modules, in help order; each registers one or more verbs
 VERB_MODULES = (
     "sealscope.cmd_view",
@@ -18,6 +20,7 @@ VERB_MODULES = (
     "sealscope.cmd_verify",
     "sealscope.cmd_watch",
     "sealscope.cmd_receipts",
+    "sealscope.cmd_check",
     "sealscope.cmd_continuity",
     "sealscope.cmd_harn",
     "sealscope.cmd_export",
@@ -31,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2 with one line
         self.print_usage(sys.stderr)
         sys.stderr.write(f"{self.prog}: error: {message}\n")
-        raise SystemExit(2)
+        raise SystemExit(verdict.USAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,10 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         verb.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return verdict.USAGE
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        return 1
+        return verdict.WRONG

@@ -6,13 +6,19 @@ non-object → -32600, an unknown method → -32601, bad `tools/call` params →
 A tool that fails answers a tool error (`isError: true`); the server keeps going.
 
 Tools: `continuity_snapshot` (as the reference), and `verify_continuation`,
-`diff_seals`, `drop_receipt`, `verify_ledger`, each answering the core's
-`to_dict()` as JSON text.
+`diff_seals`, `drop_receipt`, `verify_ledger`, `check` (every kind's own check,
+`core.checks.run`), each answering the core's `to_dict()` as JSON text.
 
 Every `tools/call` that reaches dispatch appends one hash-chained row (the ledger
 link rule) to the call record: `$SEALSCOPE_CALL_RECORD`, else
 `$ARCAEON_CALL_RECORD`, else `continuity.calls.jsonl` in the working directory.
 A call whose record cannot be written is answered as a tool error.
+
+Every path a tool opens or writes follows the rules for evidence: a regular file only
+(a FIFO, a device, a socket is refused at once, never waited on), and nothing under
+`/proc` or `/dev` (`/proc/self/fd/N` would be the server's own streams). A message
+longer than `MAX_MESSAGE` bytes is not read into memory: it is skipped to its end and
+answered with a -32600 error.
 
 `serve(stdin, stdout)` is the loop; it only reads and writes the given streams.
 """
@@ -26,6 +32,8 @@ from datetime import datetime, timezone
 from typing import Any
 from collections.abc import Callable, Iterable
 
+from sealscope.core import verdict
+
 __all__ = ["PROTOCOL_VERSION", "SERVER_NAME", "TOOLS", "call_record_path", "handle",
            "handle_line", "serve"]
 
@@ -35,6 +43,7 @@ ARGS_INLINE_MAX = 4096
 ERROR_TEXT_MAX = 200
 ERROR_RECORD_MAX = 2000
 DEFAULT_CALL_RECORD = "continuity.calls.jsonl"
+MAX_MESSAGE = 16 << 20  # bytes in one message (one line)
 
 _SNAPSHOT_OBJECT = {"type": "object", "description": "A continuity snapshot object, as "
                     "`continuity_snapshot` returns it or a snapshot file holds it."}
@@ -94,6 +103,18 @@ TOOLS: list[dict] = [
          "strict": {"type": "boolean", "default": False, "description": "Unchained rows "
                     "are breaks and declarations are not honoured."}},
          "required": ["path"]}},
+    {"name": "check",
+     "description": ("Run each evidence file's own check, whatever its kind (a ledger and "
+                     "its rows with checks of their own, a receipt file, a distill or "
+                     "portable receipt, a continuity verdict, a call record, ...): one "
+                     "result per path with its kind, verdict, exit code, the reference "
+                     "verifier's `ok` and its fields, and the bound a VERIFIED held within."),
+     "inputSchema": {"type": "object", "properties": {
+         "paths": {"type": "array", "items": {"type": "string"},
+                   "description": "The evidence files or folders."},
+         "artefacts": {"type": "string", "description": "Optional folder of held things: "
+                       "artefacts, a portable receipt's ledger, stored verdicts."}},
+         "required": ["paths"]}},
 ]
 
 
@@ -166,6 +187,29 @@ def _snap(value: Any, key: str):
         raise ToolError(f"{key}: {e}") from None
 
 
+_SPECIAL = ("/proc/", "/dev/", "/sys/")
+
+
+def _safe_path(path: str, key: str) -> str:
+    """`path` when it may be opened or written as evidence: not under /proc, /dev or
+    /sys (as given or resolved), and, when it exists, a regular file."""
+    import stat
+
+    for name in (os.path.abspath(path), os.path.realpath(path)):
+        if name.startswith(_SPECIAL) or name in ("/proc", "/dev", "/sys"):
+            raise ToolError(f"{key}: refusing {name!r}: not a file of evidence "
+                            "(/proc, /dev and /sys are not)")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise ToolError(f"{key}: cannot examine {path!r}: {e.strerror or e}") from None
+    if not stat.S_ISREG(mode):
+        raise ToolError(f"{key}: refusing {path!r}: not a regular file")
+    return path
+
+
 def _tool_continuity_snapshot(args: dict) -> dict:
     from sealscope.core.continuity import snapshot
     if "manifest" not in args:
@@ -174,7 +218,10 @@ def _tool_continuity_snapshot(args: dict) -> dict:
     if args.get("label"):
         kw["label"] = args["label"]
     if args.get("ledger_path"):
-        kw["ledger_path"] = args["ledger_path"]
+        lp = args["ledger_path"]
+        if not isinstance(lp, str):
+            raise ToolError("ledger_path must be a path string")
+        kw["ledger_path"] = _safe_path(lp, "ledger_path")
     return snapshot(args["manifest"], **kw).to_dict()
 
 
@@ -200,6 +247,7 @@ def _tool_drop_receipt(args: dict) -> dict:
     path = _need(args, "ledger_path", str, "a path string")
     if not path:
         raise ToolError("ledger_path must be a non-empty path string")
+    _safe_path(path, "ledger_path")
     kw = {k: args[k] for k in ("compactor", "method") if k in args}
     return drop_receipt(before, after, ledger_path=path, **kw).to_dict()
 
@@ -209,8 +257,23 @@ def _tool_verify_ledger(args: dict) -> dict:
     path = _need(args, "path", str, "a path string")
     if not path:
         raise ToolError("path must be a non-empty path string")
+    _safe_path(path, "path")
     res = ledger.verify(path, strict=_flag(args, "strict", False), workers=1)
     return {**res.to_dict(), "verdict": res.verdict}
+
+
+def _tool_check(args: dict) -> dict:
+    from sealscope.core import checks
+    from sealscope.core.checks.result import CheckContext
+
+    paths = _need(args, "paths", list, "a list of path strings")
+    if not paths or not all(isinstance(p, str) and p for p in paths):
+        raise ToolError("paths must be a non-empty list of path strings")
+    folder = args.get("artefacts")
+    if folder is not None and (not isinstance(folder, str) or not os.path.isdir(folder)):
+        raise ToolError("artefacts must name a folder")
+    results = checks.run(paths, CheckContext(artefacts=folder))
+    return {"results": [r.to_dict() for r in results], "exit_code": checks.exit_code(results)}
 
 
 _DISPATCH: dict[str, Callable[[dict], dict]] = {
@@ -219,6 +282,7 @@ _DISPATCH: dict[str, Callable[[dict], dict]] = {
     "diff_seals": _tool_diff_seals,
     "drop_receipt": _tool_drop_receipt,
     "verify_ledger": _tool_verify_ledger,
+    "check": _tool_check,
 }
 
 
@@ -258,7 +322,11 @@ def _record(tool: Any, args: dict, reply: dict) -> str:
         except (ValueError, KeyError, IndexError, AttributeError, TypeError):
             err = "error"
         row["error"] = str(err)[:ERROR_RECORD_MAX]
-    return ledger.append(call_record_path(), row)
+    try:
+        where = _safe_path(call_record_path(), "call record")
+    except ToolError as e:
+        raise OSError(str(e)) from None
+    return ledger.append(where, row)
 
 
 # --------------------------------------------------------------------------- protocol
@@ -311,10 +379,40 @@ def handle_line(line: str) -> str | None:
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
 
+class _TooLarge(str):
+    """Stands in for a message over MAX_MESSAGE bytes (skipped, never held)."""
+
+
+def _chunks(source: Any) -> Iterable[Any]:
+    """The stream's lines, each at most MAX_MESSAGE (+1) long; a longer line is read
+    to its end in bounded pieces and stands as one `_TooLarge`."""
+    readline = getattr(source, "readline", None)
+    if readline is None:
+        yield from source
+        return
+    while True:
+        chunk = readline(MAX_MESSAGE + 1)
+        if not chunk:
+            return
+        nl = b"\n" if isinstance(chunk, (bytes, bytearray)) else "\n"
+        if len(chunk) > MAX_MESSAGE and not chunk.endswith(nl):
+            while True:
+                more = readline(1 << 20)
+                if not more or more.endswith(nl):
+                    break
+            yield _TooLarge()
+            continue
+        yield chunk
+
+
 def _lines(stdin: Any) -> Iterable[str]:
-    """Input lines: UTF-8 with bad bytes replaced, split on LF, CR and CRLF."""
+    """Input lines: UTF-8 with bad bytes replaced, split on LF, CR and CRLF; a line
+    over MAX_MESSAGE bytes is one `_TooLarge`."""
     source = getattr(stdin, "buffer", stdin)
-    for chunk in source:
+    for chunk in _chunks(source):
+        if isinstance(chunk, _TooLarge):
+            yield chunk
+            continue
         if isinstance(chunk, (bytes, bytearray)):
             chunk = bytes(chunk).decode("utf-8", "replace")
         yield from _LINE_ENDS.split(chunk)
@@ -323,7 +421,12 @@ def _lines(stdin: Any) -> Iterable[str]:
 def serve(stdin: Any, stdout: Any) -> int:
     """Answer messages from `stdin` on `stdout`, one line each, until end of input."""
     for line in _lines(stdin):
-        out = handle_line(line)
+        if isinstance(line, _TooLarge):
+            out: str | None = json.dumps(_error(
+                None, -32600, f"invalid request: message larger than {MAX_MESSAGE >> 20} "
+                "MiB, not read"))
+        else:
+            out = handle_line(line)
         if out is None:
             continue
         text = out + "\n"
@@ -332,4 +435,4 @@ def serve(stdin: Any, stdout: Any) -> int:
         except TypeError:  # a binary stream
             stdout.write(text.encode("ascii"))
         stdout.flush()
-    return 0
+    return verdict.HELD

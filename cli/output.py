@@ -64,5 +64,19 @@ def progress_callback(label: str) -> Callable[[int, int], None] | None:
     return draw
 
 
+_GUARD: list[str] = []  # the run's stop-commands token, once GitHub output began
+
+
+def guard_commands(token: str) -> None:
+    """From now on (a `--format github` run), every error line is written between
+    `::stop-commands::TOKEN` and `::TOKEN::`, so nothing in it runs as a command."""
+    _GUARD[:] = [token]
+
+
 def error_line(message: str) -> None:
-    sys.stderr.write(f"sealscope: {message}\n")
+    """`sealscope: MESSAGE` on stderr (already sanitized); inside a stop-commands pause
+    in a GitHub run (`guard_commands`)."""
+    text = f"sealscope: {message}\n"
+    if _GUARD:
+        text = f"::stop-commands::{_GUARD[0]}\n{text}::{_GUARD[0]}::\n"
+    sys.stderr.write(text)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from collections.abc import Iterable
 from typing import Any
 
 from sealscope.core.jsonio import dumps_canonical
 
 __all__ = ["JSON_C14N_PREFIX", "RAW_BYTES_PREFIX", "canonical_json", "digest_json",
-           "digest_bytes", "is_well_formed", "ItemDigest", "item_digest", "list_digest",
-           "EMPTY_LIST_DIGEST"]
+           "digest_bytes", "is_well_formed", "ItemDigest", "item_digest", "EMPTY_LIST_DIGEST"]
 
 JSON_C14N_PREFIX = "sha256:json-c14n:v1:"
 RAW_BYTES_PREFIX = "sha256:raw-bytes:v1:"
@@ -64,10 +62,3 @@ def item_digest(item: Any) -> ItemDigest:
 
 EMPTY_LIST_DIGEST = ("sha256:json-c14n:v1:"
                      "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")
-
-
-def list_digest(items: Iterable[Any]) -> tuple[str, int, list[ItemDigest]]:
-    """The whole digest of an ordered content list (json-c14n of the list of item
-    digests), its total byte count, and the per-item digests."""
-    per = [item_digest(x) for x in items]
-    return digest_json([d.digest for d in per]), sum(d.size for d in per), per

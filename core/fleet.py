@@ -2,36 +2,35 @@
 
 A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
 receipts (how many, how many fail, how many hold only within a bound); its word and
-exit code come from `verdict.ledger_audit`.
+exit code come from `verdict.ledger`, as `export` and a viewer tab judge the ledger (a
+chain that holds with a receipt that fails is BROKEN 1).
 
-Work is planned in batches so that small files do not pay a process round trip each
-(`plan_batches`), while a file large enough for `ledger.verify` to split across
-processes goes alone (`LARGE_BYTES`) and is verified in the caller. `audit_batch` is a
-pure function of paths, so any executor runs it: the local process pool here, or a
-Dask cluster (the CLI's engine) whose workers fetch remote files themselves.
+Many ledgers run through `fleet_run`, the one planner and runner (small files in
+batches, a large file alone, split across processes by `ledger.verify`, the serial
+fallback): `run_local` on the local process pool. `audit_batch` is a pure function of
+paths, so any executor runs it: the local pool, or a Dask cluster (the CLI's adapter)
+whose workers fetch remote files themselves.
 """
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from sealscope.core import fleet_run
 from sealscope.core import verdict as _verdict
-from sealscope.core.ledger import PARALLEL_MIN_BYTES, Finding, VerifyResult
+from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
+from sealscope.core.ledger import Finding, VerifyResult
 from sealscope.core.ledger import verify as _verify
 from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 
 __all__ = ["ReceiptRow", "ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file",
-           "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first", "summarize",
+           "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first",
+           "worst_first_key", "summarize", "run_local", "iter_local",
            "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
-
-LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
-BATCH_BYTES = 8 << 20             # a batch of small files holds about this much
-BATCH_FILES = 64                  # ... and at most this many files
-
 
 @dataclass(frozen=True)
 class ReceiptRow:
@@ -68,6 +67,11 @@ class ReceiptSummary:
         return {"count": self.count, "failed": self.failed, "bounded": self.bounded,
                 "first_failed_line": self.first_failed_line}
 
+    def checks(self) -> tuple[Any, ...]:
+        """The receipt checks `verdict.ledger` judges: each row's, or (a summary read
+        back without its rows, `to_dict`) one failing check per failed row."""
+        return self.rows or ({"ok": False},) * self.failed
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReceiptSummary:
         return cls(int(d["count"]), int(d["failed"]), int(d["bounded"]),
@@ -84,7 +88,7 @@ class FleetEntry(_verdict.Judged):
     size: int | None = None
 
     def outcome(self) -> _verdict.Outcome:
-        return _verdict.ledger_audit(self.result, self.receipts.failed)
+        return _verdict.ledger(self.result, self.receipts.checks())
 
     def to_dict(self) -> dict[str, Any]:
         """`path`, the `verify --json` fields, `receipts`, `bytes`, `exit_code`."""
@@ -122,20 +126,16 @@ def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEnt
 
 
 def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
-    count = failed = bounded = 0
-    first: int | None = None
+    """Each receipt row checked as `receipts` checks it; failed and bounded counted by
+    `verdict.receipt` and `verdict.bounded`, the rules every verb reads."""
     rows = []
     for line, row in iter_receipt_rows(path):
         check = verify_receipt(row)
         rows.append(ReceiptRow(line, check.ok, check.schema, check.content,
                                check.verified_scope, tuple(check.notes)))
-        count += 1
-        if not check.ok:
-            failed += 1
-            first = line if first is None else first
-        elif check.verified_scope != "full":
-            bounded += 1
-    return ReceiptSummary(count, failed, bounded, first, tuple(rows))
+    failing = [r.line for r in rows if _verdict.receipt(r).exit_code == _verdict.WRONG]
+    return ReceiptSummary(len(rows), len(failing), sum(map(_verdict.bounded, rows)),
+                          failing[0] if failing else None, tuple(rows))
 
 
 def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
@@ -172,31 +172,6 @@ def audit_batch(paths: Sequence[str], strict: bool = False, incremental: bool = 
     return [audit_file(p, strict=strict, incremental=incremental).to_wire() for p in paths]
 
 
-def plan_batches(sized: Iterable[tuple[str, int | None]], *,
-                 batch_bytes: int = BATCH_BYTES, batch_files: int = BATCH_FILES
-                 ) -> tuple[list[list[str]], list[str]]:
-    """(batches of small files, large files). A batch closes when it reaches
-    `batch_bytes` or `batch_files`; a file of `LARGE_BYTES` or more goes alone to be
-    split across processes; a file whose size is unknown joins a batch (it will be
-    reported as it is found)."""
-    batches: list[list[str]] = []
-    large: list[str] = []
-    cur: list[str] = []
-    cur_bytes = 0
-    for path, size in sized:
-        if size is not None and size >= LARGE_BYTES:
-            large.append(path)
-            continue
-        cur.append(path)
-        cur_bytes += size or 0
-        if cur_bytes >= batch_bytes or len(cur) >= batch_files:
-            batches.append(cur)
-            cur, cur_bytes = [], 0
-    if cur:
-        batches.append(cur)
-    return batches, large
-
-
 def walk(sources: Sequence[str], pattern: str = "*.jsonl"
          ) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source: a directory is walked recursively for
@@ -222,12 +197,17 @@ def walk(sources: Sequence[str], pattern: str = "*.jsonl"
                 yield src, None
 
 
-def worst_first(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
-    """Broken first, then could-not-look, then verified; within each, more breaks and
+def worst_first_key(e: FleetEntry) -> tuple[int, int, int, str]:
+    """The sort key of the one worst-first order of fleet entries (`sealscope fleet`,
+    its step summary, the viewer's fleet tab): by exit code (`verdict.severity`: 1,
+    then 3, then 0; an entry's word agrees with its code), then more breaks, then more
     failed receipts first, then by path."""
-    rank = {_verdict.WRONG: 0, _verdict.COULD_NOT: 1, _verdict.HELD: 2}
-    return sorted(entries, key=lambda e: (rank.get(e.exit_code, 0), -e.result.breaks,
-                                          -e.receipts.failed, e.path))
+    return (-_verdict.severity(e.exit_code), -e.result.breaks, -e.receipts.failed, e.path)
+
+
+def worst_first(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
+    """Entries worst first (`worst_first_key`)."""
+    return sorted(entries, key=worst_first_key)
 
 
 @dataclass(frozen=True)
@@ -265,48 +245,28 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
 def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
               incremental: bool = False, workers: int | None = None,
               on_entry: Callable[[FleetEntry], None] | None = None) -> list[FleetEntry]:
-    """Audit local files on a process pool sized to the cores: small files in batches,
-    large ones here, each split across the cores by `verify`. Entries are passed to
-    `on_entry` as they arrive and returned in arrival order; an exception `on_entry`
-    raises ends the run (batches not yet started are dropped) and propagates."""
-    batches, large = plan_batches(sized)
-    workers = workers or os.cpu_count() or 1
+    """Audit local files through `fleet_run` on a process pool sized to the cores:
+    small files in batches, large ones here, each split across the cores by `verify`.
+    Entries are passed to `on_entry` as they arrive and returned in arrival order; an
+    exception `on_entry` raises ends the run (batches not yet started are dropped) and
+    propagates."""
     out: list[FleetEntry] = []
-
-    def take(entry: FleetEntry) -> None:
+    for entry in iter_local(sized, strict=strict, incremental=incremental, workers=workers):
         out.append(entry)
         if on_entry is not None:
             on_entry(entry)
-
-    for entry in _run_batches(batches, strict, incremental, workers):
-        take(entry)
-    for path in large:
-        take(audit_file(path, strict=strict, workers=None, incremental=incremental))
     return out
 
 
-def _run_batches(batches: list[list[str]], strict: bool, incremental: bool, workers: int
-                 ) -> Iterator[FleetEntry]:
-    if workers <= 1 or len(batches) <= 1:
-        for b in batches:
-            for d in audit_batch(b, strict, incremental):
-                yield FleetEntry.from_dict(d)
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+def iter_local(sized: Iterable[tuple[str, int | None]], *, strict: bool = False,
+               incremental: bool = False, workers: int | None = None,
+               executor: fleet_run.Executor | None = None) -> Iterator[FleetEntry]:
+    """`run_local`'s entries as they arrive (on `executor`, default the local pool)."""
+    def large(path: str) -> dict[str, Any]:
+        return audit_file(path, strict=strict, workers=None, incremental=incremental).to_wire()
 
-    from sealscope.core.pools import spawn_context
-
-    with ProcessPoolExecutor(max_workers=min(workers, len(batches)),
-                             mp_context=spawn_context()) as pool:
-        futures = [pool.submit(audit_batch, b, strict, incremental) for b in batches]
-        try:
-            for f in as_completed(futures):
-                for d in f.result():
-                    yield FleetEntry.from_dict(d)
-        finally:  # a consumer that stops early (a closed viewer tab) waits for no queued batch
-            for f in futures:
-                f.cancel()
-
-
-def elapsed_since(start: float) -> float:
-    return time.monotonic() - start
+    task = partial(audit_batch, strict=strict, incremental=incremental)
+    for _path, wire in fleet_run.run(fleet_run.plan_batches(sized), task,
+                                     executor or fleet_run.LocalPool(workers),
+                                     large_task=large):
+        yield FleetEntry.from_dict(wire)

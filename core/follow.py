@@ -2,10 +2,11 @@
 since the last one, from the saved walk state, and says what changed.
 
 The verdict is always that of the file up to its last line break (a writer may be
-mid-line; the partial line waits for its break). A file that shrinks, is replaced
-at its path (another inode) or whose verified bytes change is caught: the bytes just
-before the cut are compared on every poll, the whole prefix is re-hashed
-periodically, when the file changes without growing, and when an appended row does
+mid-line; the partial line waits for its break); `Follower.final` is how the file
+ends, `verify`'s verdict of it with that partial line as its last line. A file that
+shrinks, is replaced at its path (another inode) or whose verified bytes change is
+caught: the bytes just before the cut are compared on every poll, the whole prefix is
+re-hashed periodically, when the file changes without growing, and when an appended row does
 not chain from the verified head. Once caught, the verdict stays BROKEN ("latched")
 and the file is no longer followed. Frontends poll; this module never sleeps.
 """
@@ -25,7 +26,7 @@ from sealscope.core.ledger import VerifyResult
 from sealscope.core.nesting import read_value
 from sealscope.core.receipt import KIND, is_receipt_row, verify_receipt
 
-__all__ = ["Event", "Follower", "ALARMS", "SEAM", "REHASH_SECONDS"]
+__all__ = ["Event", "Follower", "Final", "ALARMS", "SEAM", "REHASH_SECONDS"]
 
 SEAM = 4096            # bytes before the cut compared on every poll
 REHASH_SECONDS = 30.0  # the whole verified prefix re-hashed at least this often
@@ -43,6 +44,16 @@ class Event:
     text: str
     line: int = 0
     rows: int = 0
+
+
+@dataclass(frozen=True)
+class Final:
+    """How a followed file ends (`Follower.final`): `result` is the verdict `verify`
+    gives the whole file now, a last line without its break included (while following,
+    that line waits; once the watch ends it is part of the file); `partial` the bytes
+    of that last line (0 when the file ends with a line break)."""
+    result: VerifyResult
+    partial: int = 0
 
 
 class _Fd:
@@ -243,6 +254,31 @@ class Follower:
                     out.append(Event("receipt", f"line {n}: compaction receipt {word} "
                                                 f"(scope {chk.verified_scope})", n))
         return out
+
+    def final(self) -> Final | None:
+        """The file's verdict as `verify` gives it, after one last `poll`: once an
+        alarm latched, the latched verdict; else the complete lines' verdict, with a
+        partial last line (bytes after the last line break) walked as the file's last
+        line, as `verify` walks it. None when the file was never opened."""
+        self.poll()
+        if self.result is None or self.alarm is not None or self.state is None \
+                or self.fd is None:
+            return None if self.result is None else Final(self.result)
+        buf = self._source()
+        tail = len(buf) - self.state.offset
+        if tail <= 0:
+            return Final(self.result)
+        try:
+            walked = ledger.walk_span(None, buf, strict=self.strict, cut=self.state.offset,
+                                      state=self.state)
+        except OSError as e:
+            return Final(self._latch_result(e), 0)
+        return Final(walked.result, tail)
+
+    def _latch_result(self, e: OSError) -> VerifyResult:
+        self._latch(Event("unreadable", f"the file could not be read: {e}"))
+        assert self.result is not None
+        return self.result
 
     # ------------------------------------------------------------------ hashing
 

@@ -21,11 +21,39 @@ match wins:
 
 Only ledger, snapshot and harn open as one file (`FileKind.opens`); the reason of the
 others is the one line a frontend shows.
+
+**Evidence kinds** (`identify`, KINDS.md §1): what `sealscope check` runs on a path —
+`ledger`, `snapshot`, `harn`, `receipt`, `distill-receipt`, `portable-receipt`,
+`continuity-verdict`, `evidence-pack`, `audit-bundle`, `aat-export`, `call-record`, or
+none (`reason_word` `missing` / `unreadable`). The rules, first match wins:
+
+1. missing → none (`missing`);
+2. a folder with a `manifest.json` object holding `pack_schema`, or a regular
+   `manifest.sha256` / `window.jsonl` / `could_not_look.json` → evidence-pack;
+3. any other folder with a regular `records.jsonl`, a `manifest.json` whose `tool`
+   starts `arcaeon-audit/`, or an `integrity.json` holding `bundle_schema` →
+   audit-bundle; 4. any other folder → none (`unreadable`);
+5. a regular file starting `PK\x03\x04` / `PK\x05\x06` → evidence-pack, except a
+   readable zip with a `MANIFEST.json` entry and an entry under `cohort/` (a portable
+   class archive) → none;
+6. the whole file strict UTF-8 and one JSON object (Python parse), unless it is one
+   line whose `chain` is a string (a ledger row): by its schema — receipt, distill
+   receipt (or `arcaeon distill`'s stdout), portable receipt, continuity verdict,
+   snapshot, harn; any other object named `.json` or spanning several lines → none;
+7. a `.json` file that is not one JSON object → none;
+8–10. by the first line that parses as an object: `prev_hash` without `ts` →
+   aat-export; `op` `tool_call` with `args_digest` → call-record; else (an empty file
+   too) → ledger.
+
+`classify` answers the frontends' question (what opens, and how) and carries the
+evidence kind beside it (`FileKind.check_kind`), so a file of another kind is named as
+such in the reason a frontend shows.
 """
 from __future__ import annotations
 
 import os
 import stat as _stat
+import zipfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +63,10 @@ from sealscope.core.continuity.schema import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 
 __all__ = ["LEDGER", "SNAPSHOT", "HARN", "RESTATEMENT", "TIERS", "MANIFEST", "OTHER",
-           "UNREADABLE", "FOLDER", "OPENS", "FileKind", "classify", "SNIFF_LIMIT"]
+           "UNREADABLE", "FOLDER", "OPENS", "FileKind", "classify", "SNIFF_LIMIT",
+           "RECEIPT", "DISTILL_RECEIPT", "PORTABLE_RECEIPT", "CONTINUITY_VERDICT",
+           "EVIDENCE_PACK", "AUDIT_BUNDLE", "AAT_EXPORT", "CALL_RECORD", "CHECK_KINDS",
+           "Identified", "identify"]
 
 LEDGER = "ledger"
 SNAPSHOT = "snapshot"
@@ -65,6 +96,7 @@ class FileKind:
     kind: str
     reason: str | None = None
     document: Any = None
+    check_kind: str | None = None
 
     @property
     def opens(self) -> bool:
@@ -72,7 +104,20 @@ class FileKind:
 
 
 def classify(path: str | os.PathLike[str]) -> FileKind:
-    """The kind of `path` (rules in the module docstring). Never raises."""
+    """The kind of `path` (rules in the module docstring), with its evidence kind
+    (`identify`) as `check_kind`. Never raises."""
+    found = _classify(path)
+    ev = identify(path)
+    if ev.kind is None and found.check_kind is None:
+        return found
+    reason = found.reason
+    if not found.opens and ev.kind not in (None, found.kind) and ev.kind in _OWN_CHECK:
+        reason = (f"{found.path} is {_OWN_CHECK[ev.kind]}: its own check is "
+                  f"`sealscope check {found.path}`")
+    return FileKind(found.path, found.kind, reason, found.document, ev.kind)
+
+
+def _classify(path: str | os.PathLike[str]) -> FileKind:
     p = os.fspath(path)
     try:
         st = os.stat(p)
@@ -163,3 +208,215 @@ def _shape(value: Any) -> str:
     if all(isinstance(v, list) and all(isinstance(f, str) for f in v) for v in values):
         return TIERS
     return MANIFEST
+
+
+# ----------------------------------------------------------------------- evidence kinds
+
+RECEIPT = "receipt"
+DISTILL_RECEIPT = "distill-receipt"
+PORTABLE_RECEIPT = "portable-receipt"
+CONTINUITY_VERDICT = "continuity-verdict"
+EVIDENCE_PACK = "evidence-pack"
+AUDIT_BUNDLE = "audit-bundle"
+AAT_EXPORT = "aat-export"
+CALL_RECORD = "call-record"
+CHECK_KINDS = (LEDGER, SNAPSHOT, HARN, RECEIPT, DISTILL_RECEIPT, PORTABLE_RECEIPT,
+               CONTINUITY_VERDICT, EVIDENCE_PACK, AUDIT_BUNDLE, AAT_EXPORT, CALL_RECORD)
+
+_OWN_CHECK = {RECEIPT: "a stand-alone compaction receipt",
+              DISTILL_RECEIPT: "a distill drop receipt",
+              PORTABLE_RECEIPT: "a portable receipt",
+              CONTINUITY_VERDICT: "a stored continuity verdict",
+              EVIDENCE_PACK: "an evidence pack",
+              AUDIT_BUNDLE: "an audit export bundle",
+              AAT_EXPORT: "an agent-audit-trail export",
+              CALL_RECORD: "a call record"}
+
+MISSING_WORD = "missing"
+UNREADABLE_WORD = "unreadable"
+
+_COMPACT_SCHEMAS = ("arcaeon-compact:receipt:v1", "arcaeon-compact:receipt:v2")
+_DISTILL_PREFIX = "arcaeon-distill:receipt:"
+_PORTABLE_PREFIX = "arcaeon-receipt/"
+_VERDICT_PREFIX = "arcaeon-continuity:verdict:"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_FOLDER_DOC_LIMIT = 16 << 20   # a folder's manifest.json / integrity.json read at most
+
+
+@dataclass(frozen=True)
+class Identified:
+    """A path's evidence kind (KINDS.md §1); `kind` None with `reason_word` `missing`
+    or `unreadable` when it is none of them, `reason` saying what was found."""
+    path: str
+    kind: str | None
+    reason_word: str | None = None
+    reason: str = ""
+
+
+def identify(path: str | os.PathLike[str]) -> Identified:
+    """The evidence kind of `path` (rules in the module docstring, KINDS.md §1). Never
+    raises, never blocks on a FIFO or device (those are none, `unreadable`)."""
+    p = os.fspath(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return Identified(p, None, MISSING_WORD, f"{p} does not exist")
+    except (OSError, ValueError) as e:
+        return Identified(p, None, UNREADABLE_WORD,
+                          f"cannot read {p}: {getattr(e, 'strerror', None) or e}")
+    if _stat.S_ISDIR(st.st_mode):
+        return _identify_folder(p)
+    if not _stat.S_ISREG(st.st_mode):
+        return Identified(p, None, UNREADABLE_WORD, f"{p} is not a regular file")
+    try:
+        with _lines.open_regular(p) as fh:
+            head = fh.read(4)
+            if head in _ZIP_MAGIC:
+                return _identify_zip(p)
+            whole = st.st_size <= SNIFF_LIMIT
+            data = head + fh.read(SNIFF_LIMIT - 4) if whole else head
+            kind = _identify_document(p, data) if whole else None
+            if kind is not None:
+                return kind
+            fh.seek(0)
+            return Identified(p, _by_first_row(fh))
+    except (OSError, ValueError, MemoryError) as e:
+        return Identified(p, None, UNREADABLE_WORD,
+                          f"cannot read {p}: {getattr(e, 'strerror', None) or e}")
+
+
+def _regular(path: str) -> bool:
+    try:
+        return _stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _folder_doc(path: str) -> Any:
+    """A folder's JSON document (Python parse of UTF-8), or None when it is not one."""
+    try:
+        with _lines.open_regular(path) as fh:
+            data = fh.read(_FOLDER_DOC_LIMIT + 1)
+        if len(data) > _FOLDER_DOC_LIMIT:
+            return None
+        return _loads(data.decode("utf-8"))
+    except (OSError, ValueError, MemoryError):
+        return None
+
+
+def _identify_folder(p: str) -> Identified:
+    manifest = _folder_doc(os.path.join(p, "manifest.json"))
+    if (isinstance(manifest, dict) and "pack_schema" in manifest) or any(
+            _regular(os.path.join(p, n))
+            for n in ("manifest.sha256", "window.jsonl", "could_not_look.json")):
+        return Identified(p, EVIDENCE_PACK)
+    tool = manifest.get("tool") if isinstance(manifest, dict) else None
+    integrity = _folder_doc(os.path.join(p, "integrity.json"))
+    if _regular(os.path.join(p, "records.jsonl")) \
+            or (isinstance(tool, str) and tool.startswith("arcaeon-audit/")) \
+            or (isinstance(integrity, dict) and "bundle_schema" in integrity):
+        return Identified(p, AUDIT_BUNDLE)
+    return Identified(p, None, UNREADABLE_WORD,
+                      f"{p} is a folder that is neither an evidence pack nor an audit "
+                      "bundle")
+
+
+def _identify_zip(p: str) -> Identified:
+    try:
+        with zipfile.ZipFile(p) as z:
+            names = z.namelist()
+    except Exception:   # noqa: BLE001 - any unreadable zip is a pack that could not be looked at
+        return Identified(p, EVIDENCE_PACK)
+    if "MANIFEST.json" in names and any(n.startswith("cohort/") for n in names):
+        return Identified(p, None, UNREADABLE_WORD,
+                          f"{p} is a portable class archive (no check of its own)")
+    return Identified(p, EVIDENCE_PACK)
+
+
+def _is_row_line(data: bytes, value: dict[str, Any]) -> bool:
+    """One line holding a string `chain`: a ledger row, never a whole document."""
+    return b"\n" not in data.rstrip(b"\r\n") and isinstance(value.get("chain"), str)
+
+
+def _document_kind(p: str, value: dict[str, Any], size: int) -> str | None:
+    """Rows 6a-6f for one parsed object; None when it is none of them."""
+    schema = value.get("schema")
+    if schema in _COMPACT_SCHEMAS or value.get("kind") == "compaction_receipt":
+        return RECEIPT
+    inner = value.get("receipt")
+    if (isinstance(schema, str) and schema.startswith(_DISTILL_PREFIX)) or (
+            "content" in value and "strategy" in value and isinstance(inner, dict)
+            and isinstance(inner.get("schema"), str)
+            and inner["schema"].startswith(_DISTILL_PREFIX)):
+        return DISTILL_RECEIPT
+    version = value.get("receipt_version")
+    if isinstance(version, str) and version.startswith(_PORTABLE_PREFIX):
+        return PORTABLE_RECEIPT
+    if isinstance(schema, str) and schema.startswith(_VERDICT_PREFIX):
+        return CONTINUITY_VERDICT
+    if schema == SNAPSHOT_SCHEMA:
+        return SNAPSHOT
+    try:
+        _harn.document_from_value(value, path=p, size=size)
+        return HARN
+    except Exception:   # noqa: BLE001 - not a harn document, whatever the reason
+        return None
+
+
+def _identify_document(p: str, data: bytes) -> Identified | None:
+    """Rows 6 and 7; None to go on to the first-row rules."""
+    is_json = p.lower().endswith(".json")
+    value = _one_document(data) if _may_be_one_object(data) else _NOT_ONE
+    if isinstance(value, dict) and not _is_row_line(data, value):
+        kind = _document_kind(p, value, len(data))
+        if kind is not None:
+            return Identified(p, kind)
+        if is_json or b"\n" in data.strip():
+            return Identified(p, None, UNREADABLE_WORD,
+                              f"{p} is a JSON object of no kind sealscope checks")
+        return None
+    if is_json and not isinstance(value, dict):
+        return Identified(p, None, UNREADABLE_WORD,
+                          f"{p} is not one JSON object")
+    return None
+
+
+def _may_be_one_object(data: bytes) -> bool:
+    """A cheap test before decoding the whole file: it starts with `{`, and it is not
+    a first line that is a whole object followed by more (a JSONL ledger)."""
+    body = data.lstrip()
+    if body[:1] != b"{":
+        return False
+    end = body.find(b"\n")
+    if end < 0 or not body[end:].strip():
+        return True
+    try:
+        _loads(body[:end].decode("utf-8"))
+    except ValueError:
+        return True   # the first line is not a whole value: a pretty-printed document
+    return False
+
+
+def _by_first_row(fh: Any) -> str:
+    """Rows 8-10: the first line (split on LF, stripped, Python-parsed) that is an
+    object decides; no such line is a ledger."""
+    read = 0
+    for raw in fh:
+        read += len(raw)
+        if read > SNIFF_LIMIT:
+            break
+        text = _lines.decode_line(raw)
+        if not text:
+            continue
+        try:
+            value = _loads(text)
+        except ValueError:
+            continue
+        if not isinstance(value, dict):
+            continue
+        if "prev_hash" in value and "ts" not in value:
+            return AAT_EXPORT
+        if value.get("op") == "tool_call" and "args_digest" in value:
+            return CALL_RECORD
+        return LEDGER
+    return LEDGER

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from array import array
+from typing import Any, BinaryIO, NamedTuple, overload
 
 import orjson
 
@@ -37,8 +39,9 @@ from sealscope.core.nesting import near_limit, read_declaration, read_row, read_
 # the accelerator's run: (window, offset, prev, sha256) -> (offset, last chain, rows)
 RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
 
-__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "VerifyResult", "link",
-           "verify", "append", "authority", "declare_break", "chain_at", "tail_chain",
+__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "Findings", "VerifyResult", "link",
+           "verify", "verify_bytes", "append", "authority", "declare_break", "chain_at",
+           "tail_chain",
            "LedgerWriteError", "iter_rows", "WalkState", "Walked", "walk_span",
            "state_result", "Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
            "EARLIER_OR_ORDER", "UNDETERMINED"]
@@ -65,12 +68,157 @@ def _link_of(prev: Any, body: str) -> str:
 
 # --------------------------------------------------------------------------- results
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One line's verdict beyond "ok": a break, or a break excused by a declaration."""
     line: int
     kind: str      # "break" | "declared"
     text: str      # the reference's message, e.g. "line 4: chain mismatch"
+
+
+_KIND_CODE = {"break": 0, "declared": 1}
+_KIND_NAME = ("break", "declared")
+TEXT_TABLE_MAX = 4096  # distinct break messages kept as text; the rest re-derivable
+
+
+class Findings(Sequence[Finding]):
+    """Every finding of a walk, kept compactly so memory does not grow with the number
+    of breaks as objects would: line numbers in an array, kinds in a byte array, and
+    each message (the text after `line N: `) as an index into a table of the distinct
+    messages. A million `chain mismatch` rows cost 17 bytes each, not ~350.
+
+    The table keeps the first TEXT_TABLE_MAX distinct break messages (a hostile file
+    can make every message distinct, e.g. a new duplicate key per row); a later break
+    with a message not in it is kept by line and kind, its text saying so (the row
+    itself tells again what broke: `explain_mismatch`, the viewer). Declared breaks
+    always keep their text (each needs a declaration row of its own, and the verdict
+    lists them). Reads as a sequence of `Finding`s in line order once the walk sorted
+    it; equal to any sequence of the same findings."""
+
+    __slots__ = ("lines", "kinds", "codes", "table", "_index")
+
+    def __init__(self, items: Iterable[tuple[int, str, str]] = ()) -> None:
+        self.lines = array("q")
+        self.kinds = bytearray()
+        self.codes = array("i")  # 2*i: table[i] after "line N: "; 2*i+1: table[i] whole
+        self.table: list[str] = []
+        self._index: dict[str, int] = {}
+        for f in items:
+            self.append(f)
+
+    def _code(self, msg: str, keep: bool) -> int:
+        c = self._index.get(msg)
+        if c is None:
+            if len(self.table) >= TEXT_TABLE_MAX and not keep:
+                return -1
+            c = self._index[msg] = len(self.table)
+            self.table.append(msg)
+        return c
+
+    def append(self, f: tuple[int, str, str]) -> None:
+        n, kind, text = f
+        prefix = f"line {n}: "
+        keep = kind == "declared"
+        if text.startswith(prefix):
+            c = self._code(text[len(prefix):], keep)
+            code = -1 if c < 0 else 2 * c
+        else:
+            c = self._code(text, keep)
+            code = -1 if c < 0 else 2 * c + 1
+        self.lines.append(n)
+        self.kinds.append(_KIND_CODE[kind])
+        self.codes.append(code)
+
+    def add_break(self, n: int, msg: str) -> None:
+        """A break on line n whose text is `line n: msg` (the walk's common case)."""
+        c = self._index.get(msg)
+        if c is None:
+            c = self._code(msg, False)
+        self.lines.append(n)
+        self.kinds.append(0)
+        self.codes.append(-1 if c < 0 else 2 * c)
+
+    def extend(self, other: Iterable[tuple[int, str, str]]) -> None:
+        if isinstance(other, Findings):
+            remap = [self._code(m, True) for m in other.table]  # kept texts stay kept
+            self.lines.extend(other.lines)
+            self.kinds.extend(other.kinds)
+            self.codes.extend(-1 if c < 0 else 2 * remap[c >> 1] + (c & 1)
+                              for c in other.codes)
+            return
+        for f in other:
+            self.append(f)
+
+    def shift(self, d: int) -> None:
+        """Every line number moved by `d` (texts follow: they are stored without it)."""
+        ls = self.lines
+        if d:
+            for i in range(len(ls)):
+                ls[i] += d
+
+    def text(self, i: int) -> str:
+        n, c = self.lines[i], self.codes[i]
+        if c < 0:
+            return (f"line {n}: {_KIND_NAME[self.kinds[i]]} (one of more than "
+                    f"{TEXT_TABLE_MAX:,} distinct messages; its text is not kept)")
+        msg = self.table[c >> 1]
+        return msg if c & 1 else f"line {n}: {msg}"
+
+    def sorted(self) -> Findings:
+        """Stably in line order (itself when it already is, as a walk leaves it)."""
+        ls = self.lines
+        if all(ls[i] <= ls[i + 1] for i in range(len(ls) - 1)):
+            return self
+        order = sorted(range(len(ls)), key=ls.__getitem__)
+        out = Findings()
+        out.table, out._index = list(self.table), dict(self._index)
+        out.lines = array("q", (ls[i] for i in order))
+        out.kinds = bytearray(self.kinds[i] for i in order)
+        out.codes = array("i", (self.codes[i] for i in order))
+        return out
+
+    def first(self, kind: str) -> int:
+        """Index of the first finding of `kind`, -1 when none."""
+        return self.kinds.find(_KIND_CODE[kind])
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    @overload
+    def __getitem__(self, i: int) -> Finding: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Finding, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Finding | tuple[Finding, ...]:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("finding index out of range")
+        return Finding(self.lines[i], _KIND_NAME[self.kinds[i]], self.text(i))
+
+    def __iter__(self) -> Iterator[Finding]:
+        for i in range(len(self.lines)):
+            yield Finding(self.lines[i], _KIND_NAME[self.kinds[i]], self.text(i))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            tuple(a) == tuple(b) for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((len(self), tuple(self.lines[:8])))
+
+    def __radd__(self, other: tuple[tuple[int, str, str], ...]) -> Findings:
+        out = Findings(other)
+        out.extend(self)
+        return out
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(tuple(f)) for f in self[:3])
+        return f"Findings([{shown}{', ...' if len(self) > 3 else ''}], n={len(self)})"
 
 
 @dataclass(frozen=True)
@@ -87,10 +235,14 @@ class VerifyResult(_verdict.Judged):
     verified_scope: str = "full"
     declared_breaks: int = 0
     declared: tuple[str, ...] = ()
-    findings: tuple[Finding, ...] = ()
+    findings: Sequence[Finding] = ()
     first_chained_line: int = 0
     lines: int = 0
     unreadable: bool = False
+    # SHA-256 of every byte the walk read (the file's bytes when it was opened), when
+    # asked for (`verify(..., digest=True)`); None when not asked, or when the bytes
+    # could not be bound to one file (it was replaced, or changed while it was read)
+    sha256: str | None = field(default=None, compare=False)
 
     def __bool__(self) -> bool:
         return self.ok is True
@@ -248,7 +400,7 @@ class _Walk:
         self.prev: Any = GENESIS
         self.began = False
         self.rows = self.chained = self.prechain = self.breaks = self.declared_breaks = 0
-        self.findings: list[tuple[int, str, str]] = []
+        self.findings = Findings()
         self.pending: list[tuple[int, bytes]] | None = [] if detached else None
         self.held: list[tuple[int, bytes]] = []
         self.first_chained = 0
@@ -271,7 +423,7 @@ class _Walk:
         w.rows, w.chained, w.prechain = state.rows, state.chained, state.prechain
         w.breaks, w.declared_breaks = state.breaks, state.declared_breaks
         w.first_chained = state.first_chained
-        w.findings = list(state.findings)
+        w.findings = Findings(state.findings)
         return w
 
     def _break(self, n: int, text: str) -> None:
@@ -419,12 +571,19 @@ class _Walk:
                     got = c_body(raw)
                     if got is not None:
                         prev = self.prev.encode("utf-8", "surrogatepass")
-                        if sha256(prev + got[0]).hexdigest()[:32] == got[1]:
-                            self.rows += 1
-                            self.chained += 1
-                            self.prev = got[1]
-                            continue
-                        self.feed(n, raw)
+                        self.rows += 1
+                        self.chained += 1
+                        if sha256(prev + got[0]).hexdigest()[:32] != got[1]:
+                            if self.declared:  # a declaration may excuse it: the full rule
+                                self.rows -= 1
+                                self.chained -= 1
+                                self.feed(n, raw)
+                                continue
+                            # a well-formed row whose chain does not link: what `row`
+                            # decides without declarations, without parsing it again
+                            self.breaks += 1
+                            self.findings.add_break(n, "chain mismatch")
+                        self.prev = got[1]
                         continue
                 obj = _fast_parse(raw)
                 if obj is not None:
@@ -491,34 +650,98 @@ def _unreadable(e: OSError) -> VerifyResult:
     return VerifyResult(ok=False, first_break=f"unreadable: {e}", breaks=1, unreadable=True)
 
 
+# Called as `after_open(path, fd)` once the verifier holds the file open, before a
+# byte is read: tests install it to replace the file under its name at exactly that
+# moment (the race a live writer can run), deterministically.
+after_open: Callable[[str, int], None] | None = None
+
+
+class FileReplaced(OSError):
+    """The bytes could not be bound to the one open file: a range worker could not
+    reach the parent's file, or the bytes it read differ from the parent's."""
+
+
 def _open_checked(path: str | os.PathLike[str]) -> tuple[BinaryIO, _lines.FileSource]:
     """Open for reading by offset (the file and its `FileSource`), failing as the
     reference's read_text would; anything but a regular file (a FIFO, a device) is
-    refused before it is read (`lines.open_regular`), never waited on."""
+    refused before it is read (`lines.open_regular`), never waited on. Every byte of
+    the verdict is read through this one open file description."""
     fh = _lines.open_regular(path)
-    return fh, _lines.FileSource(fh)
+    try:
+        if after_open is not None:
+            after_open(os.fspath(path), fh.fileno())
+        return fh, _lines.FileSource(fh)
+    except BaseException:
+        fh.close()
+        raise
 
 
-def _walk_range(path: str, start: int, end: int, first_line: int, strict: bool,
+# A range job names the file it reads as (path, parent pid, parent fd, device, inode):
+# the worker opens the parent's own descriptor (`/proc/PID/fd/FD`, the same file
+# whatever its name now points at) and checks its identity; without /proc it opens
+# the path and accepts it only when it is the same file (device and inode).
+Source = tuple[str, int, int, int, int]
+
+
+def _source(path: str, buf: _lines.Buffer) -> Source | None:
+    """How a worker reaches the file behind `buf`, or None (no descriptor to share:
+    the span is walked in this process)."""
+    fd = getattr(buf, "fd", None)
+    if not isinstance(fd, int):
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return (path, os.getpid(), fd, st.st_dev, st.st_ino)
+
+
+def _reopen(src: str | Source) -> BinaryIO:
+    """The file a range job names, opened here: the parent's descriptor itself when
+    it can be reached, else the path when it is still the same file; `FileReplaced`
+    otherwise."""
+    if isinstance(src, str):
+        return _lines.open_regular(src)
+    path, pid, fd, dev, ino = src
+    for name in (f"/proc/{pid}/fd/{fd}", path):
+        try:
+            fh = _lines.open_regular(name)
+        except OSError:
+            if name == path:
+                raise
+            continue
+        st = os.fstat(fh.fileno())
+        if (st.st_dev, st.st_ino) == (dev, ino):
+            return fh
+        fh.close()
+    raise FileReplaced(f"{path!r} is no longer the file being verified (inode {ino})")
+
+
+def _walk_range(src: str | Source, start: int, end: int, first_line: int, strict: bool,
                 declared: Declared, detached: bool, final: bool | None = None) -> dict[str, Any]:
-    """Worker body: walk [start, end) of the file; line numbers from `first_line`.
-    `final`: whether `end` is the end of the file (its last line is kept)."""
-    with _lines.open_regular(path) as fh:
+    """Worker body: walk [start, end) of the file (`src`: see `Source`); line numbers
+    from `first_line`. `final`: whether `end` is the end of the file (its last line
+    is kept). The result carries the SHA-256 of the bytes walked (`sha256`)."""
+    with _reopen(src) as fh:
         return _walk_buf(_lines.FileSource(fh), start, end, first_line, strict, declared,
                          detached, final=final)
 
 
 def _walk_lines(w: _Walk, buf: _lines.Buffer, start: int, end: int, n: int, final: bool,
-                on_progress: ProgressFn | None = None) -> int:
+                on_progress: ProgressFn | None = None, hasher: Any = None) -> int:
     """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
     number. `final`: `end` is the end of the file, so the piece after its last line
     break is a line (empty when the file ends with one); otherwise `end` is just after
-    a line break and nothing after it is read."""
+    a line break and nothing after it is read. `hasher` (a hashlib object) is updated
+    with every byte walked, as it is read."""
     total = len(buf)
     if start >= end:
         return w.walk([b""], n) if final else n
     for s, e in _lines.window_bounds(buf, start, end):
-        n = w.walk_window(buf[s:e], final and e == end, n)
+        data = buf[s:e]
+        if hasher is not None:
+            hasher.update(data)
+        n = w.walk_window(data, final and e == end, n)
         if on_progress is not None:
             on_progress(e, total)
     return n
@@ -528,22 +751,24 @@ def _walk_buf(buf: _lines.Buffer, start: int, end: int, first_line: int, strict:
               declared: Declared, detached: bool,
               on_progress: ProgressFn | None = None, final: bool | None = None) -> dict[str, Any]:
     w = _Walk(strict, declared, detached)
+    h = hashlib.sha256()
     n = _walk_lines(w, buf, start, end, first_line - 1,
-                    end == len(buf) if final is None else final, on_progress)
+                    end == len(buf) if final is None else final, on_progress, h)
     held = w.pending if w.pending is not None else w.held
     return {"held": held, "detached_all": w.pending is not None, "last_line": n,
             "prev": w.prev, "began": w.began, "rows": w.rows, "chained": w.chained,
             "prechain": w.prechain, "breaks": w.breaks,
             "declared_breaks": w.declared_breaks, "findings": w.findings,
-            "first_chained": w.first_chained}
+            "first_chained": w.first_chained, "sha256": h.hexdigest()}
 
 
 def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> VerifyResult:
-    findings = sorted(w.findings, key=lambda f: f[0])  # stable: keeps in-line order
-    first_break = next((t for _n, k, t in findings if k == "break"), None)
+    findings = w.findings.sorted()  # stable: keeps in-line order
+    at = findings.first("break")
+    first_break = findings.text(at) if at >= 0 else None
     ok: bool | None = w.breaks == 0
     scope = "full"
-    declared_list = [t for _n, k, t in findings if k == "declared"]
+    declared_list = [findings.text(i) for i, k in enumerate(findings.kinds) if k == 1]
     if not strict and (w.prechain or w.declared_breaks):
         if w.prechain and w.declared_breaks:
             scope = "bounded_prechain_skipped+declared_break"
@@ -563,18 +788,29 @@ def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> Ver
         ok=ok, rows=w.rows, chained=w.chained, prechain=w.prechain, first_break=first_break,
         breaks=w.breaks, verified_scope=scope, declared_breaks=w.declared_breaks,
         declared=tuple(declared_list),
-        findings=tuple(Finding(n, k, t) for n, k, t in findings),
+        findings=findings,
         first_chained_line=w.first_chained, lines=lines_total)
 
 
 PARALLEL_MIN_BYTES = 24 << 20
 CHUNK_BYTES = 16 << 20
 
+# (start, end, SHA-256) of each span of bytes a walk read, in order
+Spans = list[tuple[int, int, str]]
+
 
 def verify(path: str | os.PathLike[str], *, strict: bool = False,
            on_progress: ProgressFn | None = None, workers: int | None = None,
-           chunk_bytes: int | None = None) -> VerifyResult:
+           chunk_bytes: int | None = None, digest: bool = False) -> VerifyResult:
     """Walk and verify a ledger file. Never raises for any file content.
+
+    The verdict is bound to one open file description: every byte is read through
+    the descriptor opened here (worker processes open that same descriptor, see
+    `Source`). When the path names another file by the end of the walk (the file was
+    replaced or moved while it was verified), the answer is not VERIFIED: a verdict
+    that held becomes COULD NOT LOOK saying so. `digest=True` also gives the SHA-256
+    of the bytes walked (`VerifyResult.sha256`), hashed from the same reads (parallel
+    walks: each range's hash checked against the parent's own read of it).
 
     Large files are split at line starts into byte ranges verified in parallel
     processes; each range after the first holds back its lines up to its first
@@ -588,31 +824,129 @@ def verify(path: str | os.PathLike[str], *, strict: bool = False,
         total = len(buf)
         declared = _scan_declarations(buf)
         w = _Walk(strict, declared)
+        spans: Spans = []
         n = _walk_into(w, str(path), buf, 0, total, 0, True, workers, chunk_bytes,
-                       on_progress)
-        return _finish(w, strict, declared, n)
+                       on_progress, spans)
+        res = _finish(w, strict, declared, n)
+        sha = None
+        if digest:
+            sha, changed = span_digest(buf.fd, 0, total, spans)
+            if changed:
+                return changed_while_read(res, changed)
+        return bound_to_file(replace(res, sha256=sha), str(path), buf.fd)
+
+
+def span_digest(fd: int, start: int, end: int, spans: Spans) -> tuple[str | None, str | None]:
+    """(SHA-256 of [start, end) read through `fd`, None) when every span in `spans`
+    (each inside [start, end)) hashes to what its walk read; else (None, a sentence
+    naming the first span whose bytes differ). One span that is all of [start, end)
+    is that digest already (the walk hashed every byte it read); otherwise the bytes
+    are read again here and each span's hash compared."""
+    if [(a, b) for a, b, _h in spans] == [(start, end)]:
+        return spans[0][2], None
+    h = hashlib.sha256()
+    pos = start
+    for a, b, want in sorted(spans):
+        if a < pos or b > end:
+            continue
+        _hash_into(fd, (h,), pos, a)
+        part = hashlib.sha256()
+        try:
+            _hash_into(fd, (h, part), a, b)
+        except OSError:
+            return None, f"bytes {a:,}–{b:,} could not be read again"
+        if part.hexdigest() != want:
+            return None, f"bytes {a:,}–{b:,} differ from what the walk read"
+        pos = b
+    try:
+        _hash_into(fd, (h,), pos, end)
+    except OSError:
+        return None, f"bytes {pos:,}–{end:,} could not be read again"
+    return h.hexdigest(), None
+
+
+def _hash_into(fd: int, hashers: tuple[Any, ...], start: int, end: int) -> None:
+    pos = start
+    while pos < end:
+        data = os.pread(fd, min(_lines.WINDOW, end - pos), pos)
+        if not data:
+            raise OSError(f"file ended at byte {pos} while hashing to {end}")
+        for h in hashers:
+            h.update(data)
+        pos += len(data)
+
+
+def changed_while_read(res: VerifyResult, why: str) -> VerifyResult:
+    """A verdict whose bytes did not hold still while they were read: COULD NOT LOOK
+    (BROKEN stays BROKEN), the reason first, no digest."""
+    text = f"the file changed while it was verified ({why})"
+    if res.ok is False:
+        return replace(res, sha256=None)
+    return replace(res, ok=False, unreadable=True, first_break=text, sha256=None)
+
+
+def bound_to_file(res: VerifyResult, path: str, fd: int) -> VerifyResult:
+    """`res` when `path` still names the file open on `fd` (same device and inode),
+    else the verdict of a file replaced while it was verified: a verdict that held
+    becomes COULD NOT LOOK naming both inodes (BROKEN stays BROKEN), and no digest
+    is given for a name that no longer holds those bytes."""
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+        same = (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+        why = "" if same else f"inode {a.st_ino} → {b.st_ino}"
+    except OSError as e:
+        same, why = False, f"{path!r} cannot be found again: {e.strerror or e}"
+    if same:
+        return res
+    text = f"the file was replaced while it was verified ({why}); no verdict for {path!r}"
+    if res.ok is False:
+        return replace(res, sha256=None)
+    return replace(res, ok=False, unreadable=True, first_break=text, sha256=None)
+
+
+def verify_bytes(data: bytes, *, strict: bool = False) -> VerifyResult:
+    """`verify` over a ledger held in memory (a zip member read in place, never
+    extracted): the same walk and verdict, one process."""
+    declared = _scan_declarations(data)
+    w = _Walk(strict, declared)
+    n = _walk_into(w, None, data, 0, len(data), 0, True, 1, None, None)
+    return _finish(w, strict, declared, n)
 
 
 def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: int, n: int,
                final: bool, workers: int | None, chunk_bytes: int | None,
-               on_progress: ProgressFn | None) -> int:
+               on_progress: ProgressFn | None, spans: Spans | None = None) -> int:
     """Continue `w` over [start, end) from line n+1, in worker processes when the span
-    is large and the file can be reopened by `path`; the last line number."""
+    is large and the workers can reach this very file (`Source`); the last line
+    number. `spans` gets (start, end, SHA-256) of the bytes walked."""
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if end - start >= PARALLEL_MIN_BYTES else 1
-    if workers > 1 and path is not None and end > start:
+    src = _source(path, buf) if path is not None else None
+    if workers > 1 and src is not None and end > start:
         before = w.export(start, n)
+        got: Spans = []
         try:
-            return _walk_parallel(path, buf, start, end, final, w, n, workers,
-                                  chunk_bytes or CHUNK_BYTES, on_progress)
-        except (OSError, RuntimeError, ImportError, ValueError):
-            # no worker processes here (e.g. a __main__ without an import guard):
-            # one process gives the same verdict
-            fresh = _Walk.resume(before, w.declared)
-            n = _walk_lines(fresh, buf, start, end, n, final, on_progress)
-            _copy_state(fresh, w)
+            n = _walk_parallel(src, buf, start, end, final, w, n, workers,
+                               chunk_bytes or CHUNK_BYTES, on_progress, spans=got)
+            if spans is not None:
+                spans.extend(got)
             return n
-    return _walk_lines(w, buf, start, end, n, final, on_progress)
+        except (OSError, RuntimeError, ImportError, ValueError):
+            # no worker processes here (e.g. a __main__ without an import guard), or a
+            # worker could not reach this file: this process gives the same verdict
+            # from its own descriptor
+            fresh = _Walk.resume(before, w.declared)
+            h = hashlib.sha256()
+            n = _walk_lines(fresh, buf, start, end, n, final, on_progress, h)
+            _copy_state(fresh, w)
+            if spans is not None:
+                spans.append((start, end, h.hexdigest()))
+            return n
+    h = hashlib.sha256()
+    n = _walk_lines(w, buf, start, end, n, final, on_progress, h)
+    if spans is not None and end > start:
+        spans.append((start, end, h.hexdigest()))
+    return n
 
 
 def _copy_state(src: _Walk, dst: _Walk) -> None:
@@ -632,7 +966,7 @@ def _absorb(w: _Walk, out: dict[str, Any]) -> None:
         w.first_chained = out["first_chained"]
 
 
-def _verify_parallel(path: str, buf: _lines.Buffer, total: int, strict: bool,
+def _verify_parallel(path: str | Source, buf: _lines.Buffer, total: int, strict: bool,
                      declared: Declared,
                      workers: int, chunk: int, on_progress: ProgressFn | None,
                      run_jobs: RunJobs | None = None
@@ -643,10 +977,10 @@ def _verify_parallel(path: str, buf: _lines.Buffer, total: int, strict: bool,
     return _finish(w, strict, declared, n)
 
 
-def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: bool, w: _Walk,
-                   n: int,
+def _walk_parallel(path: str | Source, buf: _lines.Buffer, start: int, end: int, final: bool,
+                   w: _Walk, n: int,
                    workers: int, chunk: int, on_progress: ProgressFn | None,
-                   run_jobs: RunJobs | None = None) -> int:
+                   run_jobs: RunJobs | None = None, spans: Spans | None = None) -> int:
     """Verify byte ranges of [start, end) independently and merge them into `w` as one
     sequential pass would leave it; the last line number.
 
@@ -654,7 +988,8 @@ def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: b
     first row with a non-null chain are held back and replayed here with the true
     incoming state; from that row on the range's outcome depends on nothing before it.
     Line numbers are range-relative (shifted here) unless a declaration needs absolute
-    ones. `run_jobs` maps `_walk_range` argument tuples to results in order."""
+    ones. `run_jobs` maps `_walk_range` argument tuples to results in order; `spans`
+    gets each range's (start, end, SHA-256 of the bytes its worker read)."""
     if start >= end:
         return _walk_lines(w, buf, start, end, n, final)
     declared = w.declared
@@ -673,10 +1008,11 @@ def _walk_parallel(path: str, buf: _lines.Buffer, start: int, end: int, final: b
             for (s, e), f in zip(bounds, firsts, strict=True)]
     line_base = n
     for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
+        if spans is not None:
+            spans.append((bounds[i][0], bounds[i][1], out["sha256"]))
         shift = line_base if relative else 0
         if shift:
-            out["findings"] = [(a + shift, k, _reline(t, a, a + shift))
-                               for a, k, t in out["findings"]]
+            out["findings"].shift(shift)
             out["held"] = [(a + shift, raw) for a, raw in out["held"]]
             if out["first_chained"]:
                 out["first_chained"] += shift
@@ -710,19 +1046,24 @@ def _serial_runner(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
 @dataclass(frozen=True)
 class Walked:
     """`walk_span`'s answer: the whole file's verdict, the walk state at the cut, and
-    why a given state was not used (the walk then began at byte 0), if it was not."""
+    why a given state was not used (the walk then began at byte 0), if it was not.
+    `spans`: (start, end, SHA-256) of every byte span the walk read, in order, from
+    the state's offset (or 0) to the end, so a caller hashing the file can prove the
+    bytes it hashed are the bytes that were walked (`span_digest`)."""
     result: VerifyResult
     state: WalkState
     restarted: str | None = None
+    spans: tuple[tuple[int, int, str], ...] = ()
 
 
 def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
               state: WalkState | None = None, on_progress: ProgressFn | None = None,
               workers: int | None = None, chunk_bytes: int | None = None) -> Walked:
-    """Verify the file in `buf` (reopenable by `path` for worker processes, or None)
-    continuing from `state` (whose bytes [0, state.offset) the caller has proven to be
-    this file's), and export the state at byte `cut` (just after a line break, at or
-    after state.offset; the bytes after it are walked but kept out of the state).
+    """Verify the file in `buf` (a `FileSource` whose descriptor worker processes open
+    again, with `path` its name; None: this process only) continuing from `state`
+    (whose bytes [0, state.offset) the caller has proven to be this file's), and
+    export the state at byte `cut` (just after a line break, at or after
+    state.offset; the bytes after it are walked but kept out of the state).
 
     The declarations are the state's plus those found from its offset on, later ones
     winning, as the whole-file pre-scan gives. A later declaration naming a line
@@ -738,18 +1079,22 @@ def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
             again = walk_span(path, buf, strict=strict, cut=cut, state=None,
                               on_progress=on_progress, workers=workers,
                               chunk_bytes=chunk_bytes)
-            return Walked(again.result, again.state, why)
+            return Walked(again.result, again.state, why, again.spans)
         declared = dict(state.declared)
         declared.update(later)
         w = _Walk.resume(state, declared)
     else:
         declared = later
         w = _Walk(strict, declared)
-    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress)
+    spans: Spans = []
+    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress,
+                   spans)
     at_cut = w.export(cut, n)
-    n = _walk_lines(w, buf, cut, total, n, True, on_progress)
-    return Walked(_finish(w, strict, declared, n), at_cut)
-
+    h = hashlib.sha256()
+    n = _walk_lines(w, buf, cut, total, n, True, on_progress, h)
+    if total > cut:
+        spans.append((cut, total, h.hexdigest()))
+    return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
 
 def state_result(state: WalkState) -> VerifyResult:
     """The verdict of the file as if it ended at the state's offset (`verify` of
@@ -1145,7 +1490,8 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
            authority: dict[str, Any] | None = None) -> str:
     """Append one row; return its chain. Stamps `ts` when absent, puts `chain` last,
     heals a missing final newline, refuses a lone surrogate (UnicodeEncodeError)
-    before writing, fsyncs, and confirms the bytes landed."""
+    before writing, fsyncs, and confirms the bytes landed. Only a regular file is
+    appended to: a FIFO or a device is refused at once (an OSError), never waited on."""
     p = Path(path)
     obj = dict(record)
     if authority is not None:
@@ -1159,7 +1505,7 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
         payload = (dumps_row(obj) + "\n").encode("utf-8")
         sep = b""
         try:
-            with p.open("rb") as rf:
+            with _lines.open_regular(p) as rf:
                 rf.seek(0, os.SEEK_END)
                 if rf.tell() > 0:
                     rf.seek(-1, os.SEEK_END)
@@ -1168,7 +1514,7 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
         except OSError:
             pass
         payload = sep + payload
-        with p.open("ab") as fh:
+        with _open_append(p) as fh:
             fh.write(payload)
             fh.flush()
             try:
@@ -1180,6 +1526,23 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
             raise LedgerWriteError(f"wrote {len(payload)} bytes to {p} but the file holds "
                                    f"{landed}; nothing was recorded")
     return chain
+
+
+def _open_append(p: Path) -> BinaryIO:
+    """`p` opened to append (created when missing): a regular file only. Opened
+    without blocking and checked before a byte is written, so a FIFO (whose open waits
+    for a reader) or a device is refused at once (`lines.NotRegularFile`, an OSError)."""
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _lines.NotRegularFile(p)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "ab")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def declare_break(path: str | os.PathLike[str], orphan_line: int, why: str, *,

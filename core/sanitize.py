@@ -8,6 +8,16 @@ point to a visible escape (`\\x1b`, `\\r`, `\\u202e`, ...), so what is displayed
 is stored (a non-UTF-8 byte of a file name, which Python decodes to U+DC80..U+DCFF, is
 shown as the byte, `\\xff`); `findings` names what was found so a display can mark the row.
 
+Evidence must not become a command either. A CI runner reading our output (GitHub
+Actions) runs `::name props::message` when a line starts with it (after leading
+whitespace) and the legacy `##[name props]message` found anywhere in a line. So `clean`
+also writes the `[` of every `#[` as `\\x5b` (so no `##[` forms where two cleaned texts
+meet) and the first `:` of a `::` that opens the text (after whitespace) as `\\x3a`:
+a cleaned string can neither carry a legacy command anywhere nor open a line with one
+(line breaks are escaped, so it cannot start a new line of its own). Inside one of our
+own `::error` lines a `##[` is harmless (the runner's `::` parse wins), which is why a
+`file=` property carries the real path, escaped by the property rules, not `clean`.
+
 Pure: no terminal, no Rich, no Textual.
 """
 from __future__ import annotations
@@ -43,21 +53,33 @@ def _escape(m: re.Match[str]) -> str:
     return f"\\u{cp:04x}"
 
 
+# what the runner's line parser skips before `::` (.NET TrimStart: Unicode whitespace)
+_LEAD = re.compile("^[\\s\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029"
+                   "\u202f\u205f\u3000]*::")
+
+
 def clean(text: str) -> str:
     """`text` with every control, bidi control, line separator and lone surrogate
-    replaced by a visible escape. Backslashes are left as they are (the escapes are for
-    the eye, not a reversible encoding). Never raises for any str; a non-str is
-    `str()`-ed first."""
+    replaced by a visible escape, and no workflow command left in it (`#[` becomes
+    `#\\x5b`, a leading `::` becomes `\\x3a:`). Backslashes are left as they are (the
+    escapes are for the eye, not a reversible encoding). Never raises for any str; a
+    non-str is `str()`-ed first."""
     if not isinstance(text, str):
         text = str(text)
-    if not _BAD.search(text):
-        return text
-    return _BAD.sub(_escape, text)
+    if _BAD.search(text):
+        text = _BAD.sub(_escape, text)
+    if "#[" in text:  # every `#[`, so no `##[` forms where two texts meet either
+        text = text.replace("#[", "#\\x5b")
+    m = _LEAD.match(text)
+    if m is not None:
+        text = text[:m.end() - 2] + "\\x3a:" + text[m.end():]
+    return text
 
 
 def is_clean(text: str) -> bool:
     """True when `clean(text) == text` (nothing to escape)."""
-    return not _BAD.search(text if isinstance(text, str) else str(text))
+    text = text if isinstance(text, str) else str(text)
+    return not _BAD.search(text) and "#[" not in text and _LEAD.match(text) is None
 
 
 def findings(text: str) -> tuple[str, ...]:

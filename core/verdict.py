@@ -1,8 +1,9 @@
 """Verdict words and exit codes: the one place a result becomes a word and a code.
 
 Exit codes (CLI.md): 0 the evidence held, 1 the evidence is wrong, 3 could not look
-(or a chain checked only within a bound); 2 is a usage error, decided by the CLI alone. When several
-results make one answer, `worst` ranks them 1 over 3 over 0.
+(or a chain checked only within a bound); 2 is a usage error, decided by the CLI alone.
+When several results make one answer, `worst` ranks them 1 over 3 over 0 (`severity`,
+which every worst-first order also sorts by); `code_of` is the code a word stands for.
 
 Every word a frontend shows as a verdict is spelled here and nowhere else; result
 types (`VerifyResult`, `SealFile`, `ReceiptCheck`, `WitnessVerdict`, a continuation
@@ -21,7 +22,8 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 __all__ = [
-    "HELD", "WRONG", "USAGE", "COULD_NOT", "worst", "Outcome", "Judged", "tone",
+    "HELD", "WRONG", "USAGE", "COULD_NOT", "severity", "worst", "code_of", "Outcome",
+    "Judged", "tone",
     "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
     "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON",
     "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
@@ -41,11 +43,18 @@ COULD_NOT = 3   # could not look, or only a bounded check was possible
 _RANK = {HELD: 0, COULD_NOT: 1, WRONG: 2}
 
 
+def severity(code: int) -> int:
+    """How bad an exit code is: 2 for 1 (evidence wrong; an unknown code counts as 1),
+    1 for 3 (could not look), 0 for 0. `worst` is the highest; worst-first orders
+    (a fleet's, its step summary's, the viewer's fleet tab) sort by it, descending."""
+    return _RANK.get(code, 2)
+
+
 def worst(codes: Iterable[int]) -> int:
-    """The most severe exit code: 1 (evidence wrong) over 3 (could not look) over 0;
-    an unknown code counts as 1. 0 when there is none."""
+    """The most severe exit code (`severity`): 1 (evidence wrong) over 3 (could not
+    look) over 0; an unknown code counts as 1. 0 when there is none."""
     codes = list(codes)
-    return max(codes, key=lambda c: _RANK.get(c, 2)) if codes else HELD
+    return max(codes, key=severity) if codes else HELD
 
 
 # ----------------------------------------------------------------------- the words
@@ -73,6 +82,22 @@ NOTED = "NOTED"                            # a finding recorded, not judged (a l
 _TONE = {VERIFIED: "pass", VALID: "pass", FAITHFUL: "pass", OK: "pass", SEALED: "pass",
          PASS: "pass", NOTED: "pass", BROKEN: "fail", INVALID: "fail", DIVERGENCE: "fail",
          INVALID_COMPARISON: "fail", FINDINGS: "fail", FAIL: "fail"}
+
+
+# every word's exit code: the functions below never pair a word with another code
+_CODE = {VERIFIED: HELD, BROKEN: WRONG, COULD_NOT_LOOK: COULD_NOT, NOT_VERIFIED: COULD_NOT,
+         VALID: HELD, INVALID: WRONG, FAITHFUL: HELD, CONTAINED_ONLY: COULD_NOT,
+         DIVERGENCE: WRONG, INVALID_COMPARISON: WRONG, FINDINGS: WRONG, REVIEW: HELD,
+         OK: HELD, SEALED: HELD, PARTLY_SEALED: COULD_NOT, NOT_SEALED: COULD_NOT,
+         PASS: HELD, FAIL: WRONG, NOTED: HELD}
+
+
+def code_of(word: str) -> int:
+    """The exit code a verdict word stands for (the reverse of the functions below, for
+    a result known only by its word, e.g. a report read back): VERIFIED 0, BROKEN 1,
+    COULD NOT LOOK 3, REVIEW 0 (a medium harn finding), CONTAINED ONLY 3, ...; a word
+    that is none of these 3 (nothing is known to have held)."""
+    return _CODE.get(word, COULD_NOT)
 
 
 def tone(word: str) -> str:
@@ -147,17 +172,11 @@ def combined(res: Any, *checks: Any) -> Outcome:
     return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, COULD_NOT_LOOK), code)
 
 
-def ledger_audit(res: Any, failed_receipts: int) -> Outcome:
-    """A ledger audited as one (`sealscope fleet`): the chain's word; its exit code is
-    the chain's, or 1 when a compaction receipt fails (a receipt within a bound is
-    VERIFIED, `receipt`)."""
-    out = chain(res)
-    return Outcome(out.verdict, worst([out.exit_code, WRONG if failed_receipts else HELD]))
-
-
 def ledger(res: Any, receipt_checks: Iterable[Any] = ()) -> Outcome:
-    """A ledger as one file, before any check an auditor adds (its tab, its report):
-    the chain's verdict, made BROKEN 1 by a compaction receipt that fails on its own."""
+    """A ledger as one file, before any check an auditor adds (a fleet entry, its tab,
+    its report, `export`): the chain's verdict, made BROKEN 1 by a compaction receipt
+    that fails on its own (`receipt`; one within a bound is VERIFIED, its scope stated
+    beside it)."""
     return audit(chain(res), *(o for o in map(receipt, receipt_checks)
                                if o.exit_code == WRONG))
 
@@ -258,16 +277,13 @@ def recompute(c: Any) -> Outcome:
 
 # ----------------------------------------------------------------------- other kinds
 
-_WORD_CODE = {VERIFIED: HELD, BROKEN: WRONG, COULD_NOT_LOOK: COULD_NOT}
-
-
 def kind_check(ok: bool | None, word: str | None = None) -> Outcome:
     """One kind's own check (`sealscope check`, KINDS.md §0.1): the reference's own
     verdict word when it speaks one (`word`: VERIFIED, BROKEN or COULD NOT LOOK), else
     by its `ok`: true VERIFIED 0 (within a bound or not), false BROKEN 1, None COULD
     NOT LOOK 3."""
     if word is not None:
-        return Outcome(word, _WORD_CODE.get(word, WRONG))
+        return Outcome(word, _CODE.get(word, WRONG))
     if ok is None:
         return Outcome(COULD_NOT_LOOK, COULD_NOT)
     return Outcome(VERIFIED, HELD) if ok else Outcome(BROKEN, WRONG)

@@ -22,7 +22,7 @@ from sealscope.core.jsonio import dumps_body, encode_body, loads
 
 __all__ = ["WITNESS_GENESIS", "WitnessVerdict", "StoreCheck", "record_digest",
            "verify_store", "latest", "history", "namespaces", "verify_against_witness",
-           "compare_pin", "record", "STAMP_TOLERANCE_S"]
+           "compare_pin", "record", "STAMP_TOLERANCE_S", "since_pin"]
 
 WITNESS_GENESIS = "witness-genesis"
 STAMP_TOLERANCE_S = 300
@@ -255,6 +255,45 @@ def verify_against_witness(store_path: str | os.PathLike[str], namespace: str,
     if lv.ok is False:
         return compare_pin(None, namespace, ledger_path, lv, integrity)
     return compare_pin(latest(store_path, namespace), namespace, ledger_path, lv, integrity)
+
+
+def since_pin(ledger_path: str | os.PathLike[str], store_path: str | os.PathLike[str],
+              namespace: str) -> dict[str, Any]:
+    """The `since_pin` object of `verify --witness` (as the reference CLI reports it):
+    `rows_since_pin` = the ledger's rows (counted as a head counts them) minus the rows
+    of the namespace's latest pin, with `namespace`, `pinned_rows`, `pinned_chain`; a
+    negative count (rows cut off the end) adds `truncated: true`. When no count can be
+    made, `rows_since_pin` is None and `reason` says why: no pin file, a pin file that
+    is not UTF-8, no pin for the namespace, a pin whose `rows` is not a non-negative
+    integer. Never raises."""
+    store = os.fspath(store_path)
+    try:
+        with _lines.open_regular(store) as fh:
+            data = fh.read()
+    except (FileNotFoundError, IsADirectoryError, _lines.NotRegularFile):
+        return {"rows_since_pin": None, "reason": f"no pin file at {store}"}
+    except OSError as e:
+        why = f"cannot read it ({e.strerror or type(e).__name__})"
+        return {"rows_since_pin": None, "reason": f"the pin file cannot be read: {why}"}
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"rows_since_pin": None, "reason": "the pin file cannot be read: it is not "
+                                                  "UTF-8 text (a binary file?)"}
+    pin = latest(store, namespace)
+    if not pin:
+        return {"rows_since_pin": None, "namespace": namespace,
+                "reason": f"no pin for {namespace} in {store}"}
+    r = pin.get("rows")
+    if not isinstance(r, int) or isinstance(r, bool) or r < 0:
+        return {"rows_since_pin": None, "namespace": namespace,
+                "reason": f"pin rows is not a non-negative integer: {r!r}"}
+    n = _ledger.verify(ledger_path).rows - r
+    out: dict[str, Any] = {"rows_since_pin": n, "namespace": namespace,
+                           "pinned_rows": r, "pinned_chain": pin.get("chain")}
+    if n < 0:
+        out["truncated"] = True
+    return out
 
 
 # --------------------------------------------------------------------------- writing

@@ -7,7 +7,10 @@ What a path opens as is `core.kinds.classify`'s answer: a snapshot opens in a se
 a harn transcript or run record in a harn tab, a ledger in a ledger tab, a folder in a
 fleet tab (every `*.jsonl` beneath it, audited as `sealscope fleet` does; Enter there
 opens a ledger at its first break); anything else (unreadable, or a `.json` that is
-not a ledger, seal or harn file) is a notification saying why. The bundled
+not a ledger, seal or harn file) is a notification saying why. The other evidence
+kinds open by the classifier's `check_kind` (`KIND_TABS`): a receipt file, distill or
+portable receipt or continuity verdict in a kind tab, an evidence pack or audit bundle
+(folder or zip) in a unit tab, an AAT export in a tab of its own chain. The bundled
 `sample_ledgers/` folder (also what the app opens with no paths) contributes the
 curated `SAMPLE_TABS` instead, subfolders included.
 
@@ -60,6 +63,23 @@ SAMPLE_TABS = (
     "seals/seals-ledger.jsonl", "seals/seal-day1.json", "seals/seal-day2.json",
     "harn/session-transcript.json",
 )
+
+
+# The other evidence kinds (KINDS.md §12, `kinds.classify`'s `check_kind`) and the tab
+# each opens in: a whole document in a kind tab, a pack or bundle (folder or zip) in a
+# unit tab, an AAT export in its own chain's tab, a call record as the ledger it is.
+KIND_TABS = {"receipt": "KindTab", "distill-receipt": "KindTab",
+             "portable-receipt": "KindTab", "continuity-verdict": "KindTab",
+             "evidence-pack": "UnitTab", "audit-bundle": "UnitTab", "aat-export": "AatTab",
+             "call-record": "LedgerTab"}
+
+
+def own_tab(what: kinds.FileKind) -> str | None:
+    """The tab of another evidence kind a path opens in (`KIND_TABS`, by the
+    classifier's evidence kind `check_kind`), or None: a ledger, seal, harn file or
+    folder of ledgers opens as before (a call record is a ledger)."""
+    tab = KIND_TABS.get(what.check_kind or "")
+    return None if tab in (None, "LedgerTab") else tab
 
 
 class LedgerFirstPaint(FirstPaint):
@@ -139,7 +159,7 @@ class SealscopeApp(App[None]):
         self._held_keys: list[events.Key] = []
         if first_paint and self.paths:
             what = classify(self.paths[0])
-            if what.opens and what.kind == kinds.LEDGER:
+            if what.opens and what.kind == kinds.LEDGER and own_tab(what) is None:
                 title = Text(self.TITLE, end="")
                 title.append(f" — {self.SUB_TITLE}", "dim")
                 self.first_paint = LedgerFirstPaint(
@@ -218,7 +238,7 @@ class SealscopeApp(App[None]):
                 self.show_tab(have)
             return have
         what = classify(p)
-        if not what.opens and what.kind != kinds.FOLDER:
+        if not what.opens and what.kind != kinds.FOLDER and own_tab(what) is None:
             self.notify("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
                         title="not opened", markup=False, severity="error")
             return None
@@ -235,6 +255,14 @@ class SealscopeApp(App[None]):
     def _make_tab(self, what: kinds.FileKind) -> EvidenceTab:
         self._tab_seq += 1
         path = Path(what.path)
+        tab = own_tab(what)
+        kind = what.check_kind or ""
+        if tab == "KindTab":
+            return lazy.KindTab(path, kind, id=f"kind-{self._tab_seq}")
+        if tab == "UnitTab":
+            return lazy.UnitTab(path, kind, id=f"unit-{self._tab_seq}")
+        if tab == "AatTab":
+            return lazy.AatTab(path, id=f"aat-{self._tab_seq}")
         if what.kind == kinds.FOLDER:
             return lazy.FleetTab(path, id=f"fleet-{self._tab_seq}")
         if what.kind == kinds.SNAPSHOT:
@@ -456,7 +484,8 @@ class SealscopeApp(App[None]):
                 return
             await self.open_paths([p])
         self.push_screen(lazy.PromptScreen("Open a file", "path to a ledger, a snapshot, a "
-                                           "harn transcript or a folder",
+                                           "harn transcript, a receipt, a pack (folder or "
+                                           "zip) or a folder",
                                            suggester=lazy.PathSuggester(), id="open-prompt"),
                          done)
 
@@ -493,4 +522,7 @@ class SealscopeApp(App[None]):
             if info.kind == "compaction_receipt":
                 tab.open_held(info.line, pre=p)
                 return
+        front = self.current_tab()
+        if front is not None and front.dropped(p):
+            return
         await self.open_paths([p])

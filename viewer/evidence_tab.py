@@ -21,6 +21,7 @@ changes, so the open files can be triaged at a glance.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -124,6 +125,11 @@ class EvidenceTab(TabPane):
     def commands(self) -> list[SystemCommand]:
         """This tab's command-palette entries: its PaletteBindings."""
         return binding_commands(self)
+
+    def dropped(self, path: Path) -> bool:
+        """A file dropped (pasted) on this tab in front: True when the tab takes it
+        (a receipt file takes it as held content); False, it opens in a new tab."""
+        return False
 
     def ledger_opened(self, path: str) -> None:
         """A ledger `path` is open in another tab (a seal tab looks for its sealing

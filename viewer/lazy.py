@@ -24,23 +24,27 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
     from sealscope.core.receipt import verify_receipt
+    from sealscope.viewer.aat_tab import AatTab
     from sealscope.viewer.compaction_chart import CompactionChart
     from sealscope.viewer.export_action import ExportScreen
     from sealscope.viewer.fleet_tab import FleetTab
     from sealscope.viewer.harn_tab import HarnPane
     from sealscope.viewer.held_screen import HeldContentScreen
     from sealscope.viewer.key_help import KeyHelpScreen
+    from sealscope.viewer.kind_tab import KindTab
     from sealscope.viewer.ledger_tab import LedgerTab
     from sealscope.viewer.lookup_screen import LookupScreen
     from sealscope.viewer.pin_screen import PinScreen
     from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
     from sealscope.viewer.readme_screen import SamplesReadmeScreen
     from sealscope.viewer.seal_tab import SealTab, find_seal_tab
+    from sealscope.viewer.unit_tab import UnitTab
 
 __all__ = ["export", "pins", "witness", "receipt_point", "Follower", "verify_receipt",
            "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
            "KeyHelpScreen", "LedgerTab", "LookupScreen", "PinScreen", "PathSuggester",
-           "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
+           "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab",
+           "KindTab", "UnitTab", "AatTab"]
 
 _LAZY = {
     # core: the checks, the report, the follower
@@ -56,6 +60,9 @@ _LAZY = {
     "HarnPane": "sealscope.viewer.harn_tab:HarnPane",
     "SealTab": "sealscope.viewer.seal_tab:SealTab",
     "find_seal_tab": "sealscope.viewer.seal_tab:find_seal_tab",
+    "KindTab": "sealscope.viewer.kind_tab:KindTab",
+    "UnitTab": "sealscope.viewer.unit_tab:UnitTab",
+    "AatTab": "sealscope.viewer.aat_tab:AatTab",
     # screens a key opens
     "CompactionChart": "sealscope.viewer.compaction_chart:CompactionChart",
     "ExportScreen": "sealscope.viewer.export_action:ExportScreen",

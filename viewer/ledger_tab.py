@@ -254,11 +254,12 @@ class LedgerTab(FollowMode):
 
     def _find_marks(self, first: int) -> None:
         worker = get_current_worker()
-        found = self.source.marked_rows(lambda: worker.is_cancelled, first)
+        found = self.source.marked_rows(  # a receipt kept as its point, a seal as its line
+            lambda: worker.is_cancelled, first,
+            keep=lambda k, n, r: lazy.receipt_point(n, r) if k == "compaction_receipt" else None)
         if worker.is_cancelled:
             return
-        rows = found["compaction_receipt"]
-        points = [lazy.receipt_point(n, r) for n, r in rows]
+        points = [p for _n, p in found["compaction_receipt"]]
         self.post_message(Marked({p.where: p.ok for p in points},
                                  [n for n, _r in found["continuity_snapshot"]], points))
 
@@ -753,9 +754,23 @@ class LedgerTab(FollowMode):
             self.when_indexed(lambda: self._search(backwards), "search")
             return
         cur = self.rows.current_line or 0
-        n = self.source.find_text(self.last_search, cur, backwards)
+        if self.source.size > COUNT_AT_ONCE:   # a big file is searched off the UI thread
+            self.search_worker(self.last_search, cur, backwards)
+            return
+        self._searched(self.last_search, self.source.find_text(self.last_search, cur,
+                                                               backwards), cur, backwards)
+
+    @work(thread=True, exclusive=True, group="search")
+    def search_worker(self, needle: str, cur: int, backwards: bool) -> None:
+        n = self.source.find_text(needle, cur, backwards)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._searched, needle, n, cur, backwards)
+
+    def _searched(self, needle: str, n: int | None, cur: int, backwards: bool) -> None:
+        if needle != self.last_search:
+            return
         if n is None:
-            self.app.notify("not found: " + clean(self.last_search), markup=False)
+            self.app.notify("not found: " + clean(needle), markup=False)
         else:
             self._found(n, cur, backwards)
 

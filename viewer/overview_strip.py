@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -96,7 +97,7 @@ class StripModel:
     """Everything the bins are computed from (no file access)."""
     lines: int = 0
     verified_through: int = 0          # lines 1..this are walked (verified once `verified`)
-    findings: dict[int, tuple[str, str]] = field(default_factory=dict)
+    findings: Mapping[int, tuple[str, str]] = field(default_factory=dict)  # a FindingIndex
     first_chained: int = 0
     verified: bool = False             # the verdict has arrived
     receipts: dict[int, bool] = field(default_factory=dict)   # line → the receipt's own check ok

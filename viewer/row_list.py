@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean
+from sealscope.viewer.finding_index import FindingIndex
 from sealscope.viewer.messages import RowSelected, ViewportMoved
 from sealscope.viewer.source import LedgerSource, RowInfo, status_of
 
@@ -137,7 +138,7 @@ class RowList(ScrollView, can_focus=True):
         super().__init__(**kw)
         self.source = source
         self.view: array | None = None
-        self.findings: dict[int, tuple[str, str]] = {}
+        self.findings: FindingIndex = FindingIndex()   # 13 bytes a finding, none a row
         self.check_marks: dict[int, str] = {}   # line → the word of a check run on it
         self.first_chained = 0
         self.verified = False
@@ -181,8 +182,7 @@ class RowList(ScrollView, can_focus=True):
 
     def status(self, line: int, info: RowInfo | None = None) -> str:
         info = info or self.source.row(line)
-        f = self.findings.get(line)
-        return status_of(info, f[0] if f else None, self.first_chained, self.verified)
+        return status_of(info, self.findings.kind_of(line), self.first_chained, self.verified)
 
     def reload(self) -> None:
         """The index grew, statuses arrived or the filter changed: redraw."""
@@ -206,11 +206,8 @@ class RowList(ScrollView, can_focus=True):
             self.refresh()
 
     def set_statuses(self, findings, first_chained: int, verified: bool) -> None:
-        self.findings = {}
-        for f in findings:
-            # a line can carry two findings; the break wins over the excusal
-            if f.line not in self.findings or f.kind == "break":
-                self.findings[f.line] = (f.kind, f.text)
+        # a line can carry two findings; the break wins over the excusal
+        self.findings = FindingIndex(findings)
         self.first_chained = first_chained
         self.verified = verified
         self.reload()

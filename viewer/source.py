@@ -32,13 +32,34 @@ from sealscope.core.nesting import near_limit, read_value
 from sealscope.viewer.style import json_text
 
 __all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
-           "status_of"]
+           "status_of", "release_freed"]
 
 # status keys, in the order the filter offers them
 STATUSES = ("ok", "break", "declared", "prechain", "unparseable", "blank", "pending")
 
 _PAGE = mmap.PAGESIZE
 _SCAN_STEP = 4 << 20     # bytes read at a time by a byte search of the whole file
+
+
+_trim: Callable[[int], int] | None = None
+
+
+def release_freed() -> None:
+    """Give the pages of freed buffers back to the system (glibc's `malloc_trim`; a
+    no-op elsewhere). A whole-file pass (the index, a search count, the marker scan, a
+    filter) frees a block of megabytes per window in its worker thread's malloc arena,
+    which glibc keeps for reuse otherwise: without this the viewer's RSS crept up ~20
+    MB with each kind of pass, the size of the blocks, not of the file. Called at the
+    end of each pass (a few calls a file, each well under a millisecond)."""
+    global _trim
+    if _trim is None:
+        try:
+            import ctypes
+
+            _trim = ctypes.CDLL(None).malloc_trim
+        except (OSError, AttributeError, ImportError):
+            _trim = lambda _pad: 0  # noqa: E731 - not glibc: nothing to trim
+    _trim(0)
 
 
 class _ReleasingMap:
@@ -282,21 +303,35 @@ class LedgerSource:
         self.scan_buf: Any = (_lines.FileSource(self._fh)
                               if self._fh is not None and self.size else self.buf)
 
-    def _find(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
-        return self.scan_buf.find(needle, start, self.size if end is None else end)
+    def _find_any(self, needles: tuple[bytes, ...], start: int, end: int) -> int:
+        """The first position in [start, end) where one of `needles` lies wholly, -1 if
+        none: ONE pass for all of them, in windows growing from 64 KiB (a near hit reads
+        little) to `_SCAN_STEP`. (One search per needle read the whole file for a needle
+        absent from it, such as the escaped form of a non-ASCII word, at every step.)"""
+        overlap = max(len(x) for x in needles) - 1
+        pos, step = start, max(1 << 16, overlap + 1)
+        while pos < end:
+            hi = min(end, pos + step)
+            block = self.scan_buf[pos:min(end, hi + overlap)]
+            hits = [i for i in (block.find(x, 0, hi - pos + len(x) - 1) for x in needles)
+                    if i >= 0]
+            if hits:
+                return pos + min(hits)
+            pos, step = hi, max(min(step * 2, _SCAN_STEP), overlap + 1)
+        return -1
 
-    def _rfind(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
-        """Last occurrence in [start, end), reading backwards in windows."""
-        end = self.size if end is None else end
-        step = 1 << 20
-        hi = end
+    def _rfind_any(self, needles: tuple[bytes, ...], start: int, end: int) -> int:
+        """The last position in [start, end) where one of `needles` lies wholly, -1 if
+        none: one backward pass for all of them, windows as `_find_any`'s."""
+        overlap = max(len(x) for x in needles) - 1
+        hi, step = end, max(1 << 16, overlap + 1)
         while hi > start:
             lo = max(start, hi - step)
-            block = self.scan_buf[lo:min(end, hi + len(needle) - 1)]
-            i = block.rfind(needle)
-            if i >= 0:
-                return lo + i
-            hi = lo
+            block = self.scan_buf[lo:min(end, hi + overlap)]
+            hits = [i for i in (block.rfind(x) for x in needles) if i >= 0]
+            if hits:     # none starts at or after `hi`: the window above had none
+                return lo + max(hits)
+            hi, step = lo, max(min(step * 2, _SCAN_STEP), overlap + 1)
         return -1
 
     # ------------------------------------------------------------------ index
@@ -321,6 +356,7 @@ class LedgerSource:
         view = _ReleasingMap(self.buf) if isinstance(self.buf, mmap.mmap) else self.buf
         self.offsets = _lines.line_offsets(view, on_progress)
         self.complete = True
+        release_freed()
 
     @property
     def line_count(self) -> int:
@@ -402,33 +438,32 @@ class LedgerSource:
         (UTF-8, or its JSON-escaped ASCII form), wrapping around; None if absent."""
         if not needle or not self.size:
             return None
-        pats = self._patterns(needle)
+        pats = tuple(self._patterns(needle))
         lc = self.line_count
         if not backwards:
             begin = self.offsets[min(start_line, lc)]
-            hits = [p for p in (self._find(x, begin) for x in pats) if p >= 0]
-            if not hits:
-                hits = [p for p in (self._find(x, 0, begin) for x in pats) if p >= 0]
-            return self.line_of_offset(min(hits)) if hits else None
+            pos = self._find_any(pats, begin, self.size)
+            if pos < 0:
+                pos = self._find_any(pats, 0, begin)
+            return self.line_of_offset(pos) if pos >= 0 else None
         end = self.offsets[max(0, start_line - 1)]
-        hits = [p for p in (self._rfind(x, 0, end) for x in pats) if p >= 0]
-        if not hits:
-            hits = [p for p in (self._rfind(x, end) for x in pats) if p >= 0]
-        return self.line_of_offset(max(hits)) if hits else None
+        pos = self._rfind_any(pats, 0, end)
+        if pos < 0:
+            pos = self._rfind_any(pats, end, self.size)
+        return self.line_of_offset(pos) if pos >= 0 else None
 
     def match_lines(self, needle: str, cancelled: Callable[[], bool] = lambda: False
                     ) -> array:
-        """Every line `find_text` can stop on for `needle`, in order (a byte search of
-        the indexed lines; a worker calls this)."""
-        found: set[int] = set()
-        end = self.offsets[self.line_count] if self.line_count else 0
-        for pat in (self._patterns(needle) if needle and self.size else ()):
-            pos = self._find(pat, 0, end)
-            while pos >= 0 and not cancelled():
-                n = self.line_of_offset(pos)
-                found.add(n)
-                pos = self._find(pat, self.offsets[n], end) if n < self.line_count else -1
-        return array("q", sorted(found))
+        """Every line `find_text` can stop on for `needle`, in order: the indexed lines
+        holding one of its `_patterns`, found window by window (`_hit_lines`). Costs 8
+        bytes a matching line; no set of every hit is built (a common word on a
+        10M-row file matches millions of lines)."""
+        out = array("q")
+        if needle and self.size and self.line_count:
+            for n, _block, _pos in self._hit_lines(tuple(self._patterns(needle)), cancelled):
+                out.append(n)
+            release_freed()
+        return out
 
     def receipt_lines(self, cancelled: Callable[[], bool] = lambda: False) -> list[int]:
         """Lines whose bytes mention `compaction_receipt` and parse as receipt rows."""
@@ -436,11 +471,15 @@ class LedgerSource:
 
     MARKED_KINDS = (b"compaction_receipt", b"continuity_snapshot")
 
-    def marked_rows(self, cancelled: Callable[[], bool] = lambda: False, first: int = 1
+    def marked_rows(self, cancelled: Callable[[], bool] = lambda: False, first: int = 1,
+                    keep: Callable[[str, int, Any], Any] | None = None
                     ) -> dict[str, list[tuple[int, Any]]]:
         """{kind: [(line, row)]} for the receipt and seal rows (`MARKED_KINDS`) from
         line `first` on: ONE windowed pass over those bytes for both names, then only
-        the lines that mention one are parsed (not cached: receipts can be large)."""
+        the lines that mention one are parsed (not cached: receipts can be large).
+        With `keep`, each row is replaced by `keep(kind, line, row)` as it is found, so
+        only that is held (a 10M-row ledger has 20,000 receipts: held whole they cost
+        ~12 bytes a row of the file, and the allocator keeps the pages after)."""
         out: dict[str, list[tuple[int, Any]]] = {k.decode(): [] for k in self.MARKED_KINDS}
         if not self.size or not 1 <= first <= self.line_count:
             return out
@@ -454,32 +493,34 @@ class LedgerSource:
                 if n <= seen:
                     continue
                 seen = n
-                info = self._make_row(n)
+                info = _read_line(n, self.raw_bytes(n))   # the kind and value only
                 if info.kind in out:
-                    out[info.kind].append((n, info.obj))
+                    out[info.kind].append(
+                        (n, info.obj if keep is None else keep(info.kind, n, info.obj)))
             pos += step
+        release_freed()
         return out
 
-    def candidate_lines(self, needles: tuple[bytes, ...],
-                        cancelled: Callable[[], bool] = lambda: False,
-                        on_progress: Callable[[int, int], None] | None = None
-                        ) -> Iterator[tuple[int, bytes]]:
-        """(line, bytes as `raw_bytes` gives them) for each line, once and in order,
-        whose bytes hold one of `needles`, found by a windowed byte search of the file
-        (nothing parsed); `on_progress(done, total)` in bytes after each window. Stops
-        early once `cancelled()`. Needs the complete index."""
+    def _hit_lines(self, needles: tuple[bytes, ...], cancelled: Callable[[], bool],
+                   on_progress: Callable[[int, int], None] | None = None
+                   ) -> Iterator[tuple[int, bytes, int]]:
+        """(line, window, window start) for each indexed line, once and in order, where
+        one of `needles` begins (wholly inside the indexed bytes), found by a windowed
+        byte search (nothing parsed; a hit moves the search on to the next line);
+        `on_progress(done, total)` in bytes after each window. Stops early once
+        `cancelled()`. Only one window's hits are held at a time."""
         needles = tuple(x for x in needles if x)
         if not self.size or not needles:
             return
+        offsets, last = self.offsets, self.line_count
+        limit = offsets[last]                 # the end of the indexed lines
         overlap = max(len(x) for x in needles) - 1
-        pos, seen, size, offsets = 0, 0, self.size, self.offsets
-        last = self.line_count
-        while pos < size:
+        pos, seen = 0, 0
+        while pos < limit:
             if cancelled():
                 return
-            end = min(size, pos + _SCAN_STEP)
-            block = self.scan_buf[pos:min(size, end + overlap)]
-            stop = end - pos + overlap
+            end = min(limit, pos + _SCAN_STEP)
+            block = self.scan_buf[pos:min(limit, end + overlap)]
             found: set[int] = set()
             for x in needles:
                 i = block.find(x, 0, end - pos + len(x) - 1)
@@ -489,15 +530,26 @@ class LedgerSource:
                     # the rest of this line adds nothing: search on from the next one
                     i = block.find(x, max(i + 1, offsets[n] - pos), end - pos + len(x) - 1)
             for n in sorted(found):
-                if n <= seen:
-                    continue
-                seen = n
-                lo, hi = offsets[n - 1] - pos, offsets[n] - pos
-                yield n, (_strip_end(block[lo:hi]) if lo >= 0 and hi <= stop
-                          else self.raw_bytes(n))
+                if n > seen:
+                    seen = n
+                    yield n, block, pos
             pos = end
             if on_progress is not None:
-                on_progress(pos, size)
+                on_progress(pos, limit)
+
+    def candidate_lines(self, needles: tuple[bytes, ...],
+                        cancelled: Callable[[], bool] = lambda: False,
+                        on_progress: Callable[[int, int], None] | None = None
+                        ) -> Iterator[tuple[int, bytes]]:
+        """(line, bytes as `raw_bytes` gives them) for each line, once and in order,
+        whose bytes hold one of `needles`, found by a windowed byte search of the file
+        (`_hit_lines`: nothing parsed); `on_progress(done, total)` in bytes after each
+        window. Stops early once `cancelled()`. Needs the complete index."""
+        offsets = self.offsets
+        for n, block, pos in self._hit_lines(needles, cancelled, on_progress):
+            lo, hi = offsets[n - 1] - pos, offsets[n] - pos
+            yield n, (_strip_end(block[lo:hi]) if lo >= 0 and hi <= len(block)
+                      else self.raw_bytes(n))
 
     def kind_lines(self, kind: str, cancelled: Callable[[], bool] = lambda: False,
                    on_progress: Callable[[int, int], None] | None = None) -> array:
@@ -517,6 +569,7 @@ class LedgerSource:
         for n, raw in self.candidate_lines((needle, b"\\"), cancelled, on_progress):
             if _kind_of(raw) == kind:
                 out.append(n)
+        release_freed()
         return out
 
     def scan(self, pred: Callable[[int, RowInfo], bool],
@@ -537,6 +590,7 @@ class LedgerSource:
                 out.append(n)
         if on_progress and not cancelled():
             on_progress(lc, lc)
+        release_freed()
         return out
 
     # ------------------------------------------------------------------ lifecycle

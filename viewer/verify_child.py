@@ -2,12 +2,12 @@
 memory is the child's.
 
 The child is this module run as a program, `python -m sealscope.viewer.verify_child
-PATH`: it calls `ledger.verify(PATH)`, writes progress to stderr as lines `done total`
-and the frozen `VerifyResult` (our own code's pickle) to stdout, and exits 0. The
-parent side is `verify_in_child`. With `--follow PATH` it opens a `follow.Follower`
-instead and writes `(result, snapshot)` for `follow_in_child`, so the tab can follow
-the file from where the child's walk ended. The child imports only `sealscope.core`
-(and `viewer.lazy`, through which it reads the follower; neither imports Textual).
+--follow PATH`: it opens a `follow.Follower` on PATH (`ledger.verify`'s walk), writes
+progress to stderr as lines `done total` and `(result, snapshot)` (our own code's
+pickle) to stdout, and exits 0. The parent side is `follow_in_child`: the tab takes
+`verify`'s result and follows the file from where the child's walk ended. The child
+imports only `sealscope.core` (and `viewer.lazy`, through which it reads the follower;
+neither imports Textual).
 """
 from __future__ import annotations
 
@@ -18,11 +18,10 @@ import threading
 from os import PathLike
 from collections.abc import Callable
 
-from sealscope.core import ledger
 from sealscope.core.ledger import VerifyResult
 from sealscope.viewer import lazy
 
-__all__ = ["Cancelled", "verify_in_child", "follow_in_child", "main"]
+__all__ = ["Cancelled", "follow_in_child", "main"]
 
 MODULE = "sealscope.viewer.verify_child"
 
@@ -31,20 +30,13 @@ class Cancelled(Exception):
     """The caller cancelled the work in progress."""
 
 
-def verify_in_child(path: str | PathLike[str], progress: Callable[[int, int], None],
-                    cancelled: Callable[[], bool]) -> VerifyResult | None:
-    """`ledger.verify(path)` in a child Python process, `progress(done, total)` called
-    as its stderr reports. Raises `Cancelled` when `cancelled()` turns true (the
-    child is killed); None when no child can run here or it did not finish."""
-    result = _run_child([str(path)], progress, cancelled)
-    return result if isinstance(result, VerifyResult) else None
-
-
 def follow_in_child(path: str | PathLike[str], progress: Callable[[int, int], None],
                     cancelled: Callable[[], bool]) -> tuple[VerifyResult, dict] | None:
-    """As `verify_in_child`, for a tab that follows its file: the child opens a
-    `follow.Follower` and returns `verify`'s result with the follower's snapshot,
-    which a follower here adopts (re-hashing the verified bytes) instead of walking."""
+    """`ledger.verify(path)` in a child Python process, `progress(done, total)` called
+    as its stderr reports: the child opens a `follow.Follower` and returns `verify`'s
+    result with the follower's snapshot, which a follower here adopts (re-hashing the
+    verified bytes) instead of walking. Raises `Cancelled` when `cancelled()` turns
+    true (the child is killed); None when no child can run here or it did not finish."""
     got = _run_child(["--follow", str(path)], progress, cancelled)
     if (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], VerifyResult)
             and isinstance(got[1], dict)):
@@ -94,22 +86,17 @@ def _report(done: int, total: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The child: verify the one path given, report progress, write the result."""
+    """The child: open a follower on the one path given, report progress, write the
+    result (and the follower's snapshot, when it did not latch an alarm)."""
     args = sys.argv[1:] if argv is None else argv
-    follow = args[:1] == ["--follow"]
-    if follow:
-        args = args[1:]
-    if len(args) != 1:
-        sys.stderr.write(f"usage: python -m {MODULE} [--follow] PATH\n")
+    if len(args) != 2 or args[0] != "--follow":
+        sys.stderr.write(f"usage: python -m {MODULE} --follow PATH\n")
         return 2
-    if follow:
-        f = lazy.Follower(args[0])
-        res = f.open(on_progress=_report)
-        whole = f.whole if f.whole is not None else res
-        out: object = (whole, f.snapshot()) if f.alarm is None else res
-        f.close()
-    else:
-        out = ledger.verify(args[0], on_progress=_report)
+    f = lazy.Follower(args[1])
+    res = f.open(on_progress=_report)
+    whole = f.whole if f.whole is not None else res
+    out: object = (whole, f.snapshot()) if f.alarm is None else res
+    f.close()
     sys.stdout.buffer.write(pickle.dumps(out))
     sys.stdout.flush()
     return 0

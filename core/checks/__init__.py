@@ -1,2 +1,93 @@
 """Every kind's own check (`sealscope check`, KINDS.md): one module per kind, each with
-`check(path, ctx) -> KindCheck`; `result.KindCheck` is what they return."""
+`check(path, ctx) -> KindCheck`; `result.KindCheck` is what they return.
+
+`run(paths, ctx)` classifies each path (`core.kinds.identify`, KINDS.md §1) and runs
+its kind's checker, imported by name when first needed, so a kind whose checker is
+not installed answers COULD NOT LOOK (`detail.error` naming the missing module) instead
+of failing the run. Stored verdicts named as PATHs join the `continuity_verify` rows of
+every ledger of the run (KINDS.md §5.3). A checker that raises could not look: the
+result is COULD NOT LOOK with `detail.error` the exception's class name (§0.1 rule 2),
+never a traceback.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Sequence
+from typing import Any
+
+from sealscope.core import kinds as _kinds
+from sealscope.core import verdict as _verdict
+from sealscope.core.checks.result import CheckContext, KindCheck
+
+__all__ = ["CHECKERS", "run", "check_path", "KindCheck", "CheckContext"]
+
+# evidence kind → the module under sealscope.core.checks that checks it
+CHECKERS = {
+    _kinds.LEDGER: "ledger_rows",
+    _kinds.SNAPSHOT: "seal_harn",
+    _kinds.HARN: "seal_harn",
+    _kinds.RECEIPT: "receipt_file",
+    _kinds.DISTILL_RECEIPT: "distill",
+    _kinds.PORTABLE_RECEIPT: "portable",
+    _kinds.CONTINUITY_VERDICT: "continuity_verdict",
+    _kinds.EVIDENCE_PACK: "pack",
+    _kinds.AUDIT_BUNDLE: "bundle",
+    _kinds.AAT_EXPORT: "aat",
+    _kinds.CALL_RECORD: "call_record",
+}
+
+
+def _none(found: _kinds.Identified) -> KindCheck:
+    return KindCheck(found.path, None, None, {"reason_word": found.reason_word},
+                     reason=found.reason)
+
+
+def _could_not(path: str, kind: str, error: str, why: str) -> KindCheck:
+    return KindCheck(path, kind, None, {"error": error}, reason=why)
+
+
+def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
+    """The check of one identified path. Never raises."""
+    if found.kind is None:
+        return _none(found)
+    name = CHECKERS.get(found.kind)
+    if name is None:   # pragma: no cover - every identified kind has a checker
+        return _could_not(found.path, found.kind, "NotImplementedError",
+                          f"no checker for {found.kind}")
+    try:
+        mod = importlib.import_module(f"sealscope.core.checks.{name}")
+    except ImportError as e:
+        return _could_not(found.path, found.kind, type(e).__name__,
+                          f"the {found.kind} checker is not available in this build")
+    try:
+        res: KindCheck = mod.check(found.path, ctx)
+    except Exception as e:   # noqa: BLE001 - a verifier that raises could not look (§0.1)
+        return _could_not(found.path, found.kind, type(e).__name__,
+                          f"the check could not finish: {type(e).__name__}")
+    if res.kind is None and res.detail.get("reason_word") is None:
+        res = dataclasses.replace(res, detail={**res.detail, "reason_word": "unreadable"})
+    return res
+
+
+def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck]:
+    """Check every path in order (KINDS.md §12: one result per path)."""
+    ctx = ctx or CheckContext()
+    found = [_kinds.identify(p) for p in paths]
+    verdicts = tuple(f.path for f in found if f.kind == _kinds.CONTINUITY_VERDICT)
+    ctx = dataclasses.replace(ctx, verdict_files=(*ctx.verdict_files, *(
+        v for v in verdicts if v not in ctx.verdict_files)))
+    return [check_path(f, ctx) for f in found]
+
+
+def exit_code(results: Sequence[KindCheck]) -> int:
+    """The run's exit code: the worst over its paths (1 over 3 over 0)."""
+    return _verdict.worst(r.exit_code for r in results)
+
+
+def summary(results: Sequence[KindCheck]) -> dict[str, Any]:
+    """Counts by verdict word, for a footer."""
+    out: dict[str, int] = {}
+    for r in results:
+        out[r.verdict] = out.get(r.verdict, 0) + 1
+    return out

@@ -32,6 +32,14 @@ class KindCheck(_verdict.Judged):
     def outcome(self) -> _verdict.Outcome:
         return _verdict.kind_check(self.ok, self.word)
 
+    @property
+    def rows_checked(self) -> list[dict[str, Any]]:
+        """A ledger's or call record's row checks (KINDS.md §11.2), in line order: each
+        `{"line", "check", "ok", "verdict", ...}` with its check's own fields; [] for
+        every other kind."""
+        rows = self.detail.get("rows_checked")
+        return list(rows) if isinstance(rows, list) else []
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON object `check --json` prints for this path."""
         out = self.outcome()

@@ -96,10 +96,15 @@ def _finding(code: str, message: str) -> Finding:
     return Finding(code, RULES[code][0], message)
 
 
-def worst_severity(findings: Iterable[Finding]) -> str | None:
-    """The most severe severity among findings ("high" first), None when there are none."""
-    best = None
+def worst_severity(findings: Iterable[Finding | Mapping[str, Any]]) -> str | None:
+    """The most severe severity among findings (`Finding`s, or their dicts as a report
+    holds them), by `SEVERITIES` ("high" first; an unknown one ranks last), None when
+    there are none: the one severity rank, which `verdict.harn` judges."""
+    best: str | None = None
     for f in findings:
-        if best is None or _RANK.get(f.severity, 9) < _RANK.get(best, 9):
-            best = f.severity
+        sev = f.get("severity") if isinstance(f, Mapping) else f.severity
+        if not isinstance(sev, str):
+            continue
+        if best is None or _RANK.get(sev, 9) < _RANK.get(best, 9):
+            best = sev
     return best

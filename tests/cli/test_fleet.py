@@ -63,7 +63,7 @@ def make_tree(root: Path) -> dict[str, str]:
     (root / "team-b" / "notes.txt").write_text("not a ledger\n")
     return {"team-a/honest.jsonl": "VERIFIED", "team-a/deep/tampered.jsonl": "BROKEN",
             "team-b/cut.jsonl": "BROKEN", "team-b/bounded.jsonl": "COULD NOT LOOK",
-            "team-b/liar-receipt.jsonl": "VERIFIED", "team-b/session.jsonl": "VERIFIED",
+            "team-b/liar-receipt.jsonl": "BROKEN", "team-b/session.jsonl": "VERIFIED",
             "team-b/dangling.jsonl": "COULD NOT LOOK"}
 
 
@@ -109,7 +109,7 @@ def test_local_fleet_lines_and_worst_exit(tree):
     entries = _by_name(entries, str(root))
     check_tree(entries, expected, root)
     assert summary["ledgers"] == 7
-    assert summary["verdicts"] == {"VERIFIED": 3, "BROKEN": 2, "COULD NOT LOOK": 2}
+    assert summary["verdicts"] == {"VERIFIED": 2, "BROKEN": 3, "COULD NOT LOOK": 2}
     assert summary["exit_code"] == 1 and summary["receipts_failed"] == 1
     # every entry carries exactly `verify --json`'s verdict fields for its file
     for name in ("team-a/deep/tampered.jsonl", "team-b/bounded.jsonl", "team-b/session.jsonl"):
@@ -122,13 +122,13 @@ def test_human_report_is_sorted_worst_first(tree):
     p = run("fleet", str(root))
     assert p.returncode == 1
     heads = [ln.split()[:2] for ln in p.stdout.splitlines() if not ln.startswith(" ")][:-1]
-    # exit code 1 first (two broken chains, a chain that holds but a receipt that fails),
-    # then could not look, then verified
-    assert [h[0] for h in heads] == ["BROKEN", "BROKEN", "VERIFIED", "COULD", "COULD",
+    # exit code 1 first (two broken chains, a chain that holds but a receipt that fails:
+    # BROKEN, as `export` judges that ledger), then could not look, then verified
+    assert [h[0] for h in heads] == ["BROKEN", "BROKEN", "BROKEN", "COULD", "COULD",
                                      "VERIFIED", "VERIFIED"], p.stdout
     assert heads[2][1].endswith("liar-receipt.jsonl")
     assert "  first failed receipt: line 2" in p.stdout
-    assert p.stdout.splitlines()[-1].startswith("7 ledgers: 3 verified, 2 broken, 2 could not")
+    assert p.stdout.splitlines()[-1].startswith("7 ledgers: 2 verified, 3 broken, 2 could not")
 
 
 def test_glob_and_file_sources(tree):
@@ -180,9 +180,10 @@ def test_hostile_text_cannot_break_a_json_line(tmp_path):
 
 def test_batches_keep_small_files_together_and_large_alone():
     sized = [(f"f{i}", 1000) for i in range(130)] + [("big", 100 << 20), ("unknown", None)]
-    batches, large = plan_batches(sized, batch_files=64)
-    assert large == ["big"]
-    assert [len(b) for b in batches] == [64, 64, 3]
+    plan = plan_batches(sized, batch_files=64)
+    assert plan.large == ["big"]
+    assert [len(b) for b in plan.batches] == [64, 64, 3]
+    assert plan.small_bytes == 130_000 and plan.sizes["unknown"] is None
 
 
 def test_worst_first_orders_by_code_then_breaks():

@@ -102,8 +102,13 @@ def test_corrupted_foreign_and_old_checkpoints_are_ignored_with_a_note(tmp_path)
         assert r.returncode == 0, kind
         lines = r.stdout.splitlines()
         assert lines[0] == f"VERIFIED  {p}  rows=5 chained=5 prechain=0 breaks=0 scope=full"
-        assert len(lines) == 2 and lines[1].startswith(f"  note: checkpoint {cp} {words}")
+        assert lines[1].startswith(f"  note: checkpoint {cp} {words}")
         assert lines[1].endswith("; verified in full")
+        if kind == "corrupted":  # not a checkpoint: kept, never replaced (issue 32)
+            assert len(lines) == 3 and "is kept: it is not a sealscope checkpoint" in lines[2]
+            cp.unlink()
+            continue
+        assert len(lines) == 2
         # and a good checkpoint replaced it
         r = run("verify", str(p), "--incremental", "--checkpoint", str(cp), cache=tmp_path)
         assert "unchanged since checkpoint (prefix hash matched)" in r.stdout

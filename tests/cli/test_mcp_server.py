@@ -85,7 +85,7 @@ def test_mcp_session(client, tmp_path):
     tools = client.request("tools/list")["result"]["tools"]
     names = [t["name"] for t in tools]
     assert names == ["continuity_snapshot", "verify_continuation", "diff_seals",
-                     "drop_receipt", "verify_ledger"]
+                     "drop_receipt", "verify_ledger", "check"]
     snap_tool = tools[0]
     assert snap_tool["inputSchema"]["required"] == ["manifest"]
     assert set(snap_tool["inputSchema"]["properties"]) == {"manifest", "label", "ledger_path"}

@@ -175,3 +175,29 @@ def test_unreadable_ledger_and_usage(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "sealscope", "watch", "x", "--interval", "0"],
                          capture_output=True, text=True, timeout=WAIT, check=False)
     assert bad.returncode == 2 and "must be positive" in bad.stderr
+
+
+def test_a_partial_last_line_ends_with_verifys_verdict(tmp_path):
+    """While watching, a fragment without its line break is held back; once the watch
+    ends it is the file's last line, as `verify` reads it (issue 28: watch ended
+    VERIFIED 0 on a file verify calls BROKEN 1)."""
+    p = _ledger(tmp_path / "l.jsonl", 6)
+    data = p.read_bytes()
+    p.write_bytes(data[: len(data) - 20])          # `head -c`: the last row cut mid-line
+    tail = len(data) - 20 - len(b"".join(data.splitlines(keepends=True)[:5]))
+    want = subprocess.run([sys.executable, "-m", "sealscope", "verify", str(p), "--json"],
+                          capture_output=True, text=True, timeout=WAIT, check=False)
+    assert (json.loads(want.stdout)["verdict"], want.returncode) == ("BROKEN", 1)
+    w = Watch(str(p), "--json", "--interval", "0.05")
+    (opened,) = w.until(_event("open"))
+    assert opened["verdict"] == "VERIFIED" and opened["rows"] == 5  # the held-back line
+    code, rest = w.stop()
+    assert code == want.returncode
+    assert rest[-1] == {"event": "stopped", "exit_code": 1, "verdicts": {str(p): "BROKEN"},
+                        "partial_bytes": {str(p): tail}}
+    w = Watch(str(p), "--interval", "0.05")
+    w.until(lambda line: "following" in line)
+    code, rest = w.stop()
+    assert code == 1
+    stopped = f"stopped: BROKEN  {p}  rows=5 (+0 while watched)  a partial last line "
+    assert rest == [stopped + f"({tail:,} bytes)", "  first break: line 6: unparseable"]

@@ -184,3 +184,22 @@ def test_adopting_a_snapshot_from_another_process(tmp_path):
     p.write_bytes(p.read_bytes().replace(b'"i": 0,', b'"i": 5,', 1))
     g.adopt(snap)
     assert g.alarm.kind == "rewritten" and g.result.ok is False
+
+
+def test_final_is_verifys_verdict_of_the_whole_file_a_partial_line_included(tmp_path):
+    p = tmp_path / "l.jsonl"
+    _ledger(p, 4)
+    whole = p.read_bytes()
+    last = whole.rstrip(b"\n").rsplit(b"\n", 1)[1] + b"\n"
+    p.write_bytes(whole[: len(whole) - 10])        # the last row cut mid-line
+    f = F.Follower(p)
+    assert f.open().verdict == "VERIFIED"          # while following: the complete lines
+    end = f.final()
+    assert end is not None and end.partial == len(last) - 10
+    assert end.result == L.verify(p) and end.result.verdict == "BROKEN"
+    with open(p, "ab") as fh:                      # the writer finishes the line
+        fh.write(whole[len(whole) - 10:])
+    end = f.final()
+    assert end is not None and end.partial == 0 and end.result.verdict == "VERIFIED"
+    assert end.result == L.verify(p) and f.result.rows == 4
+    f.close()

@@ -1,6 +1,8 @@
 """core.verdict: every result's word and exit code, on the sample files."""
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -191,4 +193,67 @@ def test_a_ledger_is_broken_by_a_receipt_that_fails_on_its_own_not_by_a_bounded_
     bounded = {"ok": True, "verified_scope": "bounded_no_content"}
     assert verdict.ledger(res, [bounded]) == ("VERIFIED", 0)
     assert verdict.ledger(res, [bounded, {"ok": False}]) == ("BROKEN", 1)
-    assert verdict.ledger(res, [{"ok": False}]).exit_code == verdict.ledger_audit(res, 1).exit_code
+    assert verdict.ledger(res, [{"ok": False}]) == ("BROKEN", 1)
+    assert not hasattr(verdict, "ledger_audit")  # one rule: a fleet entry judged as export
+
+
+def _verdict_words() -> list[str]:
+    return [getattr(verdict, n) for n in verdict.__all__
+            if n.isupper() and isinstance(getattr(verdict, n), str)]
+
+
+def _spelled(path: Path) -> list[tuple[int, str]]:
+    """(line, word) for each verdict word a module spells in a string of its own, alone
+    or inside a longer one ("BROKEN line 2"); docstrings are prose and do not count, nor
+    does `verdict.BROKEN` in an f-string (a name, not a spelling)."""
+    words = sorted(map(re.escape, _verdict_words()), key=len, reverse=True)
+    pat = re.compile(r"(?<![A-Za-z_])(" + "|".join(words) + r")(?![A-Za-z_])")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [(n.lineno, m.group(1)) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+            for m in pat.finditer(n.value)]
+
+
+def test_spelled_finds_words_inside_longer_strings(tmp_path):
+    mod = tmp_path / "m.py"
+    mod.write_text('"""VERIFIED in prose."""\nA = f"{verdict.BROKEN} x"\nB = "BROKEN line 2"\n'
+                   'C = "INVALIDATED"\nD = "self:FAIL"\n')
+    assert _spelled(mod) == [(3, "BROKEN"), (5, "FAIL")]
+
+
+def test_cli_spells_no_verdict_word():
+    """cli/ shows verdict words only by reading `core.verdict`'s constants."""
+    found = {p.relative_to(ROOT).as_posix(): hits
+             for p in sorted((ROOT / "cli").rglob("*.py")) if (hits := _spelled(p))}
+    assert found == {}
+
+
+def test_cli_returns_no_literal_exit_code():
+    """cli/ names exit codes by `verdict.HELD/WRONG/USAGE/COULD_NOT`, never 0/1/2/3."""
+    pat = re.compile(r"^\s*(return|raise SystemExit\(|sys\.exit\()\s*[0-3]\b", re.M)
+    found = {p.relative_to(ROOT).as_posix(): pat.findall(p.read_text(encoding="utf-8"))
+             for p in sorted((ROOT / "cli").rglob("*.py"))}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_code_of_is_the_code_each_word_is_given():
+    assert set(verdict._CODE) == set(_verdict_words())
+    given = [verdict.chain(ledger.verify(SAMPLES / n)) for n in
+             ("session.jsonl", "tampered.jsonl", "declared-break.jsonl")]
+    given += [verdict.seal(s) for s in ("ok", "invalid", "unreadable")]
+    given += [verdict.continuation({"valid": True, "comparison": c})
+              for c in ("exact_match", "containment_only", "other")]
+    given += [verdict.continuation({"valid": False}), verdict.recompute({"ok": False}),
+              verdict.recompute({"ok": True}), verdict.harn("high"), verdict.harn("medium"),
+              verdict.harn(None), verdict.harn_seal(1, 0, None), verdict.harn_seal(1, 1, None),
+              verdict.harn_seal(0, 1, None)]
+    for out in given:
+        assert verdict.code_of(out.verdict) == out.exit_code, out
+    assert verdict.code_of("REVIEW") == 0  # a medium finding passes; its tone is warn
+    assert verdict.code_of("no such word") == verdict.COULD_NOT
+
+
+def test_severity_orders_worst_first():
+    assert sorted([0, 3, 1, 9], key=verdict.severity, reverse=True) == [1, 9, 3, 0]

@@ -19,7 +19,7 @@ from pytest_textual_snapshot import SVGImageExtension
 from textual.widgets import DataTable
 
 from sealscope.core.digest import item_digest
-from sealscope.viewer import demo, demo_story as story
+from sealscope.viewer import demo, demo_script, demo_story as story
 from sealscope.viewer.demo import DemoApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.seal_diff import SealDiffScreen
@@ -46,7 +46,7 @@ wait_for = functools.partial(until, what="the demo never got there", rounds=ROUN
 # --------------------------------------------------------------------------- per step
 
 def _ledger(app):
-    tab = demo.ledger_tab(app)
+    tab = demo_script.ledger_tab(app)
     assert tab is not None
     return tab
 
@@ -68,7 +68,7 @@ def after_receipt(app):
 
 
 def after_seal(app):
-    seal = demo.seal_tab(app, story.SEAL_DAY1)
+    seal = demo_script.seal_tab(app, story.SEAL_DAY1)
     assert seal is not None and text_of(seal.query_one("#seal-banner")).startswith(
         " SEAL VALID ")
     tab = _ledger(app)
@@ -278,7 +278,7 @@ async def test_an_error_in_a_beat_is_named_and_the_workspace_removed(tmp_path):
     async def boom(app):
         raise RuntimeError("the disk is gone")
     steps = [demo.STEPS[0], demo.Step("boom", "it breaks", (demo.Beat(("z",), boom),),
-                                      demo.check_end)]
+                                      demo_script.check_end)]
     app = DemoApp(speed=FAST, steps=steps, workspace_parent=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.return_code is not None)

@@ -59,13 +59,13 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
         assert dict(_shown(tab)) == expected
         assert tab.table.row_count == len(expected)
         liar = [p for p, _v in _shown(tab)].index("team-b/liar-receipt.jsonl")
-        assert _cell_texts(tab, liar) == [" VERIFIED ", "2", "0", "1", "0",
+        assert _cell_texts(tab, liar) == [" BROKEN ", "2", "0", "1", "0",
                                           _cell_texts(tab, liar)[5], "team-b/liar-receipt.jsonl"]
         assert not app.check_action("export", ())   # a folder has no one report to write
         await pilot.press("s")                          # sort by verdict: worst first
         assert tab.order == (0, False)
-        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 2 + ["COULD NOT LOOK"] * 2 + \
-            ["VERIFIED"] * 3
+        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 3 + ["COULD NOT LOOK"] * 2 + \
+            ["VERIFIED"] * 2
         assert [p for p, _v in _shown(tab)][:2] == ["team-a/deep/tampered.jsonl",
                                                      "team-b/cut.jsonl"]
         await pilot.press("s")                          # by rows, most first
@@ -79,8 +79,9 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
         await pilot.press("v")                          # only BROKEN
         assert tab.verdict_filter == "BROKEN"
         assert sorted(p for p, _v in _shown(tab)) == ["team-a/deep/tampered.jsonl",
-                                                      "team-b/cut.jsonl"]
-        assert tab.table.row_count == 2
+                                                      "team-b/cut.jsonl",
+                                                      "team-b/liar-receipt.jsonl"]
+        assert tab.table.row_count == 3
         await pilot.press("S")                          # broken, worst first again
         row = [p for p, _v in _shown(tab)].index("team-a/deep/tampered.jsonl")
         tab.table.move_cursor(row=row)
@@ -174,7 +175,7 @@ async def test_a_fleet_of_more_than_one_batch_runs_on_the_process_pool(tmp_path,
     for i in range(n):
         for j in range(2):
             ledger.append(tmp_path / "many" / f"l{i:03d}.jsonl", {"i": i, "j": j})
-    assert len(fleet.plan_batches(fleet.walk(["many"]))[0]) == 2
+    assert len(fleet.plan_batches(fleet.walk(["many"])).batches) == 2
     app = SealscopeApp([Path("many")])
     async with app.run_test(size=SIZE) as pilot:
         tab = app.current_tab()

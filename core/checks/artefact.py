@@ -1,0 +1,160 @@
+"""Artefact bindings (KINDS.md §6, FORMATS.md §4): a ledger row whose `artefact` is an
+object, and the held-artefact check against `--artefacts DIR`.
+
+First the offline leg, in the reference's order: the binding is an object; its `digest`
+a string of four `:` parts (else `malformed_digest`); algorithm `sha256`
+(`unknown_algorithm`), recipe `raw-bytes` or `json-c14n` (`unknown_recipe`), version
+`v1` (`unknown_recipe_version`), a hex part of exactly 64 characters matching
+`^[0-9a-fA-F]+$` — whose `$` also matches before one final newline, so 63 hex digits and
+`\\n` pass, as the reference's do (`malformed_digest`); then `subject` an object,
+`subject.digest` an object, `subject.digest.sha256` a string, each when present
+(`malformed_digest`), equal to the hex part case-insensitively
+(`subject_digest_mismatch`). The binding's own `recipe` field is never read.
+
+Then, only when that passed, the held leg: a regular file directly in the folder is
+recomputed by the digest's recipe (raw-bytes: its bytes; json-c14n: its Python-parsed
+UTF-8 JSON, canonicalised; a file that does not parse cannot match). A usable
+`subject.name` (a non-empty string, not a URL) naming a file of the folder decides
+alone: `match` or `mismatch`; otherwise any file of the folder with that digest is a
+`match`, none `not_held` — as is everything with no folder. No URL is ever fetched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from typing import Any
+
+from sealscope.core import lines as _lines
+from sealscope.core import verdict as _verdict
+from sealscope.core.jsonio import dumps_canonical, loads
+
+__all__ = ["verify_artefact", "held_state", "row_entry", "NOT_HELD_BOUND"]
+
+NOT_HELD_BOUND = "artefact not held"
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_RECIPES = {"raw-bytes": ("v1",), "json-c14n": ("v1",)}
+_HELD_LIMIT = 256 << 20  # a held artefact larger than this is not read (cannot match)
+
+
+def verify_artefact(artefact: Any) -> dict[str, Any]:
+    """The offline leg: `{"verdict", "digest_ok", "reason", "recipe", "refetch",
+    "notes"}` (rules in the module docstring). Never raises."""
+    notes: list[str] = []
+    out: dict[str, Any] = {
+        "verdict": None,
+        "digest_ok": False,
+        "reason": None,
+        "recipe": None,
+        "refetch": "skipped",
+        "notes": notes,
+    }
+
+    def fail(reason: str, note: str) -> dict[str, Any]:
+        out["reason"] = out["verdict"] = reason
+        notes.append(note)
+        return out
+
+    if not isinstance(artefact, dict):
+        return fail(
+            "malformed_digest", f"artefact must be an object, got {type(artefact).__name__}"
+        )
+    ds = artefact.get("digest")
+    if "digest" not in artefact or not isinstance(ds, str) or len(ds.split(":")) != 4:
+        return fail("malformed_digest", "unparseable artefact digest")
+    algo, recipe, ver, hexd = ds.split(":")
+    out["recipe"] = f"{algo}:{recipe}:{ver}"
+    if algo != "sha256":
+        return fail("unknown_algorithm", f"unknown digest algorithm {algo!r}")
+    if recipe not in _RECIPES:
+        return fail("unknown_recipe", f"unknown recipe {recipe!r}")
+    if ver not in _RECIPES[recipe]:
+        return fail("unknown_recipe_version", f"recipe {recipe} version {ver} is not reproducible")
+    if len(hexd) != 64 or not _HEX.match(hexd):
+        return fail("malformed_digest", "digest hex is not 64 hex characters for sha256")
+    subj = artefact.get("subject")
+    if subj is not None and not isinstance(subj, dict):
+        return fail("malformed_digest", "subject is present but is not an object")
+    sd = (subj or {}).get("digest")
+    if sd is not None and not isinstance(sd, dict):
+        return fail("malformed_digest", "subject.digest is present but is not an object")
+    sh = (sd or {}).get("sha256")
+    if sh is not None and not isinstance(sh, str):
+        return fail("malformed_digest", "subject.digest.sha256 is not a string")
+    if sh is not None and sh.casefold() != hexd.casefold():
+        return fail(
+            "subject_digest_mismatch",
+            "subject.digest.sha256 does not match the digest string's hex",
+        )
+    out["digest_ok"] = True
+    out["verdict"] = "digest_consistent"
+    return out
+
+
+def _held_hex(path: str, recipe: str) -> str | None:
+    """The sha256 hex of a held file by `recipe`; None when it cannot be recomputed."""
+    try:
+        with _lines.open_regular(path) as fh:
+            data = fh.read(_HELD_LIMIT + 1)
+    except OSError:
+        return None
+    if len(data) > _HELD_LIMIT:
+        return None
+    if recipe == "json-c14n":
+        try:
+            data = dumps_canonical(loads(data.decode("utf-8")))
+        except (ValueError, RecursionError):
+            return None
+    return hashlib.sha256(data).hexdigest()
+
+
+def _usable_name(subject: Any) -> str | None:
+    name = subject.get("name") if isinstance(subject, dict) else None
+    if not isinstance(name, str) or not name or name.startswith(("http://", "https://")):
+        return None
+    base = os.path.basename(name)
+    return base or None
+
+
+def held_state(artefact: dict[str, Any], folder: str | None) -> str:
+    """`match`, `mismatch` or `not_held` of a binding whose offline leg passed."""
+    if folder is None:
+        return "not_held"
+    _alg, recipe, _ver, hexd = artefact["digest"].split(":")
+    want = hexd.strip().lower()
+    name = _usable_name(artefact.get("subject"))
+    if name is not None:
+        named = os.path.join(folder, name)
+        if os.path.isfile(named):
+            return "match" if _held_hex(named, recipe) == want else "mismatch"
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return "not_held"
+    for n in names:
+        full = os.path.join(folder, n)
+        if os.path.isfile(full) and _held_hex(full, recipe) == want:
+            return "match"
+    return "not_held"
+
+
+def row_entry(line: int, artefact: dict[str, Any], folder: str | None) -> dict[str, Any]:
+    """The `rows_checked` entry of one artefact binding (KINDS.md §6.3)."""
+    res = verify_artefact(artefact)
+    held = held_state(artefact, folder) if res["digest_ok"] else "not_held"
+    ok = bool(res["digest_ok"])
+    word = _verdict.BROKEN if not ok or held == "mismatch" else _verdict.VERIFIED
+    subject = artefact.get("subject")
+    return {
+        "line": line,
+        "check": "artefact",
+        "ok": ok,
+        "verdict": word,
+        "artefact_verdict": res["verdict"],
+        "reason": res["reason"],
+        "held": held,
+        "digest": artefact.get("digest"),
+        "name": subject.get("name") if isinstance(subject, dict) else None,
+        "bound": NOT_HELD_BOUND if word == _verdict.VERIFIED and held == "not_held" else "",
+    }

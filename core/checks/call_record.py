@@ -1,0 +1,148 @@
+"""Call records (`call-record`, KINDS.md §7): the MCP servers' `*.calls.jsonl`, one
+hash-chained row per `tools/call`, and the `call-args` check of every call row.
+
+The file check is the reference's call-record verifier (quirk 48: not the ledger's
+walk): the file read as text — UTF-8 with `surrogatepass`, universal newlines, so LF,
+CRLF and a lone CR all end a line — walking the ledger chain from `genesis`, blank
+lines skipped; a line that does not parse stops it (`unparseable line`), a row that is
+not an object or whose `chain` is not the link from the previous one stops it (`chain
+mismatch`, so an unchained first row breaks too). Bytes that are not UTF-8 make the
+reference raise `UnicodeDecodeError`: COULD NOT LOOK, `detail.error` naming it. A chain
+that held over no row at all has nothing to vouch for (COULD NOT LOOK).
+
+A call row's `args_digest` is the sha256 hex of `json.dumps(args, sort_keys=True,
+separators=(",", ":"), default=str)` — ASCII-escaped, not json-c14n (quirk 49) — and
+`args_bytes` that dump's length in characters. With `args` inline both must reproduce
+(`match` VERIFIED, else `mismatch` BROKEN); `args` null or absent (the writer leaves
+out a dump over 4096 characters) is `not_inline`, COULD NOT LOOK.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from typing import Any
+
+from sealscope.core import lines as _lines
+from sealscope.core import verdict as _verdict
+from sealscope.core.checks.result import CheckContext, KindCheck
+from sealscope.core.ledger import GENESIS, link
+
+__all__ = ["verify_call_record", "args_digest", "is_call_row", "row_entry", "check"]
+
+KIND = "call-record"
+
+
+def verify_call_record(path: str) -> dict[str, Any]:
+    """`{"ok", "rows", "first_break", "note"}` of a call-record file (rules in the
+    module docstring). Raises UnicodeDecodeError on bytes that are not UTF-8, OSError
+    when the file cannot be read."""
+    prev: Any = GENESIS
+    rows = 0
+    with io.TextIOWrapper(
+        _lines.open_regular(path), encoding="utf-8", errors="surrogatepass"
+    ) as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:  # RecursionError propagates: the reference raises it too
+                return {"ok": False, "rows": rows, "first_break": n, "note": "unparseable line"}
+            if not isinstance(row, dict) or row.get("chain") != link(prev, row):
+                return {"ok": False, "rows": rows, "first_break": n, "note": "chain mismatch"}
+            prev = row["chain"]
+            rows += 1
+    return {"ok": True, "rows": rows, "first_break": None, "note": None}
+
+
+def args_digest(args: Any) -> tuple[str, int]:
+    """(sha256 hex, character count) of the writer's args dump."""
+    dump = json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(dump.encode("utf-8", "surrogatepass")).hexdigest(), len(dump)
+
+
+def is_call_row(row: Any) -> bool:
+    """An object row with `op` `tool_call` and a key `args_digest`."""
+    return isinstance(row, dict) and row.get("op") == "tool_call" and "args_digest" in row
+
+
+def row_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
+    """The `call-args` entry of one call row (KINDS.md §7.3)."""
+    args = row.get("args")
+    base = {"line": line, "check": "call-args", "tool": row.get("tool")}
+    if args is None:
+        return {**base, "ok": None, "verdict": _verdict.COULD_NOT_LOOK, "args": "not_inline"}
+    try:
+        digest, size = args_digest(args)
+    except (ValueError, TypeError, RecursionError):
+        digest, size = None, None
+    ok = (
+        digest is not None
+        and digest == row.get("args_digest")
+        and type(row.get("args_bytes")) is int
+        and size == row.get("args_bytes")
+    )
+    return {
+        **base,
+        "ok": ok,
+        "verdict": _verdict.VERIFIED if ok else _verdict.BROKEN,
+        "args": "match" if ok else "mismatch",
+    }
+
+
+def check(path: str, ctx: CheckContext) -> KindCheck:
+    """Check a call record (KINDS.md §7.4)."""
+    from sealscope.core.checks.ledger_rows import rows_checked, worst_word
+
+    try:
+        rec = verify_call_record(path)
+    except UnicodeDecodeError:
+        return KindCheck(
+            path,
+            KIND,
+            None,
+            {"error": "UnicodeDecodeError"},
+            reason="not UTF-8 (the reference's call-record verifier raises UnicodeDecodeError)",
+        )
+    except OSError as e:
+        return KindCheck(
+            path,
+            None,
+            None,
+            {"reason_word": "unreadable"},
+            reason=f"cannot read {path}: {e.strerror or e}",
+        )
+    entries = rows_checked(path, ctx, calls_only=True)
+    if rec["ok"] is False:
+        chain_word = _verdict.BROKEN
+    elif rec["ok"] and rec["rows"]:
+        chain_word = _verdict.VERIFIED
+    else:
+        chain_word = _verdict.COULD_NOT_LOOK
+    word = worst_word([chain_word, *(e["verdict"] for e in entries)])
+    if rec["ok"] is False:
+        reason = f"line {rec['first_break']}: {rec['note']}"
+    elif not rec["rows"]:
+        reason = "no call rows"
+    else:
+        reason = _entries_reason(entries) or f"{rec['rows']} call row(s) chained"
+    return KindCheck(
+        path,
+        KIND,
+        rec["ok"],
+        {"call_record": rec, "rows_checked": entries},
+        word=word,
+        reason=reason,
+    )
+
+
+def _entries_reason(entries: list[dict[str, Any]]) -> str:
+    bad = [e for e in entries if e["verdict"] != _verdict.VERIFIED]
+    if not bad:
+        return ""
+    e = bad[0]
+    return f"line {e['line']}: args {e['args']}" + (
+        f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
+    )

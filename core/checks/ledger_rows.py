@@ -1,0 +1,184 @@
+"""A plain ledger under `check` (KINDS.md §11): the chain exactly as `verify` walks it
+(non-strict), plus one `rows_checked` entry for every row with a check of its own.
+
+Rows are read as the `receipts` verb reads them (split on LF, stripped, Python-parsed,
+undecodable bytes replaced); for every object row, in line order, each check that
+applies adds an entry, in this order within the row: `compaction-receipt` (`kind`
+`compaction_receipt`, `verify_receipt(row)` with no content), `distill-receipt`
+(`kind` `distill_receipt`), `continuity-verify` (`kind` `continuity_verify`, joined to
+the held verdicts), `artefact` (an object `artefact`), `call-args` (`op` `tool_call`
+with `args_digest`). A row's checks run whether or not the chain holds at it. The path's
+`ok` is the chain's; its word the worst of the chain's and every entry's (BROKEN over
+COULD NOT LOOK over VERIFIED).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sealscope.core import ledger as _ledger
+from sealscope.core import receipt as _receipt
+from sealscope.core import verdict as _verdict
+from sealscope.core.checks import artefact as _artefact
+from sealscope.core.checks import call_record as _calls
+from sealscope.core.checks import continuity_verdict as _cv
+from sealscope.core.checks import distill as _distill
+from sealscope.core.checks.receipt_file import raised
+from sealscope.core.checks.result import CheckContext, KindCheck
+
+__all__ = ["rows_checked", "worst_word", "check", "row_entries"]
+
+KIND = "ledger"
+_RANK = {_verdict.VERIFIED: 0, _verdict.COULD_NOT_LOOK: 1, _verdict.BROKEN: 2}
+
+
+def worst_word(words: Iterable[str]) -> str:
+    """The worst of verdict words: BROKEN over COULD NOT LOOK over VERIFIED."""
+    return max(words, key=lambda w: _RANK.get(w, 2), default=_verdict.VERIFIED)
+
+
+def _receipt_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
+    res = _receipt.verify_receipt(row)
+    base = {"line": line, "check": "compaction-receipt"}
+    if raised(row, res):
+        return {
+            **base,
+            "ok": None,
+            "verdict": _verdict.COULD_NOT_LOOK,
+            "self_consistent": None,
+            "schema": None,
+            "verified_scope": None,
+            "error": "ValueError",
+        }
+    return {
+        **base,
+        "ok": res.ok,
+        "verdict": _verdict.VERIFIED if res.ok else _verdict.BROKEN,
+        "self_consistent": res.self_consistent,
+        "schema": res.schema,
+        "verified_scope": res.verified_scope,
+        "note": "" if res.ok else (res.notes[0] if res.notes else ""),
+    }
+
+
+def _distill_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
+    res = _distill.verify_drop_receipt(row)
+    return {
+        "line": line,
+        "check": "distill-receipt",
+        "ok": res["ok"],
+        "verdict": _verdict.VERIFIED if res["ok"] else _verdict.BROKEN,
+        "verified_scope": res["verified_scope"],
+    }
+
+
+def row_entries(
+    line: int,
+    row: Any,
+    ctx: CheckContext,
+    held: list[_cv.HeldVerdict] | None = None,
+    calls_only: bool = False,
+) -> list[dict[str, Any]]:
+    """Every `rows_checked` entry of one parsed row, in KINDS.md §11.2's order."""
+    if not isinstance(row, dict):
+        return []
+    out: list[dict[str, Any]] = []
+    kind = row.get("kind")
+    if not calls_only:
+        if kind == _receipt.KIND:
+            out.append(_receipt_entry(line, row))
+        if kind == "distill_receipt":
+            out.append(_distill_entry(line, row))
+        if kind == "continuity_verify":
+            out.append(
+                _cv.row_entry(line, row, held if held is not None else _cv.held_verdicts(ctx))
+            )
+        if isinstance(row.get("artefact"), dict):
+            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts))
+    if _calls.is_call_row(row):
+        out.append(_calls.row_entry(line, row))
+    return out
+
+
+def rows_checked(path: str, ctx: CheckContext, *, calls_only: bool = False) -> list[dict[str, Any]]:
+    """Every `rows_checked` entry of a ledger or call record, in line order. OSError
+    when the file cannot be read."""
+    held: list[_cv.HeldVerdict] | None = None
+    out: list[dict[str, Any]] = []
+    for line, row in _ledger.iter_rows(path):
+        if (
+            not calls_only
+            and held is None
+            and isinstance(row, dict)
+            and row.get("kind") == "continuity_verify"
+        ):
+            held = _cv.held_verdicts(ctx)
+        out.extend(row_entries(line, row, ctx, held, calls_only))
+    return out
+
+
+def _what(e: dict[str, Any]) -> str:
+    """A failing or undecided entry in a few words."""
+    check = e["check"]
+    if check == "compaction-receipt":
+        return "raised " + str(e["error"]) if e.get("error") else (e.get("note") or "fails")
+    if check == "distill-receipt":
+        return f"inconsistent ({e['verified_scope']})"
+    if check == "artefact":
+        return str(e["artefact_verdict"] if not e["ok"] else f"held {e['held']}")
+    return str(e.get("match") or e.get("args") or "")
+
+
+def _reason(res: _ledger.VerifyResult, entries: list[dict[str, Any]]) -> str:
+    bad = [e for e in entries if e["verdict"] != _verdict.VERIFIED]
+    chain = res.reason()
+    if bad:
+        e = bad[0]
+        what = _what(e)
+        more = f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
+        row = f"line {e['line']}: {e['check']} {what}".rstrip() + more
+        return f"{chain}; {row}" if chain else row
+    return chain
+
+
+def bound_of(res: _ledger.VerifyResult, entries: list[dict[str, Any]]) -> str:
+    """The bounds the VERIFIED entries held within, named once each."""
+    parts: list[str] = []
+    receipts = [e for e in entries if e["check"] == "compaction-receipt"]
+    note = _verdict.scope_note(receipts)
+    if note and any(_verdict.bounded(e) for e in receipts):
+        parts.append(note)
+    if any(e["check"] == "distill-receipt" and e["ok"] for e in entries):
+        parts.append("distill receipts " + _distill.BOUND)
+    held = sum(1 for e in entries if e["check"] == "artefact" and e.get("bound"))
+    if held:
+        parts.append(f"{_verdict.plural(held, 'artefact')} not held")
+    return "; ".join(parts)
+
+
+def check(path: str, ctx: CheckContext) -> KindCheck:
+    """Check a plain ledger (KINDS.md §11.1–§11.2)."""
+    res = _ledger.verify(path)
+    detail: dict[str, Any] = res.to_dict()
+    if res.unreadable:
+        detail["rows_checked"] = []
+        return KindCheck(
+            path, KIND, res.ok, detail, word=_verdict.COULD_NOT_LOOK, reason=res.reason()
+        )
+    try:
+        entries = rows_checked(path, ctx)
+    except OSError as e:
+        entries = []
+        detail["rows_error"] = e.strerror or type(e).__name__
+    detail["rows_checked"] = entries
+    word = worst_word([res.verdict, *(e["verdict"] for e in entries)])
+    return KindCheck(
+        path,
+        KIND,
+        res.ok,
+        detail,
+        word=word,
+        bound=bound_of(res, entries) if word == _verdict.VERIFIED else "",
+        reason=_reason(res, entries),
+    )

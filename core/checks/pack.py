@@ -1,0 +1,917 @@
+"""Evidence packs (`evidence-pack`, a folder or a zip; KINDS.md §8): the ten checks,
+in order, with the reference's own verdict words.
+
+A zip is read in place (`zipread`), never extracted: refused before reading as
+`zipread` says (`pack zip`: BROKEN for names that are not plain or occur twice,
+COULD NOT LOOK `bounded` or `unreadable`), else its entries are checked exactly as
+a folder's files, and the result gains `zip: {entries, sha256}`.
+
+A folder (or the zip's entries): `manifest.json` missing → COULD NOT LOOK `missing`,
+not UTF-8 JSON or not an object → `unreadable` (one check `manifest`). Otherwise, in
+order: `file hashes`, `records chain and head`, `window rows equal their records
+lines`, `build-time findings`, `manifest hash`, `aat export`, `mandate rows`,
+`second-read receipt`, `re-derived fields and prose`, `pins` (their rules are each
+function's docstring). The pack's word is the worst (BROKEN over COULD NOT LOOK over
+VERIFIED); `reason_word` and its fellows come from the first COULD NOT LOOK check.
+`check` takes no witness file and uses no network: a listed local pin is COULD NOT
+LOOK `missing`, a remote one `network`.
+
+Where sealscope re-derives less than the reference, the check says so in its `note`
+and never says more than the reference would: the two pages (README.md,
+ARTICLE_12_SUMMARY.md) are held to their listed hashes rather than re-rendered; an
+`aat` section is re-verified by its own chain and head, not rebuilt from the
+records; a `mandate` or `readings` section is COULD NOT LOOK `bounded` (not rebuilt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from sealscope.core import ledger as _ledger
+from sealscope.core.checks import pack_derive as D
+from sealscope.core.checks import zipread as Z
+from sealscope.core.checks.aat import export_lines, verify_aat_bytes
+from sealscope.core.checks.result import CheckContext, KindCheck
+
+__all__ = ["KIND", "CHECKS", "verify_members", "members", "verify_pack", "check",
+           "unit_subjects"]
+
+KIND = "evidence-pack"
+VERIFIED, BROKEN, COULD_NOT_LOOK = D.VERIFIED, D.BROKEN, D.COULD_NOT_LOOK
+MANIFEST, MANIFEST_SHA, RECORDS, WINDOW = (
+    "manifest.json",
+    "manifest.sha256",
+    "records.jsonl",
+    "window.jsonl",
+)
+CNL_FILE, INTEGRITY = "could_not_look.json", "integrity.json"
+CNL_FIELDS = ("looked_for", "where", "reason_word", "reason")
+#: The names of the ten checks, in their order.
+CHECKS = (
+    "file hashes",
+    "records chain and head",
+    "window rows equal their records lines",
+    "build-time findings",
+    "manifest hash",
+    "aat export",
+    "mandate rows",
+    "second-read receipt",
+    "re-derived fields and prose",
+    "pins",
+)
+OPERATOR_AT_T = "UNKNOWN"
+OPERATOR_AT_T_NOTE = (
+    "who operated the witness when each pin was taken is not known until "
+    "a custody record is published and anchored"
+)
+PROSE_HASH_ONLY = "not re-derived, hash only"
+REDERIVED_PROSE = ("README.md", "ARTICLE_12_SUMMARY.md")
+_BASE_CHECKS = (
+    "records chain and witness cross-check",
+    "window has rows",
+    "every agent row placed in or out of the window",
+)
+_NON_CLAIMS = ("self_asserted", "undeclared", "none")
+
+
+class Raised(Exception):
+    """The reference raises here (its front door: COULD NOT LOOK, `error` the class)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _cnl(check: str, looked_for: Any, where: str, word: str, reason: str) -> dict[str, Any]:
+    return {
+        "check": check,
+        "verdict": COULD_NOT_LOOK,
+        "looked_for": looked_for,
+        "where": where,
+        "reason_word": word,
+        "reason": reason,
+    }
+
+
+def _get(value: Any, key: str) -> Any:
+    """`(value or {}).get(key)`, raising where the reference's would."""
+    if not value:
+        return None
+    if not isinstance(value, dict):
+        raise Raised("AttributeError")
+    return value.get(key)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass
+class _Pack:
+    """One pack being checked: its members, manifest, and the records read once."""
+
+    m: Z.Members
+    manifest: dict[str, Any]
+    _raw: bytes | None = None
+    _vr: _ledger.VerifyResult | None = None
+
+    def has(self, name: str) -> bool:
+        return self.m.is_file(name)
+
+    def read(self, name: str) -> bytes:
+        return self.m.read(name)
+
+    def json(self, name: str) -> Any:
+        """The member parsed (UTF-8), None when absent or unreadable."""
+        try:
+            return json.loads(self.read(name).decode("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    @property
+    def records(self) -> bytes:
+        if self._raw is None:
+            try:
+                self._raw = self.read(RECORDS)
+            except OSError:
+                self._raw = b""
+        return self._raw
+
+    @property
+    def vr(self) -> _ledger.VerifyResult:
+        if self._vr is None:
+            try:
+                data = self.read(RECORDS)
+            except OSError as e:
+                self._vr = _ledger.VerifyResult(
+                    ok=False, first_break=f"unreadable: {e}", unreadable=True
+                )
+            else:
+                self._vr = _ledger.verify_bytes(data)
+        return self._vr
+
+
+def _finish(res: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    if problems:
+        res.update({"verdict": BROKEN, "finding": "; ".join(problems)})
+    else:
+        res["verdict"] = VERIFIED
+    return res
+
+
+# --------------------------------------------------------------------------- 1–3
+
+
+def step_hashes(p: _Pack) -> dict[str, Any]:
+    """1. Every listed file present and equal to its sha256; nothing unlisted
+    anywhere under the pack (subfolders included) but the manifest and its hash."""
+    check = CHECKS[0]
+    listed = p.manifest.get("files")
+    if not isinstance(listed, dict) or not listed:
+        return _cnl(
+            check,
+            "a file list with sha256 values",
+            MANIFEST,
+            "unreadable",
+            "manifest.json has no `files` table to check against",
+        )
+    on_disk = set(p.m.names()) - {MANIFEST, MANIFEST_SHA}
+    changed, missing = [], []
+    for name in sorted(listed):
+        if not p.has(name):
+            missing.append(name)
+            continue
+        try:
+            digest = p.m.sha256(name)
+        except OSError:
+            missing.append(name)
+            continue
+        if digest != listed[name]:
+            changed.append(name)
+    unlisted = sorted(on_disk - set(listed))
+    res = {
+        "check": check,
+        "files_checked": len(listed) - len(missing),
+        "changed": changed,
+        "missing": missing,
+        "unlisted": unlisted,
+    }
+    problems = []
+    if missing:
+        problems.append(f"listed in the manifest and missing from the pack: {', '.join(missing)}")
+    if changed:
+        problems.append(f"sha256 differs from the manifest: {', '.join(changed)}")
+    if unlisted:
+        problems.append(f"not listed in the manifest: {', '.join(unlisted)}")
+    return _finish(res, problems)
+
+
+def step_chain(p: _Pack) -> dict[str, Any]:
+    """2. The records' chain reruns (BROKEN on a break, COULD NOT LOOK `empty` or
+    `bounded` when it reaches no verdict) and its head (last chain, rows) is the
+    manifest's `chain_head`."""
+    check = CHECKS[1]
+    if not p.has(RECORDS):
+        return _cnl(
+            check,
+            RECORDS,
+            p.m.where,
+            "missing",
+            "the pack has no records.jsonl, so there is no chain to rerun",
+        )
+    claimed = p.manifest.get("chain_head")
+    if not isinstance(claimed, dict) or "chain" not in claimed:
+        return _cnl(
+            check,
+            "the chain head recorded at export",
+            MANIFEST,
+            "unreadable",
+            "manifest.json has no `chain_head` to compare the chain against",
+        )
+    vr = p.vr
+    res: dict[str, Any] = {
+        "check": check,
+        "rows": vr.rows,
+        "first_break": vr.first_break,
+        "breaks": vr.breaks,
+        "manifest_chain": claimed.get("chain"),
+        "manifest_rows": claimed.get("rows"),
+    }
+    if vr.ok is False:
+        res.update(
+            {"verdict": BROKEN, "finding": f"records.jsonl chain breaks at {vr.first_break}"}
+        )
+        return res
+    if vr.ok is None:
+        word = "empty" if vr.verified_scope == "empty" else "bounded"
+        return {
+            **res,
+            **_cnl(
+                check,
+                "chain links for every record",
+                f"records.jsonl (verified_scope={vr.verified_scope})",
+                word,
+                "the chain check did not cover every row, so it reached no verdict",
+            ),
+        }
+    chain = D.last_chain(p.records)
+    res["chain"] = chain
+    if chain != claimed.get("chain") or vr.rows != claimed.get("rows"):
+        return _finish(
+            res,
+            [
+                (
+                    f"records.jsonl head (rows {vr.rows}, chain {chain}) differs "
+                    f"from the manifest's chain_head (rows {claimed.get('rows')}, "
+                    f"chain {claimed.get('chain')})"
+                )
+            ],
+        )
+    return _finish(res, [])
+
+
+def _window_rows(raw: bytes) -> list[Any]:
+    seen: list[Any] = []
+    for line in D.split_lines(raw):
+        try:
+            seen.append(json.loads(line.decode("utf-8")).get("line"))
+        except (ValueError, AttributeError):
+            seen.append(None)
+    return seen
+
+
+def step_window(p: _Pack) -> dict[str, Any]:
+    """3. Every `window.jsonl` line is `{"line": int, "raw": str}` whose raw text
+    (UTF-8) is that records line's bytes, and the lines named are the manifest's
+    `window.lines` (COULD NOT LOOK when that is not a list)."""
+    check = CHECKS[2]
+    for name in (WINDOW, RECORDS):
+        if not p.has(name):
+            return _cnl(
+                check,
+                name,
+                p.m.where,
+                "missing",
+                f"the pack has no {name}, so the window rows could not be compared "
+                "with the records",
+            )
+    rec_lines = D.split_lines(p.records)
+    differ, unreadable, seen = [], [], []
+    for n, line in enumerate(D.split_lines(p.read(WINDOW)), start=1):
+        try:
+            w = json.loads(line.decode("utf-8"))
+            ln, raw = w["line"], w["raw"]
+            if not isinstance(ln, int) or isinstance(ln, bool) or not isinstance(raw, str):
+                raise ValueError("line must be an integer and raw a string")
+        except (ValueError, KeyError, TypeError):
+            unreadable.append(n)
+            continue
+        seen.append(ln)
+        if not 1 <= ln <= len(rec_lines):
+            differ.append(ln)
+            continue
+        try:
+            mine = raw.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Raised("UnicodeEncodeError") from None  # a lone surrogate in `raw`
+        if mine != rec_lines[ln - 1]:
+            differ.append(ln)
+    res = {
+        "check": check,
+        "rows_checked": len(seen),
+        "differ_lines": differ,
+        "unreadable_window_rows": unreadable,
+    }
+    listed = _get(p.manifest.get("window"), "lines")
+    problems = []
+    if differ:
+        problems.append(
+            f"window.jsonl rows differ from records.jsonl at ledger lines "
+            f"{', '.join(map(str, differ))}"
+        )
+    if unreadable:
+        problems.append(f'window.jsonl rows {unreadable} are not {{"line": N, "raw": ...}}')
+    if isinstance(listed, list) and listed != seen:
+        problems.append(f"window.jsonl names ledger lines {seen}, the manifest lists {listed}")
+    if problems or isinstance(listed, list):
+        return _finish(res, problems)
+    return {
+        **res,
+        **_cnl(
+            check,
+            "the window's ledger line numbers",
+            MANIFEST,
+            "unreadable",
+            "manifest.json has no `window.lines` list to compare the window against",
+        ),
+    }
+
+
+# --------------------------------------------------------------------------- 4–5
+
+
+def _window_args(manifest: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(agent, since, until) of the manifest's window; raises ValueError (or
+    AttributeError, TypeError) when they cannot be read."""
+    w = _dict(manifest.get("window"))
+    since, until = D.parse_when(w.get("from")), D.parse_when(w.get("to"))
+    agent = w.get("agent")
+    if agent is not None and not isinstance(agent, str):
+        raise D.BadTime("agent is not a string")
+    return agent, since, until
+
+
+def _rederive(p: _Pack, entries: list[dict[str, Any]]) -> list[str]:
+    """The window selected again from the records must name the window's lines; an
+    empty window or unplaced agent rows must be listed in could_not_look.json."""
+    if not p.has(RECORDS) or not p.has(WINDOW):
+        return []
+    problems = []
+    window_raw = p.read(WINDOW)
+    words = [e.get("reason_word") for e in entries]
+    try:
+        agent, since, until = _window_args(p.manifest)
+    except (ValueError, TypeError, AttributeError):
+        problems.append(
+            "the manifest's window (agent, from, to) could not be read, so the "
+            "window could not be selected again"
+        )
+    else:
+        sel, unplaced = D.select_window(p.records, agent, since, until)
+        if unplaced and "unreadable" not in words:
+            problems.append(
+                f"ledger lines {unplaced} match the agent with a time that could "
+                "not be read, and could_not_look.json does not say so"
+            )
+        rederived = [x["line"] for x in sel]
+        seen = _window_rows(window_raw)
+        if seen != rederived:
+            problems.append(
+                f"selecting the window again from records.jsonl gives ledger "
+                f"lines {rederived}, window.jsonl holds {seen}"
+            )
+    if not D.split_lines(window_raw) and "empty" not in words:
+        problems.append("the window is empty and could_not_look.json does not say so")
+    return problems
+
+
+def _is_count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def step_build(p: _Pack) -> dict[str, Any]:
+    """4. The build's own findings still stated: `counts` and `checks` present
+    (else BROKEN "manifest incomplete", tested first); could_not_look.json readable
+    and equal to the COULD NOT LOOK entries of `checks`; the window re-selected;
+    counts adding up; a build that recorded a BROKEN check BROKEN; any entry COULD
+    NOT LOOK with the first entry's fields."""
+    check = CHECKS[3]
+    entries: list[Any] = []
+    unread = None
+    if not p.has(CNL_FILE):
+        unread = _cnl(
+            check,
+            CNL_FILE,
+            p.m.where,
+            "missing",
+            "the pack has no could_not_look.json, so what the build could not look at is unknown",
+        )
+    else:
+        try:
+            entries = json.loads(p.read(CNL_FILE).decode("utf-8"))
+            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                raise ValueError("not a JSON list of objects")
+        except (OSError, ValueError) as e:
+            entries = []
+            unread = _cnl(
+                check,
+                CNL_FILE,
+                p.m.where,
+                "unreadable",
+                f"could_not_look.json could not be read as a list of entries ({e})",
+            )
+    counts, checks = p.manifest.get("counts"), p.manifest.get("checks")
+    incomplete = []
+    if not isinstance(counts, dict) or not all(
+        _is_count(counts.get(k)) for k in ("verified", "broken", "could_not_look")
+    ):
+        incomplete.append("`counts` (verified, broken, could_not_look)")
+    if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
+        incomplete.append("`checks`")
+    if incomplete:
+        return {
+            "check": check,
+            "entries": entries,
+            "verdict": BROKEN,
+            "finding": f"manifest incomplete: it has no readable {' or '.join(incomplete)}",
+        }
+    assert isinstance(counts, dict) and isinstance(checks, list)
+    if unread is not None:
+        return unread
+    res: dict[str, Any] = {"check": check, "entries": entries, "manifest_counts": counts}
+    keys = ("check", *CNL_FIELDS)
+    listed = [{k: c.get(k) for k in keys} for c in checks if c.get("verdict") == COULD_NOT_LOOK]
+    problems = []
+    if listed != [{k: e.get(k) for k in keys} for e in entries]:
+        problems.append(
+            "could_not_look.json does not hold the COULD NOT LOOK entries of the "
+            "manifest's `checks`"
+        )
+    problems += _rederive(p, entries)
+    if len(entries) != counts["could_not_look"]:
+        problems.append(
+            f"counts mismatch: could_not_look.json holds {len(entries)} entries, "
+            f"the manifest's counts.could_not_look is {counts['could_not_look']}"
+        )
+    by_word = {
+        w: sum(c.get("verdict") == w for c in checks) for w in (VERIFIED, BROKEN, COULD_NOT_LOOK)
+    }
+    if by_word != {
+        VERIFIED: counts.get("verified"),
+        BROKEN: counts.get("broken"),
+        COULD_NOT_LOOK: counts.get("could_not_look"),
+    }:
+        problems.append(
+            "counts mismatch: the manifest's `checks` list does not add up to its `counts`"
+        )
+    if problems:
+        return _finish(res, problems)
+    if (counts.get("broken") or 0) > 0 or p.manifest.get("verdict") == BROKEN:
+        return _finish(
+            res,
+            [
+                (
+                    f"the build recorded {counts.get('broken') or 0} BROKEN "
+                    "check(s); integrity.json names the break"
+                )
+            ],
+        )
+    if entries:
+        first = entries[0]
+        rw = first.get("reason_word")
+        return {
+            **res,
+            **_cnl(
+                check,
+                first.get("looked_for"),
+                first.get("where"),
+                rw if rw in D.REASON_WORDS else "unreadable",
+                f"the build could not look at {len(entries)} thing(s); first: "
+                f"{first.get('reason')}",
+            ),
+        }
+    return _finish(res, [])
+
+
+def step_manifest_hash(p: _Pack) -> dict[str, Any]:
+    """5. `manifest.sha256` is ASCII `<64 lowercase hex>  manifest.json` (else
+    COULD NOT LOOK `missing` or `unreadable`) naming the manifest's own sha256."""
+    check = CHECKS[4]
+    if not p.has(MANIFEST_SHA):
+        return _cnl(
+            check,
+            MANIFEST_SHA,
+            p.m.where,
+            "missing",
+            "the pack has no manifest.sha256, so the manifest's own bytes could not be checked",
+        )
+    try:
+        text = p.read(MANIFEST_SHA).decode("ascii")
+        text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+        want, _, name = text.partition("  ")
+        if name != MANIFEST or not re.fullmatch(r"[0-9a-f]{64}", want):
+            raise ValueError("not '<64 hex>  manifest.json'")
+    except (OSError, ValueError) as e:
+        return _cnl(
+            check, MANIFEST_SHA, p.m.where, "unreadable", f"manifest.sha256 could not be read ({e})"
+        )
+    got = p.m.sha256(MANIFEST)
+    res = {"check": check, "manifest_sha256": got, "recorded": want}
+    return _finish(
+        res,
+        []
+        if got == want
+        else [
+            (
+                "manifest.json's sha256 differs from manifest.sha256: the manifest was changed "
+                "after it was written"
+            )
+        ],
+    )
+
+
+# --------------------------------------------------------------------------- 6–8
+
+
+def step_aat(p: _Pack) -> dict[str, Any]:
+    """6. No `aat` in the manifest → VERIFIED. Else it names two plain file names,
+    both present with the records (else COULD NOT LOOK `missing`); the export's own
+    chain must hold and its head be the manifest's. (The reference also rebuilds the
+    export from the records byte for byte; sealscope does not, and says so.)"""
+    check = CHECKS[5]
+    claim = p.manifest.get("aat")
+    if claim is None:
+        return {
+            "check": check,
+            "verdict": VERIFIED,
+            "note": "this pack was built without --format aat",
+        }
+    if not isinstance(claim, dict) or not all(
+        isinstance(claim.get(k), str) for k in ("file", "gaps_file")
+    ):
+        return _finish(
+            {"check": check}, [("manifest incomplete: `aat` names no file and gaps_file")]
+        )
+    if any(
+        PurePosixPath(claim[k]).name != claim[k] for k in ("file", "gaps_file")
+    ):
+        return _finish(
+            {"check": check}, [("the manifest's `aat` names a file outside the pack folder")]
+        )
+    for name in (claim["file"], claim["gaps_file"], RECORDS):
+        if not p.has(name):
+            return _cnl(
+                check,
+                name,
+                p.m.where,
+                "missing",
+                f"the pack has no {name}, so the AAT export could not be recomputed",
+            )
+    raw = p.read(claim["file"])
+    problems = []
+    run = verify_aat_bytes(raw)
+    if not run["ok"]:
+        problems.append(f"{claim['file']}: {run['finding']}")
+    try:
+        lines, head = export_lines(D.split_lines(p.records))
+    except TypeError:
+        raise Raised("TypeError") from None  # an unhashable `evt`: the reference raises
+    if raw != b"".join(b + b"\n" for b in lines):
+        problems.append(f"{claim['file']} differs from the export recomputed from records.jsonl")
+    from sealscope.core.checks.pack_rederived import held_to_listed
+
+    if not held_to_listed(p, claim["gaps_file"]):
+        problems.append(f"{claim['gaps_file']} differs from the gaps list the manifest lists")
+    if claim.get("head") != head:
+        problems.append(
+            f"{claim['file']}: the manifest's aat head {claim.get('head')} is not "
+            f"the recomputed head {head}"
+        )
+    return _finish(
+        {
+            "check": check,
+            "records": len(lines),
+            "head": head,
+            "note": "the export recomputed from records.jsonl and its chain rerun; its gaps "
+            "file held to its listed hash, not rebuilt",
+        },
+        problems,
+    )
+
+
+def _not_rebuilt(check: str, what: str, where: str) -> dict[str, Any]:
+    return _cnl(
+        check,
+        what,
+        where,
+        "bounded",
+        f"sealscope does not rebuild the {what} from the records, so this section "
+        "was not re-derived",
+    )
+
+
+def step_mandate(p: _Pack) -> dict[str, Any]:
+    """7. No `mandate` → VERIFIED; a malformed block BROKEN; its files missing COULD
+    NOT LOOK; else COULD NOT LOOK `bounded` (sealscope does not rebuild it)."""
+    check = CHECKS[6]
+    claim = p.manifest.get("mandate")
+    if claim is None:
+        return {
+            "check": check,
+            "verdict": VERIFIED,
+            "note": "this pack was built without --mandate",
+        }
+    if (
+        not isinstance(claim, dict)
+        or claim.get("file") != "mandate_rows.json"
+        or claim.get("copy") not in ("mandate_file.json", None)
+    ):
+        return _finish(
+            {"check": check}, [("manifest incomplete: `mandate` does not name mandate_rows.json")]
+        )
+    names = ["mandate_rows.json", RECORDS] + (
+        ["mandate_file.json"] if claim.get("copy") is not None else []
+    )
+    for name in names:
+        if not p.has(name):
+            return _cnl(
+                check,
+                name,
+                p.m.where,
+                "missing",
+                f"the pack has no {name}, so the mandate rows could not be rebuilt",
+            )
+    if not isinstance(_get(p.manifest.get("window"), "lines"), list):
+        return _cnl(
+            check,
+            "the window's ledger line numbers",
+            MANIFEST,
+            "unreadable",
+            "manifest.json has no `window.lines`, so the mandate rows could not be selected again",
+        )
+    return _not_rebuilt(check, "mandate rows", "mandate_rows.json")
+
+
+def step_readings(p: _Pack) -> dict[str, Any]:
+    """8. No `readings` → VERIFIED; a malformed block BROKEN; a build that could not
+    include the receipt VERIFIED (its finding is in could_not_look.json); files
+    missing COULD NOT LOOK; else COULD NOT LOOK `bounded` (not rerun here)."""
+    check = CHECKS[7]
+    claim = p.manifest.get("readings")
+    if claim is None:
+        return {
+            "check": check,
+            "verdict": VERIFIED,
+            "note": "this pack was built without --readings",
+        }
+    ledger_name = "readings_receipt.ledger.jsonl"
+    if (
+        not isinstance(claim, dict)
+        or claim.get("receipt") != "readings_receipt.json"
+        or claim.get("ledger") not in (ledger_name, None)
+    ):
+        return _finish(
+            {"check": check},
+            [("manifest incomplete: `readings` does not name readings_receipt.json")],
+        )
+    if claim.get("ok") is None:
+        return {
+            "check": check,
+            "verdict": VERIFIED,
+            "note": "the build could not include "
+            "the receipt; its could-not-look is in could_not_look.json",
+        }
+    for name in ["readings_receipt.json"] + ([ledger_name] if claim.get("ledger") else []):
+        if not p.has(name):
+            return _cnl(
+                check,
+                name,
+                p.m.where,
+                "missing",
+                f"the pack has no {name}, so receipt verify could not run",
+            )
+    return _not_rebuilt(check, "second-read receipt", "readings_receipt.json")
+
+
+# --------------------------------------------------------------------------- the pack
+
+
+def _worst(words: list[str]) -> str:
+    if BROKEN in words:
+        return BROKEN
+    if COULD_NOT_LOOK in words or not words:
+        return COULD_NOT_LOOK
+    return VERIFIED
+
+
+def _result(where: str, checks: list[dict[str, Any]]) -> dict[str, Any]:
+    word = _worst([c["verdict"] for c in checks])
+    res: dict[str, Any] = {
+        "pack": where,
+        "verdict": word,
+        "exit": D.EXIT_BY_WORD[word],
+        "checks": checks,
+    }
+    if word == BROKEN:
+        res["finding"] = "; ".join(
+            f"{c['check']}: {c.get('finding')}" for c in checks if c["verdict"] == BROKEN
+        )
+    if word != VERIFIED:
+        reasons = []
+        for c in checks:
+            if c["verdict"] == COULD_NOT_LOOK and c["check"] != CHECKS[3]:
+                reasons.append({"check": c["check"], **{k: c.get(k) for k in CNL_FIELDS}})
+            for e in c.get("entries") or []:
+                if isinstance(e, dict):
+                    reasons.append(
+                        {"check": e.get("check", "build"), **{k: e.get(k) for k in CNL_FIELDS}}
+                    )
+        res["could_not_look"] = reasons
+    if word == COULD_NOT_LOOK:
+        first = next(c for c in checks if c["verdict"] == COULD_NOT_LOOK)
+        res.update({k: first.get(k) for k in CNL_FIELDS})
+    return res
+
+
+def verify_members(m: Z.Members) -> dict[str, Any]:
+    """The pack's result over its members (a folder's files or a zip's entries), as the
+    reference's `verify_pack` answers: `verdict`, `exit`, `checks` (one dict per check,
+    `check` and `verdict` first), `finding`, `could_not_look`, the first COULD NOT LOOK
+    check's fields. Raises `Raised` where the reference raises."""
+    from sealscope.core.checks import pack_rederived as R
+
+    try:
+        if not m.is_file(MANIFEST):
+            raise FileNotFoundError(MANIFEST)
+        manifest = json.loads(m.read(MANIFEST).decode("utf-8"))
+        if not isinstance(manifest, dict):
+            raise ValueError("not a JSON object")
+    except FileNotFoundError:
+        c = _cnl(
+            "manifest",
+            MANIFEST,
+            m.where,
+            "missing",
+            "the pack has no manifest.json, so nothing says what its files should be",
+        )
+        return _result(m.where, [c])
+    except (OSError, ValueError) as e:
+        c = _cnl(
+            "manifest",
+            MANIFEST,
+            m.where,
+            "unreadable",
+            f"manifest.json could not be read as a JSON object ({e})",
+        )
+        return _result(m.where, [c])
+    p = _Pack(m, manifest)
+    steps = (
+        step_hashes,
+        step_chain,
+        step_window,
+        step_build,
+        step_manifest_hash,
+        step_aat,
+        step_mandate,
+        step_readings,
+        R.step_rederived,
+        R.step_pins,
+    )
+    res = _result(m.where, [step(p) for step in steps])
+    res["members"] = members(m, manifest)
+    return res
+
+
+def members(m: Z.Members, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every file the manifest lists or the pack holds, in name order, with its
+    listed sha256 (None: not listed; the manifest and its hash file are never
+    listed) and its actual one (None: not a readable file of the pack) — what an
+    export or the viewer's member list shows beside the checks."""
+    listed = _dict(manifest.get("files"))
+    out = []
+    for name in sorted(set(listed) | set(m.names())):
+        try:
+            actual = m.sha256(name) if m.is_file(name) else None
+        except OSError:
+            actual = None
+        want = listed.get(name)
+        out.append({"name": name, "listed": want if isinstance(want, str) else None,
+                    "actual": actual, "matches": actual is not None and actual == want})
+    return out
+
+
+def verify_pack(path: str) -> dict[str, Any]:
+    """`verify_members` of a folder, or of a zip read in place (refused first as
+    `zipread` says; the result then gains `zip: {entries, sha256}`)."""
+    if os.path.isdir(path):
+        return verify_members(Z.FolderMembers(path))
+    opened = Z.open_zip(path)
+    if isinstance(opened, Z.ZipRefused):
+        if opened.word == BROKEN:
+            c = {"check": "pack zip", "verdict": BROKEN, "finding": opened.reason}
+            return {
+                "pack": path,
+                "verdict": BROKEN,
+                "exit": D.EXIT_BY_WORD[BROKEN],
+                "checks": [c],
+                "finding": f"pack zip: {opened.reason}",
+            }
+        c = _cnl(
+            "pack zip",
+            "an evidence pack zip",
+            path,
+            opened.reason_word or "unreadable",
+            opened.reason,
+        )
+        return _result(path, [c])
+    try:
+        res = verify_members(opened)
+    finally:
+        opened.close()
+    res["pack"] = path
+    res["zip"] = {"entries": len(opened.digests), "sha256": Z.file_sha256(path)}
+    return res
+
+
+def check(path: str, ctx: CheckContext) -> KindCheck:
+    """`sealscope check` of an evidence pack: the reference's own word, `ok` null,
+    `detail` the whole result (KINDS.md §8.3). Never raises: where the reference
+    raises, COULD NOT LOOK with `detail.error` its class name; a zip that vanishes or
+    cannot be hashed, COULD NOT LOOK `unreadable`."""
+    del ctx
+    try:
+        detail = verify_pack(path)
+    except Raised as e:
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            word=COULD_NOT_LOOK,
+            detail={"error": e.name},
+            reason=f"the check raised {e.name}",
+        )
+    except RecursionError:
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            word=COULD_NOT_LOOK,
+            detail={"error": "RecursionError"},
+            reason="a member nests deeper than the parser reads",
+        )
+    except OSError as e:
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            word=COULD_NOT_LOOK,
+            detail={"reason_word": "unreadable", "error": type(e).__name__},
+            reason=str(e),
+        )
+    pins = next((c for c in detail["checks"] if c["check"] == CHECKS[9]), None)
+    bound = ""
+    if detail["verdict"] == VERIFIED and pins is not None and not pins.get("pins_checked"):
+        bound = "no pin listed: the tail of the records not witnessed"
+    return KindCheck(
+        path=path,
+        kind=KIND,
+        ok=None,
+        bound=bound,
+        word=detail["verdict"],
+        detail=detail,
+        reason=str(detail.get("finding") or detail.get("reason") or ""),
+    )
+
+
+def unit_subjects(path: str) -> list[tuple[str, str]]:
+    """The VSA subjects of a unit: a zip is its own digest `(name, sha256)`; a folder
+    is each member its manifest lists, with the member's actual sha256 (listed
+    members that are not files of the folder are left out). Raises OSError when
+    the path cannot be read."""
+    if not os.path.isdir(path):
+        return [(os.path.basename(path), Z.file_sha256(path))]
+    m = Z.FolderMembers(path)
+    try:
+        manifest = json.loads(m.read(MANIFEST).decode("utf-8"))
+    except (OSError, ValueError):
+        manifest = None
+    if isinstance(manifest, dict) and isinstance(manifest.get("files"), dict):
+        names = sorted(n for n in manifest["files"] if m.is_file(n))
+    else:
+        names = [n for n in m.names() if m.is_file(n)]
+    return [(n, m.sha256(n)) for n in names]

@@ -1,0 +1,167 @@
+"""AatTab: an agent-audit-trail export (`arcaeon export --format agent-audit-trail`,
+KINDS.md §10) as a ledger-like tab with the export's own chain rule, read-only.
+
+An AAT export carries its ledger's `chain` values, which a ledger verifier reads as a
+mismatch on every line; its own chain is `prev_hash` over the previous line's bytes.
+The banner is core's check of that chain (`KindCheck` of kind `aat-export`): VERIFIED
+with the number of records and the head (the hash of the last line, which nothing
+else protects: quirk 47), or BROKEN at the line where the chain breaks. So an honest
+export never reads BROKEN here. Below: one row per line (its number, action type,
+tool, outcome, timestamp, prev_hash), the line the chain breaks at marked ✗.
+
+The check and the listing run in a thread worker; the file is only read.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.css.query import NoMatches
+from textual.reactive import reactive
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from sealscope.core import verdict
+from sealscope.core.checks.result import KindCheck
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
+from sealscope.viewer.kind_view import AAT, KIND_TITLE, KindBanner, RowJson, line_of, run_check
+from sealscope.viewer.style import shown
+from sealscope.viewer.unit_read import aat_rows
+
+__all__ = ["AatTab", "aat_prompt"]
+
+
+def _cell(value: Any, width: int) -> str:
+    s = shown(value)
+    return (s if len(s) <= width else s[: width - 1] + "…").ljust(width)
+
+
+def aat_prompt(line: int, rec: Any, bad: bool = False) -> Text:
+    """One AAT line: its number, action type, tool, outcome, timestamp, prev_hash."""
+    t = Text(no_wrap=True, overflow="ellipsis", end="")
+    t.append("✗ " if bad else "  ", "bold red")
+    t.append(f"{line:>5} ", "bold red" if bad else "dim")
+    if not isinstance(rec, dict):
+        t.append("not a JSON object: ", "bold red")
+        t.append(shown(rec)[:120])
+        return t
+    detail = rec.get("action_detail")
+    tool = detail.get("tool_name") if isinstance(detail, dict) else None
+    t.append(_cell(rec.get("action_type"), 11) + " ", "bold")
+    t.append(_cell(tool, 18) + " ")
+    t.append(_cell(rec.get("outcome"), 8) + " ")
+    t.append(_cell(rec.get("timestamp"), 21) + " ", "dim")
+    t.append("src " + _cell(rec.get("source_line"), 5) + " ", "dim")
+    prev = rec.get("prev_hash")
+    t.append("prev " + (_cell(prev, 14) if prev is not None else "— (first)"), "cyan")
+    return t
+
+
+class AatTab(EvidenceTab):
+    """The tab of one AAT export."""
+
+    DEFAULT_CSS = """
+    AatTab { layout: vertical; padding: 0; }
+    AatTab #aat-rows {
+        height: 1fr;
+        border: none;
+        padding: 0;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    has_report = False
+    kind_name = KIND_TITLE[AAT]
+
+    check: reactive[KindCheck | None] = reactive(None, init=False)
+    rows: reactive[tuple[tuple[int, Any], ...] | None] = reactive(None, init=False)
+
+    BINDINGS = [CLEAR_CHECKS]
+
+    def __init__(self, path: str | os.PathLike[str], *, id: str | None = None,
+                 check: KindCheck | None = None) -> None:
+        self.path = os.fspath(path)
+        self.tab_name = tab_label(os.path.basename(self.path))
+        super().__init__(tab_title(self.tab_name, None), id=id)
+        self._given = check
+        self.total = 0
+        self.read_error: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield KindBanner(os.path.basename(self.path), id="aat-banner")
+        yield OptionList(id="aat-rows")
+        yield RowJson(Text("", end=""), id="aat-row")
+
+    def on_mount(self) -> None:
+        self._load(self._given)
+
+    @work(thread=True, exclusive=True, group="aat-check")
+    def _load(self, given: KindCheck | None) -> None:
+        got = given if given is not None else run_check(self.path, AAT)
+        self.app.call_from_thread(setattr, self, "check", got)
+        rows, total, err = aat_rows(self.path)
+        self.total, self.read_error = total, err
+        self.app.call_from_thread(setattr, self, "rows", tuple(rows))
+
+    def main_widget(self) -> OptionList:
+        return self.query_one("#aat-rows", OptionList)
+
+    @property
+    def break_line(self) -> int | None:
+        """The line core's check says the chain breaks at (None when it holds)."""
+        d = self.check.detail if self.check is not None else {}
+        line = d.get("line") if isinstance(d, dict) and self.check and not self.check.ok \
+            else None
+        return line if isinstance(line, int) and not isinstance(line, bool) else None
+
+    def watch_check(self) -> None:
+        self.judge()
+        self._draw_rows()
+
+    def watch_rows(self) -> None:
+        self._draw_rows()
+
+    def _draw_rows(self) -> None:
+        if self.rows is None:
+            return
+        try:
+            ol = self.query_one("#aat-rows", OptionList)
+        except NoMatches:   # not composed yet
+            return
+        keep = ol.highlighted
+        ol.clear_options()
+        bad = self.break_line
+        ol.add_options([Option(aat_prompt(n, rec, n == bad), id=f"line-{n}")
+                        for n, rec in self.rows])
+        if self.read_error:
+            ol.add_option(Option(Text("  " + shown(self.read_error), style="yellow"),
+                                 disabled=True))
+        elif self.total > len(self.rows):
+            ol.add_option(Option(Text(f"  … {self.total - len(self.rows):,} more lines",
+                                      style="dim"), disabled=True))
+        if keep is not None and keep < len(self.rows):
+            ol.highlighted = keep
+        elif self.rows:   # the line the chain breaks at, else the first
+            ol.highlighted = bad - 1 if bad is not None and bad <= len(self.rows) else 0
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        line = line_of(event.option.id)
+        got = dict(self.rows or ()).get(line) if line is not None else None
+        if line is not None:
+            self.query_one(RowJson).show(line, got)
+
+    def own_outcome(self) -> verdict.Outcome | None:
+        return self.check.outcome() if self.check is not None else None
+
+    def checks_changed(self) -> None:
+        try:
+            banner = self.query_one(KindBanner)
+        except NoMatches:   # not composed yet
+            return
+        banner.check = self.check
+        banner.checks = tuple(self.session)
+        banner.outcome = self.tab_verdict if self.session else None

@@ -1,0 +1,313 @@
+"""What the tabs of the other evidence kinds share (KINDS.md: receipt files, distill and
+portable receipts, continuity verdicts, evidence packs, audit bundles, AAT exports).
+
+Each of those tabs shows one `core.checks.result.KindCheck`, the typed result core's
+checker of the kind returns; this module only reads it. `run_check(path, kind)` asks
+core for it (the dispatcher `core.checks.run`, else the kind's own module), and turns
+an exception into a COULD NOT LOOK result naming it, so a tab never shows a traceback.
+`KindBanner` draws the result: the word (`KindCheck.verdict`, the reference's own word
+or its `ok` by `verdict.kind_check`), the bound beside a VERIFIED (`KindCheck.bound`),
+the kind and the file, then every check the kind carries with its own word
+(`check_lines`), then the checks the auditor ran in the tab (held content), each with
+its word. Every value from the evidence goes through `style.shown`.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from sealscope.core import verdict
+from sealscope.core.checks.result import CheckContext, KindCheck
+from sealscope.core.sanitize import clean
+from sealscope.viewer.style import shown
+
+if TYPE_CHECKING:  # annotations only: a check's record loads with the first check
+    from sealscope.core.export import SessionRecord
+
+__all__ = ["RECEIPT", "DISTILL", "PORTABLE", "CONTINUITY", "PACK", "BUNDLE", "AAT",
+           "DOCUMENT_KINDS", "UNIT_KINDS", "TAB_KINDS", "KIND_TITLE", "run_check",
+           "CheckLine", "check_lines", "banner_text", "KindBanner", "verdict_class",
+           "word_style", "RowJson", "line_of"]
+
+# the kind names of KINDS.md §12, as core's classifier answers them
+RECEIPT = "receipt"
+DISTILL = "distill-receipt"
+PORTABLE = "portable-receipt"
+CONTINUITY = "continuity-verdict"
+PACK = "evidence-pack"
+BUNDLE = "audit-bundle"
+AAT = "aat-export"
+
+DOCUMENT_KINDS = (RECEIPT, DISTILL, PORTABLE, CONTINUITY)
+"""Whole-document kinds: one JSON object, shown by `kind_tab.KindTab`."""
+UNIT_KINDS = (PACK, BUNDLE)
+"""Kinds opened as one unit (a folder or a zip): `unit_tab.UnitTab`."""
+TAB_KINDS = (*DOCUMENT_KINDS, *UNIT_KINDS, AAT)
+"""Every kind one of these tabs opens (an AAT export: `aat_tab.AatTab`)."""
+
+KIND_TITLE = {RECEIPT: "compaction receipt", DISTILL: "distill receipt",
+              PORTABLE: "portable receipt", CONTINUITY: "continuity verdict",
+              PACK: "evidence pack", BUNDLE: "audit bundle", AAT: "AAT export"}
+
+# the kind's own checker module, when the dispatcher is not there to ask
+_MODULES = {RECEIPT: "receipt_file", DISTILL: "distill", PORTABLE: "portable",
+            CONTINUITY: "continuity_verdict", PACK: "pack", BUNDLE: "bundle", AAT: "aat"}
+
+
+def run_check(path: str | os.PathLike[str], kind: str,
+              ctx: CheckContext | None = None) -> KindCheck:
+    """Core's check of `path` (classified as `kind`): the dispatcher's result for it,
+    else the kind module's `check(path, ctx)`. Never raises: a checker that is missing
+    or raises is COULD NOT LOOK with `detail.error` naming why (KINDS.md §0.1 rule 2)."""
+    p = os.fspath(path)
+    ctx = ctx if ctx is not None else CheckContext()
+    try:
+        checks = importlib.import_module("sealscope.core.checks")
+        run = getattr(checks, "run", None)
+        if callable(run):
+            got: Any = run([p], ctx)
+            if isinstance(got, KindCheck):
+                return got
+            if isinstance(got, (list, tuple)) and got and isinstance(got[0], KindCheck):
+                return got[0]
+        mod = importlib.import_module(f"sealscope.core.checks.{_MODULES[kind]}")
+        got = mod.check(p, ctx)
+        if isinstance(got, KindCheck):
+            return got
+        raise TypeError(f"the {kind} checker returned {type(got).__name__}")
+    except Exception as e:  # noqa: BLE001 - never a traceback for a file
+        return KindCheck(p, kind, None, {"error": type(e).__name__},
+                         reason=f"could not check this {KIND_TITLE.get(kind, kind)}: "
+                                f"{type(e).__name__}: {e}")
+
+
+# ------------------------------------------------------------------ the kind's checks
+
+@dataclass(frozen=True)
+class CheckLine:
+    """One check of a kind as the banner lists it: its name, its word (a verdict word,
+    or the status the reference's result spells) and a note."""
+    name: str
+    word: str
+    note: str = ""
+
+
+def _sub(d: Any, key: str) -> Any:
+    v = d.get(key) if isinstance(d, dict) else None
+    return v if isinstance(v, dict) else {}
+
+
+def _flag(value: Any, yes: str, no: str) -> str:
+    return "—" if value is None else (yes if value is True else no if value is False
+                                      else shown(value))
+
+
+def check_lines(kc: KindCheck) -> list[CheckLine]:
+    """The checks `kc` carries, in the order its kind's reference runs them (KINDS.md
+    §2-§10), each with the word or status core's result gives it."""
+    d = kc.detail if isinstance(kc.detail, dict) else {}
+    out: list[CheckLine] = []
+    if "error" in d and d.get("error") is not None and kc.kind != CONTINUITY:
+        out.append(CheckLine("checker", verdict.COULD_NOT_LOOK, shown(d["error"])))
+    if kc.kind == RECEIPT:
+        out += [CheckLine("self-consistent", _flag(d.get("self_consistent"), "yes", "no")),
+                CheckLine("content", shown(d.get("content"))),
+                CheckLine("schema", shown(d.get("schema"))),
+                CheckLine("understatement check", shown(d.get("understatement_check"))),
+                CheckLine("verified scope", shown(d.get("verified_scope")))]
+    elif kc.kind == DISTILL:
+        out += [CheckLine("verified scope", shown(d.get("verified_scope"))),
+                CheckLine("read from", shown(d.get("source")))]
+    elif kc.kind == PORTABLE:
+        out += [CheckLine("body digest", _flag(d.get("body_digest_ok"), "ok", "mismatch")),
+                CheckLine("ledger", shown(_sub(d, "ledger").get("status"))),
+                CheckLine("witness", shown(_sub(d, "witness").get("verdict"))),
+                CheckLine("attestation signature",
+                          shown(_sub(d, "attestation_signature").get("verdict")))]
+        if d.get("duplicate_keys"):
+            out.append(CheckLine("duplicate keys", "refused", shown(d["duplicate_keys"])))
+    elif kc.kind == CONTINUITY:
+        out.append(CheckLine("loaded", _flag(d.get("loaded"), "yes", "no"),
+                             shown(d.get("error")) if d.get("error") else ""))
+        if d.get("loaded"):
+            out += [CheckLine("faithful", _flag(d.get("faithful"), "yes", "no")),
+                    CheckLine("valid", _flag(d.get("valid"), "yes", "no")),
+                    CheckLine("comparison", shown(d.get("comparison"))),
+                    CheckLine("verdict digest", "recomputed" if d.get("verdict_digest")
+                              else "none", shown(d.get("verdict_digest"))
+                              if d.get("verdict_digest") else "unbound: no verdict_digest")]
+    elif kc.kind == PACK:
+        for c in d.get("checks") or []:
+            if isinstance(c, dict):
+                note = c.get("finding") or c.get("reason") or c.get("note")
+                out.append(CheckLine(shown(c.get("check")), shown(c.get("verdict")),
+                                     shown(note) if note else ""))
+    elif kc.kind == BUNDLE:
+        if d.get("reason_word") and "rows" not in d:
+            out.append(CheckLine("records.jsonl", verdict.COULD_NOT_LOOK,
+                                 shown(d.get("reason_word"))))
+        else:
+            out.append(CheckLine("records chain", kc.verdict, _chain_note(d)))
+        out.append(CheckLine("manifest, integrity file, summary", "not covered",
+                             "the reference's audit verify reads only the chain"))
+    elif kc.kind == AAT and "error" not in d:
+        if kc.ok:
+            out.append(CheckLine("AAT chain over line bytes", kc.verdict,
+                                 f"{shown(d.get('records'))} records · head "
+                                 f"{shown(d.get('head'))}"))
+        else:
+            out.append(CheckLine("AAT chain over line bytes", kc.verdict,
+                                 shown(d.get("finding") or f"line {shown(d.get('line'))}")))
+    return out
+
+
+def _chain_note(d: dict[str, Any]) -> str:
+    parts = [f"rows {shown(d.get('rows'))}", f"chained {shown(d.get('chained'))}",
+             f"scope {shown(d.get('verified_scope'))}"]
+    if d.get("first_break"):
+        parts.append(f"first break: {shown(d.get('first_break'))}")
+    return " · ".join(parts)
+
+
+# ------------------------------------------------------------------ the banner
+
+def word_style(word: str) -> str:
+    """A verdict word's colour by its tone; any other status word (a scope, `ok`) dim."""
+    if word in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK):
+        return {"pass": "bold green", "fail": "bold red"}.get(verdict.tone(word),
+                                                               "bold yellow")
+    return "cyan"
+
+
+def verdict_class(word: str | None) -> str:
+    """The banner's colour class for a word (pending while None)."""
+    if word is None:
+        return "-pending"
+    return {"pass": "-verified", "fail": "-broken"}.get(verdict.tone(word), "-couldnot")
+
+
+def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None = None,
+                checks: tuple[SessionRecord, ...] = (), waiting: str = "checking…") -> Text:
+    """The banner of one kind's tab: the word (the tab's verdict `outcome` when checks
+    were run, else `kc`'s), the bound beside VERIFIED, the kind and file, why it could
+    not look, then each check of the kind and each check run in the tab."""
+    t = Text(no_wrap=False, end="")
+    if kc is None:
+        t.append(f" {waiting} ", "bold")
+        t.append(f"  {clean(name)}")
+        return t
+    word = outcome.verdict if outcome is not None else kc.verdict
+    t.append(f" {word} ", "bold reverse")
+    if word == verdict.VERIFIED and kc.bound:
+        t.append(" · " + shown(kc.bound), "bold")
+    t.append(f"  {KIND_TITLE.get(kc.kind or '', shown(kc.kind))}  ", "bold")
+    t.append(clean(name))
+    if checks:
+        t.append(f"  · own check {kc.verdict}")
+    lines = check_lines(kc)
+    if kc.reason and word != verdict.VERIFIED and \
+            all(line.note != shown(kc.reason) for line in lines):
+        t.append("\n ")
+        t.append(shown(kc.reason), "italic")
+    for line in lines:
+        t.append("\n  ")
+        t.append(f"{line.name}: ", "bold")
+        if line.word in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK):
+            t.append(f" {line.word} ", word_style(line.word) + " reverse")
+        else:
+            t.append(line.word, word_style(line.word))
+        if line.note:
+            t.append("  " + line.note, "dim")
+    for rec in checks:
+        t.append("\n  ")
+        t.append(f"{clean(rec.title)}: ", "bold")
+        t.append(f" {rec.verdict} ", word_style(rec.verdict) + " reverse")
+    return t
+
+
+class KindBanner(Static):
+    """One kind's verdict and its checks; repainted whenever its reactive state changes
+    (`check` the kind's result, `outcome` the tab's verdict with the checks run in it,
+    `checks` those checks)."""
+
+    DEFAULT_CSS = """
+    KindBanner {
+        height: auto;
+        max-height: 16;
+        padding: 0 1;
+        color: $text;
+    }
+    KindBanner.-pending  { background: $panel; }
+    KindBanner.-verified { background: $success-darken-2; }
+    KindBanner.-broken   { background: $error-darken-2; }
+    KindBanner.-couldnot { background: $warning-darken-3; }
+    """
+
+    check: reactive[KindCheck | None] = reactive(None, init=False)
+    outcome: reactive[verdict.Outcome | None] = reactive(None, init=False)
+    checks: reactive[tuple[Any, ...]] = reactive((), init=False)
+
+    def __init__(self, name: str, **kw: Any) -> None:
+        super().__init__("", **kw)
+        self.file_name = name
+
+    def on_mount(self) -> None:
+        self._paint()
+
+    def _repaint(self) -> None:
+        if self.is_mounted:
+            self._paint()
+
+    watch_check = watch_outcome = watch_checks = _repaint
+
+    @property
+    def word(self) -> str | None:
+        """The word the banner shows (None while checking)."""
+        if self.check is None:
+            return None
+        return self.outcome.verdict if self.outcome is not None else self.check.verdict
+
+    def _paint(self) -> None:
+        want = verdict_class(self.word)
+        for c in ("-pending", "-verified", "-broken", "-couldnot"):
+            self.set_class(c == want, c)
+        self.update(banner_text(self.file_name, self.check, self.outcome, self.checks))
+
+
+# ------------------------------------------------------------------ one row, literally
+
+def line_of(option_id: str | None) -> int | None:
+    """The line number of a row list's option (`line-N`), or None."""
+    if option_id is None or not option_id.startswith("line-"):
+        return None
+    try:
+        return int(option_id[5:])
+    except ValueError:
+        return None
+
+
+class RowJson(Static):
+    """The row highlighted in a unit's or an export's row list, as its JSON, literally
+    (sanitized): what the list cuts to one line."""
+
+    DEFAULT_CSS = """
+    RowJson {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+        border-top: hkey $primary 50%;
+        overflow-y: auto;
+    }
+    """
+
+    def show(self, line: int, value: Any) -> None:
+        t = Text(end="")
+        t.append(f"line {line}  ", "bold")
+        t.append(shown(value))
+        self.update(t)
