@@ -124,7 +124,61 @@ class _Refused(Exception):
         self.code = code
 
 
+def _folder(args: argparse.Namespace) -> int:
+    """`export DIR`: a report per evidence file in the folder, each bound to its bytes
+    (`core.export.build_folder_report`); the checks' flags and the CI formats are for
+    one file (`sealscope fleet DIR` writes the CI formats of a folder)."""
+    from sealscope.core import export
+
+    one_file = [f for f, v in (("--pin", args.pin), ("--witness", args.witness),
+                               ("--pre", args.pre), ("--post", args.post),
+                               ("--line", args.line), ("--lookup", args.lookup),
+                               ("--lookup-text", args.lookup_text),
+                               ("--restated", args.restated), ("--against", args.against),
+                               ("--added", args.added), ("--tiers", args.tiers),
+                               ("--as", args.kind), ("--junit", args.junit),
+                               ("--vsa", args.vsa)) if v]
+    if one_file or args.format == "github":
+        flags = ", ".join(one_file or ["--format github"])
+        return _fail(f"export: {args.path} is a folder: {flags} apply to one file "
+                     f"(`sealscope fleet {args.path}` writes the CI formats of a folder)",
+                     verdict.USAGE)
+    if args.output:
+        missing = export.missing_folder(args.output)
+        if missing is not None:
+            return _fail(f"export: cannot write {args.output}: {missing} "
+                         "(export creates no folders)", verdict.USAGE)
+        if os.path.dirname(os.path.abspath(args.output)) == os.path.abspath(args.path):
+            return _fail(f"export: refusing to write the report into the folder it "
+                         f"audits: {args.output}", verdict.USAGE)
+    try:
+        report = export.build_folder_report(args.path)
+    except OSError as e:
+        return _fail(f"export: cannot list {args.path}: {e.strerror or e}", verdict.COULD_NOT)
+    return _write(args, report.to_json() + "\n" if args.format == "json"
+                  else report.to_markdown(), report.verdict, report.exit_code)
+
+
+def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
+    """The report to `--output FILE` (saying so on stderr) or stdout; the exit code."""
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            return _fail(f"export: cannot write {args.output}: {e.strerror or e}",
+                         verdict.COULD_NOT)
+        sys.stderr.write(f"sealscope: wrote {_clean(args.output)} ({word}, exit {code})\n")
+    else:
+        out = sys.stdout.buffer
+        out.write(text.encode("utf-8", "backslashreplace"))
+        out.flush()
+    return code
+
+
 def _run(args: argparse.Namespace) -> int:
+    if os.path.isdir(args.path) and not args.kind:
+        return _folder(args)
     try:
         kind = _kind(args)
         seal, session = _seal_session(args) if kind == "snapshot" else \
@@ -155,20 +209,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.format == "github":
             return code
     text = report.to_json() + "\n" if args.format == "json" else report.to_markdown()
-    if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            return _fail(f"export: cannot write {args.output}: {e.strerror or e}",
-                         verdict.COULD_NOT)
-        sys.stderr.write(f"sealscope: wrote {_clean(args.output)} ({report.verdict}, "
-                         f"exit {report.exit_code})\n")
-    else:
-        out = sys.stdout.buffer
-        out.write(text.encode("utf-8", "backslashreplace"))
-        out.flush()
-    return code
+    wrote = _write(args, text, report.verdict, report.exit_code)
+    return code if wrote == report.exit_code else wrote
 
 
 def _kind(args: argparse.Namespace) -> str:
@@ -266,14 +308,15 @@ def _lookups(args: argparse.Namespace, checks_held: list[str]) -> list[Any]:
     try:
         index = lookup.DropIndex.build([args.path])
     except OSError as e:
-        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}", 3) from None
+        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}",
+                       verdict.COULD_NOT) from None
     out: list[Any] = []
     pool: list[Any] = []
     for path in args.lookup:
         try:
             items = held.load_held(path, getattr(sys.stdin, "buffer", None))
         except held.HeldContentError as e:
-            raise _Refused(f"export: --lookup: {e}", 3) from None
+            raise _Refused(f"export: --lookup: {e}", verdict.COULD_NOT) from None
         pool += items
         out.append(export.ledger_lookup(index, args.path, items, held=[path])[0])
     for path in checks_held:
@@ -366,7 +409,7 @@ def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         try:
             added = added_since_seal(seal.snap, manifest)
         except (ValueError, TypeError) as e:
-            raise _Refused(f"export: --added: {e}", 3) from None
+            raise _Refused(f"export: --added: {e}", verdict.COULD_NOT) from None
         session.append(export.added_record(added, args.added))
     return seal, session
 

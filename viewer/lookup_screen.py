@@ -267,7 +267,7 @@ class LookupScreen(Screen[None]):
             summary.append(" ● ", "bold")
             summary.append(clean(item.label), "bold")
             summary.append(f" ({item.size:,} B): ")
-            summary.append(preview(item.value, 50), "italic")
+            summary.append(preview(item.value, self._room(summary.plain)), "italic")
             summary.append("\n   digest ")
             summary.append(clean(item.digest), "cyan")
             if self.index is None:
@@ -288,6 +288,13 @@ class LookupScreen(Screen[None]):
         self.query_one("#lookup-summary", Static).update(summary)
         self._record(tabs)
 
+    def _room(self, so_far: str, after: int = 0) -> int:
+        """How much of a preview fits on the line `so_far` ends (`after` characters
+        still to come after it): the rest of the screen's width, never under 40, so a
+        preview is cut only where the line would wrap."""
+        line = len(so_far) - so_far.rfind("\n") - 1
+        return max(40, self.size.width - 4 - line - after)
+
     def _add_hit(self, ol: OptionList, by_path: dict[str, LedgerTab], loc: Any, value: Any,
                  tag: str) -> None:
         tab = by_path.get(str(loc.ledger))
@@ -296,7 +303,7 @@ class LookupScreen(Screen[None]):
             prompt.append(f"{tag} ", "yellow")
         prompt.append(clean(Path(loc.ledger).name), "bold")
         prompt.append(f"  line {loc.line}  manifest position {loc.position}  ")
-        prompt.append(preview(value, 40), "italic dim")
+        prompt.append(preview(value, self._room(prompt.plain)), "italic dim")
         self.hits.append((tab, loc.line))
         ol.add_option(Option(prompt))
 
@@ -317,7 +324,7 @@ class LookupScreen(Screen[None]):
             summary.append(" ◐ ", "yellow")
             summary.append(_held_label(h), "bold")
             summary.append(": ")
-            summary.append(preview(h.value, 40), "italic")
+            summary.append(preview(h.value, self._room(summary.plain, 28)), "italic")
             summary.append(f" — {len(locs)} place(s)\n" if locs else
                            " — in no open ledger's drop manifest\n",
                            "green" if locs else "yellow")

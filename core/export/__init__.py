@@ -26,6 +26,7 @@ report reads (`SealFile`, `load_seal`, ...). Pure: no Textual, no Rich, nothing 
 from __future__ import annotations
 
 from sealscope.core.continuity import grouped_divergences
+from sealscope.core.export.folder import FOLDER_SCHEMA, FolderReport, build_folder_report
 from sealscope.core.export.links import SnapshotRowRef, iter_snapshot_rows
 from sealscope.core.export.markdown import md_code, md_text
 from sealscope.core.export.target import missing_folder
@@ -45,5 +46,5 @@ __all__ = [
     "recompute_record", "lookup_record", "ledger_lookup", "SnapshotRowRef", "iter_snapshot_rows",
     "md_text", "md_code", "grouped_divergences", "missing_folder",
     "SealFile", "Unreadable", "read_json_file", "load_seal", "load_restated",
-    "load_tiers", "load_manifest",
+    "load_tiers", "load_manifest", "FOLDER_SCHEMA", "FolderReport", "build_folder_report",
 ]

@@ -147,3 +147,36 @@ async def test_a_viewer_seal_report_with_added_since_the_seal_is_remade(tmp_path
     doc = timeless_json(cli_export(*args, fmt="json", out=tmp_path / "cli.json"))
     assert doc == timeless_json(js)
     assert [r["result"] for r in doc["session"]] == [{"live_threads": ["live_threads:seal-diff"]}]
+
+
+def test_export_of_a_folder_is_a_report_per_file_and_refuses_one_files_checks(tmp_path):
+    out = tmp_path / "folder.json"
+    text = cli_export(str(SAMPLES), fmt="json", out=out)
+    doc = json.loads(text)
+    assert doc["schema"] == "sealscope-export-folder:v1" and doc["exit_code"] == 1
+    assert {Path(f["path"]).name for f in doc["files"]} >= {"session.jsonl", "tampered.jsonl"}
+    assert all(f["evidence"]["sha256"] for f in doc["files"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "sealscope", "export", str(SAMPLES), "--pin", "x"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2 and "apply to one file" in proc.stderr
+
+
+@sync
+async def test_lookup_previews_use_the_room_the_screen_has():
+    """Issue 33: previews were cut at ~40 characters with room to spare."""
+    whole = '{"role": "tool", "name": "read_file", "text": "report 3: no customer data lost"}'
+    async with opened([SAMPLES / "session.jsonl"], size=(120, 36)) as (app, pilot):
+        await pilot.press("l")
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, LookupScreen)
+        await settle(app, pilot)
+        scr._load_file(str(HELD / "session-pre.jsonl"))
+        await pilot.pause()
+        summary = str(scr.query_one("#lookup-summary").render())
+        assert whole in summary

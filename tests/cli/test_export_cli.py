@@ -169,7 +169,9 @@ def test_errors_are_one_line_and_never_a_traceback(tmp_path):
     p = sealscope("export", tmp_path / "missing.jsonl")
     assert p.returncode == 3 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "cannot read" in p.stderr
-    p = sealscope("export", tmp_path)                 # a folder is no report, whatever --as says
+    p = sealscope("export", tmp_path)     # a folder: a report per evidence file; none here
+    assert p.returncode == 3 and "COULD NOT LOOK" in p.stdout
+    p = sealscope("export", tmp_path, "--as", "ledger")   # one file's kind: no report
     assert p.returncode == 3
     assert p.stderr == f"sealscope: export: cannot read {tmp_path}: Is a directory\n"
     p = sealscope("export", SEALS / "seals-ledger.jsonl", "--restated", SEALS / "tiers.json")

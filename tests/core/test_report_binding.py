@@ -68,3 +68,33 @@ def test_a_fifo_is_never_waited_on_its_binding_says_why(tmp_path):
     got = bind(fifo, "ledger", rows=0)
     assert got["sha256"] is None and got["bytes"] is None and got["head"] is None
     assert got["error"]
+
+
+def test_a_folder_report_binds_each_file_and_leaves_out_what_is_no_evidence(tmp_path):
+    import json
+
+    folder = tmp_path / "ledgers"
+    folder.mkdir()
+    for name in ("session.jsonl", "tampered.jsonl"):
+        (folder / name).write_bytes((SAMPLES / name).read_bytes())
+    (folder / "notes.md").write_text("# not a ledger\n")
+    (folder / "held.json").write_bytes((SAMPLES / "held" / "liar-pre.json").read_bytes())
+    report = export.build_folder_report(folder, now="2026-03-01T09:00:00Z")
+    doc = json.loads(report.to_json())
+    assert (doc["verdict"], doc["exit_code"]) == ("BROKEN", 1)
+    assert doc["generated_at"] == "2026-03-01T09:00:00Z"
+    assert doc["sealscope_version"] == __version__
+    files = {os.path.basename(f["path"]): f for f in doc["files"]}
+    assert sorted(files) == ["session.jsonl", "tampered.jsonl"]
+    for name, f in files.items():
+        p = folder / name
+        head = pins.head(p)
+        assert f["evidence"] == {
+            "sha256": sha(p),
+            "bytes": p.stat().st_size,
+            "head": {"rows": head.rows, "chain": head.chain},
+        }
+    assert sorted(os.path.basename(x["path"]) for x in doc["left_out"]) == ["held.json", "notes.md"]
+    md = report.to_markdown()
+    assert f"`{sha(folder / 'tampered.jsonl')}`" in md
+    assert "## sealscope audit report: `session.jsonl`" in md
