@@ -411,7 +411,9 @@ def junit_xml(suites: Sequence[Suite]) -> bytes:
             else:
                 ET.SubElement(tc, "system-out").text = xml_text(c.text)
     ET.indent(root, space="  ")
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    # a character reference for the `[` of `#[`: no legacy `##[` command in the file
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True).replace(
+        b"#[", b"#&#91;") + b"\n"
 
 
 # --------------------------------------------------------------------------- VSA
@@ -599,8 +601,11 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
     if getattr(args, "vsa", None):
         doc = vsa_statement(suites, version=__version__, policy=policy)
         if doc["subject"]:
+            from sealscope.output import safe_json
+
             write("the verification summary", args.vsa,
-                  (json.dumps(doc, indent=2, ensure_ascii=True) + "\n").encode("ascii"))
+                  (safe_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n")
+                  .encode("ascii"))
         else:
             error_line("--vsa: no file could be read to digest; "
                        "no verification summary written")

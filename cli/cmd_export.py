@@ -208,7 +208,9 @@ def _run(args: argparse.Namespace) -> int:
                                markdown=report.to_markdown)
         if args.format == "github":
             return code
-    text = report.to_json() + "\n" if args.format == "json" else report.to_markdown()
+    from sealscope.output import safe_json
+
+    text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
     wrote = _write(args, text, report.verdict, report.exit_code)
     return code if wrote == report.exit_code else wrote
 

@@ -104,7 +104,9 @@ class _Progress:
 def json_line(doc: dict[str, Any]) -> str:
     """One JSON document on one line, ASCII only: no evidence character can end the
     line early for any reader (U+2028, CR) or arrive undecodable."""
-    return json.dumps(doc, ensure_ascii=True, separators=(",", ":"), allow_nan=True)
+    from sealscope.output import safe_json
+
+    return safe_json(json.dumps(doc, ensure_ascii=True, separators=(",", ":"), allow_nan=True))
 
 
 def human_line(e: FleetEntry) -> str:

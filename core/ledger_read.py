@@ -1,0 +1,109 @@
+"""Reading a ledger's rows and chains: every row in order, the chain at a line, the tail's chain.
+
+Lines are split and numbered as the verifier does and parsed by the same reader; a line
+that does not parse is no row. `iter_rows` raises OSError for a file it cannot open as a
+regular file; `chain_at` answers None and `tail_chain` `genesis` instead.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from sealscope.core import lines as _lines
+from sealscope.core.chain import GENESIS, ProgressFn
+from sealscope.core.nesting import read_value
+
+# --------------------------------------------------------------------------- reading
+
+def iter_rows(path: str | os.PathLike[str], *, needles: tuple[bytes, ...] = (),
+              on_progress: ProgressFn | None = None) -> Iterator[tuple[int, Any]]:
+    """(line number, plain-parsed value) for every non-blank line that parses, lines
+    split and numbered as the verifier does. With `needles`, only lines holding one of
+    them (literally) are decoded at all: they are found window by window with
+    `bytes.find`, not line by line. `on_progress(done, total)` gets bytes read. OSError when
+    the file cannot be opened or is not a regular file."""
+    with _lines.open_regular(path) as fh:
+        buf = _lines.FileSource(fh)
+        total = len(buf)
+        n = 0
+        for s, e in _lines.window_bounds(buf, 0, total) if total else [(0, 0)]:
+            data, final = buf[s:e], e == total
+            if needles:
+                count, hits = _lines.window_holding(data, final, needles)
+            else:
+                lines = _lines.split_window(data, final)
+                count, hits = len(lines), list(enumerate(lines))
+            for i, raw in hits:
+                text = _lines.decode_line(raw)
+                if not text:
+                    continue
+                try:
+                    value = read_value(text, raw)
+                except ValueError:
+                    continue
+                yield n + i + 1, value
+            n += count
+            if on_progress is not None:
+                on_progress(e, total)
+
+
+def chain_at(path: str | os.PathLike[str], n: int) -> Any:
+    """The `chain` value of the n-th row (rows counted as `verify` counts them), None
+    if unreadable, fewer rows, or no chain; `genesis` for n <= 0 without reading."""
+    if n <= 0:
+        return GENESIS
+    count = 0
+    try:
+        for _ln, obj in iter_rows(path):
+            if isinstance(obj, dict):
+                count += 1
+                if count == n:
+                    return obj.get("chain")
+    except OSError:
+        return None
+    return None
+
+
+def tail_chain(path: str | os.PathLike[str], *, reference_split: bool = False) -> Any:
+    """The chain the next append continues from: the last object row's truthy `chain`,
+    else `genesis`. Reads backwards; never reads the whole file.
+
+    By default lines are split and stripped as the verifier does, so a head taken from
+    an honest CR-only or NBSP-padded file is the chain of its last row.
+    `reference_split=True` reproduces arcaeon's writer instead (LF bytes only, ASCII
+    whitespace only)."""
+    try:
+        with _lines.open_regular(path) as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            block = 1 << 16
+            while True:
+                start = max(0, size - block)
+                fh.seek(start)
+                data = fh.read(size - start)
+                if reference_split:
+                    pieces = data.split(b"\n")
+                else:
+                    pieces = _lines.split_window(data, final=True)
+                if start > 0:
+                    pieces = pieces[1:]  # the first piece may be a partial line
+                for raw in reversed(pieces):
+                    if reference_split:
+                        raw = raw.strip()
+                        text = raw.decode("utf-8", "replace") if raw else ""
+                    else:
+                        text = _lines.decode_line(raw)
+                    if not text:
+                        continue
+                    try:
+                        obj = read_value(text, raw)
+                    except ValueError:
+                        continue
+                    if isinstance(obj, dict):
+                        return obj.get("chain") or GENESIS
+                if start == 0:
+                    return GENESIS
+                block *= 4
+    except OSError:
+        return GENESIS
