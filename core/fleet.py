@@ -197,20 +197,35 @@ def plan_batches(sized: Iterable[tuple[str, int | None]], *,
     return batches, large
 
 
-def walk(sources: Sequence[str], pattern: str = "*.jsonl"
+def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool = False,
+         skipped: list[tuple[str, str]] | None = None
          ) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source: a directory is walked recursively for
     files whose name matches `pattern` (sorted, symlinked directories not followed);
-    anything else is taken as a file, as given (a missing one is reported later)."""
+    anything else is taken as a file, as given (a missing one is reported later).
+
+    A symlink found in a directory that points out of it (`ledgers/x.jsonl ->
+    /etc/shadow`) is not read unless `follow_links`: it is added to `skipped` as
+    (path, why) for the caller to report, so nothing outside the tree named is read
+    or digested without being asked."""
     from fnmatch import fnmatchcase
 
     for src in sources:
         if os.path.isdir(src):
+            top = os.path.realpath(src)
             for root, dirs, files in os.walk(src):
                 dirs.sort()
                 for name in sorted(files):
                     if fnmatchcase(name, pattern):
                         p = os.path.join(root, name)
+                        if not follow_links and os.path.islink(p):
+                            real = os.path.realpath(p)
+                            if os.path.commonpath([top, real]) != top:
+                                why = (f"a symlink out of {src} (to {real}): not "
+                                       "followed (--follow-links follows it)")
+                                if skipped is not None:
+                                    skipped.append((p, why))
+                                continue
                         try:
                             yield p, os.stat(p).st_size
                         except OSError:
