@@ -183,7 +183,7 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
             app.middlewares.append(guard)
             return app
 
-        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             if self.sessions >= max_sessions:
                 raise web.HTTPServiceUnavailable(
                     text=f"{max_sessions} viewers are running: no more sessions\n")

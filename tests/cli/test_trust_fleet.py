@@ -43,7 +43,7 @@ def test_a_symlink_out_of_the_tree_is_not_read(tmp_path):
     assert "not followed (--follow-links follows it)" in skipped[0][1]
     assert len(dict(fleet.walk([str(tree)], follow_links=True))) == 3
     vsa = tmp_path / "vsa.json"
-    r, docs = _fleet(str(tree), "--vsa", str(vsa))
+    r, _docs = _fleet(str(tree), "--vsa", str(vsa))
     text = vsa.read_text()
     assert str(secret) not in text.split('"subject"')[1].split('"predicate"')[0]
     assert "not followed" in r.stdout
