@@ -160,7 +160,7 @@ def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
     a case per receipt row; an error mark per break and per failing receipt (receipts
     within a bound are counted in the fleet's summary, not annotated)."""
-    suite = chain_suite(entry.path, entry.result)
+    suite = chain_suite(entry.path, entry.result, digested=True)  # digested as walked
     for row in entry.receipts.rows:
         suite.cases.append(_receipt_case(row.line, row))
         _receipt_marks(suite, row.line, row, notices=False)

@@ -101,13 +101,15 @@ class FleetEntry(_verdict.Judged):
                            declared=tuple(d["declared"]),
                            findings=tuple(Finding(int(n), str(k), str(t))
                                           for n, k, t in d.get("findings", ())),
-                           unreadable=bool(d.get("unreadable", False)))
+                           unreadable=bool(d.get("unreadable", False)),
+                           sha256=d.get("sha256"))
         return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
 
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
         break and declared break, and each receipt row's check."""
         return {**self.to_dict(), "unreadable": self.result.unreadable,
+                "sha256": self.result.sha256,
                 "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
                 "receipts": {**self.receipts.to_dict(),
                              "rows": [r.to_wire() for r in self.receipts.rows]}}
@@ -154,9 +156,9 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
     if incremental:
         from sealscope.core.checkpoint import verify_incremental
 
-        res = verify_incremental(path, strict=strict, workers=workers).result
-    else:
-        res = _verify(path, strict=strict, workers=workers)
+        res = verify_incremental(path, strict=strict, workers=workers, digest=True).result
+    else:  # the digest of the bytes walked, for a VSA subject (no second read by name)
+        res = _verify(path, strict=strict, workers=workers, digest=True)
     if res.unreadable:
         return FleetEntry(name, res, ReceiptSummary(), size)
     try:
