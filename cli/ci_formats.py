@@ -169,9 +169,11 @@ def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
     a case per receipt row; an error mark per break and per failing receipt (receipts
     within a bound are counted in the fleet's summary, not annotated). Its verdict is
-    the entry's (`verdict.ledger`)."""
+    the entry's (`verdict.ledger`); its subject digest the one the walk took."""
     suite = _judged(entry.path, entry.outcome())
     _add_chain(suite, _verdict.chain(entry.result), entry.result, entry.result.findings)
+    suite.digested = True  # digested as walked
+    suite.sha256 = getattr(entry.result, "sha256", None)
     _add_receipts(suite, ((row.line, row) for row in entry.receipts.rows), notices=False)
     return suite
 

@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--glob", default="*.jsonl", metavar="PATTERN",
                    help="file names to take from directories (default *.jsonl)")
     p.add_argument("--strict", action="store_true", help="verify every ledger in strict mode")
+    p.add_argument("--follow-links", action="store_true",
+                   help="read symlinks that point out of a folder (default: listed as not "
+                        "followed, COULD NOT LOOK)")
     p.add_argument("--incremental", action="store_true",
                    help="use and update each local ledger's checkpoint (the user's cache): a "
                         "re-audit walks only what was appended since (see README: checkpoints)")
@@ -155,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler:
         engine.prepare_dask(args.scheduler)
     try:
-        sized, entries = engine.gather(args.sources, args.glob, options)
+        sized, entries = engine.gather(args.sources, args.glob, options, args.follow_links)
     except engine.EngineMissing as e:
         error_line(f"fleet: {e}")
         return verdict.USAGE

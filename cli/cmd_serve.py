@@ -9,8 +9,14 @@ Rules:
   there is no authentication. On a loopback bind only requests naming a loopback host
   (or the `--public-url` host) are answered, and the WebSocket only from a page of the
   same origin, so another web site open in the auditor's browser cannot drive it.
+  With `--allow-remote` the Host names answered are still a list (the `--public-url`
+  host, the bound address, IP literals), so DNS rebinding cannot reach it either.
 - The page is our template (`serve_templates/`): it names no host outside the server
-  (fonts from textual-serve's package, else the system's monospace).
+  (fonts from textual-serve's package, else the system's monospace); its WebSocket may
+  connect to the page's own origin only, and no other page may frame it
+  (`frame-ancestors 'none'`, `X-Frame-Options: DENY`). `/static/` lists no folder.
+- At most `--max-sessions` viewers run at once (default 8): each is a process, so a
+  flood of WebSockets is refused (503), not given one viewer each.
 - textual-serve is the optional extra `sealscope[serve]`; without it: one line saying
   what to install, exit 3 (the check could not run here; the arguments were fine).
 """
@@ -33,6 +39,7 @@ PATHS_ENV = "SEALSCOPE_SERVE_PATHS"
 INSTALL_HINT = 'browser mode needs textual-serve: pip install "sealscope[serve]"'
 TEMPLATES = Path(__file__).resolve().parent / "serve_templates"
 LOOPBACK_NAMES = ("localhost",)
+MAX_SESSIONS = 8
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,6 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-remote", action="store_true",
                    help="allow binding a non-loopback address: anyone reaching the port "
                         "reads the evidence")
+    p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
+                   help=f"viewers running at once, one process per browser tab "
+                        f"(default {MAX_SESSIONS}); more are refused")
     p.set_defaults(func=run)
 
 
@@ -86,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
     if args.public_url and urlsplit(args.public_url).scheme not in ("http", "https"):
         error_line("--public-url must start with http:// or https://")
         return verdict.USAGE
+    if args.max_sessions < 1:
+        error_line(f"--max-sessions must be at least 1, not {args.max_sessions}")
+        return verdict.USAGE
     if not is_loopback(args.host) and not args.allow_remote:
         error_line(f"refusing to bind {args.host}: it is not a loopback address and the "
                    "server has no authentication; add --allow-remote to do it anyway")
@@ -104,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             "reaches this port reads the evidence, and can open any file this user can "
             "read. Put it behind an authenticating reverse proxy (see the README).\n")
     server = make_server([str(p.resolve()) for p in paths], host=args.host, port=args.port,
-                         public_url=args.public_url)
+                         public_url=args.public_url, max_sessions=args.max_sessions)
     os.environ[PATHS_ENV] = json.dumps(server.paths)  # read by each app process
     try:
         server.serve()
@@ -115,23 +128,38 @@ def run(args: argparse.Namespace) -> int:
     return verdict.HELD
 
 
-def make_server(paths: list[str], *, host: str, port: int, public_url: str | None) -> Any:
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return True
+    except ValueError:
+        return False
+
+
+def make_server(paths: list[str], *, host: str, port: int, public_url: str | None,
+                max_sessions: int = MAX_SESSIONS) -> Any:
     """A textual-serve Server for `paths` with our page and request checks."""
     import aiohttp_jinja2
     from aiohttp import web
     from textual_serve.server import Server
 
-    allowed: set[str] | None = None   # Host header names answered; None: any
-    if is_loopback(host):
-        allowed = {"localhost", "127.0.0.1", "::1", host_of(host) or host}
-        if public_url:
-            allowed.add(host_of(urlsplit(public_url).netloc))
+    # Host header names answered: loopback names, the bound address, the public URL's
+    # host; an IP literal too when serving remotely (no name to rebind)
+    allowed = {"localhost", "127.0.0.1", "::1", host_of(host) or host}
+    if public_url:
+        allowed.add(host_of(urlsplit(public_url).netloc))
+    remote = not is_loopback(host)
+    statics: list[Path] = []
 
     @web.middleware
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
         name = host_of(request.host)
-        if allowed is not None and name not in allowed and not is_loopback(name):
+        if name not in allowed and not is_loopback(name) and not (remote and _is_ip(name)):
             raise web.HTTPForbidden(text="unknown host\n")
+        if request.path == "/static" or request.path.startswith("/static/"):
+            rel = request.path[len("/static"):].lstrip("/")
+            if not rel or any((root / rel).is_dir() for root in statics):
+                raise web.HTTPNotFound(text="no listing\n")
         origin = request.headers.get("Origin")
         if request.path == "/ws" and origin is not None:
             ok = {request.host.lower()}
@@ -142,15 +170,29 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
         response = await handler(request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'none'")
         return response
 
     class SealscopeServer(Server):
         paths: list[str]
+        sessions = 0
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
+            statics.append(Path(self.statics_path))
             app.middlewares.append(guard)
             return app
+
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            if self.sessions >= max_sessions:
+                raise web.HTTPServiceUnavailable(
+                    text=f"{max_sessions} viewers are running: no more sessions\n")
+            self.sessions += 1
+            try:
+                return await super().handle_websocket(request)
+            finally:
+                self.sessions -= 1
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
             try:
@@ -162,9 +204,13 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
             if public_url:
                 scheme, rest = base.split(":", 1)
                 ws = ("wss:" if scheme == "https" else "ws:") + rest + "/ws"
+                origin = ("wss://" if scheme == "https" else "ws://") \
+                    + urlsplit(public_url).netloc
+            else:
+                origin = ("wss://" if request.secure else "ws://") + request.host
             return aiohttp_jinja2.render_template("index.html", request, {
                 "font_size": font_size, "static_url": (base + "/static/") if base else "static/",
-                "websocket_url": ws, "title": "sealscope",
+                "websocket_url": ws, "title": "sealscope", "ws_origin": origin,
             })
 
         async def on_startup(self, app: web.Application) -> None:

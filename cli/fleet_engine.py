@@ -52,6 +52,29 @@ def _url_to_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
                             f"{FLEET_EXTRA}") from None
 
 
+def _object_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
+    """The filesystem and path of one object URL. fsspec reads `::` as a chain of URLs
+    (`zip://x::s3://b/a.zip`); an S3 key may hold `::` itself (`s3://b/a::b.jsonl`), so
+    a URL whose only `::` come after its `://` with no second protocol is one object
+    of one filesystem, opened as such."""
+    proto, sep, rest = url.partition("://")
+    if sep and "::" in rest and "://" not in rest and "::" not in proto:
+        fsspec = _fsspec()
+        try:
+            fs = fsspec.filesystem(proto, **options)
+        except ImportError as e:
+            raise EngineMissing(f"{proto}:// needs {e.name or 'its fsspec backend'}: "
+                                f"{FLEET_EXTRA}") from None
+        # strip the protocol as the filesystem does, with `::` held out of its sight
+        return fs, fs._strip_protocol(url.replace("::", "\0\0")).replace("\0\0", "::")
+    return _url_to_fs(url, options)
+
+
+# A remote object is copied to a private temporary file to be verified; beyond this
+# many bytes the copy stops and the object is COULD NOT LOOK (no disk is filled).
+REMOTE_MAX_BYTES = 16 << 30
+
+
 def error_text(e: BaseException) -> str:
     """An error as one line: the OS's rendering when there is one, else type: message."""
     if isinstance(e, OSError) and e.strerror:
@@ -65,7 +88,7 @@ def list_remote(url: str, pattern: str, options: dict[str, Any]
     """(url, size, listing error) for each object under `url` matching `pattern` (or
     `url` itself when it names an object)."""
     try:
-        fs, root = _url_to_fs(url, options)
+        fs, root = _object_fs(url, options)
         info = fs.info(root)
     except EngineMissing:
         raise
@@ -86,14 +109,22 @@ def list_remote(url: str, pattern: str, options: dict[str, Any]
 
 
 def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetEntry:
-    """Fetch one object to a private temporary file, audit it, delete the copy."""
+    """Fetch one object to a private temporary file (streamed, at most
+    REMOTE_MAX_BYTES), audit it, delete the copy."""
     tmpdir = tempfile.mkdtemp(prefix="sealscope-fleet-")
     try:
         local = os.path.join(tmpdir, "ledger.jsonl")
         try:
-            fs, path = _url_to_fs(url, options)
+            fs, path = _object_fs(url, options)
+            copied = 0
             with fs.open(path, "rb") as src, open(local, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+                while block := src.read(1 << 20):
+                    copied += len(block)
+                    if copied > REMOTE_MAX_BYTES:
+                        return fleet.unreadable_entry(
+                            url, f"larger than {REMOTE_MAX_BYTES >> 30} GiB: not fetched "
+                                 "(a remote object is copied to be verified)")
+                    dst.write(block)
         except EngineMissing as e:
             return fleet.unreadable_entry(url, str(e))
         except Exception as e:  # noqa: BLE001 - any backend's error is this object's verdict
@@ -112,13 +143,17 @@ def audit_items(items: Sequence[str], options: dict[str, Any], strict: bool = Fa
             for i in items]
 
 
-def gather(sources: Sequence[str], pattern: str, options: dict[str, Any]
+def gather(sources: Sequence[str], pattern: str, options: dict[str, Any],
+           follow_links: bool = False
            ) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
-    """(ledgers to audit with their sizes, entries already decided by a listing error)."""
+    """(ledgers to audit with their sizes, entries already decided by a listing error,
+    or by a symlink out of its folder not followed: COULD NOT LOOK, saying so)."""
     sized: list[tuple[str, int | None]] = []
     failed: list[FleetEntry] = []
     local = [s for s in sources if not is_url(s)]
-    sized.extend(fleet.walk(local, pattern))
+    skipped: list[tuple[str, str]] = []
+    sized.extend(fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped))
+    failed.extend(fleet.unreadable_entry(p, why) for p, why in skipped)
     for url in (s for s in sources if is_url(s)):
         for item, size, err in list_remote(url, pattern, options):
             if err is None:

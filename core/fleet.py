@@ -105,13 +105,15 @@ class FleetEntry(_verdict.Judged):
                            declared=tuple(d["declared"]),
                            findings=tuple(Finding(int(n), str(k), str(t))
                                           for n, k, t in d.get("findings", ())),
-                           unreadable=bool(d.get("unreadable", False)))
+                           unreadable=bool(d.get("unreadable", False)),
+                           sha256=d.get("sha256"))
         return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
 
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
         break and declared break, and each receipt row's check."""
         return {**self.to_dict(), "unreadable": self.result.unreadable,
+                "sha256": self.result.sha256,
                 "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
                 "receipts": {**self.receipts.to_dict(),
                              "rows": [r.to_wire() for r in self.receipts.rows]}}
@@ -154,9 +156,9 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
     if incremental:
         from sealscope.core.checkpoint import verify_incremental
 
-        res = verify_incremental(path, strict=strict, workers=workers).result
-    else:
-        res = _verify(path, strict=strict, workers=workers)
+        res = verify_incremental(path, strict=strict, workers=workers, digest=True).result
+    else:  # the digest of the bytes walked, for a VSA subject (no second read by name)
+        res = _verify(path, strict=strict, workers=workers, digest=True)
     if res.unreadable:
         return FleetEntry(name, res, ReceiptSummary(), size)
     try:
@@ -172,20 +174,35 @@ def audit_batch(paths: Sequence[str], strict: bool = False, incremental: bool = 
     return [audit_file(p, strict=strict, incremental=incremental).to_wire() for p in paths]
 
 
-def walk(sources: Sequence[str], pattern: str = "*.jsonl"
+def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool = False,
+         skipped: list[tuple[str, str]] | None = None
          ) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source: a directory is walked recursively for
     files whose name matches `pattern` (sorted, symlinked directories not followed);
-    anything else is taken as a file, as given (a missing one is reported later)."""
+    anything else is taken as a file, as given (a missing one is reported later).
+
+    A symlink found in a directory that points out of it (`ledgers/x.jsonl ->
+    /etc/shadow`) is not read unless `follow_links`: it is added to `skipped` as
+    (path, why) for the caller to report, so nothing outside the tree named is read
+    or digested without being asked."""
     from fnmatch import fnmatchcase
 
     for src in sources:
         if os.path.isdir(src):
+            top = os.path.realpath(src)
             for root, dirs, files in os.walk(src):
                 dirs.sort()
                 for name in sorted(files):
                     if fnmatchcase(name, pattern):
                         p = os.path.join(root, name)
+                        if not follow_links and os.path.islink(p):
+                            real = os.path.realpath(p)
+                            if os.path.commonpath([top, real]) != top:
+                                why = (f"a symlink out of {src} (to {real}): not "
+                                       "followed (--follow-links follows it)")
+                                if skipped is not None:
+                                    skipped.append((p, why))
+                                continue
                         try:
                             yield p, os.stat(p).st_size
                         except OSError:

@@ -162,13 +162,20 @@ def test_a_checkpoint_owned_by_another_user_is_ignored(tmp_path, monkeypatch):
 
 def test_a_checkpoint_in_a_world_writable_folder_of_another_user_is_ignored(tmp_path):
     led = _ledger(tmp_path / "ledger.jsonl")
-    shared = Path("/tmp")  # world-writable, owned by root
-    st = os.stat(shared)
-    if not (st.st_mode & 0o002) or st.st_uid == os.geteuid():
-        pytest.skip("no world-writable folder owned by another user here")
+    if os.geteuid() == 0:  # make one: a folder for everyone, owned by `nobody`
+        shared = tmp_path / "shared"
+        shared.mkdir()
+        os.chmod(shared, 0o1777)
+        os.chown(shared, 65534, -1)
+    else:
+        shared = Path("/tmp")  # world-writable, owned by root
+        st = os.stat(shared)
+        if not (st.st_mode & 0o002) or st.st_uid == os.geteuid():
+            pytest.skip("no world-writable folder owned by another user here")
     cp = shared / f"sealscope-trust-{os.getpid()}.json"
     try:
         C.verify_incremental(led, checkpoint=cp)
+        assert cp.exists()
         inc = C.verify_incremental(led, checkpoint=cp)
         assert inc.resumed is None
         assert any("world-writable and owned by another user" in n for n in inc.notes)

@@ -100,3 +100,18 @@ def test_a_non_utf8_name_is_percent_encoded_with_its_hex(tmp_path):
     assert bytes.fromhex(subj["annotations"]["name_hex"]) == raw
     from urllib.parse import unquote_to_bytes
     assert unquote_to_bytes(subj["name"]) == raw
+
+
+def test_a_fleet_vsa_digests_each_ledger_as_it_was_walked(tmp_path, monkeypatch):
+    tree = tmp_path / "ledgers"
+    tree.mkdir()
+    h, _t = _pair(tmp_path)
+    shutil.copy(h, tree / "a.jsonl")
+    vsa = tmp_path / "vsa.json"
+    monkeypatch.setattr("sealscope.ci_formats.sha256_file",
+                        lambda p: pytest.fail("a ledger was hashed a second time by name"))
+    assert main(["fleet", str(tree), "--vsa", str(vsa)]) == 0
+    doc = json.loads(vsa.read_text())
+    assert doc["subject"] == [{"name": str(tree / "a.jsonl"),
+                               "digest": {"sha256": _sha(h)}}]
+    assert doc["predicate"]["verificationResult"] == "PASSED"
