@@ -114,7 +114,7 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
     d = kc.detail if isinstance(kc.detail, dict) else {}
     out: list[CheckLine] = []
     if "error" in d and d.get("error") is not None and kc.kind != CONTINUITY:
-        out.append(CheckLine("checker", verdict.COULD_NOT_LOOK, shown(d["error"])))
+        out.append(CheckLine("verifier", verdict.COULD_NOT_LOOK, shown(d["error"])))
     if kc.kind == RECEIPT:
         out += [CheckLine("self-consistent", _flag(d.get("self_consistent"), "yes", "no")),
                 CheckLine("content", shown(d.get("content"))),
