@@ -65,8 +65,6 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
     except Exception as e:   # noqa: BLE001 - a verifier that raises could not look (§0.1)
         return _could_not(found.path, found.kind, type(e).__name__,
                           f"the check could not finish: {type(e).__name__}")
-    except RecursionError as e:   # pragma: no cover - RecursionError is an Exception
-        return _could_not(found.path, found.kind, type(e).__name__, "nesting too deep")
     if res.kind is None and res.detail.get("reason_word") is None:
         res = dataclasses.replace(res, detail={**res.detail, "reason_word": "unreadable"})
     return res
