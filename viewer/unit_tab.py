@@ -39,7 +39,7 @@ from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import Member, UnitView, read_unit
 
-__all__ = ["UnitTab", "row_prompt", "members_table", "ROW_TEXT"]
+__all__ = ["UnitTab", "UnitRows", "row_prompt", "members_table", "ROW_TEXT"]
 
 ROW_TEXT = 160   # characters of a row's JSON in the row list
 
@@ -91,6 +91,15 @@ def members_table(members: list[Member], listed: bool = True) -> Table:
         cells += [Text(_short_hex(m.actual), style), Text(shown(note), style or "dim")]
         t.add_row(*cells)
     return t
+
+
+class UnitRows(OptionList):
+    """The rows of a unit's `records.jsonl`, one line each (its marks in the key help)."""
+
+    LEGEND_TITLE = "records.jsonl rows"
+    LEGEND = (("▶", "bold cyan", "a row of the pack's window (window.jsonl)"),
+              ("✗", "bold red", ("a row the unit's check names: where the chain first "
+                                "breaks, or a window row that differs from its line")))
 
 
 class UnitTab(EvidenceTab):
@@ -145,7 +154,7 @@ class UnitTab(EvidenceTab):
             with VerticalScroll(id="unit-left"):
                 yield Static(Text("members: reading…", style="dim"), id="unit-members")
             with Vertical(id="unit-right"):
-                yield OptionList(id="unit-rows")
+                yield UnitRows(id="unit-rows")
                 yield RowJson(Text("", end=""), id="unit-row")
 
     def on_mount(self) -> None:
