@@ -32,7 +32,8 @@ import hashlib
 import json
 import math
 import os
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from sealscope.core import lines as _lines
@@ -157,14 +158,18 @@ def jcs(value: Any) -> bytes:
     return "".join(out).encode("utf-8")
 
 
-def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
-    """The AAT chain of an export's bytes (the module docstring's rule): `{"ok": True,
-    "records", "head"}` or `{"ok": False, "line", "finding"}`. Nesting too deep to
-    parse raises RecursionError, as the reference's parser does."""
+class LineTooLong(Exception):
+    """A line past `LINE_MAX_BYTES`, not read into memory (COULD NOT LOOK `bounded`)."""
+
+
+#: The longest line held in memory at once.
+LINE_MAX_BYTES = 1024**3
+
+
+def _walk(lines: Iterable[bytes]) -> dict[str, Any]:
     prev: str | None = None
     n = 0
-    body = raw[:-1] if raw.endswith(b"\n") else raw
-    for n, line in enumerate(body.split(b"\n") if body else [], start=1):
+    for n, line in enumerate(lines, start=1):
         try:
             rec = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -186,6 +191,42 @@ def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
             }
         prev = hashlib.sha256(line).hexdigest()
     return {"ok": True, "records": n, "head": prev}
+
+
+def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
+    """The AAT chain of an export's bytes (the module docstring's rule): `{"ok": True,
+    "records", "head"}` or `{"ok": False, "line", "finding"}`. Nesting too deep to
+    parse raises RecursionError, as the reference's parser does."""
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    return _walk(body.split(b"\n") if body else [])
+
+
+def _file_lines(fh: BinaryIO) -> Iterator[bytes]:
+    """The lines `verify_aat_bytes` splits, read one at a time: each without its LF;
+    a file that is exactly one LF has none. Raises LineTooLong past the bound."""
+    n = 0
+    while True:
+        chunk = fh.readline(LINE_MAX_BYTES + 1)
+        if not chunk:
+            return
+        if len(chunk) > LINE_MAX_BYTES:
+            raise LineTooLong(f"a line is longer than {LINE_MAX_BYTES} bytes")
+        n += 1
+        if n == 1 and chunk == b"\n":
+            following = fh.readline(LINE_MAX_BYTES + 1)
+            if not following:
+                return  # the whole file is one LF: no lines
+            yield b""
+            chunk = following
+            if len(chunk) > LINE_MAX_BYTES:
+                raise LineTooLong(f"a line is longer than {LINE_MAX_BYTES} bytes")
+        yield chunk[:-1] if chunk.endswith(b"\n") else chunk
+
+
+def verify_aat_file(fh: BinaryIO) -> dict[str, Any]:
+    """`verify_aat_bytes` over an open file, streamed line by line (memory bounded by
+    the longest line)."""
+    return _walk(_file_lines(fh))
 
 
 # ------------------------------------------------------------------- the export rule
@@ -313,7 +354,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     del ctx
     try:
         with _lines.open_regular(path) as fh:
-            raw = fh.read()
+            res = verify_aat_file(fh)
     except OSError as e:
         return KindCheck(
             path=path,
@@ -322,8 +363,9 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
             detail={"reason_word": "unreadable", "error": type(e).__name__},
             reason=str(e),
         )
-    try:
-        res = verify_aat_bytes(raw)
+    except LineTooLong as e:
+        return KindCheck(path=path, kind=KIND, ok=None, detail={"reason_word": "bounded"},
+                         reason=f"{e}: past sealscope's bound, not read")
     except RecursionError:
         return KindCheck(
             path=path,

@@ -16,6 +16,9 @@ VERIFIED); `reason_word` and its fellows come from the first COULD NOT LOOK chec
 `check` takes no witness file and uses no network: a listed local pin is COULD NOT
 LOOK `missing`, a remote one `network`.
 
+A member held in memory to be parsed (a folder's file, a zip's entry) is bounded by
+`zipread.ENTRY_MAX_BYTES`; past it the pack is COULD NOT LOOK `bounded`, not read.
+
 Where sealscope re-derives less than the reference, the check says so in its `note`
 and never says more than the reference would: the two pages (README.md,
 ARTICLE_12_SUMMARY.md) are held to their listed hashes rather than re-rendered; an
@@ -856,6 +859,15 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     del ctx
     try:
         detail = verify_pack(path)
+    except Z.TooBig as e:
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            word=COULD_NOT_LOOK,
+            detail={"reason_word": "bounded"},
+            reason=f"{e}: past sealscope's bound, not read",
+        )
     except Raised as e:
         return KindCheck(
             path=path,

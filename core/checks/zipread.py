@@ -72,6 +72,12 @@ _READ_ERRORS = (
 )
 
 
+class TooBig(Exception):
+    """A member past `ENTRY_MAX_BYTES`, not read into memory: the unit's check is
+    COULD NOT LOOK `bounded`. Not an OSError, so no reader takes it for a missing
+    file."""
+
+
 def is_plain(name: str) -> bool:
     """A plain top-level file name: its own last path component, not `""`/`.`/`..`,
     no backslash, no trailing slash."""
@@ -183,6 +189,8 @@ class FolderMembers(Members):
         if path is None:
             raise FileNotFoundError(f"{name}: not a file of the pack")
         with _lines.open_regular(path) as fh:
+            if os.fstat(fh.fileno()).st_size > ENTRY_MAX_BYTES:
+                raise TooBig(f"{name} is larger than {ENTRY_MAX_BYTES} bytes")
             return fh.read()
 
     def sha256(self, name: str) -> str:

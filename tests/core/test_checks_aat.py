@@ -179,3 +179,21 @@ def test_unit_subject_is_the_file(tmp_path):
     p = tmp_path / "aat.jsonl"
     p.write_bytes(b"{}\n")
     assert aat.unit_subjects(str(p)) == [("aat.jsonl", hashlib.sha256(b"{}\n").hexdigest())]
+
+
+def test_the_file_is_streamed_with_the_same_answer_as_its_bytes():
+    import io
+    rng = random.Random(5)
+    parts = [b"", b"\n", b"{}", b'{"prev_hash":null}', b"x", b"\r", b"\n\n"]
+    for _ in range(5000):
+        raw = b"".join(rng.choice(parts) for _ in range(rng.randint(0, 5)))
+        got = aat.verify_aat_file(io.BufferedReader(io.BytesIO(raw)))
+        assert got == aat.verify_aat_bytes(raw) == ref_verify(raw), raw
+
+
+def test_a_line_past_the_bound_is_bounded_not_read(tmp_path, monkeypatch):
+    p = tmp_path / "a.jsonl"
+    p.write_bytes(b'{"prev_hash":null,"x":"' + b"y" * 200 + b'"}\n')
+    monkeypatch.setattr(aat, "LINE_MAX_BYTES", 100)
+    got = aat.check(str(p), CheckContext()).to_dict()
+    assert got["verdict"] == "COULD NOT LOOK" and got["detail"] == {"reason_word": "bounded"}

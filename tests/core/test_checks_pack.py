@@ -304,3 +304,39 @@ def test_members_list_each_file_with_its_listed_and_actual_digest(tmp_path):
     zm = pack.check(str(z), CheckContext()).detail["members"]
     assert all(m["matches"] for m in zm if m["name"] not in ("manifest.json",
                                                               "manifest.sha256"))
+
+
+@pytest.mark.parametrize("member", ["records.jsonl", "window.jsonl", "manifest.json",
+                                    "could_not_look.json", "manifest.sha256"])
+def test_a_fifo_member_is_not_a_file_of_the_pack_never_waited_on(tmp_path, member):
+    import os
+
+    from tests.core.fifo_helpers import returns
+    out = _build(random.Random(9), tmp_path, 0)
+    (out / member).unlink()
+    os.mkfifo(out / member)
+    came_back, got = returns(lambda: pack.check(str(out), CheckContext()).to_dict(),
+                             out / member)
+    assert came_back
+    # (the reference's reader would wait on it: it is not asked)
+    if member == "manifest.json":
+        assert got["detail"]["checks"] == [{**got["detail"]["checks"][0], "check": "manifest",
+                                            "verdict": "COULD NOT LOOK"}]
+        assert got["detail"]["reason_word"] == "missing"
+        return
+    hashes = got["detail"]["checks"][0]
+    assert got["verdict"] in ("BROKEN", "COULD NOT LOOK")
+    if member != "manifest.sha256":  # listed: a FIFO in its place is missing from the pack
+        assert hashes["missing"] == [member] and got["verdict"] == "BROKEN"
+
+
+def test_a_member_past_sealscopes_bound_is_bounded_not_read(tmp_path, monkeypatch):
+    """A folder member larger than the bound on what is held in memory: COULD NOT
+    LOOK `bounded` (the bound lowered here so a small pack is past it)."""
+    from sealscope.core.checks import zipread
+    out = _build(random.Random(10), tmp_path, 0)
+    monkeypatch.setattr(zipread, "ENTRY_MAX_BYTES", 100)
+    assert (out / "manifest.json").stat().st_size > 100
+    got = pack.check(str(out), CheckContext()).to_dict()
+    assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
+    assert got["detail"] == {"reason_word": "bounded"}

@@ -219,3 +219,36 @@ def test_continuity_verify_rows_join_the_verdicts_named_on_the_command_line(tmp_
     assert joined["verdict"] == "VERIFIED" == own["verdict"]
     assert joined["detail"]["rows_checked"][0]["match"] == "matched"
     assert from_dir["detail"]["rows_checked"][0]["match"] == "matched"
+
+
+def test_a_rechained_row_that_misstates_its_verdict_is_a_mismatch(tmp_path: Path) -> None:
+    from sealscope.core import ledger
+
+    snap = cont.snapshot(MANIFEST)
+    restated = cont.restate(MANIFEST)
+    restated[sorted(restated)[0]] = "something else"
+    v = cont.verify_continuation(snap, restated=restated)
+    vfile = tmp_path / "divergence.json"
+    vfile.write_text(json.dumps(v.to_dict(), indent=2), encoding="utf-8")
+    led = tmp_path / "rows.jsonl"
+    ledger.append(
+        led,
+        {
+            "kind": "continuity_verify",
+            "label": "continuity",
+            "manifest_digest": v.manifest_digest,
+            "faithful": True,
+            "valid": True,
+            "n_divergences": 0,
+            "schema": v.schema,
+            "comparison": "exact_match",
+            "policy": v.policy,
+            "verdict_digest": v.verdict_digest,
+        },
+    )
+    [row, own] = _ours(led, vfile)
+    entry = row["detail"]["rows_checked"][0]
+    assert row["detail"]["ok"] is True  # the chain holds: the row was re-chained
+    assert (entry["match"], entry["ok"], row["verdict"]) == ("mismatch", False, "BROKEN")
+    assert set(entry["differs"]) == {"faithful", "comparison", "n_divergences"}
+    assert own["verdict"] == "BROKEN" and own["detail"]["comparison"] == "divergence"
