@@ -24,10 +24,9 @@ from sealscope.core import lines as _lines
 from sealscope.core.checks import zipread as Z
 from sealscope.core.jsonio import loads
 
-__all__ = ["Member", "UnitView", "read_unit", "MAX_TOTAL", "MAX_ROWS",
+__all__ = ["Member", "UnitView", "read_unit", "MAX_ROWS",
            "MAX_MEMBERS", "aat_rows"]
 
-MAX_TOTAL = 1 << 30         # an AAT export larger than this is not listed
 MAX_ROWS = 20_000           # ledger rows listed (the rest are counted, not shown)
 MAX_MEMBERS = 5_000         # members listed
 _SKIP = ("manifest.json", "manifest.sha256")   # not listed in `files` by the format
@@ -184,28 +183,25 @@ def read_unit(path: str, detail: Any = None) -> UnitView:
 
 
 def aat_rows(path: str) -> tuple[list[tuple[int, Any]], int, str | None]:
-    """An AAT export's lines (line number, parsed record or raw text), the number of
-    lines, and why it could not be read (or None). Lines are split on LF as the
-    export's chain splits them."""
-    view = UnitView()
+    """An AAT export's lines (line number, parsed record or raw text; the first
+    `MAX_ROWS`), the number of lines, and why it could not be read (or None). Lines
+    are split on LF as the export's chain splits them (one final LF ends the last);
+    the file is streamed, so memory is bounded by its longest line."""
+    rows: list[tuple[int, Any]] = []
+    total = 0
     try:
         with _lines.open_regular(path) as fh:
-            data = fh.read(MAX_TOTAL + 1)
+            for total, raw in enumerate(fh, 1):
+                if len(rows) >= MAX_ROWS:
+                    continue
+                text = raw[:-1].decode("utf-8", "replace") if raw.endswith(b"\n") \
+                    else raw.decode("utf-8", "replace")
+                try:
+                    rows.append((total, loads(text)))
+                except (ValueError, MemoryError):
+                    rows.append((total, text))
     except OSError as e:
-        return [], 0, f"cannot read: {e.strerror or e}"
-    if len(data) > MAX_TOTAL:
-        return [], 0, "too large to list"
-    if data.endswith(b"\n"):
-        data = data[:-1]
-    if not data:
-        return [], 0, None
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        view.rows_total += 1
-        if len(view.rows) >= MAX_ROWS:
-            continue
-        text = raw.decode("utf-8", "replace")
-        try:
-            view.rows.append((n, loads(text)))
-        except (ValueError, MemoryError):
-            view.rows.append((n, text))
-    return view.rows, view.rows_total, None
+        return rows, total, f"cannot read: {e.strerror or e}"
+    except MemoryError:
+        return rows, total, "a line too long to list"
+    return rows, total, None
