@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import zipfile
 from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sealscope.core import lines as _lines
@@ -69,25 +70,42 @@ def _parse_json(data: bytes | None) -> Any:
         return None
 
 
-def _rows(data: bytes | None, view: UnitView) -> None:
-    if data is None:
+def _lines_of(m: Z.Members, name: str) -> Iterator[bytes]:
+    """The member's lines (LF kept), streamed: a folder's file through
+    `lines.open_regular`, a zip's entry through `zipfile` (already CRC-checked by
+    core's reader); nothing when it is not a file of the unit or cannot be read."""
+    if not m.is_file(name):
         return
-    for n, raw in enumerate(data.split(b"\n"), 1):
+    try:
+        if isinstance(m, Z.ZipMembers):
+            with m.zf.open(name) as src:
+                yield from src
+        elif isinstance(m, Z.FolderMembers):
+            with _lines.open_regular(os.path.join(m.root, name)) as fh:
+                yield from fh
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, RuntimeError):
+        return
+
+
+def _rows(lines: Iterable[bytes], view: UnitView) -> None:
+    """Each non-blank line of a ledger by its 1-based number (split on LF), the first
+    `MAX_ROWS` kept, the rest counted."""
+    for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         view.rows_total += 1
         if len(view.rows) >= MAX_ROWS:
             continue
-        text = raw.decode("utf-8", "replace")
+        text = raw.rstrip(b"\n").decode("utf-8", "replace")
         try:
             view.rows.append((n, loads(text)))
         except (ValueError, MemoryError):
             view.rows.append((n, text))
 
 
-def _window(data: bytes | None) -> frozenset[int]:
+def _window(lines: Iterable[bytes]) -> frozenset[int]:
     out: set[int] = set()
-    for raw in (data or b"").split(b"\n"):
+    for raw in lines:
         w = _parse_json(raw) if raw.strip() else None
         if isinstance(w, dict) and isinstance(w.get("line"), int) \
                 and not isinstance(w.get("line"), bool):
@@ -121,8 +139,8 @@ def _list(m: Z.Members, view: UnitView) -> None:
             except (OSError, ValueError) as e:
                 note = f"unreadable: {e}"
         view.members.append(Member(name, listed.get(name), actual, note))
-    _rows(_read(m, "records.jsonl"), view)
-    view.window = _window(_read(m, "window.jsonl"))
+    _rows(_lines_of(m, "records.jsonl"), view)
+    view.window = _window(_lines_of(m, "window.jsonl"))
 
 
 def _refused_zip(path: str, refused: Z.ZipRefused, view: UnitView) -> None:
