@@ -30,6 +30,7 @@ __all__ = ["Member", "UnitView", "read_unit", "MAX_ROWS",
 
 MAX_ROWS = 20_000           # ledger rows listed (the rest are counted, not shown)
 MAX_MEMBERS = 5_000         # members listed
+MAX_MANIFEST = 64 << 20     # a manifest.json larger than this is not read for its listing
 _SKIP = ("manifest.json", "manifest.sha256")   # not listed in `files` by the format
 
 
@@ -115,11 +116,15 @@ def _window(lines: Iterable[bytes]) -> frozenset[int]:
 
 # ------------------------------------------------------------------ members
 
-def _read(m: Z.Members, name: str) -> bytes | None:
-    try:
-        return m.read(name) if m.is_file(name) else None
-    except (OSError, ValueError, MemoryError):
-        return None
+def _read(m: Z.Members, name: str, cap: int = MAX_MANIFEST) -> bytes | None:
+    """A small member's bytes (the manifest), or None over `cap` or unreadable."""
+    out, n = [], 0
+    for raw in _lines_of(m, name):
+        n += len(raw)
+        if n > cap:
+            return None
+        out.append(raw)
+    return b"".join(out) if m.is_file(name) else None
 
 
 def _list(m: Z.Members, view: UnitView) -> None:
