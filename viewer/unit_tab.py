@@ -33,8 +33,8 @@ from sealscope.core.checks.result import KindCheck
 from sealscope.core.rows import row_kind
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
-from sealscope.viewer.kind_view import (BUNDLE, KIND_TITLE, PACK, KindBanner, RowJson, line_of,
-                                        run_check)
+from sealscope.viewer.kind_view import (BUNDLE, KIND_TITLE, PACK, KindBanner, RowJson,
+                                        check_lines, line_of, run_check)
 from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import Member, UnitView, read_unit
@@ -196,10 +196,11 @@ class UnitTab(EvidenceTab):
         for e in v.errors:
             head.append(" " + shown(e) + "\n", "italic yellow")
         members = self.query_one("#unit-members", Static)
+        notes = self.notes_text()
         if v.members:
-            members.update(Group(head, members_table(v.members, self.kind == PACK)))
+            members.update(Group(head, members_table(v.members, self.kind == PACK), notes))
         else:
-            members.update(head)
+            members.update(Group(head, notes))
         rows = self.query_one("#unit-rows", OptionList)
         rows.clear_options()
         bad = self.flagged_lines()
@@ -226,6 +227,18 @@ class UnitTab(EvidenceTab):
 
     def checks_changed(self) -> None:
         self._sync()
+
+    def notes_text(self) -> Text:
+        """Each check's note in full (the banner cuts them to a line)."""
+        t = Text(end="")
+        lines = [line for line in check_lines(self.check) if line.note] \
+            if self.check is not None else []
+        if lines:
+            t.append("\n checks, in full\n", "bold underline")
+        for line in lines:
+            t.append(f" {line.name}: ", "bold")
+            t.append(line.note + "\n", "dim")
+        return t
 
     def flagged_lines(self) -> frozenset[int]:
         """The `records.jsonl` lines core's check names: where the chain first breaks

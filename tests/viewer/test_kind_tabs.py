@@ -324,6 +324,11 @@ def test_pack_tab_runs_core_and_says_what_the_reference_says(tmp_path, zipped):
             listed = [m for m in tab.view.members if m.listed is not None]
             assert {m.name for m in listed} >= {"records.jsonl", "window.jsonl"}
             assert all(m.listed == m.actual for m in listed)
+            # the banner cuts a long note to a line; the left pane has it whole
+            long = next(c for c in tab.check.detail["checks"] if len(c.get("note") or "") > 80)
+            assert long["note"][:60] in banner_of(tab) and long["note"] not in banner_of(tab)
+            left = render_plain(tab.query_one("#unit-members", Static).content, width=300)
+            assert " ".join(long["note"].split()) in " ".join(left.split())
 
     run(go())
 
