@@ -11,8 +11,9 @@ not UTF-8 JSON or not an object → `unreadable` (one check `manifest`). Otherwi
 order: `file hashes`, `records chain and head`, `window rows equal their records
 lines`, `build-time findings`, `manifest hash`, `aat export`, `mandate rows`,
 `second-read receipt`, `re-derived fields and prose`, `pins` (their rules are each
-function's docstring). The pack's word is the worst (BROKEN over COULD NOT LOOK over
-VERIFIED); `reason_word` and its fellows come from the first COULD NOT LOOK check.
+function's docstring: checks 1–3 here, 4–8 in `pack_steps`, 9–10 in `pack_rederived`).
+The pack's word is the worst (BROKEN over COULD NOT LOOK over VERIFIED); `reason_word`
+and its fellows come from the first COULD NOT LOOK check.
 `check` takes no witness file and uses no network: a listed local pin is COULD NOT
 LOOK `missing`, a remote one `network`.
 
@@ -30,19 +31,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from sealscope.core import ledger as _ledger
 from sealscope.core.checks import pack_derive as D
 from sealscope.core.checks import zipread as Z
-from sealscope.core.checks.aat import export_lines, verify_aat_bytes
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["KIND", "CHECKS", "verify_members", "members", "verify_pack", "check",
-           "unit_subjects"]
+__all__ = ["KIND", "CHECKS", "verify_members", "members", "verify_pack", "check", "unit_subjects"]
 
 KIND = "evidence-pack"
 VERIFIED, BROKEN, COULD_NOT_LOOK = D.VERIFIED, D.BROKEN, D.COULD_NOT_LOOK
@@ -369,348 +366,6 @@ def _window_args(manifest: dict[str, Any]) -> tuple[Any, Any, Any]:
     return agent, since, until
 
 
-def _rederive(p: _Pack, entries: list[dict[str, Any]]) -> list[str]:
-    """The window selected again from the records must name the window's lines; an
-    empty window or unplaced agent rows must be listed in could_not_look.json."""
-    if not p.has(RECORDS) or not p.has(WINDOW):
-        return []
-    problems = []
-    window_raw = p.read(WINDOW)
-    words = [e.get("reason_word") for e in entries]
-    try:
-        agent, since, until = _window_args(p.manifest)
-    except (ValueError, TypeError, AttributeError):
-        problems.append(
-            "the manifest's window (agent, from, to) could not be read, so the "
-            "window could not be selected again"
-        )
-    else:
-        sel, unplaced = D.select_window(p.records, agent, since, until)
-        if unplaced and "unreadable" not in words:
-            problems.append(
-                f"ledger lines {unplaced} match the agent with a time that could "
-                "not be read, and could_not_look.json does not say so"
-            )
-        rederived = [x["line"] for x in sel]
-        seen = _window_rows(window_raw)
-        if seen != rederived:
-            problems.append(
-                f"selecting the window again from records.jsonl gives ledger "
-                f"lines {rederived}, window.jsonl holds {seen}"
-            )
-    if not D.split_lines(window_raw) and "empty" not in words:
-        problems.append("the window is empty and could_not_look.json does not say so")
-    return problems
-
-
-def _is_count(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def step_build(p: _Pack) -> dict[str, Any]:
-    """4. The build's own findings still stated: `counts` and `checks` present
-    (else BROKEN "manifest incomplete", tested first); could_not_look.json readable
-    and equal to the COULD NOT LOOK entries of `checks`; the window re-selected;
-    counts adding up; a build that recorded a BROKEN check BROKEN; any entry COULD
-    NOT LOOK with the first entry's fields."""
-    check = CHECKS[3]
-    entries: list[Any] = []
-    unread = None
-    if not p.has(CNL_FILE):
-        unread = _cnl(
-            check,
-            CNL_FILE,
-            p.m.where,
-            "missing",
-            "the pack has no could_not_look.json, so what the build could not look at is unknown",
-        )
-    else:
-        try:
-            entries = json.loads(p.read(CNL_FILE).decode("utf-8"))
-            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-                raise ValueError("not a JSON list of objects")
-        except (OSError, ValueError) as e:
-            entries = []
-            unread = _cnl(
-                check,
-                CNL_FILE,
-                p.m.where,
-                "unreadable",
-                f"could_not_look.json could not be read as a list of entries ({e})",
-            )
-    counts, checks = p.manifest.get("counts"), p.manifest.get("checks")
-    incomplete = []
-    if not isinstance(counts, dict) or not all(
-        _is_count(counts.get(k)) for k in ("verified", "broken", "could_not_look")
-    ):
-        incomplete.append("`counts` (verified, broken, could_not_look)")
-    if not isinstance(checks, list) or not all(isinstance(c, dict) for c in checks):
-        incomplete.append("`checks`")
-    if incomplete:
-        return {
-            "check": check,
-            "entries": entries,
-            "verdict": BROKEN,
-            "finding": f"manifest incomplete: it has no readable {' or '.join(incomplete)}",
-        }
-    assert isinstance(counts, dict) and isinstance(checks, list)
-    if unread is not None:
-        return unread
-    res: dict[str, Any] = {"check": check, "entries": entries, "manifest_counts": counts}
-    keys = ("check", *CNL_FIELDS)
-    listed = [{k: c.get(k) for k in keys} for c in checks if c.get("verdict") == COULD_NOT_LOOK]
-    problems = []
-    if listed != [{k: e.get(k) for k in keys} for e in entries]:
-        problems.append(
-            "could_not_look.json does not hold the COULD NOT LOOK entries of the "
-            "manifest's `checks`"
-        )
-    problems += _rederive(p, entries)
-    if len(entries) != counts["could_not_look"]:
-        problems.append(
-            f"counts mismatch: could_not_look.json holds {len(entries)} entries, "
-            f"the manifest's counts.could_not_look is {counts['could_not_look']}"
-        )
-    by_word = {
-        w: sum(c.get("verdict") == w for c in checks) for w in (VERIFIED, BROKEN, COULD_NOT_LOOK)
-    }
-    if by_word != {
-        VERIFIED: counts.get("verified"),
-        BROKEN: counts.get("broken"),
-        COULD_NOT_LOOK: counts.get("could_not_look"),
-    }:
-        problems.append(
-            "counts mismatch: the manifest's `checks` list does not add up to its `counts`"
-        )
-    if problems:
-        return _finish(res, problems)
-    if (counts.get("broken") or 0) > 0 or p.manifest.get("verdict") == BROKEN:
-        return _finish(
-            res,
-            [
-                (
-                    f"the build recorded {counts.get('broken') or 0} BROKEN "
-                    "check(s); integrity.json names the break"
-                )
-            ],
-        )
-    if entries:
-        first = entries[0]
-        rw = first.get("reason_word")
-        return {
-            **res,
-            **_cnl(
-                check,
-                first.get("looked_for"),
-                first.get("where"),
-                rw if rw in D.REASON_WORDS else "unreadable",
-                f"the build could not look at {len(entries)} thing(s); first: "
-                f"{first.get('reason')}",
-            ),
-        }
-    return _finish(res, [])
-
-
-def step_manifest_hash(p: _Pack) -> dict[str, Any]:
-    """5. `manifest.sha256` is ASCII `<64 lowercase hex>  manifest.json` (else
-    COULD NOT LOOK `missing` or `unreadable`) naming the manifest's own sha256."""
-    check = CHECKS[4]
-    if not p.has(MANIFEST_SHA):
-        return _cnl(
-            check,
-            MANIFEST_SHA,
-            p.m.where,
-            "missing",
-            "the pack has no manifest.sha256, so the manifest's own bytes could not be checked",
-        )
-    try:
-        text = p.read(MANIFEST_SHA).decode("ascii")
-        text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
-        want, _, name = text.partition("  ")
-        if name != MANIFEST or not re.fullmatch(r"[0-9a-f]{64}", want):
-            raise ValueError("not '<64 hex>  manifest.json'")
-    except (OSError, ValueError) as e:
-        return _cnl(
-            check, MANIFEST_SHA, p.m.where, "unreadable", f"manifest.sha256 could not be read ({e})"
-        )
-    got = p.m.sha256(MANIFEST)
-    res = {"check": check, "manifest_sha256": got, "recorded": want}
-    return _finish(
-        res,
-        []
-        if got == want
-        else [
-            (
-                "manifest.json's sha256 differs from manifest.sha256: the manifest was changed "
-                "after it was written"
-            )
-        ],
-    )
-
-
-# --------------------------------------------------------------------------- 6–8
-
-
-def step_aat(p: _Pack) -> dict[str, Any]:
-    """6. No `aat` in the manifest → VERIFIED. Else it names two plain file names,
-    both present with the records (else COULD NOT LOOK `missing`); the export's own
-    chain must hold and its head be the manifest's. (The reference also rebuilds the
-    export from the records byte for byte; sealscope does not, and says so.)"""
-    check = CHECKS[5]
-    claim = p.manifest.get("aat")
-    if claim is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "this pack was built without --format aat",
-        }
-    if not isinstance(claim, dict) or not all(
-        isinstance(claim.get(k), str) for k in ("file", "gaps_file")
-    ):
-        return _finish(
-            {"check": check}, [("manifest incomplete: `aat` names no file and gaps_file")]
-        )
-    if any(
-        PurePosixPath(claim[k]).name != claim[k] for k in ("file", "gaps_file")
-    ):
-        return _finish(
-            {"check": check}, [("the manifest's `aat` names a file outside the pack folder")]
-        )
-    for name in (claim["file"], claim["gaps_file"], RECORDS):
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so the AAT export could not be recomputed",
-            )
-    raw = p.read(claim["file"])
-    problems = []
-    run = verify_aat_bytes(raw)
-    if not run["ok"]:
-        problems.append(f"{claim['file']}: {run['finding']}")
-    try:
-        lines, head = export_lines(D.split_lines(p.records))
-    except TypeError:
-        raise Raised("TypeError") from None  # an unhashable `evt`: the reference raises
-    if raw != b"".join(b + b"\n" for b in lines):
-        problems.append(f"{claim['file']} differs from the export recomputed from records.jsonl")
-    from sealscope.core.checks.pack_rederived import held_to_listed
-
-    if not held_to_listed(p, claim["gaps_file"]):
-        problems.append(f"{claim['gaps_file']} differs from the gaps list the manifest lists")
-    if claim.get("head") != head:
-        problems.append(
-            f"{claim['file']}: the manifest's aat head {claim.get('head')} is not "
-            f"the recomputed head {head}"
-        )
-    return _finish(
-        {
-            "check": check,
-            "records": len(lines),
-            "head": head,
-            "note": "the export recomputed from records.jsonl and its chain rerun; its gaps "
-            "file held to its listed hash, not rebuilt",
-        },
-        problems,
-    )
-
-
-def _not_rebuilt(check: str, what: str, where: str) -> dict[str, Any]:
-    return _cnl(
-        check,
-        what,
-        where,
-        "bounded",
-        f"sealscope does not rebuild the {what} from the records, so this section "
-        "was not re-derived",
-    )
-
-
-def step_mandate(p: _Pack) -> dict[str, Any]:
-    """7. No `mandate` → VERIFIED; a malformed block BROKEN; its files missing COULD
-    NOT LOOK; else COULD NOT LOOK `bounded` (sealscope does not rebuild it)."""
-    check = CHECKS[6]
-    claim = p.manifest.get("mandate")
-    if claim is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "this pack was built without --mandate",
-        }
-    if (
-        not isinstance(claim, dict)
-        or claim.get("file") != "mandate_rows.json"
-        or claim.get("copy") not in ("mandate_file.json", None)
-    ):
-        return _finish(
-            {"check": check}, [("manifest incomplete: `mandate` does not name mandate_rows.json")]
-        )
-    names = ["mandate_rows.json", RECORDS] + (
-        ["mandate_file.json"] if claim.get("copy") is not None else []
-    )
-    for name in names:
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so the mandate rows could not be rebuilt",
-            )
-    if not isinstance(_get(p.manifest.get("window"), "lines"), list):
-        return _cnl(
-            check,
-            "the window's ledger line numbers",
-            MANIFEST,
-            "unreadable",
-            "manifest.json has no `window.lines`, so the mandate rows could not be selected again",
-        )
-    return _not_rebuilt(check, "mandate rows", "mandate_rows.json")
-
-
-def step_readings(p: _Pack) -> dict[str, Any]:
-    """8. No `readings` → VERIFIED; a malformed block BROKEN; a build that could not
-    include the receipt VERIFIED (its finding is in could_not_look.json); files
-    missing COULD NOT LOOK; else COULD NOT LOOK `bounded` (not rerun here)."""
-    check = CHECKS[7]
-    claim = p.manifest.get("readings")
-    if claim is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "this pack was built without --readings",
-        }
-    ledger_name = "readings_receipt.ledger.jsonl"
-    if (
-        not isinstance(claim, dict)
-        or claim.get("receipt") != "readings_receipt.json"
-        or claim.get("ledger") not in (ledger_name, None)
-    ):
-        return _finish(
-            {"check": check},
-            [("manifest incomplete: `readings` does not name readings_receipt.json")],
-        )
-    if claim.get("ok") is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "the build could not include "
-            "the receipt; its could-not-look is in could_not_look.json",
-        }
-    for name in ["readings_receipt.json"] + ([ledger_name] if claim.get("ledger") else []):
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so receipt verify could not run",
-            )
-    return _not_rebuilt(check, "second-read receipt", "readings_receipt.json")
-
-
 # --------------------------------------------------------------------------- the pack
 
 
@@ -757,6 +412,7 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
     `check` and `verdict` first), `finding`, `could_not_look`, the first COULD NOT LOOK
     check's fields. Raises `Raised` where the reference raises."""
     from sealscope.core.checks import pack_rederived as R
+    from sealscope.core.checks import pack_steps as S
 
     try:
         if not m.is_file(MANIFEST):
@@ -787,11 +443,11 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
         step_hashes,
         step_chain,
         step_window,
-        step_build,
-        step_manifest_hash,
-        step_aat,
-        step_mandate,
-        step_readings,
+        S.step_build,
+        S.step_manifest_hash,
+        S.step_aat,
+        S.step_mandate,
+        S.step_readings,
         R.step_rederived,
         R.step_pins,
     )
@@ -813,8 +469,14 @@ def members(m: Z.Members, manifest: dict[str, Any]) -> list[dict[str, Any]]:
         except OSError:
             actual = None
         want = listed.get(name)
-        out.append({"name": name, "listed": want if isinstance(want, str) else None,
-                    "actual": actual, "matches": actual is not None and actual == want})
+        out.append(
+            {
+                "name": name,
+                "listed": want if isinstance(want, str) else None,
+                "actual": actual,
+                "matches": actual is not None and actual == want,
+            }
+        )
     return out
 
 
