@@ -31,7 +31,7 @@ from sealscope.viewer.kind_view import AAT, KIND_TITLE, KindBanner, RowJson, lin
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import aat_rows
 
-__all__ = ["AatTab", "aat_prompt"]
+__all__ = ["AatTab", "AatRows", "aat_prompt"]
 
 
 def _cell(value: Any, width: int) -> str:
@@ -58,6 +58,14 @@ def aat_prompt(line: int, rec: Any, bad: bool = False) -> Text:
     prev = rec.get("prev_hash")
     t.append("prev " + (_cell(prev, 14) if prev is not None else "— (first)"), "cyan")
     return t
+
+
+class AatRows(OptionList):
+    """The lines of an AAT export, one each (its marks in the key help)."""
+
+    LEGEND_TITLE = "AAT export lines"
+    LEGEND = (("✗", "bold red", ("the line the export's own chain breaks at (its "
+                                "prev_hash is not the hash of the line before)")),)
 
 
 class AatTab(EvidenceTab):
@@ -93,7 +101,7 @@ class AatTab(EvidenceTab):
 
     def compose(self) -> ComposeResult:
         yield KindBanner(os.path.basename(self.path), id="aat-banner")
-        yield OptionList(id="aat-rows")
+        yield AatRows(id="aat-rows")
         yield RowJson(Text("", end=""), id="aat-row")
 
     def on_mount(self) -> None:

@@ -21,7 +21,6 @@ changes, so the open files can be triaged at a glance.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -41,6 +40,8 @@ from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.style import TONE_STYLE
 
 if TYPE_CHECKING:  # annotations: the report's modules load with the first check or export
+    from pathlib import Path
+
     from sealscope.core.export import SessionRecord
     from sealscope.viewer.export_action import ExportScreen
 

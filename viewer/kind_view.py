@@ -55,6 +55,8 @@ KIND_TITLE = {RECEIPT: "compaction receipt", DISTILL: "distill receipt",
               PORTABLE: "portable receipt", CONTINUITY: "continuity verdict",
               PACK: "evidence pack", BUNDLE: "audit bundle", AAT: "AAT export"}
 
+NOTE_WIDTH = 72   # characters of a check's note in the banner
+
 # the kind's own checker module, when the dispatcher is not there to ask
 _MODULES = {RECEIPT: "receipt_file", DISTILL: "distill", PORTABLE: "portable",
             CONTINUITY: "continuity_verdict", PACK: "pack", BUNDLE: "bundle", AAT: "aat"}
@@ -114,7 +116,7 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
     d = kc.detail if isinstance(kc.detail, dict) else {}
     out: list[CheckLine] = []
     if "error" in d and d.get("error") is not None and kc.kind != CONTINUITY:
-        out.append(CheckLine("checker", verdict.COULD_NOT_LOOK, shown(d["error"])))
+        out.append(CheckLine("verifier", verdict.COULD_NOT_LOOK, shown(d["error"])))
     if kc.kind == RECEIPT:
         out += [CheckLine("self-consistent", _flag(d.get("self_consistent"), "yes", "no")),
                 CheckLine("content", shown(d.get("content"))),
@@ -139,9 +141,8 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
             out += [CheckLine("faithful", _flag(d.get("faithful"), "yes", "no")),
                     CheckLine("valid", _flag(d.get("valid"), "yes", "no")),
                     CheckLine("comparison", shown(d.get("comparison"))),
-                    CheckLine("verdict digest", "recomputed" if d.get("verdict_digest")
-                              else "none", shown(d.get("verdict_digest"))
-                              if d.get("verdict_digest") else "unbound: no verdict_digest")]
+                    CheckLine("verdict digest (recomputed)", shown(d.get("verdict_digest")),
+                              "" if d.get("verdict_digest") else "unbound: no verdict_digest")]
     elif kc.kind == PACK:
         for c in d.get("checks") or []:
             if isinstance(c, dict):
@@ -158,9 +159,9 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
                              "the reference's audit verify reads only the chain"))
     elif kc.kind == AAT and "error" not in d:
         if kc.ok:
-            out.append(CheckLine("AAT chain over line bytes", kc.verdict,
-                                 f"{shown(d.get('records'))} records · head "
-                                 f"{shown(d.get('head'))}"))
+            out += [CheckLine("AAT chain over line bytes", kc.verdict,
+                              f"{shown(d.get('records'))} records"),
+                    CheckLine("head (the last line's hash)", shown(d.get("head")))]
         else:
             out.append(CheckLine("AAT chain over line bytes", kc.verdict,
                                  shown(d.get("finding") or f"line {shown(d.get('line'))}")))
@@ -222,8 +223,9 @@ def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None
             t.append(f" {line.word} ", word_style(line.word) + " reverse")
         else:
             t.append(line.word, word_style(line.word))
-        if line.note:
-            t.append("  " + line.note, "dim")
+        if line.note:   # one screen line: the whole note is in the kind's panel or JSON
+            note = line.note if len(line.note) <= NOTE_WIDTH else line.note[: NOTE_WIDTH - 1] + "…"
+            t.append("  " + note, "dim")
     for rec in checks:
         t.append("\n  ")
         t.append(f"{clean(rec.title)}: ", "bold")

@@ -43,8 +43,8 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
 __all__ = ["export", "pins", "witness", "receipt_point", "Follower", "verify_receipt",
            "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
            "KeyHelpScreen", "LedgerTab", "LookupScreen", "PinScreen", "PathSuggester",
-           "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab",
-           "KindTab", "UnitTab", "AatTab"]
+           "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
+__all__ += ["KindTab", "UnitTab", "AatTab"]   # the tabs of the other evidence kinds
 
 _LAZY = {
     # core: the checks, the report, the follower

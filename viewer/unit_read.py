@@ -18,18 +18,19 @@ from __future__ import annotations
 import os
 import zipfile
 from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sealscope.core import lines as _lines
 from sealscope.core.checks import zipread as Z
 from sealscope.core.jsonio import loads
 
-__all__ = ["Member", "UnitView", "read_unit", "MAX_TOTAL", "MAX_ROWS",
+__all__ = ["Member", "UnitView", "read_unit", "MAX_ROWS",
            "MAX_MEMBERS", "aat_rows"]
 
-MAX_TOTAL = 1 << 30         # an AAT export larger than this is not listed
 MAX_ROWS = 20_000           # ledger rows listed (the rest are counted, not shown)
 MAX_MEMBERS = 5_000         # members listed
+MAX_MANIFEST = 64 << 20     # a manifest.json larger than this is not read for its listing
 _SKIP = ("manifest.json", "manifest.sha256")   # not listed in `files` by the format
 
 
@@ -70,25 +71,42 @@ def _parse_json(data: bytes | None) -> Any:
         return None
 
 
-def _rows(data: bytes | None, view: UnitView) -> None:
-    if data is None:
+def _lines_of(m: Z.Members, name: str) -> Iterator[bytes]:
+    """The member's lines (LF kept), streamed: a folder's file through
+    `lines.open_regular`, a zip's entry through `zipfile` (already CRC-checked by
+    core's reader); nothing when it is not a file of the unit or cannot be read."""
+    if not m.is_file(name):
         return
-    for n, raw in enumerate(data.split(b"\n"), 1):
+    try:
+        if isinstance(m, Z.ZipMembers):
+            with m.zf.open(name) as src:
+                yield from src
+        elif isinstance(m, Z.FolderMembers):
+            with _lines.open_regular(os.path.join(m.root, name)) as fh:
+                yield from fh
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, RuntimeError):
+        return
+
+
+def _rows(lines: Iterable[bytes], view: UnitView) -> None:
+    """Each non-blank line of a ledger by its 1-based number (split on LF), the first
+    `MAX_ROWS` kept, the rest counted."""
+    for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         view.rows_total += 1
         if len(view.rows) >= MAX_ROWS:
             continue
-        text = raw.decode("utf-8", "replace")
+        text = raw.rstrip(b"\n").decode("utf-8", "replace")
         try:
             view.rows.append((n, loads(text)))
         except (ValueError, MemoryError):
             view.rows.append((n, text))
 
 
-def _window(data: bytes | None) -> frozenset[int]:
+def _window(lines: Iterable[bytes]) -> frozenset[int]:
     out: set[int] = set()
-    for raw in (data or b"").split(b"\n"):
+    for raw in lines:
         w = _parse_json(raw) if raw.strip() else None
         if isinstance(w, dict) and isinstance(w.get("line"), int) \
                 and not isinstance(w.get("line"), bool):
@@ -98,11 +116,15 @@ def _window(data: bytes | None) -> frozenset[int]:
 
 # ------------------------------------------------------------------ members
 
-def _read(m: Z.Members, name: str) -> bytes | None:
-    try:
-        return m.read(name) if m.is_file(name) else None
-    except (OSError, ValueError, MemoryError):
-        return None
+def _read(m: Z.Members, name: str, cap: int = MAX_MANIFEST) -> bytes | None:
+    """A small member's bytes (the manifest), or None over `cap` or unreadable."""
+    out, n = [], 0
+    for raw in _lines_of(m, name):
+        n += len(raw)
+        if n > cap:
+            return None
+        out.append(raw)
+    return b"".join(out) if m.is_file(name) else None
 
 
 def _list(m: Z.Members, view: UnitView) -> None:
@@ -122,8 +144,8 @@ def _list(m: Z.Members, view: UnitView) -> None:
             except (OSError, ValueError) as e:
                 note = f"unreadable: {e}"
         view.members.append(Member(name, listed.get(name), actual, note))
-    _rows(_read(m, "records.jsonl"), view)
-    view.window = _window(_read(m, "window.jsonl"))
+    _rows(_lines_of(m, "records.jsonl"), view)
+    view.window = _window(_lines_of(m, "window.jsonl"))
 
 
 def _refused_zip(path: str, refused: Z.ZipRefused, view: UnitView) -> None:
@@ -184,28 +206,25 @@ def read_unit(path: str, detail: Any = None) -> UnitView:
 
 
 def aat_rows(path: str) -> tuple[list[tuple[int, Any]], int, str | None]:
-    """An AAT export's lines (line number, parsed record or raw text), the number of
-    lines, and why it could not be read (or None). Lines are split on LF as the
-    export's chain splits them."""
-    view = UnitView()
+    """An AAT export's lines (line number, parsed record or raw text; the first
+    `MAX_ROWS`), the number of lines, and why it could not be read (or None). Lines
+    are split on LF as the export's chain splits them (one final LF ends the last);
+    the file is streamed, so memory is bounded by its longest line."""
+    rows: list[tuple[int, Any]] = []
+    total = 0
     try:
         with _lines.open_regular(path) as fh:
-            data = fh.read(MAX_TOTAL + 1)
+            for total, raw in enumerate(fh, 1):
+                if len(rows) >= MAX_ROWS:
+                    continue
+                text = raw[:-1].decode("utf-8", "replace") if raw.endswith(b"\n") \
+                    else raw.decode("utf-8", "replace")
+                try:
+                    rows.append((total, loads(text)))
+                except (ValueError, MemoryError):
+                    rows.append((total, text))
     except OSError as e:
-        return [], 0, f"cannot read: {e.strerror or e}"
-    if len(data) > MAX_TOTAL:
-        return [], 0, "too large to list"
-    if data.endswith(b"\n"):
-        data = data[:-1]
-    if not data:
-        return [], 0, None
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        view.rows_total += 1
-        if len(view.rows) >= MAX_ROWS:
-            continue
-        text = raw.decode("utf-8", "replace")
-        try:
-            view.rows.append((n, loads(text)))
-        except (ValueError, MemoryError):
-            view.rows.append((n, text))
-    return view.rows, view.rows_total, None
+        return rows, total, f"cannot read: {e.strerror or e}"
+    except MemoryError:
+        return rows, total, "a line too long to list"
+    return rows, total, None

@@ -33,13 +33,13 @@ from sealscope.core.checks.result import KindCheck
 from sealscope.core.rows import row_kind
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
-from sealscope.viewer.kind_view import (BUNDLE, KIND_TITLE, PACK, KindBanner, RowJson, line_of,
-                                        run_check)
+from sealscope.viewer.kind_view import (BUNDLE, KIND_TITLE, PACK, KindBanner, RowJson,
+                                        check_lines, line_of, run_check)
 from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import Member, UnitView, read_unit
 
-__all__ = ["UnitTab", "row_prompt", "members_table", "ROW_TEXT"]
+__all__ = ["UnitTab", "UnitRows", "row_prompt", "members_table", "ROW_TEXT"]
 
 ROW_TEXT = 160   # characters of a row's JSON in the row list
 
@@ -91,6 +91,15 @@ def members_table(members: list[Member], listed: bool = True) -> Table:
         cells += [Text(_short_hex(m.actual), style), Text(shown(note), style or "dim")]
         t.add_row(*cells)
     return t
+
+
+class UnitRows(OptionList):
+    """The rows of a unit's `records.jsonl`, one line each (its marks in the key help)."""
+
+    LEGEND_TITLE = "records.jsonl rows"
+    LEGEND = (("▶", "bold cyan", "a row of the pack's window (window.jsonl)"),
+              ("✗", "bold red", ("a row the unit's check names: where the chain first "
+                                "breaks, or a window row that differs from its line")))
 
 
 class UnitTab(EvidenceTab):
@@ -145,7 +154,7 @@ class UnitTab(EvidenceTab):
             with VerticalScroll(id="unit-left"):
                 yield Static(Text("members: reading…", style="dim"), id="unit-members")
             with Vertical(id="unit-right"):
-                yield OptionList(id="unit-rows")
+                yield UnitRows(id="unit-rows")
                 yield RowJson(Text("", end=""), id="unit-row")
 
     def on_mount(self) -> None:
@@ -187,10 +196,11 @@ class UnitTab(EvidenceTab):
         for e in v.errors:
             head.append(" " + shown(e) + "\n", "italic yellow")
         members = self.query_one("#unit-members", Static)
+        notes = self.notes_text()
         if v.members:
-            members.update(Group(head, members_table(v.members, self.kind == PACK)))
+            members.update(Group(head, members_table(v.members, self.kind == PACK), notes))
         else:
-            members.update(head)
+            members.update(Group(head, notes))
         rows = self.query_one("#unit-rows", OptionList)
         rows.clear_options()
         bad = self.flagged_lines()
@@ -217,6 +227,18 @@ class UnitTab(EvidenceTab):
 
     def checks_changed(self) -> None:
         self._sync()
+
+    def notes_text(self) -> Text:
+        """Each check's note in full (the banner cuts them to a line)."""
+        t = Text(end="")
+        lines = [line for line in check_lines(self.check) if line.note] \
+            if self.check is not None else []
+        if lines:
+            t.append("\n checks, in full\n", "bold underline")
+        for line in lines:
+            t.append(f" {line.name}: ", "bold")
+            t.append(line.note + "\n", "dim")
+        return t
 
     def flagged_lines(self) -> frozenset[int]:
         """The `records.jsonl` lines core's check names: where the chain first breaks

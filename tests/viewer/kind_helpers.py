@@ -278,8 +278,8 @@ def oracle_verdict(path: Path) -> KindCheck:
     return KindCheck(str(path), "continuity-verdict", True, det, word=word)
 
 
-def render_plain(renderable) -> str:
-    console = Console(record=True, width=100, file=io.StringIO())
+def render_plain(renderable, width: int = 100) -> str:
+    console = Console(record=True, width=width, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 

@@ -16,6 +16,7 @@ from sealscope.core import verdict
 from sealscope.viewer.aat_tab import AatTab
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.held_screen import HeldContentScreen
+from sealscope.viewer.key_help import legends
 from sealscope.viewer.kind_tab import KindTab
 from sealscope.viewer.kind_view import TAB_KINDS
 from sealscope.viewer.unit_tab import UnitTab, members_table
@@ -156,6 +157,9 @@ def test_key_help_and_palette_entries_of_the_new_tabs(tmp_path):
             assert "Held content for this receipt" in titles[str(receipt)]
             assert "Open records.jsonl as a ledger" in titles[str(folder)]
             assert "Held content for this receipt" not in titles[str(folder)]
+            marks = {tab.path: {m for _t, rows in legends(tab) for m, _s, _w in rows}
+                     for tab in app.panes()}
+            assert {"▶", "✗"} <= marks[str(folder)] and "✗" in marks[str(aat)]
             for tab in app.panes():
                 app.show_tab(tab)
                 await pilot.pause()

@@ -13,10 +13,12 @@ import pytest
 from textual.widgets import Static
 
 from sealscope.core import verdict
+from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.kind_tab import KindTab
 
 from tests.viewer.viewer_helpers import until
 from tests.viewer.kind_helpers import (
+    HOSTILE,
     HOSTILE_SHOWN,
     banner_of,
     distill_file,
@@ -147,5 +149,44 @@ def test_a_refused_continuity_verdict_is_not_drawn_as_a_verdict(tmp_path):
             assert banner_of(tab).startswith(f" {verdict.BROKEN} ")
             panel = static_text(tab, "#kind-panel")
             assert "not loaded" in panel and verdict.FAITHFUL not in panel
+
+    run(go())
+
+
+NESTED_SHOWN = "\\u001b[31mred[/] [bold]x\\u202e"  # inside a JSON value: JSON's escapes
+
+
+def test_hostile_strings_in_a_verdict_and_a_portable_receipt_show_literally(tmp_path):
+    v = verdict_file(tmp_path, False)
+    doc = json.loads(v.read_text())
+    # outside the envelope; first, so the field's shown text (cut at its width) holds it
+    doc["receipt"] = {"against_file": HOSTILE, **doc["receipt"]}
+    doc["receipt"]["against_file"] = HOSTILE
+    v.write_text(json.dumps(doc))
+    want = oracle_verdict(v)
+    assert want.detail["loaded"] is True
+    p, _ledger = portable_file(tmp_path)
+    rec = json.loads(p.read_text())
+    rec["witness"] = {"status": HOSTILE, "kind": HOSTILE}
+    p.write_text(json.dumps(rec))
+
+    async def go():
+        app = SealscopeApp([v, p])
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(
+                pilot,
+                lambda: (
+                    len(app.panes()) == 2 and all(t.tab_verdict is not None for t in app.panes())
+                ),
+            )
+            vtab, ptab = app.panes()
+            assert vtab.tab_verdict.verdict == want.verdict
+            for tab in (vtab, ptab):
+                text = static_text(tab, "#kind-fields") + banner_of(tab)
+                # a nested value is shown as its JSON, which escapes the controls
+                assert "\x1b" not in text and "\u202e" not in text
+                assert NESTED_SHOWN in text
+            panel = static_text(ptab, "#kind-panel")
+            assert "\x1b" not in panel and HOSTILE_SHOWN in panel
 
     run(go())

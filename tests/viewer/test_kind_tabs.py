@@ -324,6 +324,11 @@ def test_pack_tab_runs_core_and_says_what_the_reference_says(tmp_path, zipped):
             listed = [m for m in tab.view.members if m.listed is not None]
             assert {m.name for m in listed} >= {"records.jsonl", "window.jsonl"}
             assert all(m.listed == m.actual for m in listed)
+            # the banner cuts a long note to a line; the left pane has it whole
+            long = next(c for c in tab.check.detail["checks"] if len(c.get("note") or "") > 80)
+            assert long["note"][:60] in banner_of(tab) and long["note"] not in banner_of(tab)
+            left = render_plain(tab.query_one("#unit-members", Static).content, width=300)
+            assert " ".join(long["note"].split()) in " ".join(left.split())
 
     run(go())
 
@@ -371,7 +376,10 @@ def test_honest_aat_export_is_never_broken_and_shows_its_head(tmp_path):
             b = banner_of(tab)
             assert b.startswith(f" {verdict.VERIFIED} ")
             assert verdict.BROKEN not in b
-            assert f"{ref['records']} records · head {ref['head']}" in b
+            assert (
+                f"{ref['records']} records" in b
+                and f"head (the last line's hash): {ref['head']}" in b
+            )
             rows = rows_of(tab, "#aat-rows")
             assert len(rows) == ref["records"]
             assert not any(r.startswith("✗") for r in rows)
