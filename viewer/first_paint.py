@@ -42,9 +42,8 @@ _PENDING_GLYPH, _PENDING_STYLE = next((g, s) for c, g, s, _w in LEGEND if c == "
 
 def tab_labels(paths: Sequence[Path]) -> list[tuple[str, str]]:
     """The tab bar's labels for `paths` before any verdict: the pending glyph and the
-    name a tab shows (a ledger's without its suffix, a `.json` file's stem)."""
-    return [(glyph(None), clean(p.stem if p.suffix.lower() == ".json" and p.stem
-                                else tab_label(p.name))) for p in paths]
+    name a tab shows (`evidence_tab.tab_label`, the tabs' own)."""
+    return [(glyph(None), clean(tab_label(p))) for p in paths]
 
 
 class FirstPaint(Widget, can_focus=True):

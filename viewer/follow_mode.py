@@ -61,6 +61,9 @@ class FollowMode(EvidenceTab):
     def show_verdict(self, result: VerifyResult) -> None:
         raise NotImplementedError
 
+    def alarm(self, message: str) -> None:
+        raise NotImplementedError
+
     following: reactive[bool] = reactive(False, init=False)   # polling the file
     pinned: reactive[bool] = reactive(False, init=False)      # the cursor rides the last row
     unseen: reactive[int] = reactive(0, init=False)           # rows arrived while unpinned
@@ -154,7 +157,7 @@ class FollowMode(EvidenceTab):
         self.follow_alarm = f"{kind.upper()} while open: {text}"
         if result is not None:
             self.result = result
-        self.banner.alarm(self.follow_alarm, result)
+        self.alarm(self.follow_alarm)
         self._update_status()
 
     # ------------------------------------------------------------------ pinning

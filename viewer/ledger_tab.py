@@ -40,10 +40,10 @@ from sealscope.core import verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
-from sealscope.viewer.banner import Banner
+from sealscope.viewer.banner import BUSY, Banner, ledger_detail
 from sealscope.viewer.evidence_tab import tab_label, tab_title
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
-from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
+from sealscope.viewer.messages import (CheckDone, FilterProgress, Filtered,
                                        Followed, Indexed, IndexProgress, JumpToSeal, Marked,
                                        RowSelected, SearchCounted, StripJump, StripLeft,
                                        Verified, VerifyProgress, VerifyStopped, ViewportMoved)
@@ -148,10 +148,15 @@ class LedgerTab(FollowMode):
         self._index_started = False
         self._when_verified: list[Callable[[], None]] = []
         self._explained: dict[int, Mismatch | None] = {}
+        self.reading_state = "indexing"   # where the reading is: see `set_reading`
+        self.pct = 0.0                    # its progress while indexing or verifying
+        self.message = ""                 # why it is cancelled, in error or alarmed
+        self.first_explained: Mismatch | None = None   # the first break, when a mismatch
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Banner(self.source.name, id="banner")
+        yield Banner(ledger_detail(self.source.name, "indexing"), state="indexing",
+                     id="banner")
         yield ProgressBar(total=100, show_eta=False, id="progress")
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
@@ -178,7 +183,7 @@ class LedgerTab(FollowMode):
         self.query_one("#columns", Static).update(
             columns_text(line_digits(self.source.shown_lines)))
         if self.source.error:
-            self.banner.error(self.source.error)
+            self.set_reading("error", message=self.source.error)
             self.query_one(ProgressBar).display = False
             self._update_status()
             return
@@ -265,7 +270,7 @@ class LedgerTab(FollowMode):
     # ------------------------------------------------------------------ messages
     def on_index_progress(self, m: IndexProgress) -> None:
         if self.result is None:
-            self.banner.indexing(m.pct)
+            self.set_reading("indexing", m.pct)
             self.query_one(ProgressBar).update(progress=m.pct)
 
     def on_indexed(self, _m: Indexed) -> None:
@@ -277,14 +282,14 @@ class LedgerTab(FollowMode):
         queued, self._when_indexed = self._when_indexed, []
         for act in queued:
             act()
-        self.banner.verifying(0)
+        self.set_reading("verifying", 0)
         self.query_one(ProgressBar).update(progress=0)
         self.receipts_worker()
         self._verify_worker = self.verify_worker()
 
     def on_verify_progress(self, m: VerifyProgress) -> None:
         if self.result is None:
-            self.banner.verifying(min(m.pct, 99.0))
+            self.set_reading("verifying", min(m.pct, 99.0))
             self.query_one(ProgressBar).update(progress=m.pct)
             if m.done and self.source.complete:
                 # lines that end at or before byte `done` are verified
@@ -302,10 +307,8 @@ class LedgerTab(FollowMode):
         self.series = [by_line[n] for n in sorted(by_line)]
         self.receipts = sorted(by_line)
         model = self.strip.model
-        model.receipts = {**model.receipts, **m.receipts}
         model.seals = sorted({*model.seals, *m.seals})
-        self._sync_strip()
-        self.receipt_ok = dict(model.receipts)
+        self.receipt_ok = {p.where: p.ok for p in self.series}
         self.judge()
 
     def on_followed(self, m: Followed) -> None:
@@ -337,7 +340,7 @@ class LedgerTab(FollowMode):
             self.start_following(m.snapshot)
 
     def on_verify_stopped(self, m: VerifyStopped) -> None:
-        self.banner.cancelled(m.why)
+        self.set_reading("cancelled", message=m.why)
         self.query_one(ProgressBar).display = False
         if self._when_verified:
             self._when_verified = []
@@ -346,7 +349,7 @@ class LedgerTab(FollowMode):
     @property
     def verifying(self) -> bool:
         """The chain's verdict is still to come (indexing or verifying)."""
-        return self.result is None and self.banner.state in ("indexing", "verifying")
+        return self.result is None and self.reading_state in BUSY
 
     def show_verdict(self, result: VerifyResult) -> None:
         """The banner shows `result`, its first break explained when it is a chain
@@ -354,7 +357,9 @@ class LedgerTab(FollowMode):
         added after a break)."""
         self._explained.clear()
         first = next((f for f in result.findings if f.kind == "break"), None)
-        self.banner.done(result, self.explained(first.line) if first is not None else None)
+        self.first_explained = self.explained(first.line) if first is not None else None
+        self.set_reading("done")
+        self.paint_banner()   # the result changed even when the state did not
 
     def explained(self, line: int) -> Mismatch | None:
         """What the chain shows at line `line` when it is a chain mismatch
@@ -384,24 +389,59 @@ class LedgerTab(FollowMode):
         self.app.notify(f"{what}: done once the file is indexed", markup=False)
 
     # ------------------------------------------------------------------ the tab's verdict
+    def reading(self) -> str:
+        """Where the file's reading is (`verdict.evidence`): `reading_state`."""
+        return self.reading_state
+
+    def set_reading(self, state: str, pct: float | None = None, message: str | None = None
+                    ) -> None:
+        """The reading moved on: "indexing" | "verifying" (with `pct`) | "done" |
+        "cancelled" | "error" (with `message`, why) | "alarm" (a followed file was
+        truncated, replaced or rewritten while open). A new state judges the tab
+        again; a progress step only redraws the banner."""
+        changed = state != self.reading_state
+        self.reading_state = state
+        if pct is not None:
+            self.pct = pct
+        if message is not None:
+            self.message = message
+        if changed:
+            self.judge()
+        else:
+            self.paint_banner()
+
+    def alarm(self, message: str) -> None:
+        """The file changed under the follower: red at once, naming what happened."""
+        self.set_reading("alarm", message=message)
+
+    def paint_banner(self) -> None:
+        """Hand the banner the tab's verdict and its text (`banner.ledger_detail`)."""
+        if not self.is_mounted:
+            return
+        failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
+        points = self.checked_series()
+        scope = verdict.beside(self.tab_verdict, lazy.compaction_series.scope_checks(
+            points or [])) if points else ""
+        self.banner.show(self.tab_verdict, ledger_detail(
+            self.source.name, self.reading_state, pct=self.pct, result=self.result,
+            message=self.message, outcome=self.tab_verdict, scope=scope,
+            checks=tuple(self.session), failed=failed if self.reading_state == "done" else (),
+            explained=self.first_explained), self.reading_state)
+
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, and receipts failing on their
-        own); a file changed under a follower is BROKEN, one that could not be read or
-        verified COULD NOT LOOK / NOT VERIFIED; None while verifying."""
-        b = self.banner
-        if b.state == "alarm":
-            return verdict.Outcome(verdict.BROKEN, verdict.WRONG)
-        if b.state == "error":
-            return verdict.Outcome(verdict.COULD_NOT_LOOK, verdict.COULD_NOT)
-        if b.state == "cancelled":
-            return verdict.Outcome(verdict.NOT_VERIFIED, verdict.COULD_NOT)
-        if self.result is None or b.state != "done":
+        own); None until verified."""
+        if self.result is None:
             return None
         return verdict.ledger(self.result, ({"ok": ok} for ok in self.receipt_ok.values()))
 
-    def on_chain_changed(self, m: ChainChanged) -> None:
-        m.stop()
-        self.judge()
+    def checked_series(self) -> list[SeriesPoint] | None:
+        """The compaction chart's points with the held content recomputed on this tab
+        (`compaction_series.checked`): what the chart, the strip and the banner's scope
+        show. None while the receipts are still being found."""
+        if self.series is None:
+            return None
+        return lazy.compaction_series.checked(self.series, self.session)
 
     def on_check_done(self, m: CheckDone) -> None:
         m.stop()
@@ -411,8 +451,11 @@ class LedgerTab(FollowMode):
         """The banner, the row badges and the detail pane show the checks."""
         if not self.is_mounted:
             return
-        failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
-        self.banner.show_checks(self.tab_verdict, tuple(self.session), failed)
+        points = self.checked_series()
+        if points is not None:
+            self.strip.model.receipts = {p.where: p.ok for p in points}
+            self._sync_strip()
+        self.paint_banner()
         self.rows.set_check_marks({n: verdict.recompute(c).verdict
                                    for n, (_pre, _post, c) in self.held.items()})
         if self.detail_line:
@@ -530,8 +573,8 @@ class LedgerTab(FollowMode):
             if line:
                 self._goto(line)
         title = f"Compaction receipts of {clean(self.source.name)}"
-        self.app.push_screen(lazy.CompactionChart(title, self.series, id="compaction-chart"),
-                             done)
+        self.app.push_screen(lazy.CompactionChart(title, self.checked_series() or [],
+                                                  id="compaction-chart"), done)
 
     def _update_status(self) -> None:
         rl = self.rows

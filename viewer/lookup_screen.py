@@ -361,23 +361,22 @@ class LookupScreen(Screen[None]):
             summary.append(f" (the first {DIGEST_HITS_SHOWN} are listed)\n", "dim")
 
     def _record(self, tabs: list[LedgerTab]) -> None:
-        """The lookup goes into the session of each open ledger it found an item in,
-        and of the ledger it began from (absence is a finding there): `sealscope
-        lookup`'s items (digest, bytes, found line/position) for that ledger."""
-        if self.index is None or not self.items:
+        """The lookup is a check of the tab it was run in (`origin`), and of no other:
+        it goes into that ledger's session only (absence is a finding there), with
+        `sealscope lookup`'s items (digest, bytes, found line/position) for that
+        ledger. The hits in other open ledgers are listed here, not recorded there."""
+        tab = self.origin
+        if self.index is None or not self.items or tab is None or tab not in tabs:
             return
         key = ("lookup", self.held_path, tuple(i.digest for i in self.items))
-        for tab in tabs:
-            docs, hit = [], False
-            for item in self.items:
-                found = [{"line": loc.line, "position": loc.position}
-                         for loc in self.index.where(item.digest)
-                         if str(loc.ledger) == str(tab.source.path)]
-                hit = hit or bool(found)
-                docs.append({"digest": item.digest, "bytes": item.size, "found": found})
-            if hit or tab is self.origin:
-                tab.add_session(lookup_record(docs, held=[self.held_path] if self.held_path
-                                              else []), key=key)
+        docs = []
+        for item in self.items:
+            found = [{"line": loc.line, "position": loc.position}
+                     for loc in self.index.where(item.digest)
+                     if str(loc.ledger) == str(tab.source.path)]
+            docs.append({"digest": item.digest, "bytes": item.size, "found": found})
+        tab.add_session(lookup_record(docs, held=[self.held_path] if self.held_path
+                                      else []), key=key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         tab, line = self.hits[event.option_index]

@@ -64,10 +64,14 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
         assert not app.check_action("export", ())   # a folder has no one report to write
         await pilot.press("s")                          # sort by verdict: worst first
         assert tab.order == (0, False)
-        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 2 + ["COULD NOT LOOK"] * 2 + \
-            ["VERIFIED"] * 3
-        assert [p for p, _v in _shown(tab)][:2] == ["team-a/deep/tampered.jsonl",
-                                                     "team-b/cut.jsonl"]
+        # `sealscope fleet`'s order (exit code first): the VERIFIED chain whose receipt
+        # fails (exit 1) before the ledgers that could not be looked at
+        assert tab.shown == fleet.worst_first(tab.entries)
+        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 2 + ["VERIFIED"] + \
+            ["COULD NOT LOOK"] * 2 + ["VERIFIED"] * 2
+        assert [p for p, _v in _shown(tab)][:3] == ["team-a/deep/tampered.jsonl",
+                                                     "team-b/cut.jsonl",
+                                                     "team-b/liar-receipt.jsonl"]
         await pilot.press("s")                          # by rows, most first
         rows = [e.result.rows for e in tab.shown]
         assert rows == sorted(rows, reverse=True)
