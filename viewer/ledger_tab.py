@@ -19,7 +19,6 @@ holds each one (`EvidenceTab`).
 """
 from __future__ import annotations
 
-import bisect
 import time
 from array import array
 from collections.abc import Callable
@@ -30,9 +29,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static
-from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
@@ -42,17 +39,18 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
 from sealscope.viewer.evidence_tab import tab_label, tab_title
+from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
-from sealscope.viewer.messages import (CheckDone, FilterProgress, Filtered,
-                                       Followed, Indexed, IndexProgress, JumpToSeal, Marked,
-                                       RowSelected, SearchCounted, StripJump, StripLeft,
-                                       Verified, VerifyProgress, VerifyStopped, ViewportMoved)
+from sealscope.viewer.messages import (CheckDone, Followed, Indexed, IndexProgress, JumpToSeal,
+                                       Marked, RowSelected, StripJump, StripLeft, Verified,
+                                       VerifyProgress, VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
-from sealscope.viewer.source import STATUSES, LedgerSource
+from sealscope.viewer.source import LedgerSource
 from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
+from sealscope.viewer.worker_progress import Progress
 
 if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
     from sealscope.core.compaction_series import SeriesPoint
@@ -65,28 +63,6 @@ INDEX_WAIT = 0.5       # seconds: a tab not in view indexes its file after this 
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
 COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to this size,
                            # in a worker beyond it
-
-
-class _Progress:
-    """A worker's progress callback: posts `message(pct, done)` to the tab each `step`
-    percent and at the end (`done`: bytes so far); raises Cancelled once the worker is
-    cancelled."""
-
-    def __init__(self, tab: LedgerTab, worker: Worker[None], step: float,
-                 message: Callable[[float, int], Message], start: float = -1.0) -> None:
-        self.tab, self.worker, self.step, self.message = tab, worker, step, message
-        self.start = self.last = start
-
-    def restart(self) -> None:
-        self.last = self.start
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.worker.is_cancelled:
-            raise Cancelled()
-        pct = 100.0 * done / total if total else 100.0
-        if pct - self.last >= self.step or done >= total:
-            self.last = pct
-            self.tab.post_message(self.message(pct, done))
 
 
 class LedgerTab(FollowMode):
@@ -127,12 +103,7 @@ class LedgerTab(FollowMode):
         self.tab_name = tab_label(self.source.name)
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
-        self.filter_label = ""
-        self.last_search = ""
-        self.search_at: int | None = None             # the line of the match selected
-        self.search_wrapped = ""                       # how the last step wrapped, in words
-        # ((text, line count), every line it matches), for "match k of n"
-        self.search_count: tuple[tuple[str, int], array] | None = None
+        self.finder = RowFinder(self, id="finder")    # filter and search
         self.receipts: list[int] | None = None
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
@@ -143,7 +114,6 @@ class LedgerTab(FollowMode):
         self._last_nav = 0.0          # clock time of the last navigation-key move
         self._detail_timer: Timer | None = None
         self.break_on_verify = False  # select the first break once verified (from a fleet)
-        self.filtering: tuple[str, float] | None = None   # a filter being found: (label, %)
         self._when_indexed: list[Callable[[], None]] = []
         self._index_started = False
         self._when_verified: list[Callable[[], None]] = []
@@ -166,6 +136,7 @@ class LedgerTab(FollowMode):
                     yield OverviewStrip(id="strip")
                 yield Static(id="list-status")
             yield RowDetail(id="detail")
+        yield self.finder
 
     @property
     def rows(self) -> RowList:
@@ -211,7 +182,7 @@ class LedgerTab(FollowMode):
     @work(thread=True, exclusive=True, group="index")
     def index_worker(self) -> None:
         worker = get_current_worker()
-        progress = _Progress(self, worker, 2.0, IndexProgress, start=0.0)
+        progress = Progress(self, worker, 2.0, IndexProgress, start=0.0)
         try:
             self.source.index(progress)
         except Cancelled:
@@ -221,7 +192,7 @@ class LedgerTab(FollowMode):
     @work(thread=True, exclusive=True, group="verify")
     def verify_worker(self) -> None:
         worker = get_current_worker()
-        progress = _Progress(self, worker, 1.0, VerifyProgress)
+        progress = Progress(self, worker, 1.0, VerifyProgress)
         snapshot = None
         try:
             got = follow_in_child(self.source.path, progress, lambda: worker.is_cancelled)
@@ -537,7 +508,7 @@ class LedgerTab(FollowMode):
 
     def on_strip_jump(self, m: StripJump) -> None:
         m.stop()
-        self._goto(m.line, focus=not m.stay)
+        self.goto_row(m.line, focus=not m.stay)
 
     def on_strip_left(self, m: StripLeft) -> None:
         m.stop()
@@ -571,7 +542,7 @@ class LedgerTab(FollowMode):
 
         def done(line: int | None) -> None:
             if line:
-                self._goto(line)
+                self.goto_row(line)
         title = f"Compaction receipts of {clean(self.source.name)}"
         self.app.push_screen(lazy.CompactionChart(title, self.checked_series() or [],
                                                   id="compaction-chart"), done)
@@ -588,7 +559,7 @@ class LedgerTab(FollowMode):
             self._show_status(t, wrap=False)   # the strip's keys: its height stays
             return
         t.append(f" line {rl.current_line or '-'} ", "bold")
-        self.search_badge(t)
+        self.finder.search_badge(t)
         if self.filtering is not None:
             t.append("· filtering ")
             t.append(clean(self.filtering[0]), "bold")
@@ -631,7 +602,8 @@ class LedgerTab(FollowMode):
     def _finding_lines(self) -> list[int]:
         return sorted(self.rows.findings)
 
-    def _goto(self, line: int, focus: bool = True) -> bool:
+    def goto_row(self, line: int, focus: bool = True) -> bool:
+        """Select `line` (clearing a filter that hides it); False when there is none."""
         rl = self.rows
         if rl.index_of(line) is None and rl.view is not None:
             self.action_clear_filter()
@@ -641,18 +613,19 @@ class LedgerTab(FollowMode):
         self.on_viewport_moved()
         return ok
 
+    _goto = goto_row   # the name the app and the demo call
     def action_first_break(self) -> None:
         lines = self._finding_lines()
         if not lines:
             self._no_breaks(retry=self.action_first_break)
             return
-        self._goto(lines[0])
+        self.goto_row(lines[0])
 
     def action_next_break(self) -> None:
         cur = self.rows.current_line
         nxt = [n for n in self._finding_lines() if n > cur]
         if nxt:
-            self._goto(nxt[0])
+            self.goto_row(nxt[0])
         else:
             self._no_breaks("no later break", retry=self.action_next_break)
 
@@ -660,7 +633,7 @@ class LedgerTab(FollowMode):
         cur = self.rows.current_line
         prv = [n for n in self._finding_lines() if n < cur]
         if prv:
-            self._goto(prv[-1])
+            self.goto_row(prv[-1])
         else:
             self._no_breaks("no earlier break", retry=self.action_prev_break)
 
@@ -689,174 +662,64 @@ class LedgerTab(FollowMode):
         self.app.push_screen(lazy.PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
                                                id="goto-prompt"), done)
 
+    # filter and search: the finder part's (`ledger_find.RowFinder`)
     def action_filter(self) -> None:
-        kinds = sorted({i.kind for i in list(self.source._rows.values()) if i.kind})
-        choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
-        self.app.push_screen(lazy.PromptScreen(
-            "Filter rows",
-            "a status, or kind:NAME",
-            suggester=SuggestFromList(choices, case_sensitive=False),
-            hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:NAME · empty clears",
-            id="filter-prompt"), self.apply_filter)
+        self.finder.prompt_filter()
+
+    def apply_filter(self, spec: str | None) -> None:
+        """Show only the rows of a filter (`RowFinder.apply_filter`)."""
+        self.finder.apply_filter(spec)
+
+    def action_clear_filter(self) -> None:
+        self.finder.clear_filter()
+
+    def action_search(self) -> None:
+        self.finder.prompt_search()
+
+    def action_search_next(self) -> None:
+        self.finder.step(backwards=False)
+
+    def action_search_prev(self) -> None:
+        self.finder.step(backwards=True)
+
+    @property
+    def filtering(self) -> tuple[str, float] | None:
+        """A filter being found: (label, %), else None."""
+        return self.finder.filtering
+
+    @property
+    def filter_label(self) -> str:
+        """The filter shown ("" when none)."""
+        return self.finder.filter_label
+
+    def filter_progress(self, pct: float) -> None:
+        """A filter is being found: the status line says so, and once the verdict is
+        in (the bar is free) the progress bar shows it."""
+        self._update_status()
+        if self.result is not None:
+            bar = self.query_one(ProgressBar)
+            bar.display = pct < 100
+            bar.update(progress=pct)
+
+    def show_view(self, view: array | None) -> None:
+        """The row list shows only `view`'s lines (None: every line)."""
+        if self.result is not None:
+            self.query_one(ProgressBar).display = False
+        self.rows.set_view(view)
+        self._update_status()
+
+    def refresh_status(self) -> None:
+        """Redraw the status line."""
+        self._update_status()
 
     def goto_line(self, n: int) -> None:
         """Select line `n`; one past the lines indexed so far is selected once the
         index is complete."""
         if n > self.source.line_count and not self.source.complete:
             self.when_indexed(lambda: self.goto_line(n), f"go to line {n:,}")
-        elif not self._goto(n):
+        elif not self.goto_row(n):
             self.app.notify(f"no line {n} (the file has {self.rows.shown_lines:,})",
                             markup=False, severity="warning")
-
-    def apply_filter(self, spec: str | None) -> None:
-        if spec is None:
-            return
-        spec = spec.strip()
-        if not spec:
-            self.action_clear_filter()
-            return
-        if not spec.startswith(("kind:", "kind=")) and spec not in STATUSES:
-            self.app.notify(f"unknown filter: {clean(spec)}", markup=False, severity="warning")
-            return
-        if not self.source.complete:
-            self.when_indexed(lambda: self.apply_filter(spec), f"filter {spec}")
-            return
-        if spec in STATUSES and spec != "pending" and self.verifying:
-            self.when_verified(lambda: self.apply_filter(spec), f"filter {spec}")
-            return
-        if spec in ("break", "declared") and self.result is not None:
-            want = spec
-            view = array("q", sorted(n for n, (k, _t) in self.rows.findings.items()
-                                     if k == want and self.rows.status(n) == want))
-            self.post_message(Filtered(view, spec))
-            return
-        self.filter_worker(spec)
-
-    @work(thread=True, exclusive=True, group="filter")
-    def filter_worker(self, spec: str) -> None:
-        """Find the lines of a filter in this thread, posting `FilterProgress`: a
-        `kind:` filter by `LedgerSource.kind_lines` (a byte search, then only the
-        candidate lines parsed), a status by a scan of every line."""
-        worker = get_current_worker()
-        rl = self.rows
-        progress = _Progress(self, worker, 2.0, lambda pct, _done: FilterProgress(spec, pct),
-                             start=0.0)
-        try:
-            if spec.startswith(("kind:", "kind=")):
-                view = self.source.kind_lines(spec[5:].strip(), lambda: worker.is_cancelled,
-                                              progress)
-            else:
-                view = self.source.scan(lambda n, info: rl.status(n, info) == spec,
-                                        lambda: worker.is_cancelled, progress)
-        except Cancelled:
-            return
-        if not worker.is_cancelled:
-            self.post_message(Filtered(view, spec))
-
-    def on_filter_progress(self, m: FilterProgress) -> None:
-        self.filtering = (m.label, m.pct) if m.pct < 100 else None
-        self._update_status()
-        if self.result is not None:
-            bar = self.query_one(ProgressBar)
-            bar.display = m.pct < 100
-            bar.update(progress=m.pct)
-
-    def on_filtered(self, m: Filtered) -> None:
-        self.filtering = None
-        if self.result is not None:
-            self.query_one(ProgressBar).display = False
-        self.filter_label = m.label
-        self.rows.set_view(m.view)
-        self._update_status()
-        if m.view is not None and not len(m.view):
-            self.app.notify(f"no rows match {m.label}", markup=False)
-
-    def action_clear_filter(self) -> None:
-        self.filter_label = ""
-        self.rows.set_view(None)
-        self._update_status()
-
-    def action_search(self) -> None:
-        def done(value: str | None) -> None:
-            if value:
-                self.last_search = value
-                self._search(backwards=False)
-        self.app.push_screen(lazy.PromptScreen("Search text", "text to find (as stored)",
-                                               value=self.last_search, id="search-prompt"),
-                             done)
-
-    def action_search_next(self) -> None:
-        self._search(False) if self.last_search else self.action_search()
-
-    def action_search_prev(self) -> None:
-        self._search(True) if self.last_search else self.action_search()
-
-    def _search(self, backwards: bool) -> None:
-        if not self.source.complete:
-            self.when_indexed(lambda: self._search(backwards), "search")
-            return
-        cur = self.rows.current_line or 0
-        n = self.source.find_text(self.last_search, cur, backwards)
-        if n is None:
-            self.app.notify("not found: " + clean(self.last_search), markup=False)
-        else:
-            self._found(n, cur, backwards)
-
-    def _found(self, n: int, cur: int, backwards: bool) -> None:
-        """Select match line `n` (searched from `cur`); say when the search went past
-        the last match back to the first (or the other way), and count the matches
-        (in a worker) for the status line's "match k of n"."""
-        wrapped = n <= cur if not backwards else n >= cur
-        self.search_at = n
-        self.search_wrapped = ("" if not wrapped else
-                               "wrapped to the bottom" if backwards else "wrapped to the top")
-        key = (self.last_search, self.source.line_count)
-        if self.search_count is None or self.search_count[0] != key:
-            self.search_count = None
-            if self.source.size <= COUNT_AT_ONCE:
-                self.search_count = (key, self.source.match_lines(self.last_search))
-            else:
-                self.count_worker(*key)
-        self._goto(n)
-        self._update_status()
-        if wrapped:
-            self.app.notify(f"search {self.search_wrapped}: " + self._match_words(),
-                            markup=False)
-
-    @work(thread=True, exclusive=True, group="search-count")
-    def count_worker(self, needle: str, line_count: int) -> None:
-        worker = get_current_worker()
-        lines = self.source.match_lines(needle, lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(SearchCounted(needle, line_count, lines))
-
-    def on_search_counted(self, m: SearchCounted) -> None:
-        if (m.needle, m.line_count) == (self.last_search, self.source.line_count):
-            self.search_count = ((m.needle, m.line_count), m.lines)
-            self._update_status()
-
-    def _match_words(self) -> str:
-        """"match k of n" for the selected match ("match k of …" while counting)."""
-        if self.search_count is None:
-            return "match … (counting)"
-        lines = self.search_count[1]
-        k = bisect.bisect_left(lines, self.search_at or 0)
-        if k < len(lines) and lines[k] == self.search_at:
-            return f"match {k + 1:,} of {len(lines):,}"
-        return f"{len(lines):,} match{'es' if len(lines) != 1 else ''}"
-
-    def search_badge(self, t: Text) -> None:
-        """The status line's search part: the text searched, match k of n, whether it
-        wrapped (while the cursor is on that match)."""
-        if not self.last_search or self.search_at is None:
-            return
-        t.append("· search ")
-        t.append(clean(self.last_search), "bold")
-        if self.rows.current_line == self.search_at:
-            t.append(": " + self._match_words())
-            if self.search_wrapped:
-                t.append(f" ({self.search_wrapped})", "italic")
-        t.append(" ")
 
     def action_held(self) -> None:
         info = self.source.row(self.rows.current_line) if self.rows.current_line else None
