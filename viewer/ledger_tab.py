@@ -38,7 +38,7 @@ from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
-from sealscope.viewer.evidence_tab import tab_label, tab_title
+from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
 from sealscope.viewer.messages import (CheckDone, Followed, Indexed, IndexProgress, JumpToSeal,
@@ -65,8 +65,9 @@ COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to
                            # in a worker beyond it
 
 
-class LedgerTab(FollowMode):
-    """The tab of one ledger file; it follows the file as it grows (`follow_mode`)."""
+class LedgerTab(EvidenceTab):
+    """The tab of one ledger file; it follows the file as it grows (its `follow` part,
+    `follow_mode.FollowMode`) and filters and searches it (its `finder`)."""
 
     DEFAULT_CSS = """
     LedgerTab {
@@ -104,6 +105,7 @@ class LedgerTab(FollowMode):
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
         self.finder = RowFinder(self, id="finder")    # filter and search
+        self.follow = FollowMode(self, id="follow")   # following the file as it grows
         self.receipts: list[int] | None = None
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
@@ -137,6 +139,7 @@ class LedgerTab(FollowMode):
                 yield Static(id="list-status")
             yield RowDetail(id="detail")
         yield self.finder
+        yield self.follow
 
     @property
     def rows(self) -> RowList:
@@ -282,12 +285,62 @@ class LedgerTab(FollowMode):
         self.receipt_ok = {p.where: p.ok for p in self.series}
         self.judge()
 
-    def on_followed(self, m: Followed) -> None:
-        """Runs before `FollowMode.on_followed` grows the source: the lines from the
-        current count on are the appended ones; their marks are looked for after."""
-        if m.alarm is None and m.offsets is not None and self.following:
-            first = max(1, self.source.line_count)   # the last line may have been partial
-            self.call_later(self.appended_marks_worker, first)
+    # ------------------------------------------------------------------ following
+    def grow(self, m: Followed) -> None:
+        """The follower verified appended rows (`m`): the lines from the current count
+        on are the new ones (their marks are looked for), the source grows, and the
+        list and banner show the new verdict."""
+        if m.offsets is None:
+            return
+        first = max(1, self.source.line_count)   # the last line may have been partial
+        self.call_later(self.appended_marks_worker, first)
+        self.source.grow_to(m.offsets, m.first, m.cut)
+        self.result = m.result
+        self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
+        self.show_verdict(m.result)
+
+    def alarmed(self, message: str, result: VerifyResult | None) -> None:
+        """The file changed under the follower (`message` says how): the rows stay
+        as they were read, the banner turns red."""
+        if result is not None:
+            self.result = result
+        self.alarm(message)
+        self._update_status()
+
+    def start_following(self, snapshot: dict[str, Any]) -> None:
+        self.follow.start(snapshot)
+
+    def stop_following(self, quiet: bool = False) -> None:
+        self.follow.stop(quiet)
+
+    @property
+    def following(self) -> bool:
+        """Polling the file for appended rows."""
+        return self.follow.following
+
+    @property
+    def pinned(self) -> bool:
+        """The cursor rides the last row."""
+        return self.follow.pinned
+
+    @property
+    def unseen(self) -> int:
+        """Rows arrived while unpinned."""
+        return self.follow.unseen
+
+    @property
+    def follow_alarm(self) -> str:
+        """What stopped following, in words ("" while none did)."""
+        return self.follow.follow_alarm
+
+    @property
+    def follow_poll(self) -> float:
+        """Seconds between polls of the followed file."""
+        return self.follow.follow_poll
+
+    @follow_poll.setter
+    def follow_poll(self, seconds: float) -> None:
+        self.follow.follow_poll = seconds
 
     def on_verified(self, m: Verified) -> None:
         self.result = m.result
@@ -443,7 +496,7 @@ class LedgerTab(FollowMode):
         self.held.clear()
 
     def on_row_selected(self, m: RowSelected) -> None:
-        self.note_cursor()
+        self.follow.note_cursor()
         self._update_status()
         now = self.clock()
         burst = m.nav and now - self._last_nav < DETAIL_SETTLE
@@ -571,7 +624,7 @@ class LedgerTab(FollowMode):
             t.append(f"· {self.count_words()}")
             if not self.source.complete:
                 t.append(" (indexing…)", "italic")
-        self.follow_badges(t)
+        self.follow.badges(t)
         self._show_status(t)
 
     def _show_status(self, t: Text, wrap: bool = True) -> None:
