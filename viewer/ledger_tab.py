@@ -41,6 +41,7 @@ from sealscope.viewer.banner import BUSY, Banner, ledger_detail
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
+from sealscope.viewer.ledger_status import count_words, status_text, strip_keys_text
 from sealscope.viewer.messages import (CheckDone, Followed, Indexed, IndexProgress, JumpToSeal,
                                        Marked, RowSelected, StripJump, StripLeft, Verified,
                                        VerifyProgress, VerifyStopped, ViewportMoved)
@@ -604,28 +605,14 @@ class LedgerTab(EvidenceTab):
         rl = self.rows
         if self.is_mounted:
             self._sync_strip(force=False)
-        t = Text(no_wrap=True, end="")
         if self.is_mounted and self.app.focused is self.strip:
-            t.append(" strip: ", "bold")
-            t.append("0-9 jump to that tenth · ↑↓ bin by bin · Enter · Esc rows · m hides · "
-                     "? legend")
-            self._show_status(t, wrap=False)   # the strip's keys: its height stays
+            self._show_status(strip_keys_text(), wrap=False)   # the strip's keys: its height stays
             return
-        t.append(f" line {rl.current_line or '-'} ", "bold")
-        self.finder.search_badge(t)
-        if self.filtering is not None:
-            t.append("· filtering ")
-            t.append(clean(self.filtering[0]), "bold")
-            t.append(f"… {self.filtering[1]:.0f}% ", "italic")
-        if rl.view is not None:
-            t.append(f"· showing {len(rl.view):,} of {self.count_words()} · filter: ")
-            t.append(clean(self.filter_label), "bold")
-        else:
-            t.append(f"· {self.count_words()}")
-            if not self.source.complete:
-                t.append(" (indexing…)", "italic")
-        self.follow.badges(t)
-        self._show_status(t)
+        self._show_status(status_text(
+            rl.current_line, self.count_words(), complete=self.source.complete,
+            view=len(rl.view) if rl.view is not None else None,
+            filter_label=self.filter_label, filtering=self.filtering,
+            search=self.finder.search_badge, badges=self.follow.badges))
 
     def _show_status(self, t: Text, wrap: bool = True) -> None:
         """The status line; when it is wider than the list pane (80 columns, a search
@@ -641,15 +628,10 @@ class LedgerTab(EvidenceTab):
             st.update(t, layout=False)
 
     def count_words(self) -> str:
-        """How big the file is, in words: its lines as a reader counts them, and once
-        verified its rows when they differ ("11 rows", "12 lines, 11 rows")."""
-        lines = self.source.shown_lines
-        if self.result is None or not self.source.complete:
-            return f"{lines:,} line{'s' if lines != 1 else ''}"
-        rows = self.result.rows
-        if rows == lines:
-            return f"{rows:,} row{'s' if rows != 1 else ''}"
-        return f"{lines:,} line{'s' if lines != 1 else ''}, {rows:,} row{'s' if rows != 1 else ''}"
+        """How big the file is, in words (`ledger_status.count_words`): its rows once
+        verified and fully indexed."""
+        done = self.result is not None and self.source.complete
+        return count_words(self.source.shown_lines, self.result.rows if done else None)
 
     # ------------------------------------------------------------------ navigation
     def _finding_lines(self) -> list[int]:
