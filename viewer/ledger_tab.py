@@ -39,6 +39,7 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
+from sealscope.viewer.ledger_checks import LedgerChecks
 from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
 from sealscope.viewer.ledger_status import count_words, status_text, strip_keys_text
@@ -110,7 +111,7 @@ class LedgerTab(EvidenceTab):
         self.receipts: list[int] | None = None
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
-        self.held: dict[int, tuple[Path | None, Path | None, Any]] = {}  # line → pre, post, check
+        self.checks = LedgerChecks(self, id="checks")  # pin, witness, held content
         self._verify_worker: Worker[None] | None = None
         self.detail_line = 0          # the line the detail pane shows
         self.clock = time.monotonic   # when keys arrive (a test holds it still)
@@ -141,6 +142,7 @@ class LedgerTab(EvidenceTab):
             yield RowDetail(id="detail")
         yield self.finder
         yield self.follow
+        yield self.checks
 
     @property
     def rows(self) -> RowList:
@@ -482,19 +484,12 @@ class LedgerTab(EvidenceTab):
             self._sync_strip()
         self.paint_banner()
         self.rows.set_check_marks({n: verdict.recompute(c).verdict
-                                   for n, (_pre, _post, c) in self.held.items()})
+                                   for n, (_pre, _post, c) in self.checks.held.items()})
         if self.detail_line:
             self.show_detail(self.detail_line)
 
-    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
-                     record: SessionRecord) -> None:
-        """Held content recomputed the receipt at `line`: kept as the tab's state (the
-        row's badge, its receipt panel, the banner, the report) until cleared."""
-        self.held[line] = (pre, post, check)
-        self.add_session(record, key=("recompute", line))
-
     def clear_check_state(self) -> None:
-        self.held.clear()
+        self.checks.clear()
 
     def on_row_selected(self, m: RowSelected) -> None:
         self.follow.note_cursor()
@@ -527,9 +522,9 @@ class LedgerTab(EvidenceTab):
             ol = info.obj.get("orphan_line")
             of = self.rows.findings.get(ol) if isinstance(ol, int) else None
             honored = bool(of and of[0] == "declared")
-        held = self.held.get(line)
+        recomputed = self.checks.recomputed(line)
         self.query_one(RowDetail).show(info, st, f[1] if f else None, honored,
-                                       recomputed=held[2] if held else None,
+                                       recomputed=recomputed,
                                        explained=self.explained(line) if f else None)
 
     def _sync_strip(self, force: bool = True) -> None:
@@ -761,17 +756,24 @@ class LedgerTab(EvidenceTab):
         if info is None or info.kind != "compaction_receipt":
             self.app.notify("select a compaction receipt row first", markup=False)
             return
-        self.open_held(info.line)
+        self.checks.open_held(info.line)
 
+    # the checks: the part's (`ledger_checks.LedgerChecks`), named here for the screens
     def open_held(self, line: int, pre: Path | None = None, post: Path | None = None) -> None:
-        """Recompute the receipt at `line` against held content (`pre`/`post` preloaded;
-        else what was loaded for that line before)."""
-        had_pre, had_post, _check = self.held.get(line, (None, None, None))
-        if pre is None and post is None:
-            pre, post = had_pre, had_post
-        elif pre is not None and post is None and had_post is not None and pre == had_pre:
-            post = had_post
-        self.app.push_screen(lazy.HeldContentScreen(self, line, pre=pre, post=post))
+        self.checks.open_held(line, pre, post)
+
+    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
+                     record: SessionRecord) -> None:
+        self.checks.held_content(line, pre, post, check, record)
+
+    def check_inputs(self, kind: str) -> dict[str, Any]:
+        return self.checks.check_inputs(kind)
+
+    def check_pin(self, pin: Pin) -> None:
+        self.checks.check_pin(pin)
+
+    def check_witness(self, store: Path, namespace: str) -> None:
+        self.checks.check_witness(store, namespace)
 
     def action_jump_seal(self) -> None:
         """From a `continuity_snapshot` row to the open seal it sealed (the app finds it)."""
@@ -792,31 +794,3 @@ class LedgerTab(EvidenceTab):
         return lazy.ExportScreen(self.path, kind="ledger", session=self.session,
                                  verify_result=self.result)
 
-    # ------------------------------------------------------------------ checks
-    def check_inputs(self, kind: str) -> dict[str, Any]:
-        """What the last pin or witness check used (`pin`; `witness`, `namespace`)."""
-        rec = self.session_record((kind,))
-        return dict(rec.inputs) if rec is not None else {}
-
-    @work(thread=True, exclusive=False, group="check")
-    def check_pin(self, pin: Pin) -> None:
-        """Judge the ledger against a head pin; the record joins the tab's state."""
-        try:
-            rec = lazy.export.check_record("pin", lazy.pins.check_pin(self.source.path, pin),
-                                           pin=pin.text)
-        except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = lazy.export.check_error_record("pin", f"{type(e).__name__}: {e}",
-                                                 pin=pin.text)
-        self.post_message(CheckDone(rec, ("pin",)))
-
-    @work(thread=True, exclusive=False, group="check")
-    def check_witness(self, store: Path, namespace: str) -> None:
-        """Judge the ledger against a witness store's namespace; kept as `check_pin`."""
-        inputs = {"witness": str(store), "namespace": namespace}
-        try:
-            rec = lazy.export.check_record("witness", lazy.witness.verify_against_witness(
-                store, namespace, self.source.path), **inputs)
-        except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = lazy.export.check_error_record("witness", f"{type(e).__name__}: {e}",
-                                                 **inputs)
-        self.post_message(CheckDone(rec, ("witness",)))
