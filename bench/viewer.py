@@ -233,7 +233,7 @@ async def measure(path: Path) -> dict:
         out["strip_classes"] = sorted(set(strip.bin_classes()))
         out["read_bytes"] = read_chars()     # this process and its reaped verify child
         out["verdict"] = tab.result.verdict if tab.result else (
-            f"none ({tab.banner.state}: {tab.banner.message})")
+            f"none ({tab.reading_state}: {tab.message})")
         out["rows"] = lst.line_count
         out["filters"] = [(spec, *await filter_time(app, tab, spec))
                           for spec in ("kind:compaction_receipt", "kind:note", "kind:tool_call")]

@@ -6,6 +6,9 @@ in bytes and in items (`count`), as the row states them (a value that is not a
 non-negative integer is None: nothing is plotted for it), with the row's own
 `verify_receipt` verdict: `ok` (False: a failing receipt) and `bounded` (its
 `verified_scope` is not "full", as it always is without held content).
+A receipt recomputed with held content is part of that receipt's state for every view
+(`checked`): its point takes the recomputation's `ok` and scope, so a held-content
+FAIL is a failing point in the chart, the strip and the export alike.
 harn transcripts (`harn_event_point`): estimated tokens before and after each
 compaction (dropped = before - after when both are known; a count harn defaulted
 because it was absent is unknown).
@@ -30,7 +33,7 @@ if TYPE_CHECKING:  # an annotation only: a ledger's series never loads the harn 
 MIN_POINTS = 3   # a median of fewer shares calls nothing out
 
 __all__ = ["MIN_POINTS", "SeriesPoint", "receipt_point", "harn_point", "harn_event_point",
-           "series", "outlier", "series_dicts"]
+           "series", "outlier", "series_dicts", "checked", "recomputed", "scope_checks"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +141,42 @@ def series(points: Iterable[SeriesPoint]) -> list[SeriesPoint]:
 def series_dicts(points: Iterable[SeriesPoint]) -> list[dict[str, Any]]:
     """`series(points)` as the export's JSON objects, one per compaction."""
     return [p.to_dict() for p in series(points)]
+
+
+def _field(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def recomputed(records: Iterable[Any]) -> dict[int, dict[str, Any]]:
+    """The receipts recomputed with held content among session records (or their
+    dicts): receipt line → the recomputation's check (`ok`, `verified_scope`); the last
+    record of a line wins."""
+    out: dict[int, dict[str, Any]] = {}
+    for r in records:
+        if _field(r, "kind") != "recompute":
+            continue
+        result = _field(r, "result")
+        line = result.get("line") if isinstance(result, dict) else None
+        if isinstance(line, int) and not isinstance(line, bool) and "ok" in result:
+            out[line] = result
+    return out
+
+
+def checked(points: Iterable[SeriesPoint], records: Iterable[Any]) -> list[SeriesPoint]:
+    """The points with every held-content recomputation in `records` applied: a
+    recomputed receipt's point is `ok` and `bounded` as the recomputation found it
+    (a FAIL is a failing point, a full recomputation is no longer bounded)."""
+    again = recomputed(records)
+    out = []
+    for p in points:
+        c = again.get(p.where) if p.unit == "bytes" else None
+        out.append(p if c is None else
+                   replace(p, ok=bool(c.get("ok")), bounded=c.get("verified_scope") != "full"))
+    return out
+
+
+def scope_checks(points: Iterable[SeriesPoint]) -> list[dict[str, Any]]:
+    """Receipt points as the checks `verdict.scope_note` reads (`ok`, and a scope that
+    is "full" unless bounded)."""
+    return [{"ok": p.ok, "verified_scope": "bounded" if p.bounded else "full"}
+            for p in points if p.unit == "bytes"]

@@ -30,7 +30,7 @@ __all__ = [
     "PASS", "FAIL", "NOTED", "glyph", "GLYPHS", "chain", "combined", "check", "seal",
     "continuation", "receipt", "receipts", "recompute", "bounded", "scope_note", "plural",
     "kind_check", "ledger", "audit", "harn",
-    "harn_seal", "selftest",
+    "harn_seal", "selftest", "judged", "stopped", "evidence", "beside", "tone_of",
 ]
 
 # ----------------------------------------------------------------------- exit codes
@@ -193,6 +193,56 @@ def audit(own: Outcome, *checks: Outcome) -> Outcome:
         if _RANK.get(o.exit_code, 2) == _RANK.get(code, 2):
             return Outcome(o.verdict, code)
     return Outcome(own.verdict, code)  # pragma: no cover - worst() picks one of them
+
+
+def judged(own: Outcome, records: Iterable[Any]) -> Outcome:
+    """A file's own outcome with the checks run on it (session records, or their
+    dicts, each with its word and code): `audit` over them. The verdict of an audit
+    report and of a viewer tab, one rule for both."""
+    return audit(own, *(_record_outcome(r) for r in records))
+
+
+def _record_outcome(r: Any) -> Outcome:
+    if isinstance(r, Outcome):
+        return r
+    code = _get(r, "code", _get(r, "exit_code", WRONG))
+    return Outcome(str(_get(r, "verdict", NOTED)), code if isinstance(code, int) else WRONG)
+
+
+_STOPPED = {"alarm": Outcome(BROKEN, WRONG), "error": Outcome(COULD_NOT_LOOK, COULD_NOT),
+            "cancelled": Outcome(NOT_VERIFIED, COULD_NOT)}
+
+
+def stopped(state: str) -> Outcome | None:
+    """A reading of a file that ended without a result: `alarm` (the file changed
+    under a follower: truncated, replaced, rewritten) BROKEN 1, `error` (it could not
+    be read) COULD NOT LOOK 3, `cancelled` (the verification did not finish) NOT
+    VERIFIED 3; None for any other state (still reading, or done)."""
+    return _STOPPED.get(state)
+
+
+def evidence(state: str, own: Outcome | None, records: Iterable[Any] = ()) -> Outcome | None:
+    """The verdict of one opened piece of evidence (a viewer tab: its banner and its
+    label) from where its reading is (`state`: "done" once `own`, the file's own
+    outcome, is known; see `stopped`) and every check the auditor ran on it
+    (`judged`). None while the file's own verdict is still to come."""
+    base = stopped(state)
+    if base is None:
+        base = own if state == "done" else None
+    return None if base is None else judged(base, records)
+
+
+def beside(out: Outcome | None, receipt_checks: Iterable[Any]) -> str:
+    """What is said beside a ledger's verdict word: the scope its receipts held within
+    (`scope_note`) when the word is VERIFIED, else nothing."""
+    if out is None or out.verdict != VERIFIED:
+        return ""
+    return scope_note(receipt_checks)
+
+
+def tone_of(out: Outcome | None) -> str | None:
+    """The tone of a verdict (`tone`), None while there is none yet."""
+    return None if out is None else tone(out.verdict)
 
 
 # ----------------------------------------------------------------------- seals

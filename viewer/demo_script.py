@@ -312,7 +312,7 @@ def check_seal(app: DemoApp) -> tuple[bool, str]:
     links = [r.line for r in seal.ledger_links]
     ok = (seal.seal.status == "ok" and links == [story.SEAL1_LINE] and _front_is(app, tab)
           and tab.rows.current_line == story.SEAL1_LINE and tab.rows.has_focus)
-    return ok, (f"seal {'VALID' if seal.seal.status == 'ok' else seal.seal.status} · "
+    return ok, (f"seal {verdict.VALID if seal.seal.status == 'ok' else seal.seal.status} · "
                 f"its row: line {links[0] if links else '?'} · cursor on line "
                 f"{tab.rows.current_line}")
 

@@ -11,8 +11,9 @@ screen.
 Checks stick: every check the auditor runs in a tab (a pin, a witness, held content,
 a restatement, a diff, a lookup) is a `core.export.SessionRecord` in its `session`
 until cleared (Delete). `tab_verdict` is the tab's one answer: its file's own outcome
-(`own_outcome`) with every check, combined by `core.export.judged` — the function
-the audit report uses, so the banner, the label and the report cannot disagree.
+(`own_outcome`, where its reading stands: `reading`) with every check, combined by
+`core.verdict.evidence` — the rule the audit report uses (`verdict.judged`), so the
+banner, the label and the report cannot disagree.
 It is None while the file's own verdict is not known yet (indexing, verifying).
 
 The tab's label is the glyph of `tab_verdict`'s word (`core.verdict.glyph`, coloured
@@ -21,6 +22,7 @@ changes, so the open files can be triaged at a glance.
 """
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -35,7 +37,6 @@ from textual.widgets import TabbedContent, TabPane
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean
 from sealscope.core.verdict import Outcome
-from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding, binding_commands
 from sealscope.viewer.style import TONE_STYLE
 
@@ -54,12 +55,17 @@ CLEAR_CHECKS = PaletteBinding(
 only while the tab holds a check)."""
 
 
-def tab_label(name: str) -> str:
-    """A ledger's tab label: its file name without a ledger suffix (the banner names
-    the whole file), so a dozen tabs fit a 120-column bar."""
+LABEL_SUFFIXES = (".jsonl", ".ndjson", ".log", ".json")
+"""The suffixes a tab label drops: a ledger's, a seal's or a harn file's (JSON)."""
+
+
+def tab_label(path: str | os.PathLike[str]) -> str:
+    """The name on a tab, from the path it shows (every kind of tab, and the first
+    paint before any tab exists): the file's name without a JSON or ledger suffix
+    (the banner names the whole file), so a dozen tabs fit a 120-column bar."""
+    name = os.path.basename(os.fspath(path)) or os.fspath(path)
     stem, dot, suffix = name.rpartition(".")
-    return stem if dot and stem and f".{suffix.lower()}" in (".jsonl", ".ndjson", ".log") \
-        else name
+    return stem if dot and stem and f".{suffix.lower()}" in LABEL_SUFFIXES else name
 
 
 def tab_title(name: str, word: str | None) -> Content:
@@ -74,7 +80,7 @@ class EvidenceTab(TabPane):
     implement the rest."""
 
     tab_verdict: reactive[Outcome | None] = reactive(None, init=False)
-    """The tab's verdict: its file's own with every check (`export.judged`); None
+    """The tab's verdict: its file's own with every check (`verdict.evidence`); None
     while not known yet. Watch it (`watch(tab, "tab_verdict", ...)`) to follow it."""
 
     path: str
@@ -142,11 +148,16 @@ class EvidenceTab(TabPane):
         that judges no single file, e.g. a fleet, keeps None)."""
         return None
 
+    def reading(self) -> str:
+        """Where the reading of the file is (`verdict.evidence`'s state): "done" once
+        `own_outcome` is known; a ledger tab may be indexing, verifying, cancelled, in
+        error, or alarmed by a follower."""
+        return "done"
+
     def judge(self) -> None:
         """Recompute `tab_verdict` from the file's own outcome and the session, and
         let the tab redraw what shows the checks (`checks_changed`)."""
-        own = self.own_outcome()
-        self.tab_verdict = None if own is None else lazy.export.judged(own, self.session)
+        self.tab_verdict = verdict.evidence(self.reading(), self.own_outcome(), self.session)
         self.checks_changed()
         if self.is_attached:
             self.app.refresh_bindings()

@@ -4,10 +4,12 @@ its own widgets, hidden, behind it.
 A full ledger tab is some thirty widgets (header, tab bar, banner, progress bar, row
 list, strip, detail pane); Textual styles, lays out and renders each, which takes
 several times the time a one-widget screen does. `FirstPaint` draws the same places
-in one pass from the file's first rows: the header, the tab labels of every path
-being opened (no verdict yet: `…`), the banner and progress bar as a ledger starts
-indexing, the column heading, the rows (with `row_list.row_text`, as the row list
-draws them), the strip's pending cells, the detail pane's border and the status line.
+in one pass from the file's first rows, with the pure text builders the real widgets
+use, so the two cannot drift: the header, the tab labels of every path being opened
+(`evidence_tab.tab_label`; no verdict yet: `…`), the banner as a ledger starts
+indexing (`banner_text.ledger_detail`) and the progress bar, the column heading
+(`row_list.columns_text`), the rows (`row_list.row_text`), the strip's pending cells,
+the detail pane's border and the status line (`ledger_status.status_text`).
 The real footer is mounted beside it; a subclass's `BINDINGS` give it the ledger
 tab's keys to show (shown only: keys typed while this screen shows are held by the
 app and replayed once the real widgets are up).
@@ -30,7 +32,9 @@ from textual.widget import Widget
 
 from sealscope.core.sanitize import clean
 from sealscope.core.verdict import glyph
+from sealscope.viewer.banner_text import ledger_detail
 from sealscope.viewer.evidence_tab import tab_label
+from sealscope.viewer.ledger_status import count_words, status_text
 from sealscope.viewer.overview_strip import LEGEND, bin_starts
 from sealscope.viewer.row_list import columns_text, line_digits, row_text
 from sealscope.viewer.source import LedgerSource, status_of
@@ -42,9 +46,8 @@ _PENDING_GLYPH, _PENDING_STYLE = next((g, s) for c, g, s, _w in LEGEND if c == "
 
 def tab_labels(paths: Sequence[Path]) -> list[tuple[str, str]]:
     """The tab bar's labels for `paths` before any verdict: the pending glyph and the
-    name a tab shows (a ledger's without its suffix, a `.json` file's stem)."""
-    return [(glyph(None), clean(p.stem if p.suffix.lower() == ".json" and p.stem
-                                else tab_label(p.name))) for p in paths]
+    name a tab shows (`evidence_tab.tab_label`, the tabs' own)."""
+    return [(glyph(None), clean(tab_label(p))) for p in paths]
 
 
 class FirstPaint(Widget, can_focus=True):
@@ -149,11 +152,8 @@ class FirstPaint(Widget, can_focus=True):
         add(list(Segment.apply_style([Segment(" "), *self.app.console.render(bar, opts)],
                                      ground)))
         # banner and progress bar, as a ledger starts indexing
-        name = clean(self.source.name)
-        t = Text(" ", end="")
-        t.append(" indexing… ", "bold")
-        t.append(f"{0:3.0f}%  ", "bold")
-        t.append(name)
+        t = Text(" ", end="")   # the banner's padding
+        t.append_text(ledger_detail(self.source.name, "indexing"))
         add(self._text_line(t, width, self._style("banner")))
         fill = self._style("bar")
         bar = Bar(highlight_range=(0, 0), highlight_style=Style.from_color(fill.color),
@@ -197,12 +197,8 @@ class FirstPaint(Widget, can_focus=True):
                 cell.append("▶" if starts[i] <= shown else " ", "bold")
                 cell.append(_PENDING_GLYPH, _PENDING_STYLE)
             add(body + self._text_line(cell, 2) + [border, detail])
-        t = Text(no_wrap=True, end="")
-        t.append(" line 1 ", "bold")
-        lines = self.source.shown_lines
-        t.append(f"· {lines:,} line{'s' if lines != 1 else ''}")
-        if not self.source.complete:
-            t.append(" (indexing…)", "italic")
+        t = status_text(1, count_words(self.source.shown_lines),
+                        complete=self.source.complete)
         add(self._text_line(t, pane, self._style("status")) + [border, detail])
         return out
 

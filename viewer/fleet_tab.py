@@ -42,7 +42,6 @@ BATCH_SECONDS = 0.25   # a batch of entries is posted at most this often ...
 BATCH_ENTRIES = 256    # ... or as soon as it holds this many
 VERDICT_FILTERS = (None, _verdict.BROKEN, _verdict.COULD_NOT_LOOK, _verdict.VERIFIED)
 _WORDS = VERDICT_FILTERS[1:]
-_RANK = {w: i for i, w in enumerate(_WORDS)}
 
 
 class _Stop(Exception):
@@ -62,15 +61,15 @@ def _size(n: int | None) -> str:
     return f"{x:.1f} {unit}"
 
 
-def _verdict_key(e: FleetEntry) -> tuple[Any, ...]:
-    """Worst first: broken, could not look, verified; more breaks and failed receipts
-    first within a word (as `fleet.worst_first`)."""
-    return (_RANK.get(e.verdict, 0), -e.result.breaks, -e.receipts.failed, e.path)
+def _worst_first(entries: list[FleetEntry]) -> list[FleetEntry]:
+    """The verdict column's order: `sealscope fleet`'s, the core's one rule."""
+    return fleet.worst_first(entries)
 
 
-# (column label, sort key of an entry); with no sort column the rows arrive in order
-COLUMNS: tuple[tuple[str, Callable[[FleetEntry], Any]], ...] = (
-    ("verdict", _verdict_key),
+# (column label, sort key of an entry, or None: the column's order is a function of
+# the whole list); with no sort column the rows arrive in order
+COLUMNS: tuple[tuple[str, Callable[[FleetEntry], Any] | None], ...] = (
+    ("verdict", None),
     ("rows", lambda e: e.result.rows),
     ("breaks", lambda e: e.result.breaks),
     ("rcpt failed", lambda e: e.receipts.failed),
@@ -247,8 +246,11 @@ class FleetTab(EvidenceTab):
         keep = self.selected_entry()
         rows = [e for e in self.entries if self._passes(e)]
         column, rev = self.order
-        if column is not None:
-            rows.sort(key=COLUMNS[column][1], reverse=rev != (column in _DESCENDING))
+        key = COLUMNS[column][1] if column is not None else None
+        if column is not None and key is None:
+            rows = _worst_first(rows)[::-1] if rev else _worst_first(rows)
+        elif key is not None:
+            rows.sort(key=key, reverse=rev != (column in _DESCENDING))
         self.shown = rows
         t = self.table
         t.clear()

@@ -1,5 +1,9 @@
 """Follow mode of a ledger tab: the tab follows its file as it grows.
 
+`FollowMode` is a part composed into the tab (not drawn), owning the follow state
+(reactive `following`, `pinned`, `unseen`, `follow_alarm`), its timer and its thread
+workers; it hands what it found to the tab (`LedgerTab.grow`, `LedgerTab.alarmed`).
+
 After the verification, a `core.follow.Follower` adopts the verify child's walk (it
 re-hashes the verified bytes instead of walking them again). A timer starts a short
 thread worker every `FOLLOW_POLL` seconds; the worker polls, indexes the new complete
@@ -24,42 +28,29 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
-from sealscope.core.ledger import VerifyResult
-from sealscope.viewer.banner import Banner
-from sealscope.viewer import lazy
-from sealscope.viewer.evidence_tab import EvidenceTab
-from sealscope.viewer.messages import Followed
-from sealscope.viewer.row_list import RowList
-from sealscope.viewer.source import LedgerSource
+from textual.widget import Widget
 
-if TYPE_CHECKING:  # loaded when following starts, after the verdict
+from sealscope.core.ledger import VerifyResult
+from sealscope.viewer import lazy
+from sealscope.viewer.messages import Followed
+
+if TYPE_CHECKING:  # loaded when following starts, after the verdict; the tab imports this
     from sealscope.core.follow import Follower
+    from sealscope.viewer.ledger_tab import LedgerTab
 
 __all__ = ["FollowMode", "FOLLOW_POLL"]
 
 FOLLOW_POLL = 0.5  # seconds between polls of a followed file
 
 
-class FollowMode(EvidenceTab):
-    """The follow half of `LedgerTab` (its base): the reactive follow state and its
-    handlers. The ledger tab provides the source, rows, banner and status line."""
+class FollowMode(Widget):
+    """The follow part of `tab` (see the module): composed into it, not drawn."""
 
-    source: LedgerSource
-    result: Any
+    DEFAULT_CSS = "FollowMode { display: none; }"
 
-    @property
-    def rows(self) -> RowList:
-        raise NotImplementedError
-
-    @property
-    def banner(self) -> Banner:
-        raise NotImplementedError
-
-    def _update_status(self) -> None:
-        raise NotImplementedError
-
-    def show_verdict(self, result: VerifyResult) -> None:
-        raise NotImplementedError
+    def __init__(self, tab: LedgerTab, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.tab = tab
 
     following: reactive[bool] = reactive(False, init=False)   # polling the file
     pinned: reactive[bool] = reactive(False, init=False)      # the cursor rides the last row
@@ -72,8 +63,9 @@ class FollowMode(EvidenceTab):
     _poll_job: Worker[None] | None = None
 
     # ------------------------------------------------------------------ start / stop
-    def start_following(self, snapshot: dict) -> None:
-        self._follower = lazy.Follower(self.source.path)
+    def start(self, snapshot: dict) -> None:
+        """Follow the file from the verify walk's `snapshot`."""
+        self._follower = lazy.Follower(self.tab.source.path)
         self._adopt(snapshot)
 
     @work(thread=True, exclusive=True, group="follow")
@@ -94,7 +86,7 @@ class FollowMode(EvidenceTab):
         self.following = True
         self._follow_timer = self.set_interval(self.follow_poll, self._poll_tick)
 
-    def stop_following(self, quiet: bool = False) -> None:
+    def stop(self, quiet: bool = False) -> None:
         """Stop polling and close the file; `quiet` (unmounting) redraws nothing."""
         if self._follow_timer is not None:
             self._follow_timer.stop()
@@ -125,7 +117,7 @@ class FollowMode(EvidenceTab):
             return
         grew = events[0]
         assert f.state is not None
-        offsets, first = self.source.offsets_to(f.state.offset)
+        offsets, first = self.tab.source.offsets_to(f.state.offset)
         self.post_message(Followed(f.result, added=grew.rows, offsets=offsets, first=first,
                                    cut=f.state.offset, events=tuple(events[1:])))
 
@@ -136,42 +128,36 @@ class FollowMode(EvidenceTab):
             return
         if not self.following or m.offsets is None:
             return
-        rl = self.rows
+        rl = self.tab.rows
         at_end = self.pinned and rl.view is None
-        self.source.grow_to(m.offsets, m.first, m.cut)
-        self.result = m.result
-        rl.set_statuses(m.result.findings, m.result.first_chained_line, True)
-        self.show_verdict(m.result)
+        self.tab.grow(m)
         if at_end:
             rl.action_edge(1)
             self.pinned = True
         elif m.added:
             self.unseen += m.added
-        self._update_status()
+        self.tab.refresh_status()
 
     def _alarmed(self, kind: str, text: str, result: VerifyResult | None) -> None:
-        self.stop_following()
+        self.stop()
         self.follow_alarm = f"{kind.upper()} while open: {text}"
-        if result is not None:
-            self.result = result
-        self.banner.alarm(self.follow_alarm, result)
-        self._update_status()
+        self.tab.alarmed(self.follow_alarm, result)
 
     # ------------------------------------------------------------------ pinning
     def note_cursor(self) -> None:
         """The cursor moved: on the last row (of the unfiltered list) it pins."""
-        rl = self.rows
+        rl = self.tab.rows
         self.pinned = rl.view is None and rl.count > 0 and rl.cursor == rl.count - 1
         if self.pinned:
             self.unseen = 0
 
     def watch_unseen(self, _old: int, _new: int) -> None:
-        self._update_status()
+        self.tab.refresh_status()
 
     def watch_following(self, _old: bool, _new: bool) -> None:
-        self._update_status()
+        self.tab.refresh_status()
 
-    def follow_badges(self, t: Text) -> None:
+    def badges(self, t: Text) -> None:
         """The "+N new rows" marker and the FOLLOWING badge, appended to the status line."""
         if self.unseen and not self.pinned:
             t.append(f"  +{self.unseen:,} new rows ", "bold black on yellow")

@@ -30,9 +30,10 @@ from sealscope.core import harn
 from sealscope.core import verdict as _verdict
 from sealscope.core.compaction_series import SeriesPoint, harn_event_point
 from sealscope.core.sanitize import clean
+from sealscope.viewer.banner import Banner, badge
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
-from sealscope.viewer.evidence_tab import EvidenceTab, tab_title
+from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.style import FINDING_STYLE, shown
 
@@ -76,7 +77,6 @@ class HarnTab(Widget):
 
     DEFAULT_CSS = """
     HarnTab { height: 1fr; layout: vertical; }
-    HarnTab #harn-banner { height: auto; padding: 0 1; background: $boost; }
     HarnTab #harn-body { height: 1fr; }
     HarnTab #harn-events { width: 46; height: 1fr; border: round $primary 50%; }
     HarnTab #harn-detail { width: 1fr; height: 1fr; border: round $primary 50%; }
@@ -114,7 +114,7 @@ class HarnTab(Widget):
 
     def compose(self) -> ComposeResult:
         self.banner_view = self._banner()
-        yield Static(self.banner_view, id="harn-banner")
+        yield Banner(self.banner_view, outcome=self.outcome(), id="harn-banner")
         if self.error is not None:
             return
         with Horizontal(id="harn-body"):
@@ -165,22 +165,28 @@ class HarnTab(Widget):
 
     # ------------------------------------------------------------------ renderers
 
-    def _banner(self) -> Text:
+    def outcome(self) -> _verdict.Outcome:
+        """The harn verb's verdict of the file (COULD NOT LOOK when it cannot be read)."""
         if self.error is not None:
-            return Text.assemble(("COULD NOT READ  ", "bold red"), shown(self.error))
+            return _verdict.harn(None, readable=False)
+        return harn.outcome_of(self.checks)
+
+    def _banner(self) -> Text:
+        t = badge(self.outcome().verdict)
+        if self.error is not None:
+            t.append("  ")
+            t.append(shown(self.error))
+            return t
         doc = self.document
         assert doc is not None
         counts = {s: 0 for s in harn.SEVERITIES}
         for c in self.checks:
             for f in c.findings:
                 counts[f.severity] += 1
-        worst = harn.worst_severity(f for c in self.checks for f in c.findings)
-        verdict = _verdict.harn(worst).verdict
-        style = {"pass": "bold green", "fail": "bold red"}.get(_verdict.tone(verdict),
-                                                             "bold yellow")
         what = "run record" if doc.kind == "run" else "transcript"
-        t = Text.assemble((verdict, style), "  ", (shown(doc.path or ""), "bold"),
-                          f"  {what}")
+        t.append("  ")
+        t.append(shown(doc.path or ""), "bold")
+        t.append(f"  {what}")
         if doc.run_id:
             t.append(f" {shown(doc.run_id)}")
         t.append(f" · {len(doc.transcripts)} transcript(s) · {len(self.checks)} compaction(s)"
@@ -383,7 +389,7 @@ class HarnPane(EvidenceTab):
             path = (source.path if isinstance(source, harn.HarnDocument) else source) or ""
         self.path = os.fspath(path)
         self.harn = HarnTab(source, id=f"{id}-view" if id else None)
-        self.tab_name = os.path.splitext(os.path.basename(self.path))[0] or self.path
+        self.tab_name = tab_label(self.path)
         super().__init__(tab_title(self.tab_name, self.own_outcome().verdict), self.harn, id=id)
 
     BINDINGS = [
@@ -405,10 +411,8 @@ class HarnPane(EvidenceTab):
         self.judge()
 
     def own_outcome(self) -> _verdict.Outcome:
-        """The harn verb's verdict of the file (COULD NOT LOOK when it cannot be read)."""
-        if self.harn.error is not None:
-            return _verdict.harn(None, readable=False)
-        return harn.outcome_of(self.harn.checks)
+        """The harn verb's verdict of the file (`HarnTab.outcome`)."""
+        return self.harn.outcome()
 
     def main_widget(self) -> Widget | None:
         """The event list (a file that could not be read has none)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from sealscope.core import lazy as _lazy
 
 if TYPE_CHECKING:  # for the type checker; at run time each name loads on first read
-    from sealscope.core import export, pins, witness
+    from sealscope.core import compaction_series, export, pins, witness
     from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
     from sealscope.core.receipt import verify_receipt
@@ -40,7 +40,8 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.seal_tab import SealTab, find_seal_tab
     from sealscope.viewer.unit_tab import UnitTab
 
-__all__ = ["export", "pins", "witness", "receipt_point", "Follower", "verify_receipt",
+__all__ = ["compaction_series", "export", "pins", "witness", "receipt_point", "Follower",
+           "verify_receipt",
            "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
            "KeyHelpScreen", "LedgerTab", "LookupScreen", "PinScreen", "PathSuggester",
            "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
@@ -49,6 +50,7 @@ __all__ += ["KindTab", "UnitTab", "AatTab"]   # the tabs of the other evidence k
 _LAZY = {
     # core: the checks, the report, the follower
     "export": "sealscope.core.export",
+    "compaction_series": "sealscope.core.compaction_series",
     "pins": "sealscope.core.pins",
     "witness": "sealscope.core.witness",
     "receipt_point": "sealscope.core.compaction_series:receipt_point",

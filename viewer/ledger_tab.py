@@ -19,7 +19,6 @@ holds each one (`EvidenceTab`).
 """
 from __future__ import annotations
 
-import bisect
 import time
 from array import array
 from collections.abc import Callable
@@ -30,9 +29,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.suggester import SuggestFromList
 from textual.widgets import ProgressBar, Static
-from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
@@ -40,19 +37,22 @@ from sealscope.core import verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
-from sealscope.viewer.banner import Banner
-from sealscope.viewer.evidence_tab import tab_label, tab_title
+from sealscope.viewer.banner import BUSY, Banner, ledger_detail
+from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
+from sealscope.viewer.ledger_checks import LedgerChecks
+from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
-from sealscope.viewer.messages import (ChainChanged, CheckDone, FilterProgress, Filtered,
-                                       Followed, Indexed, IndexProgress, JumpToSeal, Marked,
-                                       RowSelected, SearchCounted, StripJump, StripLeft,
-                                       Verified, VerifyProgress, VerifyStopped, ViewportMoved)
+from sealscope.viewer.ledger_status import count_words, status_text, strip_keys_text
+from sealscope.viewer.messages import (CheckDone, Followed, Indexed, IndexProgress, JumpToSeal,
+                                       Marked, RowSelected, StripJump, StripLeft, Verified,
+                                       VerifyProgress, VerifyStopped, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
-from sealscope.viewer.source import STATUSES, LedgerSource
+from sealscope.viewer.source import LedgerSource
 from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
+from sealscope.viewer.worker_progress import Progress
 
 if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
     from sealscope.core.compaction_series import SeriesPoint
@@ -63,34 +63,11 @@ if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (
 
 INDEX_WAIT = 0.5       # seconds: a tab not in view indexes its file after this at the latest
 DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
-COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to this size,
-                           # in a worker beyond it
 
 
-class _Progress:
-    """A worker's progress callback: posts `message(pct, done)` to the tab each `step`
-    percent and at the end (`done`: bytes so far); raises Cancelled once the worker is
-    cancelled."""
-
-    def __init__(self, tab: LedgerTab, worker: Worker[None], step: float,
-                 message: Callable[[float, int], Message], start: float = -1.0) -> None:
-        self.tab, self.worker, self.step, self.message = tab, worker, step, message
-        self.start = self.last = start
-
-    def restart(self) -> None:
-        self.last = self.start
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.worker.is_cancelled:
-            raise Cancelled()
-        pct = 100.0 * done / total if total else 100.0
-        if pct - self.last >= self.step or done >= total:
-            self.last = pct
-            self.tab.post_message(self.message(pct, done))
-
-
-class LedgerTab(FollowMode):
-    """The tab of one ledger file; it follows the file as it grows (`follow_mode`)."""
+class LedgerTab(EvidenceTab):
+    """The tab of one ledger file; it follows the file as it grows (its `follow` part,
+    `follow_mode.FollowMode`) and filters and searches it (its `finder`)."""
 
     DEFAULT_CSS = """
     LedgerTab {
@@ -127,31 +104,31 @@ class LedgerTab(FollowMode):
         self.tab_name = tab_label(self.source.name)
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
-        self.filter_label = ""
-        self.last_search = ""
-        self.search_at: int | None = None             # the line of the match selected
-        self.search_wrapped = ""                       # how the last step wrapped, in words
-        # ((text, line count), every line it matches), for "match k of n"
-        self.search_count: tuple[tuple[str, int], array] | None = None
+        self.finder = RowFinder(self, id="finder")    # filter and search
+        self.follow = FollowMode(self, id="follow")   # following the file as it grows
         self.receipts: list[int] | None = None
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
-        self.held: dict[int, tuple[Path | None, Path | None, Any]] = {}  # line → pre, post, check
+        self.checks = LedgerChecks(self, id="checks")  # pin, witness, held content
         self._verify_worker: Worker[None] | None = None
         self.detail_line = 0          # the line the detail pane shows
         self.clock = time.monotonic   # when keys arrive (a test holds it still)
         self._last_nav = 0.0          # clock time of the last navigation-key move
         self._detail_timer: Timer | None = None
         self.break_on_verify = False  # select the first break once verified (from a fleet)
-        self.filtering: tuple[str, float] | None = None   # a filter being found: (label, %)
         self._when_indexed: list[Callable[[], None]] = []
         self._index_started = False
         self._when_verified: list[Callable[[], None]] = []
         self._explained: dict[int, Mismatch | None] = {}
+        self.reading_state = "indexing"   # where the reading is: see `set_reading`
+        self.pct = 0.0                    # its progress while indexing or verifying
+        self.message = ""                 # why it is cancelled, in error or alarmed
+        self.first_explained: Mismatch | None = None   # the first break, when a mismatch
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Banner(self.source.name, id="banner")
+        yield Banner(ledger_detail(self.source.name, "indexing"), state="indexing",
+                     id="banner")
         yield ProgressBar(total=100, show_eta=False, id="progress")
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
@@ -161,6 +138,9 @@ class LedgerTab(FollowMode):
                     yield OverviewStrip(id="strip")
                 yield Static(id="list-status")
             yield RowDetail(id="detail")
+        yield self.finder
+        yield self.follow
+        yield self.checks
 
     @property
     def rows(self) -> RowList:
@@ -178,7 +158,7 @@ class LedgerTab(FollowMode):
         self.query_one("#columns", Static).update(
             columns_text(line_digits(self.source.shown_lines)))
         if self.source.error:
-            self.banner.error(self.source.error)
+            self.set_reading("error", message=self.source.error)
             self.query_one(ProgressBar).display = False
             self._update_status()
             return
@@ -206,7 +186,7 @@ class LedgerTab(FollowMode):
     @work(thread=True, exclusive=True, group="index")
     def index_worker(self) -> None:
         worker = get_current_worker()
-        progress = _Progress(self, worker, 2.0, IndexProgress, start=0.0)
+        progress = Progress(self, worker, 2.0, IndexProgress, start=0.0)
         try:
             self.source.index(progress)
         except Cancelled:
@@ -216,7 +196,7 @@ class LedgerTab(FollowMode):
     @work(thread=True, exclusive=True, group="verify")
     def verify_worker(self) -> None:
         worker = get_current_worker()
-        progress = _Progress(self, worker, 1.0, VerifyProgress)
+        progress = Progress(self, worker, 1.0, VerifyProgress)
         snapshot = None
         try:
             got = follow_in_child(self.source.path, progress, lambda: worker.is_cancelled)
@@ -266,7 +246,7 @@ class LedgerTab(FollowMode):
     # ------------------------------------------------------------------ messages
     def on_index_progress(self, m: IndexProgress) -> None:
         if self.result is None:
-            self.banner.indexing(m.pct)
+            self.set_reading("indexing", m.pct)
             self.query_one(ProgressBar).update(progress=m.pct)
 
     def on_indexed(self, _m: Indexed) -> None:
@@ -278,14 +258,14 @@ class LedgerTab(FollowMode):
         queued, self._when_indexed = self._when_indexed, []
         for act in queued:
             act()
-        self.banner.verifying(0)
+        self.set_reading("verifying", 0)
         self.query_one(ProgressBar).update(progress=0)
         self.receipts_worker()
         self._verify_worker = self.verify_worker()
 
     def on_verify_progress(self, m: VerifyProgress) -> None:
         if self.result is None:
-            self.banner.verifying(min(m.pct, 99.0))
+            self.set_reading("verifying", min(m.pct, 99.0))
             self.query_one(ProgressBar).update(progress=m.pct)
             if m.done and self.source.complete:
                 # lines that end at or before byte `done` are verified
@@ -303,18 +283,66 @@ class LedgerTab(FollowMode):
         self.series = [by_line[n] for n in sorted(by_line)]
         self.receipts = sorted(by_line)
         model = self.strip.model
-        model.receipts = {**model.receipts, **m.receipts}
         model.seals = sorted({*model.seals, *m.seals})
-        self._sync_strip()
-        self.receipt_ok = dict(model.receipts)
+        self.receipt_ok = {p.where: p.ok for p in self.series}
         self.judge()
 
-    def on_followed(self, m: Followed) -> None:
-        """Runs before `FollowMode.on_followed` grows the source: the lines from the
-        current count on are the appended ones; their marks are looked for after."""
-        if m.alarm is None and m.offsets is not None and self.following:
-            first = max(1, self.source.line_count)   # the last line may have been partial
-            self.call_later(self.appended_marks_worker, first)
+    # ------------------------------------------------------------------ following
+    def grow(self, m: Followed) -> None:
+        """The follower verified appended rows (`m`): the lines from the current count
+        on are the new ones (their marks are looked for), the source grows, and the
+        list and banner show the new verdict."""
+        if m.offsets is None:
+            return
+        first = max(1, self.source.line_count)   # the last line may have been partial
+        self.call_later(self.appended_marks_worker, first)
+        self.source.grow_to(m.offsets, m.first, m.cut)
+        self.result = m.result
+        self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
+        self.show_verdict(m.result)
+
+    def alarmed(self, message: str, result: VerifyResult | None) -> None:
+        """The file changed under the follower (`message` says how): the rows stay
+        as they were read, the banner turns red."""
+        if result is not None:
+            self.result = result
+        self.alarm(message)
+        self._update_status()
+
+    def start_following(self, snapshot: dict[str, Any]) -> None:
+        self.follow.start(snapshot)
+
+    def stop_following(self, quiet: bool = False) -> None:
+        self.follow.stop(quiet)
+
+    @property
+    def following(self) -> bool:
+        """Polling the file for appended rows."""
+        return self.follow.following
+
+    @property
+    def pinned(self) -> bool:
+        """The cursor rides the last row."""
+        return self.follow.pinned
+
+    @property
+    def unseen(self) -> int:
+        """Rows arrived while unpinned."""
+        return self.follow.unseen
+
+    @property
+    def follow_alarm(self) -> str:
+        """What stopped following, in words ("" while none did)."""
+        return self.follow.follow_alarm
+
+    @property
+    def follow_poll(self) -> float:
+        """Seconds between polls of the followed file."""
+        return self.follow.follow_poll
+
+    @follow_poll.setter
+    def follow_poll(self, seconds: float) -> None:
+        self.follow.follow_poll = seconds
 
     def on_verified(self, m: Verified) -> None:
         self.result = m.result
@@ -338,7 +366,7 @@ class LedgerTab(FollowMode):
             self.start_following(m.snapshot)
 
     def on_verify_stopped(self, m: VerifyStopped) -> None:
-        self.banner.cancelled(m.why)
+        self.set_reading("cancelled", message=m.why)
         self.query_one(ProgressBar).display = False
         if self._when_verified:
             self._when_verified = []
@@ -347,7 +375,7 @@ class LedgerTab(FollowMode):
     @property
     def verifying(self) -> bool:
         """The chain's verdict is still to come (indexing or verifying)."""
-        return self.result is None and self.banner.state in ("indexing", "verifying")
+        return self.result is None and self.reading_state in BUSY
 
     def show_verdict(self, result: VerifyResult) -> None:
         """The banner shows `result`, its first break explained when it is a chain
@@ -355,7 +383,9 @@ class LedgerTab(FollowMode):
         added after a break)."""
         self._explained.clear()
         first = next((f for f in result.findings if f.kind == "break"), None)
-        self.banner.done(result, self.explained(first.line) if first is not None else None)
+        self.first_explained = self.explained(first.line) if first is not None else None
+        self.set_reading("done")
+        self.paint_banner()   # the result changed even when the state did not
 
     def explained(self, line: int) -> Mismatch | None:
         """What the chain shows at line `line` when it is a chain mismatch
@@ -385,24 +415,59 @@ class LedgerTab(FollowMode):
         self.app.notify(f"{what}: done once the file is indexed", markup=False)
 
     # ------------------------------------------------------------------ the tab's verdict
+    def reading(self) -> str:
+        """Where the file's reading is (`verdict.evidence`): `reading_state`."""
+        return self.reading_state
+
+    def set_reading(self, state: str, pct: float | None = None, message: str | None = None
+                    ) -> None:
+        """The reading moved on: "indexing" | "verifying" (with `pct`) | "done" |
+        "cancelled" | "error" (with `message`, why) | "alarm" (a followed file was
+        truncated, replaced or rewritten while open). A new state judges the tab
+        again; a progress step only redraws the banner."""
+        changed = state != self.reading_state
+        self.reading_state = state
+        if pct is not None:
+            self.pct = pct
+        if message is not None:
+            self.message = message
+        if changed:
+            self.judge()
+        else:
+            self.paint_banner()
+
+    def alarm(self, message: str) -> None:
+        """The file changed under the follower: red at once, naming what happened."""
+        self.set_reading("alarm", message=message)
+
+    def paint_banner(self) -> None:
+        """Hand the banner the tab's verdict and its text (`banner.ledger_detail`)."""
+        if not self.is_mounted:
+            return
+        failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
+        points = self.checked_series()
+        scope = verdict.beside(self.tab_verdict, lazy.compaction_series.scope_checks(
+            points or [])) if points else ""
+        self.banner.show(self.tab_verdict, ledger_detail(
+            self.source.name, self.reading_state, pct=self.pct, result=self.result,
+            message=self.message, outcome=self.tab_verdict, scope=scope,
+            checks=tuple(self.session), failed=failed if self.reading_state == "done" else (),
+            explained=self.first_explained), self.reading_state)
+
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, and receipts failing on their
-        own); a file changed under a follower is BROKEN, one that could not be read or
-        verified COULD NOT LOOK / NOT VERIFIED; None while verifying."""
-        b = self.banner
-        if b.state == "alarm":
-            return verdict.Outcome(verdict.BROKEN, verdict.WRONG)
-        if b.state == "error":
-            return verdict.Outcome(verdict.COULD_NOT_LOOK, verdict.COULD_NOT)
-        if b.state == "cancelled":
-            return verdict.Outcome(verdict.NOT_VERIFIED, verdict.COULD_NOT)
-        if self.result is None or b.state != "done":
+        own); None until verified."""
+        if self.result is None:
             return None
         return verdict.ledger(self.result, ({"ok": ok} for ok in self.receipt_ok.values()))
 
-    def on_chain_changed(self, m: ChainChanged) -> None:
-        m.stop()
-        self.judge()
+    def checked_series(self) -> list[SeriesPoint] | None:
+        """The compaction chart's points with the held content recomputed on this tab
+        (`compaction_series.checked`): what the chart, the strip and the banner's scope
+        show. None while the receipts are still being found."""
+        if self.series is None:
+            return None
+        return lazy.compaction_series.checked(self.series, self.session)
 
     def on_check_done(self, m: CheckDone) -> None:
         m.stop()
@@ -412,25 +477,21 @@ class LedgerTab(FollowMode):
         """The banner, the row badges and the detail pane show the checks."""
         if not self.is_mounted:
             return
-        failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
-        self.banner.show_checks(self.tab_verdict, tuple(self.session), failed)
+        points = self.checked_series()
+        if points is not None:
+            self.strip.model.receipts = {p.where: p.ok for p in points}
+            self._sync_strip()
+        self.paint_banner()
         self.rows.set_check_marks({n: verdict.recompute(c).verdict
-                                   for n, (_pre, _post, c) in self.held.items()})
+                                   for n, (_pre, _post, c) in self.checks.held.items()})
         if self.detail_line:
             self.show_detail(self.detail_line)
 
-    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
-                     record: SessionRecord) -> None:
-        """Held content recomputed the receipt at `line`: kept as the tab's state (the
-        row's badge, its receipt panel, the banner, the report) until cleared."""
-        self.held[line] = (pre, post, check)
-        self.add_session(record, key=("recompute", line))
-
     def clear_check_state(self) -> None:
-        self.held.clear()
+        self.checks.clear()
 
     def on_row_selected(self, m: RowSelected) -> None:
-        self.note_cursor()
+        self.follow.note_cursor()
         self._update_status()
         now = self.clock()
         burst = m.nav and now - self._last_nav < DETAIL_SETTLE
@@ -460,9 +521,9 @@ class LedgerTab(FollowMode):
             ol = info.obj.get("orphan_line")
             of = self.rows.findings.get(ol) if isinstance(ol, int) else None
             honored = bool(of and of[0] == "declared")
-        held = self.held.get(line)
+        recomputed = self.checks.recomputed(line)
         self.query_one(RowDetail).show(info, st, f[1] if f else None, honored,
-                                       recomputed=held[2] if held else None,
+                                       recomputed=recomputed,
                                        explained=self.explained(line) if f else None)
 
     def _sync_strip(self, force: bool = True) -> None:
@@ -495,7 +556,7 @@ class LedgerTab(FollowMode):
 
     def on_strip_jump(self, m: StripJump) -> None:
         m.stop()
-        self._goto(m.line, focus=not m.stay)
+        self.goto_row(m.line, focus=not m.stay)
 
     def on_strip_left(self, m: StripLeft) -> None:
         m.stop()
@@ -529,37 +590,23 @@ class LedgerTab(FollowMode):
 
         def done(line: int | None) -> None:
             if line:
-                self._goto(line)
+                self.goto_row(line)
         title = f"Compaction receipts of {clean(self.source.name)}"
-        self.app.push_screen(lazy.CompactionChart(title, self.series, id="compaction-chart"),
-                             done)
+        self.app.push_screen(lazy.CompactionChart(title, self.checked_series() or [],
+                                                  id="compaction-chart"), done)
 
     def _update_status(self) -> None:
         rl = self.rows
         if self.is_mounted:
             self._sync_strip(force=False)
-        t = Text(no_wrap=True, end="")
         if self.is_mounted and self.app.focused is self.strip:
-            t.append(" strip: ", "bold")
-            t.append("0-9 jump to that tenth · ↑↓ bin by bin · Enter · Esc rows · m hides · "
-                     "? legend")
-            self._show_status(t, wrap=False)   # the strip's keys: its height stays
+            self._show_status(strip_keys_text(), wrap=False)   # the strip's keys: its height stays
             return
-        t.append(f" line {rl.current_line or '-'} ", "bold")
-        self.search_badge(t)
-        if self.filtering is not None:
-            t.append("· filtering ")
-            t.append(clean(self.filtering[0]), "bold")
-            t.append(f"… {self.filtering[1]:.0f}% ", "italic")
-        if rl.view is not None:
-            t.append(f"· showing {len(rl.view):,} of {self.count_words()} · filter: ")
-            t.append(clean(self.filter_label), "bold")
-        else:
-            t.append(f"· {self.count_words()}")
-            if not self.source.complete:
-                t.append(" (indexing…)", "italic")
-        self.follow_badges(t)
-        self._show_status(t)
+        self._show_status(status_text(
+            rl.current_line, self.count_words(), complete=self.source.complete,
+            view=len(rl.view) if rl.view is not None else None,
+            filter_label=self.filter_label, filtering=self.filtering,
+            search=self.finder.search_badge, badges=self.follow.badges))
 
     def _show_status(self, t: Text, wrap: bool = True) -> None:
         """The status line; when it is wider than the list pane (80 columns, a search
@@ -575,21 +622,17 @@ class LedgerTab(FollowMode):
             st.update(t, layout=False)
 
     def count_words(self) -> str:
-        """How big the file is, in words: its lines as a reader counts them, and once
-        verified its rows when they differ ("11 rows", "12 lines, 11 rows")."""
-        lines = self.source.shown_lines
-        if self.result is None or not self.source.complete:
-            return f"{lines:,} line{'s' if lines != 1 else ''}"
-        rows = self.result.rows
-        if rows == lines:
-            return f"{rows:,} row{'s' if rows != 1 else ''}"
-        return f"{lines:,} line{'s' if lines != 1 else ''}, {rows:,} row{'s' if rows != 1 else ''}"
+        """How big the file is, in words (`ledger_status.count_words`): its rows once
+        verified and fully indexed."""
+        done = self.result is not None and self.source.complete
+        return count_words(self.source.shown_lines, self.result.rows if done else None)
 
     # ------------------------------------------------------------------ navigation
     def _finding_lines(self) -> list[int]:
         return sorted(self.rows.findings)
 
-    def _goto(self, line: int, focus: bool = True) -> bool:
+    def goto_row(self, line: int, focus: bool = True) -> bool:
+        """Select `line` (clearing a filter that hides it); False when there is none."""
         rl = self.rows
         if rl.index_of(line) is None and rl.view is not None:
             self.action_clear_filter()
@@ -599,18 +642,19 @@ class LedgerTab(FollowMode):
         self.on_viewport_moved()
         return ok
 
+    _goto = goto_row   # the name the app and the demo call
     def action_first_break(self) -> None:
         lines = self._finding_lines()
         if not lines:
             self._no_breaks(retry=self.action_first_break)
             return
-        self._goto(lines[0])
+        self.goto_row(lines[0])
 
     def action_next_break(self) -> None:
         cur = self.rows.current_line
         nxt = [n for n in self._finding_lines() if n > cur]
         if nxt:
-            self._goto(nxt[0])
+            self.goto_row(nxt[0])
         else:
             self._no_breaks("no later break", retry=self.action_next_break)
 
@@ -618,7 +662,7 @@ class LedgerTab(FollowMode):
         cur = self.rows.current_line
         prv = [n for n in self._finding_lines() if n < cur]
         if prv:
-            self._goto(prv[-1])
+            self.goto_row(prv[-1])
         else:
             self._no_breaks("no earlier break", retry=self.action_prev_break)
 
@@ -647,205 +691,88 @@ class LedgerTab(FollowMode):
         self.app.push_screen(lazy.PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
                                                id="goto-prompt"), done)
 
+    # filter and search: the finder part's (`ledger_find.RowFinder`)
     def action_filter(self) -> None:
-        kinds = sorted({i.kind for i in list(self.source._rows.values()) if i.kind})
-        choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
-        self.app.push_screen(lazy.PromptScreen(
-            "Filter rows",
-            "a status, or kind:NAME",
-            suggester=SuggestFromList(choices, case_sensitive=False),
-            hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:NAME · empty clears",
-            id="filter-prompt"), self.apply_filter)
+        self.finder.prompt_filter()
+
+    def apply_filter(self, spec: str | None) -> None:
+        """Show only the rows of a filter (`RowFinder.apply_filter`)."""
+        self.finder.apply_filter(spec)
+
+    def action_clear_filter(self) -> None:
+        self.finder.clear_filter()
+
+    def action_search(self) -> None:
+        self.finder.prompt_search()
+
+    def action_search_next(self) -> None:
+        self.finder.step(backwards=False)
+
+    def action_search_prev(self) -> None:
+        self.finder.step(backwards=True)
+
+    @property
+    def filtering(self) -> tuple[str, float] | None:
+        """A filter being found: (label, %), else None."""
+        return self.finder.filtering
+
+    @property
+    def filter_label(self) -> str:
+        """The filter shown ("" when none)."""
+        return self.finder.filter_label
+
+    def filter_progress(self, pct: float) -> None:
+        """A filter is being found: the status line says so, and once the verdict is
+        in (the bar is free) the progress bar shows it."""
+        self._update_status()
+        if self.result is not None:
+            bar = self.query_one(ProgressBar)
+            bar.display = pct < 100
+            bar.update(progress=pct)
+
+    def show_view(self, view: array | None) -> None:
+        """The row list shows only `view`'s lines (None: every line)."""
+        if self.result is not None:
+            self.query_one(ProgressBar).display = False
+        self.rows.set_view(view)
+        self._update_status()
+
+    def refresh_status(self) -> None:
+        """Redraw the status line."""
+        self._update_status()
 
     def goto_line(self, n: int) -> None:
         """Select line `n`; one past the lines indexed so far is selected once the
         index is complete."""
         if n > self.source.line_count and not self.source.complete:
             self.when_indexed(lambda: self.goto_line(n), f"go to line {n:,}")
-        elif not self._goto(n):
+        elif not self.goto_row(n):
             self.app.notify(f"no line {n} (the file has {self.rows.shown_lines:,})",
                             markup=False, severity="warning")
-
-    def apply_filter(self, spec: str | None) -> None:
-        if spec is None:
-            return
-        spec = spec.strip()
-        if not spec:
-            self.action_clear_filter()
-            return
-        if not spec.startswith(("kind:", "kind=")) and spec not in STATUSES:
-            self.app.notify(f"unknown filter: {clean(spec)}", markup=False, severity="warning")
-            return
-        if not self.source.complete:
-            self.when_indexed(lambda: self.apply_filter(spec), f"filter {spec}")
-            return
-        if spec in STATUSES and spec != "pending" and self.verifying:
-            self.when_verified(lambda: self.apply_filter(spec), f"filter {spec}")
-            return
-        if spec in ("break", "declared") and self.result is not None:
-            want = spec
-            view = array("q", sorted(n for n, (k, _t) in self.rows.findings.items()
-                                     if k == want and self.rows.status(n) == want))
-            self.post_message(Filtered(view, spec))
-            return
-        self.filter_worker(spec)
-
-    @work(thread=True, exclusive=True, group="filter")
-    def filter_worker(self, spec: str) -> None:
-        """Find the lines of a filter in this thread, posting `FilterProgress`: a
-        `kind:` filter by `LedgerSource.kind_lines` (a byte search, then only the
-        candidate lines parsed), a status by a scan of every line."""
-        worker = get_current_worker()
-        rl = self.rows
-        progress = _Progress(self, worker, 2.0, lambda pct, _done: FilterProgress(spec, pct),
-                             start=0.0)
-        try:
-            if spec.startswith(("kind:", "kind=")):
-                view = self.source.kind_lines(spec[5:].strip(), lambda: worker.is_cancelled,
-                                              progress)
-            else:
-                view = self.source.scan(lambda n, info: rl.status(n, info) == spec,
-                                        lambda: worker.is_cancelled, progress)
-        except Cancelled:
-            return
-        if not worker.is_cancelled:
-            self.post_message(Filtered(view, spec))
-
-    def on_filter_progress(self, m: FilterProgress) -> None:
-        self.filtering = (m.label, m.pct) if m.pct < 100 else None
-        self._update_status()
-        if self.result is not None:
-            bar = self.query_one(ProgressBar)
-            bar.display = m.pct < 100
-            bar.update(progress=m.pct)
-
-    def on_filtered(self, m: Filtered) -> None:
-        self.filtering = None
-        if self.result is not None:
-            self.query_one(ProgressBar).display = False
-        self.filter_label = m.label
-        self.rows.set_view(m.view)
-        self._update_status()
-        if m.view is not None and not len(m.view):
-            self.app.notify(f"no rows match {m.label}", markup=False)
-
-    def action_clear_filter(self) -> None:
-        self.filter_label = ""
-        self.rows.set_view(None)
-        self._update_status()
-
-    def action_search(self) -> None:
-        def done(value: str | None) -> None:
-            if value:
-                self.last_search = value
-                self._search(backwards=False)
-        self.app.push_screen(lazy.PromptScreen("Search text", "text to find (as stored)",
-                                               value=self.last_search, id="search-prompt"),
-                             done)
-
-    def action_search_next(self) -> None:
-        self._search(False) if self.last_search else self.action_search()
-
-    def action_search_prev(self) -> None:
-        self._search(True) if self.last_search else self.action_search()
-
-    def _search(self, backwards: bool) -> None:
-        if not self.source.complete:
-            self.when_indexed(lambda: self._search(backwards), "search")
-            return
-        cur = self.rows.current_line or 0
-        if self.source.size > COUNT_AT_ONCE:   # a big file is searched off the UI thread
-            self.search_worker(self.last_search, cur, backwards)
-            return
-        self._searched(self.last_search, self.source.find_text(self.last_search, cur,
-                                                               backwards), cur, backwards)
-
-    @work(thread=True, exclusive=True, group="search")
-    def search_worker(self, needle: str, cur: int, backwards: bool) -> None:
-        n = self.source.find_text(needle, cur, backwards)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._searched, needle, n, cur, backwards)
-
-    def _searched(self, needle: str, n: int | None, cur: int, backwards: bool) -> None:
-        if needle != self.last_search:
-            return
-        if n is None:
-            self.app.notify("not found: " + clean(needle), markup=False)
-        else:
-            self._found(n, cur, backwards)
-
-    def _found(self, n: int, cur: int, backwards: bool) -> None:
-        """Select match line `n` (searched from `cur`); say when the search went past
-        the last match back to the first (or the other way), and count the matches
-        (in a worker) for the status line's "match k of n"."""
-        wrapped = n <= cur if not backwards else n >= cur
-        self.search_at = n
-        self.search_wrapped = ("" if not wrapped else
-                               "wrapped to the bottom" if backwards else "wrapped to the top")
-        key = (self.last_search, self.source.line_count)
-        if self.search_count is None or self.search_count[0] != key:
-            self.search_count = None
-            if self.source.size <= COUNT_AT_ONCE:
-                self.search_count = (key, self.source.match_lines(self.last_search))
-            else:
-                self.count_worker(*key)
-        self._goto(n)
-        self._update_status()
-        if wrapped:
-            self.app.notify(f"search {self.search_wrapped}: " + self._match_words(),
-                            markup=False)
-
-    @work(thread=True, exclusive=True, group="search-count")
-    def count_worker(self, needle: str, line_count: int) -> None:
-        worker = get_current_worker()
-        lines = self.source.match_lines(needle, lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(SearchCounted(needle, line_count, lines))
-
-    def on_search_counted(self, m: SearchCounted) -> None:
-        if (m.needle, m.line_count) == (self.last_search, self.source.line_count):
-            self.search_count = ((m.needle, m.line_count), m.lines)
-            self._update_status()
-
-    def _match_words(self) -> str:
-        """"match k of n" for the selected match ("match k of …" while counting)."""
-        if self.search_count is None:
-            return "match … (counting)"
-        lines = self.search_count[1]
-        k = bisect.bisect_left(lines, self.search_at or 0)
-        if k < len(lines) and lines[k] == self.search_at:
-            return f"match {k + 1:,} of {len(lines):,}"
-        return f"{len(lines):,} match{'es' if len(lines) != 1 else ''}"
-
-    def search_badge(self, t: Text) -> None:
-        """The status line's search part: the text searched, match k of n, whether it
-        wrapped (while the cursor is on that match)."""
-        if not self.last_search or self.search_at is None:
-            return
-        t.append("· search ")
-        t.append(clean(self.last_search), "bold")
-        if self.rows.current_line == self.search_at:
-            t.append(": " + self._match_words())
-            if self.search_wrapped:
-                t.append(f" ({self.search_wrapped})", "italic")
-        t.append(" ")
 
     def action_held(self) -> None:
         info = self.source.row(self.rows.current_line) if self.rows.current_line else None
         if info is None or info.kind != "compaction_receipt":
             self.app.notify("select a compaction receipt row first", markup=False)
             return
-        self.open_held(info.line)
+        self.checks.open_held(info.line)
 
+    # the checks: the part's (`ledger_checks.LedgerChecks`), named here for the screens
     def open_held(self, line: int, pre: Path | None = None, post: Path | None = None) -> None:
-        """Recompute the receipt at `line` against held content (`pre`/`post` preloaded;
-        else what was loaded for that line before)."""
-        had_pre, had_post, _check = self.held.get(line, (None, None, None))
-        if pre is None and post is None:
-            pre, post = had_pre, had_post
-        elif pre is not None and post is None and had_post is not None and pre == had_pre:
-            post = had_post
-        self.app.push_screen(lazy.HeldContentScreen(self, line, pre=pre, post=post))
+        self.checks.open_held(line, pre, post)
+
+    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
+                     record: SessionRecord) -> None:
+        self.checks.held_content(line, pre, post, check, record)
+
+    def check_inputs(self, kind: str) -> dict[str, Any]:
+        return self.checks.check_inputs(kind)
+
+    def check_pin(self, pin: Pin) -> None:
+        self.checks.check_pin(pin)
+
+    def check_witness(self, store: Path, namespace: str) -> None:
+        self.checks.check_witness(store, namespace)
 
     def action_jump_seal(self) -> None:
         """From a `continuity_snapshot` row to the open seal it sealed (the app finds it)."""
@@ -866,31 +793,3 @@ class LedgerTab(FollowMode):
         return lazy.ExportScreen(self.path, kind="ledger", session=self.session,
                                  verify_result=self.result)
 
-    # ------------------------------------------------------------------ checks
-    def check_inputs(self, kind: str) -> dict[str, Any]:
-        """What the last pin or witness check used (`pin`; `witness`, `namespace`)."""
-        rec = self.session_record((kind,))
-        return dict(rec.inputs) if rec is not None else {}
-
-    @work(thread=True, exclusive=False, group="check")
-    def check_pin(self, pin: Pin) -> None:
-        """Judge the ledger against a head pin; the record joins the tab's state."""
-        try:
-            rec = lazy.export.check_record("pin", lazy.pins.check_pin(self.source.path, pin),
-                                           pin=pin.text)
-        except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = lazy.export.check_error_record("pin", f"{type(e).__name__}: {e}",
-                                                 pin=pin.text)
-        self.post_message(CheckDone(rec, ("pin",)))
-
-    @work(thread=True, exclusive=False, group="check")
-    def check_witness(self, store: Path, namespace: str) -> None:
-        """Judge the ledger against a witness store's namespace; kept as `check_pin`."""
-        inputs = {"witness": str(store), "namespace": namespace}
-        try:
-            rec = lazy.export.check_record("witness", lazy.witness.verify_against_witness(
-                store, namespace, self.source.path), **inputs)
-        except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = lazy.export.check_error_record("witness", f"{type(e).__name__}: {e}",
-                                                 **inputs)
-        self.post_message(CheckDone(rec, ("witness",)))

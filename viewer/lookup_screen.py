@@ -348,19 +348,19 @@ class LookupScreen(Screen[None]):
             summary.append(f" (the first {DIGEST_HITS_SHOWN} are listed)\n", "dim")
 
     def _record(self, tabs: list[LedgerTab]) -> None:
-        """The lookup goes into the session of each open ledger it found an item in,
-        and of the ledger it began from (absence is a finding there): `sealscope
-        lookup`'s items (digest, bytes, found line/position) for that ledger."""
-        if self.index is None or not self.items:
+        """The lookup is a check of the tab it was run in (`origin`), and of no other:
+        it goes into that ledger's session only (absence is a finding there), with
+        `sealscope lookup`'s items (digest, bytes, found line/position) for that
+        ledger. The hits in other open ledgers are listed here, not recorded there."""
+        tab = self.origin
+        if self.index is None or not self.items or tab is None or tab not in tabs:
             return
         key = ("lookup", self.held_path, self.typed, tuple(i.digest for i in self.items))
-        for tab in tabs:
-            rec, hit = ledger_lookup(self.index, str(tab.source.path), self.items,
-                                     held=[self.held_path] if self.held_path else [],
-                                     text=self.typed, containing=self.partial,
-                                     digest_hits=self.digest_hits)
-            if hit or tab is self.origin:
-                tab.add_session(rec, key=key)
+        rec, _hit = ledger_lookup(self.index, str(tab.source.path), self.items,
+                                  held=[self.held_path] if self.held_path else [],
+                                  text=self.typed, containing=self.partial,
+                                  digest_hits=self.digest_hits)
+        tab.add_session(rec, key=key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         tab, line = self.hits[event.option_index]

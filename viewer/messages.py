@@ -25,7 +25,7 @@ __all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStop
            "FilterProgress", "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal",
            "LookUp", "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
            "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak",
-           "ChainChanged", "CheckDone", "SearchCounted", "ExportProgress"]
+           "CheckDone", "SearchCounted", "ExportProgress"]
 
 
 @dataclass
@@ -200,11 +200,6 @@ class OpenAtFirstBreak(Message):
     """Open the ledger at `path` in its own tab (or show it) and select its first break
     once it is verified."""
     path: str
-
-
-@dataclass
-class ChainChanged(Message):
-    """A ledger banner's state or chain result changed: the tab judges again."""
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
+from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.style import shown
@@ -91,7 +92,8 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
         t.append("\n")
         ok = check.ok
         t.append("  ok ", "bold")
-        t.append(" PASS " if ok else " FAIL ", "bold black on green" if ok else "bold white on red")
+        t.append(f" {_verdict.recompute(check).verdict} ",
+                 "bold black on green" if ok else "bold white on red")
         t.append("   self-consistent ", "bold")
         sc = check.self_consistent
         t.append("yes" if sc else "NO", "green" if sc else "bold red")

@@ -1,7 +1,8 @@
 """SealTab: one continuity snapshot file, read-only.
 
 Top: the seal's state — VALID (its content reproduces its digests), INVALID with the
-exact reason `validate()` gave, or COULD NOT READ — its label, id scheme, probe count
+exact reason `validate()` gave, or COULD NOT LOOK (the words of `core.verdict`, drawn by
+the banner every tab shares, `viewer.banner`) — its label, id scheme, probe count
 and snapshot digest, and where it was sealed in an open ledger. Left: the manifest as
 a tree (each declared item with its probe id). Right: the verdict of a restatement
 once one is scored (`VerdictView`), then the probes with their registered scores.
@@ -39,8 +40,9 @@ from sealscope.core import export
 from sealscope.core import verdict as _verdict
 from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
                                        verify_continuation)
+from sealscope.viewer.banner import Banner, badge
 from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.messages import JumpToLedgerRow, RestatementScored
 from sealscope.viewer.prompt import ChoiceScreen, PathSuggester, PromptScreen, pasted_path
@@ -110,14 +112,7 @@ class SealTab(EvidenceTab):
         layout: vertical;
         padding: 0;
     }
-    SealTab #seal-banner {
-        height: auto;
-        max-height: 6;
-        padding: 0 1;
-    }
-    SealTab #seal-banner.-valid    { background: $success-darken-3; }
-    SealTab #seal-banner.-invalid  { background: $error-darken-3; }
-    SealTab #seal-banner.-couldnot { background: $warning-darken-3; }
+    SealTab #seal-banner { max-height: 6; }
     SealTab #seal-body { height: 1fr; }
     SealTab #seal-manifest {
         width: 46;
@@ -168,8 +163,7 @@ class SealTab(EvidenceTab):
                  tiers: str | os.PathLike | None = None) -> None:
         self.path = os.fspath(path)
         self.seal = export.load_seal(self.path)
-        stem, ext = os.path.splitext(os.path.basename(self.path))
-        self.tab_name = stem if ext.lower() == ".json" and stem else os.path.basename(self.path)
+        self.tab_name = tab_label(self.path)
         super().__init__(tab_title(self.tab_name, self.seal.outcome().verdict), id=id)
         self.restated_path: str | None = None
         self.restated: dict[str, Any] | None = None
@@ -202,7 +196,7 @@ class SealTab(EvidenceTab):
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         self.banner_view = self._banner()
-        yield Static(self.banner_view, id="seal-banner", classes=self._banner_class())
+        yield Banner(self.banner_view, outcome=self._outcome(), id="seal-banner")
         with Horizontal(id="seal-body"):
             yield Tree(Text("manifest", style="bold"), id="seal-manifest")
             with VerticalScroll(id="seal-right"):
@@ -220,10 +214,9 @@ class SealTab(EvidenceTab):
     def main_widget(self) -> Tree:
         return self.query_one("#seal-manifest", Tree)
 
-    def _banner_class(self) -> str:
-        out = self.tab_verdict or self.seal.outcome()
-        return {"pass": "-valid", "fail": "-invalid"}.get(_verdict.tone(out.verdict),
-                                                          "-couldnot")
+    def _outcome(self) -> _verdict.Outcome:
+        """The banner's verdict: the tab's (the seal with its checks), else the seal's."""
+        return self.tab_verdict or self.seal.outcome()
 
     # ------------------------------------------------------------------ the tab's verdict
     def own_outcome(self) -> _verdict.Outcome:
@@ -246,21 +239,14 @@ class SealTab(EvidenceTab):
         s = self.seal
         doc = s.summary()
         t = Text()
+        t.append_text(badge(s.outcome().verdict))
         if s.status == "ok":
-            t.append(" SEAL VALID ", "bold white on dark_green")
             t.append("  the content reproduces its digests", "dim")
-        elif s.status == "invalid":
-            t.append(" SEAL INVALID ", "bold white on dark_red")
-        else:
-            t.append(" COULD NOT READ ", "bold black on yellow")
         t.append("  ")
         t.append(shown(self.path))
         t.append("\n")
         if self.session and self.tab_verdict is not None:
-            word = self.tab_verdict.verdict
-            style = {"pass": "bold white on dark_green", "fail": "bold white on dark_red"}.get(
-                _verdict.tone(word), "bold black on yellow")
-            t.append(f" {word} ", style)
+            t.append_text(badge(self.tab_verdict.verdict))
             t.append(f"  with {len(self.session)} check(s): ", "dim")
             t.append("; ".join(f"{shown(r.title)} {r.verdict}" for r in self.session))
             t.append("\n")
@@ -373,9 +359,7 @@ class SealTab(EvidenceTab):
     def refresh_view(self) -> None:
         """Repaint the banner, probes and verdict from the current state."""
         self.banner_view = self._banner()
-        banner = self.query_one("#seal-banner", Static)
-        banner.update(self.banner_view)
-        banner.set_classes(self._banner_class())
+        self.query_one(Banner).show(self._outcome(), self.banner_view)
         self.probes_view = self._probes()
         self.query_one("#seal-probes", Static).update(self.probes_view)
         view = self.query_one(VerdictView)

@@ -12,9 +12,10 @@ are derived when a row is drawn (below). Findings cost 13 bytes each, not per ro
 line they hold. Whole-file passes (the index, searches, the marker scan, filters) read
 in windows and hand the windows' freed pages back (`release_freed`).
 
-Per-line status comes from a `VerifyResult`: lines named in `findings` are breaks or
-declared breaks; object rows before `first_chained_line` (all of them when the chain
-never began) are prechain; blank lines are blank; every other line is ok.
+Lines are read by the verifier's reader and get their status by its rules
+(`core.rows`: `read_line`, `row_status`, `STATUSES`), from a `VerifyResult`'s findings
+and first chained line; a row the verifier refuses for a duplicate key shows that
+reason, with no kind.
 """
 from __future__ import annotations
 
@@ -30,20 +31,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from sealscope.core import lines as _lines
 from sealscope.core.lazy import load as _lazy_load
 from sealscope.core import sanitize
-from sealscope.core.rows import row_kind
-from sealscope.core.nesting import near_limit, read_value
+from sealscope.core.rows import STATUSES, read_line, row_status
 from sealscope.viewer.style import json_text
 
 __all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
            "status_of", "release_freed"]
 
-# status keys, in the order the filter offers them
-STATUSES = ("ok", "break", "declared", "prechain", "unparseable", "blank", "pending")
 
 _PAGE = mmap.PAGESIZE
 _SCAN_STEP = 4 << 20     # bytes read at a time by a byte search of the whole file
@@ -105,6 +101,7 @@ class RowInfo:
     ts: str = ""
     summary: str = ""        # unsanitized one-line summary
     marks: tuple[str, ...] = ()   # sanitize findings over the row's strings
+    duplicate: str | None = None  # the verifier refuses the row: "duplicate key 'k'"
 
 
 class _LRU(OrderedDict):
@@ -124,31 +121,12 @@ class _LRU(OrderedDict):
             return value
 
 
-def _parse(text: str) -> Any:
-    """The value the verifier reads from a line (ValueError where it is unparseable):
-    orjson when it reads the line and is not near the nesting limit, else the exact
-    reader (NaN, integers past 64 bits, deep rows)."""
-    if not near_limit(text):
-        try:
-            return orjson.loads(text)
-        except (ValueError, TypeError):
-            pass
-    return read_value(text)
-
-
 def _read_line(n: int, raw: bytes) -> RowInfo:
-    """Line `n` read as far as its kind: raw text, state, value and kind (no summary,
-    no marks). `LedgerSource._make_row` completes it; a scan stops here."""
-    text = _lines.decode_line(raw)
-    if not text:
-        return RowInfo(n, "", "blank")
-    try:
-        obj = _parse(text)
-    except ValueError:
-        return RowInfo(n, text, "unparseable")
-    if not isinstance(obj, dict):
-        return RowInfo(n, text, "nonobject", obj)
-    return RowInfo(n, text, "object", obj, kind=row_kind(obj))
+    """Line `n` read as far as its kind, by the verifier's reader (`rows.read_line`):
+    raw text, state, value, kind, and the duplicate key the verifier refuses (no
+    summary, no marks). `LedgerSource._make_row` completes it; a scan stops here."""
+    got = read_line(raw)
+    return RowInfo(n, got.text, got.state, got.value, kind=got.kind, duplicate=got.duplicate)
 
 
 def _strip_end(data: bytes) -> bytes:
@@ -161,17 +139,8 @@ def _strip_end(data: bytes) -> bytes:
 
 
 def _kind_of(raw: bytes) -> str:
-    """`_read_line(n, raw).kind`, faster for a common row: orjson reads the bytes
-    themselves, and where it accepts them (valid UTF-8, only JSON whitespace around)
-    decoding and stripping would change nothing; anything else takes `_read_line`."""
-    if not near_limit(raw):
-        try:
-            obj = orjson.loads(raw)
-        except (ValueError, TypeError):
-            pass
-        else:
-            return row_kind(obj) if isinstance(obj, dict) else ""
-    return _read_line(0, raw).kind
+    """`_read_line(n, raw).kind`: the kind the verifier's reading gives the line."""
+    return read_line(raw).kind
 
 
 def _strings(value: Any, out: list[str], limit: int = 400, depth: int = 0) -> None:
@@ -266,20 +235,8 @@ def summary_of(obj: Any, kind: str) -> str:
 
 def status_of(info: RowInfo, finding_kind: str | None, first_chained: int,
               verified: bool) -> str:
-    """The status key of one line."""
-    if info.state == "blank":
-        return "blank"
-    if finding_kind == "break":
-        return "unparseable" if info.state in ("unparseable", "nonobject") else "break"
-    if finding_kind == "declared":
-        return "declared"
-    if not verified:
-        return "pending"
-    if info.state != "object":
-        return "unparseable"
-    if not first_chained or info.line < first_chained:
-        return "prechain"
-    return "ok"
+    """The status key of one line (`rows.row_status`, the core's rule)."""
+    return row_status(info.state, info.line, finding_kind, first_chained, verified)
 
 
 class LedgerSource:
@@ -428,9 +385,11 @@ class LedgerSource:
             return info
         obj, kind = info.obj, info.kind
         ts = obj.get("ts")
+        summary = (f"{info.duplicate}: the verifier refuses this row" if info.duplicate
+                   else summary_of(obj, kind))
         return RowInfo(n, info.raw, "object", obj, kind=kind,
                        ts=ts if isinstance(ts, str) else ("" if ts is None else _short(ts, 20)),
-                       summary=summary_of(obj, kind), marks=row_findings(obj))
+                       summary=summary, marks=row_findings(obj), duplicate=info.duplicate)
 
     # ------------------------------------------------------------------ search
     @staticmethod

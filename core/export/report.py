@@ -26,8 +26,9 @@ from sealscope.core import ledger as _ledger
 from sealscope.core import lookup as _lookup
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
-from sealscope.core.compaction_series import harn_event_point, receipt_point, series_dicts
 from sealscope.core.clock import utc_stamp
+from sealscope.core.compaction_series import (checked, harn_event_point, receipt_point,
+                                              series_dicts)
 from sealscope.core.export.binding import bind
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
@@ -176,7 +177,7 @@ class _Steps:
 def judged(own: _verdict.Outcome, records: Iterable[SessionRecord]) -> _verdict.Outcome:
     """A file's own outcome with the checks run on it (`verdict.audit` over each
     record's outcome): a report's verdict and exit code, and a viewer tab's."""
-    return _verdict.audit(own, *(r.outcome for r in records))
+    return _verdict.judged(own, records)
 
 
 def _report(kind: str, p: str, own: _verdict.Outcome, records: tuple[SessionRecord, ...],
@@ -212,7 +213,8 @@ def _ledger_report(p: str, res: _ledger.VerifyResult, records: tuple[SessionReco
     return _report(kinds.LEDGER, p, _verdict.ledger(res, receipts), records, ledger=doc,
                    breaks=breaks, receipts=tuple(receipts),
                    receipts_verdict=_verdict.receipts(receipts).verdict,
-                   compaction_series=tuple(series_dicts(points)), why=res.reason())
+                   compaction_series=tuple(series_dicts(checked(points, records))),
+                   why=res.reason())
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:

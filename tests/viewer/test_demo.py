@@ -70,7 +70,7 @@ def after_receipt(app):
 def after_seal(app):
     seal = demo_script.seal_tab(app, story.SEAL_DAY1)
     assert seal is not None and text_of(seal.query_one("#seal-banner")).startswith(
-        " SEAL VALID ")
+        " VALID ")
     tab = _ledger(app)
     assert app.current_tab() is tab and tab.rows.current_line == 45
     assert tab.source.row(45).kind == "continuity_snapshot"

@@ -64,6 +64,7 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
         assert not app.check_action("export", ())   # a folder has no one report to write
         await pilot.press("s")                          # sort by verdict: worst first
         assert tab.order == (0, False)
+        assert tab.shown == fleet.worst_first(tab.entries)   # `sealscope fleet`'s order
         assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 3 + ["COULD NOT LOOK"] * 2 + \
             ["VERIFIED"] * 2
         assert [p for p, _v in _shown(tab)][:2] == ["team-a/deep/tampered.jsonl",

@@ -90,7 +90,7 @@ async def test_truncation_while_open_turns_red_and_keeps_the_rows_shown(tmp_path
         with p.open("r+b") as fh:
             fh.truncate(len(b"".join(lines[:4])))
         await until(pilot, lambda: tab.banner.state == "alarm")
-        assert tab.banner.message == (f"TRUNCATED while open: 2 rows gone (file shrank from "
+        assert tab.message == (f"TRUNCATED while open: 2 rows gone (file shrank from "
                                       f"{size:,} to {p.stat().st_size:,} bytes)")
         assert "-broken" in tab.banner.classes and tab.banner.combined_verdict == "BROKEN"
         assert not tab.following and tab.source.line_count == shown
@@ -105,7 +105,7 @@ async def test_rewrite_of_an_earlier_row_while_open_turns_red(tmp_path):
         n = p.stat().st_size
         rewrite_row_2(p)
         await until(pilot, lambda: tab.banner.state == "alarm")
-        assert tab.banner.message == f"REWRITTEN while open: prefix changed in bytes 0–{n:,}"
+        assert tab.message == f"REWRITTEN while open: prefix changed in bytes 0–{n:,}"
         assert tab.banner.combined_verdict == "BROKEN"
         assert tab.source.row(2).obj["i"] == 1  # the row already shown is not replaced
 

@@ -99,7 +99,7 @@ def test_unreadable_file_shows_the_error(tmp_path):
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             banner = text_of(app, "#harn-banner")
-            assert banner.startswith("COULD NOT READ  cannot read ")
+            assert banner.startswith(" COULD NOT LOOK   cannot read ")
             assert "No such file" in app.query_one(HarnTab).error
             assert not app.query("#harn-events")
 

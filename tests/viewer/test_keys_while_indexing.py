@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from sealscope.viewer import ledger_tab
+from sealscope.viewer import ledger_find
 from sealscope.viewer.app import SealscopeApp
 
 from tests.viewer.test_big_files import _HeldIndex, big_ledger
@@ -32,7 +32,7 @@ async def test_a_search_typed_while_indexing_lands_and_counts_once_indexed(
     tmp_path, monkeypatch, big
 ):
     if big:  # searched and counted in workers, as a file past COUNT_AT_ONCE is
-        monkeypatch.setattr(ledger_tab, "COUNT_AT_ONCE", 1 << 10)
+        monkeypatch.setattr(ledger_find, "COUNT_AT_ONCE", 1 << 10)
     held = _HeldIndex(monkeypatch)
     app = SealscopeApp([big_ledger(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from textual import events
 
+from sealscope.core import verdict
 from sealscope.core.pins import parse_pin
 
 from sealscope.viewer.app import SealscopeApp, expand_paths
-from sealscope.viewer.banner import Banner
+from sealscope.viewer.banner import Banner, ledger_detail
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.lookup_screen import LookupScreen
 from sealscope.viewer.prompt import pasted_path
@@ -140,7 +141,7 @@ async def test_witness_store_namespaces():
             assert scr.query_one("#namespace").value == Path(name).stem
             await pilot.press("enter")
             await settle(app, pilot)
-            assert tab.banner.checks[-1].result["verdict"] == want
+            assert tab.session[-1].result["verdict"] == want
         assert app.current_tab().banner.combined_verdict == "BROKEN"
 
 
@@ -230,7 +231,7 @@ async def test_banner_never_green_until_done():
 
     class One(App):
         def compose(self):
-            yield Banner("x.jsonl")
+            yield Banner(ledger_detail("x.jsonl", "indexing"), state="indexing")
 
     app = One()
     async with app.run_test() as pilot:
@@ -239,17 +240,27 @@ async def test_banner_never_green_until_done():
 
 
 def check_banner(b, VerifyResult):
+    """The banner's colour is the verdict's the tab hands it (`verdict.evidence`),
+    neutral while busy, never green before a finished verification."""
+    def show(state, res=None):
+        out = verdict.evidence(state, None if res is None else verdict.ledger(res))
+        b.show(out, ledger_detail("x.jsonl", state, result=res, outcome=out), state)
+        return out
+
     assert b.verdict_class == "-pending"
-    b.verifying(99.0)
+    assert show("verifying") is None
     assert b.verdict_class == "-pending"
-    b.cancelled()
+    assert show("cancelled") == ("NOT VERIFIED", 3)
+    assert b.verdict_class == "-couldnot" and " NOT VERIFIED " in str(b.render())
+    assert show("error") == ("COULD NOT LOOK", 3)
     assert b.verdict_class == "-couldnot"
-    b.error("boom")
-    assert b.verdict_class == "-couldnot"
-    b.done(VerifyResult(ok=True, rows=3, chained=3))
+    assert show("done", VerifyResult(ok=True, rows=3, chained=3)) == ("VERIFIED", 0)
     assert b.verdict_class == "-verified"
-    b.done(VerifyResult(ok=None, rows=3, prechain=3, verified_scope="bounded_prechain_skipped"))
+    show("done", VerifyResult(ok=None, rows=3, prechain=3,
+                              verified_scope="bounded_prechain_skipped"))
     assert b.verdict_class == "-couldnot"
+    assert show("alarm") == ("BROKEN", 1)
+    assert b.verdict_class == "-broken"
 
 
 def test_source_is_read_only_and_bounded(tmp_path):

@@ -20,7 +20,7 @@ async def test_a_pin_is_accepted_as_its_text_or_a_file_holding_it(typed):
     async with opened([SAMPLES / "truncated.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         await check_pin(app, pilot, typed)
-        [check] = tab.banner.checks
+        [check] = tab.session
         assert check.kind == "pin" and check.result["verdict"] == "truncated"
         assert tab.banner.combined_verdict == "BROKEN"
         assert "-broken" in tab.banner.classes
