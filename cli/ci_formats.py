@@ -64,6 +64,9 @@ class Suite:
     digested: bool = False
     sha256: str | None = None
     resumed: dict[str, Any] | None = None  # from a checkpoint: what was resumed
+    # a unit folder's VSA subjects, (name, sha256) each (its listed members); None:
+    # the file itself is the subject
+    subjects: list[tuple[str, str]] | None = None
 
 
 # --------------------------------------------------------------------------- from verdicts
@@ -169,13 +172,39 @@ def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
     a case per receipt row; an error mark per break and per failing receipt (receipts
     within a bound are counted in the fleet's summary, not annotated). Its verdict is
-    the entry's (`verdict.ledger`); its subject digest the one the walk took."""
+    the entry's (`verdict.ledger`); its subject digest the one the walk took.
+
+    An entry of another kind (`entry.check`) is its `check_suite` (a pack: a case per
+    check); a pack or bundle folder's VSA subjects are its listed members
+    (`unit_subjects`), a zip's its own digest."""
+    if getattr(entry, "check", None) is not None:
+        suite = check_suite(entry.check)
+        suite.subjects = _unit_subjects(entry.check)
+        return suite
     suite = _judged(entry.path, entry.outcome())
     _add_chain(suite, _verdict.chain(entry.result), entry.result, entry.result.findings)
     suite.digested = True  # digested as walked
     suite.sha256 = getattr(entry.result, "sha256", None)
     _add_receipts(suite, ((row.line, row) for row in entry.receipts.rows), notices=False)
     return suite
+
+
+def _unit_subjects(res: Any) -> list[tuple[str, str]] | None:
+    """A pack or bundle folder's members as VSA subjects (`path/member`, sha256);
+    None for anything else (a file: its own digest). A folder that cannot be read:
+    no subject ([])."""
+    import os
+
+    if res.kind not in ("evidence-pack", "audit-bundle") or not os.path.isdir(res.path):
+        return None
+    if res.kind == "evidence-pack":
+        from sealscope.core.checks.pack import unit_subjects
+    else:
+        from sealscope.core.checks.bundle import unit_subjects
+    try:
+        return [(f"{res.path}/{n}", d) for n, d in unit_subjects(res.path)]
+    except OSError:
+        return []
 
 
 def _add_unreadable(suite: Suite, why: str) -> None:
@@ -471,7 +500,11 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
     unbound = False
     for s in suites:
         digest: str | None
-        if s.digested:
+        for member, sha in s.subjects or ():   # a unit folder: each listed member
+            subjects.append({"name": vsa_name(member)["name"], "digest": {"sha256": sha}})
+        if s.subjects is not None:
+            digest = None
+        elif s.digested:
             digest = s.sha256
             unbound = unbound or digest is None
         else:
@@ -652,6 +685,8 @@ def check_suite(res: Any) -> Suite:
         suite.marks.append(Mark("error" if own_code == _verdict.WRONG else "warning",
                                 f"{res.kind or 'evidence'} {chain_word.lower()}",
                                 why or chain_word, int(at.group(1)) if at else None))
+    _add_unit_checks(suite, res.detail.get("checks") if isinstance(res.detail, dict)
+                     else None, word_code)
     for e in entries:
         code = word_code.get(e.get("verdict"), _verdict.COULD_NOT)
         what = next((str(e[k]) for k in ("match", "args", "held", "verified_scope")
@@ -670,6 +705,25 @@ def check_suite(res: Any) -> Suite:
                                     f"line {e.get('line')}: {e.get('check')} {what}",
                                     e.get("line") if isinstance(e.get("line"), int) else None))
     return suite
+
+
+def _add_unit_checks(suite: Suite, checks: Any, word_code: dict[str, int]) -> None:
+    """An evidence pack's (or any unit's) own named checks (`detail.checks`, each
+    `{"check", "verdict", ...}` in the reference's order): a case each, judged by its
+    own word; a mark on each that is not VERIFIED (error when BROKEN)."""
+    if not isinstance(checks, list):
+        return
+    for c in checks:
+        if not isinstance(c, dict) or not isinstance(c.get("check"), str):
+            continue
+        word = str(c.get("verdict"))
+        code = word_code.get(word, _verdict.COULD_NOT)
+        why = str(c.get("reason") or c.get("note") or c.get("first_break") or "")
+        suite.cases.append(Case(f"check {c['check']}", _outcome(code),
+                                word + (f": {why}" if why else "")))
+        if code != _verdict.HELD:
+            suite.marks.append(Mark("error" if code == _verdict.WRONG else "warning",
+                                    f"{c['check']} {word.lower()}", why or word))
 
 
 def _own_reason(res: Any) -> str:

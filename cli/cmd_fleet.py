@@ -22,6 +22,9 @@ from sealscope.core.sanitize import clean
 from sealscope.output import error_line, paint_verdict
 
 
+GLOB = "*.jsonl"   # the default: with it a walk also finds every other evidence kind
+
+
 def _option(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
@@ -36,8 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fleet", help="audit many ledgers at once (directories, files, URLs)")
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="a directory, a ledger file, or an fsspec URL (s3://bucket/prefix/)")
-    p.add_argument("--glob", default="*.jsonl", metavar="PATTERN",
-                   help="file names to take from directories (default *.jsonl)")
+    p.add_argument("--glob", default=GLOB, metavar="PATTERN",
+                   help="file names to take from directories (default *.jsonl, and then "
+                        "also .json and .zip files and pack / bundle folders; what each "
+                        "is, the classifier decides)")
     p.add_argument("--strict", action="store_true", help="verify every ledger in strict mode")
     p.add_argument("--follow-links", action="store_true",
                    help="read symlinks that point out of a folder (default: listed as not "
@@ -112,7 +117,31 @@ def json_line(doc: dict[str, Any]) -> str:
     return safe_json(json.dumps(doc, ensure_ascii=True, separators=(",", ":"), allow_nan=True))
 
 
+def kind_line(e: FleetEntry) -> str:
+    """A fleet entry of another kind: its word, path and kind, the bound of a
+    VERIFIED beside it, or why it is not VERIFIED on the next line."""
+    c = e.check
+    assert c is not None
+    line = f"{paint_verdict(e.verdict)}  {clean(e.path)}  kind={c.kind}"
+    if e.exit_code == verdict.HELD and c.bound:
+        line += f" · {clean(c.bound)}"
+    elif e.exit_code != verdict.HELD and c.reason:
+        line += f"\n  {clean(c.reason)}"
+    return line
+
+
+def not_evidence_lines(entries: list[FleetEntry]) -> list[str]:
+    """The paths found that are no evidence: listed, each with why, never judged."""
+    left = fleet.not_evidence(entries)
+    if not left:
+        return []
+    return [f"not evidence ({len(left)}, not audited):"] + [
+        f"  {clean(e.path)}  {clean(e.check.reason if e.check else '')}" for e in left]
+
+
 def human_line(e: FleetEntry) -> str:
+    if e.check is not None:
+        return kind_line(e)
     r, rc = e.result, e.receipts
     if getattr(r, "unreadable", False):   # only why: a walk that never ran counted nothing
         return f"{paint_verdict(e.verdict)}  {clean(e.path)}  {clean(r.reason())}"
@@ -136,7 +165,7 @@ def view_fleet(args: argparse.Namespace) -> int:
     remote = [s for s in args.sources if "://" in s]
     for s in remote:
         error_line(f"fleet --view: only local sources open in the viewer, not {clean(s)}")
-    taken = [flag for flag, on in (("--glob", args.glob != "*.jsonl"),
+    taken = [flag for flag, on in (("--glob", args.glob != GLOB),
                                    ("--strict", args.strict),
                                    ("--incremental", args.incremental),
                                    ("--storage-option", args.storage_options),
@@ -158,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler:
         engine.prepare_dask(args.scheduler)
     try:
-        sized, entries = engine.gather(args.sources, args.glob, options, args.follow_links)
+        sized, entries = engine.gather(args.sources, args.glob, options, args.follow_links,
+                                       kinds=args.glob == GLOB)
     except engine.EngineMissing as e:
         error_line(f"fleet: {e}")
         return verdict.USAGE
@@ -190,13 +220,16 @@ def run(args: argparse.Namespace) -> int:
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts
-    count_line = (f"{verdict.plural(summary.ledgers, 'ledger')}: "
+    units = "".join(f", {verdict.plural(n, k)}" for k, n in sorted(summary.kinds.items()))
+    left = (f"; {summary.not_evidence} not evidence (listed, not audited)"
+            if summary.not_evidence else "")
+    count_line = (f"{verdict.plural(summary.ledgers, 'ledger')}{units}: "
                   f"{v.get(verdict.VERIFIED, 0)} verified, "
                   f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
                   f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "
                   f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
-                  f"in {summary.seconds:.2f} s")
-    suites = [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)]
+                  f"in {summary.seconds:.2f} s{left}")
+    suites = [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)]  # evidence only
     code = ci_formats.emit(
         args, suites, code=summary.exit_code, summary=count_line,
         policy={"verb": "fleet", "strict": args.strict, "glob": args.glob,
@@ -210,5 +243,7 @@ def run(args: argparse.Namespace) -> int:
         return code
     for entry in fleet.worst_first(entries):
         print(human_line(entry))
+    for text in not_evidence_lines(entries):
+        print(text)
     print(count_line)
     return code

@@ -139,12 +139,12 @@ def audit_items(items: Sequence[str], options: dict[str, Any], strict: bool = Fa
     """A batch of local paths and URLs, audited in order; wire dicts for any executor.
     Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole."""
     return [(audit_url(i, options, strict) if is_url(i) else
-             fleet.audit_file(i, strict=strict, incremental=incremental)).to_wire()
+             fleet.audit_path(i, strict=strict, incremental=incremental)).to_wire()
             for i in items]
 
 
 def gather(sources: Sequence[str], pattern: str, options: dict[str, Any],
-           follow_links: bool = False
+           follow_links: bool = False, kinds: bool = False
            ) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
     """(ledgers to audit with their sizes, entries already decided by a listing error,
     or by a symlink out of its folder not followed: COULD NOT LOOK, saying so)."""
@@ -152,7 +152,8 @@ def gather(sources: Sequence[str], pattern: str, options: dict[str, Any],
     failed: list[FleetEntry] = []
     local = [s for s in sources if not is_url(s)]
     skipped: list[tuple[str, str]] = []
-    sized.extend(fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped))
+    sized.extend(fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped,
+                            kinds=kinds))
     failed.extend(fleet.unreadable_entry(p, why) for p, why in skipped)
     for url in (s for s in sources if is_url(s)):
         for item, size, err in list_remote(url, pattern, options):

@@ -10,25 +10,47 @@ batches, a large file alone, split across processes by `ledger.verify`, the seri
 fallback): `run_local` on the local process pool. `audit_batch` is a pure function of
 paths, so any executor runs it: the local pool, or a Dask cluster (the CLI's adapter)
 whose workers fetch remote files themselves.
+
+**Kinds** (`audit_path`): the classifier (`kinds.identify`) decides what a found path
+is, not its name. A ledger is audited as above. Any other evidence kind (a receipt,
+a harn file, an evidence pack or audit bundle, folder or zip, an AAT export, ...) is
+ONE entry carrying its own check (`checks.check_path`, a `KindCheck`: its kind, word,
+exit code and bound); the members of a pack or bundle folder are not walked again.
+A file that is no evidence kind, a witness store (rows with `namespace`, `prev`,
+`self`) or held content (`.jsonl` lines none of which is a chained row) is a
+*not-evidence* entry: listed and counted by the frontends, never judged, never a
+broken ledger, no part of the exit code.
+
+**One open file**: a ledger entry's verdict, digest and receipt rows are all read
+through the one descriptor `audit_file` opens (`lines.open_regular`; the walk and
+the receipt scan reach it as `/proc/self/fd/N`, the same file whatever its name now
+names), and the verdict is then bound to the name (`ledger.bound_to_file`): a file
+replaced after the open is COULD NOT LOOK, and its receipts are the opened file's.
 """
 from __future__ import annotations
 
 import os
+import stat as _stat
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import fleet_run
+from sealscope.core import kinds as _kinds
+from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
+from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
-from sealscope.core.ledger import Finding, VerifyResult
+from sealscope.core.ledger import Finding, VerifyResult, bound_to_file
 from sealscope.core.ledger import verify as _verify
+from sealscope.core.ledger_read import iter_rows
 from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 
 __all__ = ["ReceiptRow", "ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file",
-           "audit_batch", "unreadable_entry", "plan_batches", "walk", "worst_first",
+           "audit_batch", "audit_path", "unreadable_entry", "not_evidence_entry",
+           "plan_batches", "walk", "worst_first", "not_evidence", "after_open",
            "worst_first_key", "summarize", "run_local", "iter_local",
            "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
 
@@ -81,23 +103,53 @@ class ReceiptSummary:
 
 @dataclass(frozen=True)
 class FleetEntry(_verdict.Judged):
-    """One ledger of a fleet: where it is, its size, its chain verdict and receipts."""
+    """One entry of a fleet: where it is, its size, its chain verdict and receipts
+    (a ledger); or, `check` set, the own check of a path of another kind (its
+    `result` then an empty walk and `receipts` empty). `check.kind` None: a path that
+    is not evidence (`evidence` False), listed but never judged."""
     path: str
     result: VerifyResult
     receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
     size: int | None = None
+    check: KindCheck | None = None
+
+    @property
+    def kind(self) -> str | None:
+        """The evidence kind: `ledger`, another kind's name, or None (not evidence)."""
+        return _kinds.LEDGER if self.check is None else self.check.kind
+
+    @property
+    def evidence(self) -> bool:
+        """False for a not-evidence entry (no verdict of its own, left out of counts)."""
+        return self.check is None or self.check.kind is not None
 
     def outcome(self) -> _verdict.Outcome:
+        if self.check is not None:
+            return self.check.outcome()
         return _verdict.ledger(self.result, self.receipts.checks())
 
     def to_dict(self) -> dict[str, Any]:
-        """`path`, the `verify --json` fields, `receipts`, `bytes`, `exit_code`."""
+        """A ledger: `path`, the `verify --json` fields, `receipts`, `bytes`,
+        `exit_code`. Another kind: its `check --json` object (`kind`, `verdict`,
+        `exit_code`, `ok`, `bound`, `detail`) with `bytes`, `word` and `reason`; a
+        not-evidence path: `kind` null and `not_evidence` true."""
+        if self.check is not None:
+            c = self.check
+            out = {**c.to_dict(), "bytes": self.size, "word": c.word, "reason": c.reason}
+            if c.kind is None:   # not judged: no verdict word, no exit code
+                out.update(verdict=None, exit_code=None, not_evidence=True)
+            return out
         return {"path": self.path, **self.result.to_dict(), "verdict": self.verdict,
                 "receipts": self.receipts.to_dict(), "bytes": self.size,
                 "exit_code": self.exit_code}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> FleetEntry:
+        if "detail" in d and "kind" in d:   # a kind entry (`to_dict` / `to_wire`)
+            kc = KindCheck(d["path"], d["kind"], d.get("ok"), dict(d.get("detail") or {}),
+                           d.get("word"), d.get("bound") or "", d.get("reason") or "")
+            return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"),
+                       kc)
         res = VerifyResult(ok=d["ok"], rows=d["rows"], chained=d["chained"],
                            prechain=d["prechain"], first_break=d["first_break"],
                            breaks=d["breaks"], verified_scope=d["verified_scope"],
@@ -112,6 +164,8 @@ class FleetEntry(_verdict.Judged):
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
         break and declared break, and each receipt row's check."""
+        if self.check is not None:
+            return self.to_dict()
         return {**self.to_dict(), "unreadable": self.result.unreadable,
                 "sha256": self.result.sha256,
                 "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
@@ -127,6 +181,13 @@ def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEnt
     return FleetEntry(path, res, ReceiptSummary(), size)
 
 
+def not_evidence_entry(path: str, why: str, size: int | None = None) -> FleetEntry:
+    """A path that is no evidence kind: listed with `why`, never judged."""
+    return FleetEntry(path, VerifyResult(ok=None), ReceiptSummary(), size,
+                      KindCheck(path, None, None, {"reason_word": "not-evidence"},
+                                reason=why))
+
+
 def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
     """Each receipt row checked as `receipts` checks it; failed and bounded counted by
     `verdict.receipt` and `verdict.bounded`, the rules every verb reads."""
@@ -140,46 +201,132 @@ def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
                           failing[0] if failing else None, tuple(rows))
 
 
+# Called as `after_open(path, fd)` once `audit_file` holds the ledger open, before a
+# byte is read: tests install it to replace the file under its name at that moment.
+after_open: Callable[[str, int], None] | None = None
+
+_WITNESS_KEYS = ("namespace", "prev", "self")
+
+
+def _not_a_ledger(via: str, res: VerifyResult) -> str | None:
+    """Why a file the classifier calls a ledger is not one (a witness store: its
+    first object row holds `namespace`, `prev` and `self`; held content: lines were
+    read but none is a chained row), or None."""
+    if res.unreadable:
+        return None
+    for _n, value in iter_rows(via):
+        if isinstance(value, dict):
+            if all(k in value for k in _WITNESS_KEYS):
+                return "a witness store (pin records), not a ledger"
+            break
+    if res.chained == 0 and res.rows > 0 and res.prechain == res.rows:
+        return "held content: no line is a chained ledger row"
+    return None
+
+
+def _fd_path(fd: int) -> str | None:
+    """A name that opens the file open on `fd` whatever its path now names."""
+    via = f"/proc/self/fd/{fd}"
+    return via if os.path.exists(via) else None
+
+
 def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
                display: str | None = None, workers: int | None = 1,
                incremental: bool = False) -> FleetEntry:
-    """Verify one local ledger and summarise its receipts. Never raises for any file
-    content; an unreadable file is a could-not-look entry. `display` is the path the
-    entry reports (a URL for a fetched remote object). `incremental` resumes from and
-    updates the ledger's checkpoint in the user's cache (`checkpoint`), so a re-audit
-    walks only what was appended."""
+    """Verify one local ledger and summarise its receipts, every byte through the
+    one descriptor opened here (module docstring: one open file). Never raises for
+    any file content; an unreadable file is a could-not-look entry. `display` is the
+    path the entry reports (a URL for a fetched remote object). `incremental`
+    resumes from and updates the ledger's checkpoint in the user's cache
+    (`checkpoint`, which opens the name itself; its verdict is then bound to the
+    descriptor opened here), so a re-audit walks only what was appended."""
     name = display if display is not None else os.fspath(path)
+    p = os.fspath(path)
     try:
-        size: int | None = os.stat(path).st_size
-    except OSError:
-        size = None
-    if incremental:
-        from sealscope.core.checkpoint import verify_incremental
+        fh = _lines.open_regular(p)
+    except OSError as e:   # judged as `verify` judges a file it cannot open
+        return unreadable_entry(name, str(e), _unit_size(p))
+    with fh:
+        fd = fh.fileno()
+        size: int | None = os.fstat(fd).st_size
+        if after_open is not None:
+            after_open(p, fd)
+        via = _fd_path(fd)
+        if incremental or via is None:
+            if incremental:
+                from sealscope.core.checkpoint import verify_incremental
 
-        res = verify_incremental(path, strict=strict, workers=workers, digest=True).result
-    else:  # the digest of the bytes walked, for a VSA subject (no second read by name)
-        res = _verify(path, strict=strict, workers=workers, digest=True)
-    if res.unreadable:
-        return FleetEntry(name, res, ReceiptSummary(), size)
+                res = verify_incremental(p, strict=strict, workers=workers,
+                                         digest=True).result
+            else:
+                res = _verify(p, strict=strict, workers=workers, digest=True)
+        else:   # the digest of the bytes walked, for a VSA subject (no second read)
+            res = _verify(via, strict=strict, workers=workers, digest=True)
+        try:
+            why = _not_a_ledger(via or p, res)
+            if why is not None:
+                return not_evidence_entry(name, why, size)
+            receipts = ReceiptSummary() if res.unreadable else \
+                _receipt_summary(via or p)
+        except OSError as e:  # vanished between the walk and the scan
+            return unreadable_entry(name, str(e), size)
+        return FleetEntry(name, bound_to_file(res, p, fd), receipts, size)
+
+
+def _unit_size(path: str) -> int | None:
+    """A regular file's size; None for a folder or a path that cannot be stat'ed."""
     try:
-        receipts = _receipt_summary(path)
-    except OSError as e:  # vanished between the walk and the scan
-        return unreadable_entry(name, str(e), size)
-    return FleetEntry(name, res, receipts, size)
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_size if _stat.S_ISREG(st.st_mode) else None
+
+
+def audit_path(path: str, *, strict: bool = False, workers: int | None = 1,
+               incremental: bool = False) -> FleetEntry:
+    """One fleet entry for `path`, the classifier deciding (module docstring: kinds):
+    a ledger's `audit_file`, another kind's own check, or a not-evidence entry. A
+    path that is missing or not a regular file or folder is the could-not-look
+    entry `audit_file` gives it. Never raises."""
+    try:
+        st = os.stat(path)
+        plain = _stat.S_ISREG(st.st_mode) or _stat.S_ISDIR(st.st_mode)
+    except (OSError, ValueError):
+        plain = False
+    if not plain:
+        return audit_file(path, strict=strict, workers=workers, incremental=incremental)
+    found = _kinds.identify(path)
+    if found.kind == _kinds.LEDGER:
+        return audit_file(path, strict=strict, workers=workers, incremental=incremental)
+    if found.kind is None and found.reason_word == _kinds.MISSING_WORD:
+        return audit_file(path, strict=strict, workers=workers, incremental=incremental)
+    if found.kind is None:
+        return not_evidence_entry(path, found.reason, _unit_size(path))
+    from sealscope.core.checks import check_path
+
+    return FleetEntry(path, VerifyResult(ok=None), ReceiptSummary(), _unit_size(path),
+                      check_path(found, CheckContext()))
 
 
 def audit_batch(paths: Sequence[str], strict: bool = False, incremental: bool = False
                 ) -> list[dict[str, Any]]:
     """Audit local files one after another in this process; wire dicts, for pools."""
-    return [audit_file(p, strict=strict, incremental=incremental).to_wire() for p in paths]
+    return [audit_path(p, strict=strict, incremental=incremental).to_wire() for p in paths]
+
+
+UNIT_KINDS = (_kinds.EVIDENCE_PACK, _kinds.AUDIT_BUNDLE)
+KIND_SUFFIXES = (".json", ".zip")
 
 
 def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool = False,
-         skipped: list[tuple[str, str]] | None = None
+         skipped: list[tuple[str, str]] | None = None, kinds: bool = True
          ) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source: a directory is walked recursively for
     files whose name matches `pattern` (sorted, symlinked directories not followed);
     anything else is taken as a file, as given (a missing one is reported later).
+    With `kinds`, the walk also takes `.json` and `.zip` files, and a folder the
+    classifier calls an evidence pack or audit bundle (the source itself too) is one
+    path, size None, its members not walked; what each file is, `audit_path` asks.
 
     A symlink found in a directory that points out of it (`ledgers/x.jsonl ->
     /etc/shadow`) is not read unless `follow_links`: it is added to `skipped` as
@@ -187,26 +334,41 @@ def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool
     or digested without being asked."""
     from fnmatch import fnmatchcase
 
+    def unit(folder: str) -> bool:
+        return kinds and _kinds.identify(folder).kind in UNIT_KINDS
+
+    def taken(name: str) -> bool:
+        return fnmatchcase(name, pattern) or (
+            kinds and name.lower().endswith(KIND_SUFFIXES))
+
     for src in sources:
-        if os.path.isdir(src):
+        if os.path.isdir(src) and unit(src):
+            yield src, None
+        elif os.path.isdir(src):
             top = os.path.realpath(src)
             for root, dirs, files in os.walk(src):
                 dirs.sort()
-                for name in sorted(files):
-                    if fnmatchcase(name, pattern):
-                        p = os.path.join(root, name)
-                        if not follow_links and os.path.islink(p):
-                            real = os.path.realpath(p)
-                            if os.path.commonpath([top, real]) != top:
-                                why = (f"a symlink out of {src} (to {real}): not "
-                                       "followed (--follow-links follows it)")
-                                if skipped is not None:
-                                    skipped.append((p, why))
-                                continue
-                        try:
-                            yield p, os.stat(p).st_size
-                        except OSError:
-                            yield p, None
+                units = [d for d in dirs if not os.path.islink(os.path.join(root, d))
+                         and unit(os.path.join(root, d))]
+                dirs[:] = [d for d in dirs if d not in units]
+                found = [(n, False) for n in files if taken(n)] + [(d, True) for d in units]
+                for name, is_unit in sorted(found):
+                    p = os.path.join(root, name)
+                    if is_unit:
+                        yield p, None
+                        continue
+                    if not follow_links and os.path.islink(p):
+                        real = os.path.realpath(p)
+                        if os.path.commonpath([top, real]) != top:
+                            why = (f"a symlink out of {src} (to {real}): not "
+                                   "followed (--follow-links follows it)")
+                            if skipped is not None:
+                                skipped.append((p, why))
+                            continue
+                    try:
+                        yield p, os.stat(p).st_size
+                    except OSError:
+                        yield p, None
         else:
             try:
                 yield src, os.stat(src).st_size
@@ -223,13 +385,22 @@ def worst_first_key(e: FleetEntry) -> tuple[int, int, int, str]:
 
 
 def worst_first(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
-    """Entries worst first (`worst_first_key`)."""
-    return sorted(entries, key=worst_first_key)
+    """Evidence entries worst first (`worst_first_key`); not-evidence ones are not
+    judged and not listed here (`not_evidence`)."""
+    return sorted((e for e in entries if e.evidence), key=worst_first_key)
+
+
+def not_evidence(entries: Iterable[FleetEntry]) -> list[FleetEntry]:
+    """The not-evidence entries, by path."""
+    return sorted((e for e in entries if not e.evidence), key=lambda e: e.path)
 
 
 @dataclass(frozen=True)
 class FleetSummary:
-    """Counts per verdict, receipts, bytes and time of a whole fleet run."""
+    """Counts per verdict, receipts, bytes and time of a whole fleet run: `ledgers`
+    the ledger entries, `units` the entries of other kinds (`kinds`: how many of
+    each), `not_evidence` the paths listed but not judged (no part of the verdicts
+    or the exit code)."""
     ledgers: int
     verdicts: dict[str, int]
     receipts: int
@@ -238,20 +409,31 @@ class FleetSummary:
     bytes: int
     seconds: float
     exit_code: int
+    units: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+    not_evidence: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ledgers": self.ledgers, "verdicts": dict(self.verdicts),
+        return {"ledgers": self.ledgers, "units": self.units, "kinds": dict(self.kinds),
+                "not_evidence": self.not_evidence, "verdicts": dict(self.verdicts),
                 "receipts": self.receipts, "receipts_failed": self.receipts_failed,
                 "receipts_bounded": self.receipts_bounded, "bytes": self.bytes,
                 "seconds": round(self.seconds, 3), "exit_code": self.exit_code}
 
 
 def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
+    """The counts of a run; not-evidence entries only counted as such."""
+    left_out = sum(not e.evidence for e in entries)
+    entries = [e for e in entries if e.evidence]
     verdicts = {w: 0 for w in (_verdict.VERIFIED, _verdict.BROKEN, _verdict.COULD_NOT_LOOK)}
+    kinds: dict[str, int] = {}
     for e in entries:
         verdicts[e.verdict] = verdicts.get(e.verdict, 0) + 1
+        if e.check is not None and e.check.kind is not None:
+            kinds[e.check.kind] = kinds.get(e.check.kind, 0) + 1
     return FleetSummary(
-        ledgers=len(entries), verdicts=verdicts,
+        ledgers=len(entries) - sum(kinds.values()), verdicts=verdicts,
+        units=sum(kinds.values()), kinds=kinds, not_evidence=left_out,
         receipts=sum(e.receipts.count for e in entries),
         receipts_failed=sum(e.receipts.failed for e in entries),
         receipts_bounded=sum(e.receipts.bounded for e in entries),
@@ -280,7 +462,7 @@ def iter_local(sized: Iterable[tuple[str, int | None]], *, strict: bool = False,
                executor: fleet_run.Executor | None = None) -> Iterator[FleetEntry]:
     """`run_local`'s entries as they arrive (on `executor`, default the local pool)."""
     def large(path: str) -> dict[str, Any]:
-        return audit_file(path, strict=strict, workers=None, incremental=incremental).to_wire()
+        return audit_path(path, strict=strict, workers=None, incremental=incremental).to_wire()
 
     task = partial(audit_batch, strict=strict, incremental=incremental)
     for _path, wire in fleet_run.run(fleet_run.plan_batches(sized), task,
