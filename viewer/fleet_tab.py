@@ -124,6 +124,7 @@ class FleetTab(EvidenceTab):
         self.shown: list[FleetEntry] = []       # the table's rows, in order
         self.total: int | None = None           # ledgers found by the walk
         self.total_bytes = 0
+        self.left_out = 0                       # paths the walk found that are not evidence
         self.done = False
         self.stopped: str | None = None
 
@@ -193,6 +194,13 @@ class FleetTab(EvidenceTab):
     def add_entries(self, entries: Sequence[FleetEntry]) -> None:
         """Take audited ledgers: appended to the table in arrival order, or the table
         re-sorted when a sort column is set."""
+        left = sum(not e.evidence for e in entries)
+        if left:   # listed by the walk, but not evidence: not a row, out of the total
+            self.left_out += left
+            entries = [e for e in entries if e.evidence]
+            if self.total is not None:
+                self.total = max(self.total - left, 0)
+                self.query_one(ProgressBar).update(total=max(self.total, 1))
         self.entries.extend(entries)
         if self.total is not None:
             self.query_one(ProgressBar).update(progress=len(self.entries))
@@ -230,7 +238,8 @@ class FleetTab(EvidenceTab):
                 Text(str(r.failed), "bold red" if r.failed else "", justify="right"),
                 Text(str(r.bounded), "yellow" if r.bounded else "", justify="right"),
                 Text(_size(e.size), justify="right"),
-                Text(clean(self._rel(e.path)), no_wrap=True))
+                Text(clean(self._rel(e.path) + ("" if e.check is None
+                                                else f"  [{e.check.kind}]")), no_wrap=True))
 
     def _set_columns(self) -> None:
         column, rev = self.order
@@ -268,6 +277,8 @@ class FleetTab(EvidenceTab):
             done_bytes += e.size or 0
         total = "?" if self.total is None else f"{self.total:,}"
         t.append(f" · {len(self.entries):,}/{total} ledgers")
+        if self.left_out:
+            t.append(f" · {self.left_out:,} not evidence", "dim")
         if self.total_bytes:
             t.append(f" · {_size(done_bytes)} of {_size(self.total_bytes)}")
         t.append(" · ")

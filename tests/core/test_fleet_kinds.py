@@ -1,0 +1,203 @@
+"""Issues 29/30 in the fleet core: the classifier decides what each found path is (a
+ledger, another evidence kind as one unit, or not evidence), and a ledger entry's
+verdict and receipt rows come from the one file `audit_file` opened, whatever its name
+names after the open (the swap is made from `fleet.after_open`: deterministic)."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sealscope.core import fleet
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_ledgers"
+
+# exactly what a walk of the samples finds, relative to the samples folder: ledgers
+# and `.json`/`.zip` files, and the bundle folder as one path (its members not walked)
+SAMPLE_WALK = [
+    "declared-break.jsonl", "hostile.jsonl", "liar.jsonl", "session.jsonl",
+    "tampered.jsonl", "truncated.jsonl",
+    "harn/run-record.json", "harn/session-transcript.json",
+    "held/liar-post.json", "held/liar-pre.json", "held/session-post.jsonl",
+    "held/session-pre.jsonl", "held/v1-post.json", "held/v1-pre.json",
+    "kinds/artefact-decision.json", "kinds/artefacts.jsonl",
+    "kinds/continuity-verdict.json", "kinds/continuity.calls.jsonl",
+    "kinds/continuity.jsonl", "kinds/distill-receipt.json",
+    "kinds/portable-receipt.json", "kinds/portable.ledger.jsonl",
+    "kinds/portable.ledger.jsonl.witness.jsonl", "kinds/receipt.json",
+    "packs/session-aat.jsonl", "packs/session-aat_gaps.json", "packs/session-bundle",
+    "packs/session-pack.zip",
+    "seals/manifest-day2.json", "seals/restated-divergent.json",
+    "seals/restated-faithful.json", "seals/seal-day1-tampered.json",
+    "seals/seal-day1.json", "seals/seal-day2.json", "seals/seals-ledger.jsonl",
+    "seals/tiers.json",
+    "witness/store.jsonl",
+]
+# path → (kind, verdict) of every judged entry
+SAMPLE_KINDS = {
+    "declared-break.jsonl": ("ledger", "COULD NOT LOOK"),
+    "hostile.jsonl": ("ledger", "VERIFIED"),
+    "liar.jsonl": ("ledger", "VERIFIED"),
+    "session.jsonl": ("ledger", "VERIFIED"),
+    "tampered.jsonl": ("ledger", "BROKEN"),
+    "truncated.jsonl": ("ledger", "VERIFIED"),
+    "harn/run-record.json": ("harn", "BROKEN"),
+    "harn/session-transcript.json": ("harn", "VERIFIED"),
+    "kinds/artefacts.jsonl": ("ledger", "VERIFIED"),
+    "kinds/continuity-verdict.json": ("continuity-verdict", "BROKEN"),
+    "kinds/continuity.calls.jsonl": ("call-record", "VERIFIED"),
+    "kinds/continuity.jsonl": ("ledger", "VERIFIED"),
+    "kinds/distill-receipt.json": ("distill-receipt", "VERIFIED"),
+    "kinds/portable-receipt.json": ("portable-receipt", "VERIFIED"),
+    "kinds/portable.ledger.jsonl": ("ledger", "VERIFIED"),
+    "kinds/receipt.json": ("receipt", "VERIFIED"),
+    "packs/session-aat.jsonl": ("aat-export", "VERIFIED"),
+    "packs/session-bundle": ("audit-bundle", "VERIFIED"),
+    "packs/session-pack.zip": ("evidence-pack", "VERIFIED"),
+    "seals/seal-day1-tampered.json": ("snapshot", "BROKEN"),
+    "seals/seal-day1.json": ("snapshot", "VERIFIED"),
+    "seals/seal-day2.json": ("snapshot", "VERIFIED"),
+    "seals/seals-ledger.jsonl": ("ledger", "VERIFIED"),
+}
+NOT_EVIDENCE = sorted(set(SAMPLE_WALK) - set(SAMPLE_KINDS))
+
+
+def _rel(p: str) -> str:
+    return os.path.relpath(p, SAMPLES)
+
+
+def test_the_walk_of_the_samples_finds_exactly_these_paths():
+    found = [(_rel(p), n) for p, n in fleet.walk([str(SAMPLES)])]
+    assert sorted(p for p, _n in found) == sorted(SAMPLE_WALK)
+    sizes = dict(found)
+    assert sizes["packs/session-bundle"] is None   # a unit folder: one path
+    assert sizes["session.jsonl"] == (SAMPLES / "session.jsonl").stat().st_size
+    # the default pattern alone, without kinds, is yesterday's walk: *.jsonl only
+    plain = sorted(_rel(p) for p, _n in fleet.walk([str(SAMPLES)], kinds=False))
+    assert "packs/session-bundle/records.jsonl" in plain
+    assert all(p.endswith(".jsonl") for p in plain)
+
+
+def test_the_samples_audit_each_kind_once_and_list_what_is_not_evidence():
+    entries = fleet.run_local(list(fleet.walk([str(SAMPLES)])), workers=1)
+    judged = {_rel(e.path): (e.kind, e.verdict) for e in fleet.worst_first(entries)}
+    assert judged == SAMPLE_KINDS
+    left = {_rel(e.path): e.check.reason for e in fleet.not_evidence(entries)
+            if e.check is not None}
+    assert sorted(left) == NOT_EVIDENCE
+    assert left["witness/store.jsonl"] == "a witness store (pin records), not a ledger"
+    assert left["held/session-pre.jsonl"] == "held content: no line is a chained ledger row"
+    s = fleet.summarize(entries, 0.0)
+    assert (s.ledgers, s.units, s.not_evidence) == (10, 13, 14)
+    assert s.kinds["evidence-pack"] == s.kinds["audit-bundle"] == 1
+    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 4, "COULD NOT LOOK": 1}
+    assert s.exit_code == 1
+    # worst first over every kind: the BROKEN ones (ledger and units alike) lead
+    order = [e.verdict for e in fleet.worst_first(entries)]
+    assert order == sorted(order, key=["BROKEN", "COULD NOT LOOK", "VERIFIED"].index)
+
+
+def _packs(tmp_path: Path) -> Path:
+    root = tmp_path / "fleet"
+    root.mkdir()
+    shutil.copytree(SAMPLES / "packs" / "session-bundle", root / "bundle")
+    shutil.copy(SAMPLES / "packs" / "session-pack.zip", root / "pack.zip")
+    shutil.copy(SAMPLES / "session.jsonl", root / "session.jsonl")
+    return root
+
+
+def test_a_bundle_folder_is_one_entry_and_a_broken_one_is_broken(tmp_path):
+    root = _packs(tmp_path)
+    entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
+    got = {os.path.relpath(e.path, root): (e.kind, e.verdict) for e in entries}
+    assert got == {"bundle": ("audit-bundle", "VERIFIED"),
+                   "pack.zip": ("evidence-pack", "VERIFIED"),
+                   "session.jsonl": ("ledger", "VERIFIED")}
+    records = root / "bundle" / "records.jsonl"
+    records.write_text(records.read_text().replace("intranet", "extranet", 1))
+    entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
+    first = fleet.worst_first(entries)[0]
+    assert (os.path.relpath(first.path, root), first.verdict, first.exit_code) == (
+        "bundle", "BROKEN", 1)
+    assert fleet.summarize(entries, 0.0).exit_code == 1
+    # a unit named as the source itself is that one unit
+    assert list(fleet.walk([str(root / "bundle")])) == [(str(root / "bundle"), None)]
+
+
+def test_a_folder_of_receipts_is_a_fleet(tmp_path):
+    for name in ("receipt.json", "distill-receipt.json", "portable-receipt.json"):
+        shutil.copy(SAMPLES / "kinds" / name, tmp_path / name)
+    entries = fleet.run_local(list(fleet.walk([str(tmp_path)])), workers=1)
+    assert sorted((e.kind, e.verdict) for e in entries) == [
+        ("distill-receipt", "VERIFIED"), ("portable-receipt", "VERIFIED"),
+        ("receipt", "VERIFIED")]
+    receipt = next(e for e in entries if e.kind == "receipt")
+    assert receipt.check is not None and receipt.check.bound   # VERIFIED within a bound
+
+
+def test_a_kind_entry_crosses_the_wire_unchanged():
+    for name in ("packs/session-pack.zip", "packs/session-bundle", "held/v1-pre.json"):
+        e = fleet.audit_path(str(SAMPLES / name))
+        back = fleet.FleetEntry.from_dict(e.to_wire())
+        assert back == e and back.verdict == e.verdict and back.evidence == e.evidence
+    e = fleet.audit_path(str(SAMPLES / "held/v1-pre.json"))
+    d = e.to_dict()
+    assert (d["verdict"], d["exit_code"], d["not_evidence"], d["kind"]) == (
+        None, None, True, None)
+
+
+def test_a_missing_path_is_still_could_not_look(tmp_path):
+    e = fleet.audit_path(str(tmp_path / "gone.jsonl"))
+    assert (e.kind, e.verdict, e.result.unreadable) == ("ledger", "COULD NOT LOOK", True)
+
+
+# ----------------------------------------------------------------------- one open file
+
+@pytest.fixture
+def swap_after_open(monkeypatch):
+    """Replace the name `target` by `other` right after `audit_file` opened it."""
+    def install(target: Path, other: Path) -> list[int]:
+        done: list[int] = []
+
+        def hook(path: str, fd: int) -> None:
+            if not done and os.path.abspath(path) == os.path.abspath(target):
+                done.append(fd)
+                os.replace(other, target)
+        monkeypatch.setattr(fleet, "after_open", hook)
+        return done
+    return install
+
+
+def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(tmp_path,
+                                                                     swap_after_open):
+    original = fleet.audit_file(SAMPLES / "session.jsonl")
+    other = fleet.audit_file(SAMPLES / "liar.jsonl")
+    assert [r.line for r in original.receipts.rows] != [r.line for r in other.receipts.rows]
+    assert original.result.rows != other.result.rows
+    led = tmp_path / "L.jsonl"
+    shutil.copy(SAMPLES / "session.jsonl", led)
+    swapped = tmp_path / "swap.jsonl"
+    shutil.copy(SAMPLES / "liar.jsonl", swapped)
+    done = swap_after_open(led, swapped)
+    e = fleet.audit_file(led)
+    assert done, "the hook did not run"
+    assert led.read_bytes() == (SAMPLES / "liar.jsonl").read_bytes()   # the swap happened
+    # the receipts and the walk are the opened (original) file's, never the swapped one's
+    assert e.receipts == original.receipts
+    assert e.result.rows == original.result.rows
+    # and the verdict does not stand for the name, which now holds other bytes
+    assert (e.verdict, e.result.unreadable, e.result.sha256) == ("COULD NOT LOOK", True, None)
+    assert "replaced while it was verified" in (e.result.first_break or "")
+
+
+def test_without_a_swap_the_entry_holds_and_carries_the_digest(tmp_path):
+    led = tmp_path / "L.jsonl"
+    shutil.copy(SAMPLES / "session.jsonl", led)
+    e = fleet.audit_file(led)
+    import hashlib
+
+    assert (e.verdict, e.receipts.count) == ("VERIFIED", 2)
+    assert e.result.sha256 == hashlib.sha256(led.read_bytes()).hexdigest()
