@@ -2,6 +2,7 @@
 ledger, another evidence kind as one unit, or not evidence), and a ledger entry's
 verdict and receipt rows come from the one file `audit_file` opened, whatever its name
 names after the open (the swap is made from `fleet.after_open`: deterministic)."""
+
 from __future__ import annotations
 
 import os
@@ -18,21 +19,41 @@ SAMPLES = ROOT / "sample_ledgers"
 # exactly what a walk of the samples finds, relative to the samples folder: ledgers
 # and `.json`/`.zip` files, and the bundle folder as one path (its members not walked)
 SAMPLE_WALK = [
-    "declared-break.jsonl", "hostile.jsonl", "liar.jsonl", "session.jsonl",
-    "tampered.jsonl", "truncated.jsonl",
-    "harn/run-record.json", "harn/session-transcript.json",
-    "held/liar-post.json", "held/liar-pre.json", "held/session-post.jsonl",
-    "held/session-pre.jsonl", "held/v1-post.json", "held/v1-pre.json",
-    "kinds/artefact-decision.json", "kinds/artefacts.jsonl",
-    "kinds/continuity-verdict.json", "kinds/continuity.calls.jsonl",
-    "kinds/continuity.jsonl", "kinds/distill-receipt.json",
-    "kinds/portable-receipt.json", "kinds/portable.ledger.jsonl",
-    "kinds/portable.ledger.jsonl.witness.jsonl", "kinds/receipt.json",
-    "packs/session-aat.jsonl", "packs/session-aat_gaps.json", "packs/session-bundle",
+    "declared-break.jsonl",
+    "hostile.jsonl",
+    "liar.jsonl",
+    "session.jsonl",
+    "tampered.jsonl",
+    "truncated.jsonl",
+    "harn/run-record.json",
+    "harn/session-transcript.json",
+    "held/liar-post.json",
+    "held/liar-pre.json",
+    "held/session-post.jsonl",
+    "held/session-pre.jsonl",
+    "held/v1-post.json",
+    "held/v1-pre.json",
+    "kinds/artefact-decision.json",
+    "kinds/artefacts.jsonl",
+    "kinds/continuity-verdict.json",
+    "kinds/continuity.calls.jsonl",
+    "kinds/continuity.jsonl",
+    "kinds/distill-receipt.json",
+    "kinds/portable-receipt.json",
+    "kinds/portable.ledger.jsonl",
+    "kinds/portable.ledger.jsonl.witness.jsonl",
+    "kinds/receipt.json",
+    "packs/session-aat.jsonl",
+    "packs/session-aat_gaps.json",
+    "packs/session-bundle",
     "packs/session-pack.zip",
-    "seals/manifest-day2.json", "seals/restated-divergent.json",
-    "seals/restated-faithful.json", "seals/seal-day1-tampered.json",
-    "seals/seal-day1.json", "seals/seal-day2.json", "seals/seals-ledger.jsonl",
+    "seals/manifest-day2.json",
+    "seals/restated-divergent.json",
+    "seals/restated-faithful.json",
+    "seals/seal-day1-tampered.json",
+    "seals/seal-day1.json",
+    "seals/seal-day2.json",
+    "seals/seals-ledger.jsonl",
     "seals/tiers.json",
     "witness/store.jsonl",
 ]
@@ -73,7 +94,7 @@ def test_the_walk_of_the_samples_finds_exactly_these_paths():
     found = [(_rel(p), n) for p, n in fleet.walk([str(SAMPLES)])]
     assert sorted(p for p, _n in found) == sorted(SAMPLE_WALK)
     sizes = dict(found)
-    assert sizes["packs/session-bundle"] is None   # a unit folder: one path
+    assert sizes["packs/session-bundle"] is None  # a unit folder: one path
     assert sizes["session.jsonl"] == (SAMPLES / "session.jsonl").stat().st_size
     # the default pattern alone, without kinds, is yesterday's walk: *.jsonl only
     plain = sorted(_rel(p) for p, _n in fleet.walk([str(SAMPLES)], kinds=False))
@@ -85,8 +106,9 @@ def test_the_samples_audit_each_kind_once_and_list_what_is_not_evidence():
     entries = fleet.run_local(list(fleet.walk([str(SAMPLES)])), workers=1)
     judged = {_rel(e.path): (e.kind, e.verdict) for e in fleet.worst_first(entries)}
     assert judged == SAMPLE_KINDS
-    left = {_rel(e.path): e.check.reason for e in fleet.not_evidence(entries)
-            if e.check is not None}
+    left = {
+        _rel(e.path): e.check.reason for e in fleet.not_evidence(entries) if e.check is not None
+    }
     assert sorted(left) == NOT_EVIDENCE
     assert left["witness/store.jsonl"] == "a witness store (pin records), not a ledger"
     assert left["held/session-pre.jsonl"] == "held content: no line is a chained ledger row"
@@ -113,15 +135,20 @@ def test_a_bundle_folder_is_one_entry_and_a_broken_one_is_broken(tmp_path):
     root = _packs(tmp_path)
     entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
     got = {os.path.relpath(e.path, root): (e.kind, e.verdict) for e in entries}
-    assert got == {"bundle": ("audit-bundle", "VERIFIED"),
-                   "pack.zip": ("evidence-pack", "VERIFIED"),
-                   "session.jsonl": ("ledger", "VERIFIED")}
+    assert got == {
+        "bundle": ("audit-bundle", "VERIFIED"),
+        "pack.zip": ("evidence-pack", "VERIFIED"),
+        "session.jsonl": ("ledger", "VERIFIED"),
+    }
     records = root / "bundle" / "records.jsonl"
     records.write_text(records.read_text().replace("intranet", "extranet", 1))
     entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
     first = fleet.worst_first(entries)[0]
     assert (os.path.relpath(first.path, root), first.verdict, first.exit_code) == (
-        "bundle", "BROKEN", 1)
+        "bundle",
+        "BROKEN",
+        1,
+    )
     assert fleet.summarize(entries, 0.0).exit_code == 1
     # a unit named as the source itself is that one unit
     assert list(fleet.walk([str(root / "bundle")])) == [(str(root / "bundle"), None)]
@@ -132,10 +159,12 @@ def test_a_folder_of_receipts_is_a_fleet(tmp_path):
         shutil.copy(SAMPLES / "kinds" / name, tmp_path / name)
     entries = fleet.run_local(list(fleet.walk([str(tmp_path)])), workers=1)
     assert sorted((e.kind, e.verdict) for e in entries) == [
-        ("distill-receipt", "VERIFIED"), ("portable-receipt", "VERIFIED"),
-        ("receipt", "VERIFIED")]
+        ("distill-receipt", "VERIFIED"),
+        ("portable-receipt", "VERIFIED"),
+        ("receipt", "VERIFIED"),
+    ]
     receipt = next(e for e in entries if e.kind == "receipt")
-    assert receipt.check is not None and receipt.check.bound   # VERIFIED within a bound
+    assert receipt.check is not None and receipt.check.bound  # VERIFIED within a bound
 
 
 def test_a_kind_entry_crosses_the_wire_unchanged():
@@ -145,8 +174,7 @@ def test_a_kind_entry_crosses_the_wire_unchanged():
         assert back == e and back.verdict == e.verdict and back.evidence == e.evidence
     e = fleet.audit_path(str(SAMPLES / "held/v1-pre.json"))
     d = e.to_dict()
-    assert (d["verdict"], d["exit_code"], d["not_evidence"], d["kind"]) == (
-        None, None, True, None)
+    assert (d["verdict"], d["exit_code"], d["not_evidence"], d["kind"]) == (None, None, True, None)
 
 
 def test_a_missing_path_is_still_could_not_look(tmp_path):
@@ -156,9 +184,11 @@ def test_a_missing_path_is_still_could_not_look(tmp_path):
 
 # ----------------------------------------------------------------------- one open file
 
+
 @pytest.fixture
 def swap_after_open(monkeypatch):
     """Replace the name `target` by `other` right after `audit_file` opened it."""
+
     def install(target: Path, other: Path) -> list[int]:
         done: list[int] = []
 
@@ -166,13 +196,14 @@ def swap_after_open(monkeypatch):
             if not done and os.path.abspath(path) == os.path.abspath(target):
                 done.append(fd)
                 os.replace(other, target)
+
         monkeypatch.setattr(fleet, "after_open", hook)
         return done
+
     return install
 
 
-def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(tmp_path,
-                                                                     swap_after_open):
+def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(tmp_path, swap_after_open):
     original = fleet.audit_file(SAMPLES / "session.jsonl")
     other = fleet.audit_file(SAMPLES / "liar.jsonl")
     assert [r.line for r in original.receipts.rows] != [r.line for r in other.receipts.rows]
@@ -184,7 +215,7 @@ def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(tmp_path,
     done = swap_after_open(led, swapped)
     e = fleet.audit_file(led)
     assert done, "the hook did not run"
-    assert led.read_bytes() == (SAMPLES / "liar.jsonl").read_bytes()   # the swap happened
+    assert led.read_bytes() == (SAMPLES / "liar.jsonl").read_bytes()  # the swap happened
     # the receipts and the walk are the opened (original) file's, never the swapped one's
     assert e.receipts == original.receipts
     assert e.result.rows == original.result.rows
