@@ -237,3 +237,35 @@ def test_snapshot_fleet_filtered_could_not_look(snap_compare, tmp_path, monkeypa
         await pilot.press("v", "v")
         await pilot.pause()
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+@sync
+async def test_a_folder_with_a_pack_shows_each_unit_as_one_row(tmp_path, monkeypatch):
+    """Issue 30: a pack (zip), a bundle folder and an AAT export are one row each with
+    their own verdict and kind; held content is not a row; no crash on a kind entry."""
+    import shutil
+
+    samples = Path(__file__).resolve().parents[2] / "sample_ledgers"
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "fleet"
+    root.mkdir()
+    shutil.copy(samples / "packs" / "session-pack.zip", root / "pack.zip")
+    shutil.copytree(samples / "packs" / "session-bundle", root / "bundle")
+    shutil.copy(samples / "packs" / "session-aat.jsonl", root / "aat.jsonl")
+    shutil.copy(samples / "session.jsonl", root / "session.jsonl")
+    shutil.copy(samples / "held" / "session-pre.jsonl", root / "held.jsonl")
+    app = SealscopeApp([Path("fleet")])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        assert isinstance(tab, FleetTab)
+        await _done(pilot, tab)
+        assert tab.stopped is None and tab.left_out == 1
+        assert sorted(_shown(tab)) == [("aat.jsonl", "VERIFIED"), ("bundle", "VERIFIED"),
+                                       ("pack.zip", "VERIFIED"), ("session.jsonl", "VERIFIED")]
+        assert tab.total == len(tab.entries) == tab.table.row_count == 4
+        paths = {_cell_texts(tab, i)[-1] for i in range(tab.table.row_count)}
+        assert paths == {"aat.jsonl  [aat-export]", "bundle  [audit-bundle]",
+                         "pack.zip  [evidence-pack]", "session.jsonl"}
+        await pilot.press("v")   # the verdict filter cycles over the unit rows too
+        await pilot.pause()
+        assert app.current_tab() is tab
