@@ -208,15 +208,27 @@ after_open: Callable[[str, int], None] | None = None
 _WITNESS_KEYS = ("namespace", "prev", "self")
 
 
+def _is_pin_record(value: dict[str, Any]) -> bool:
+    """A witness pin record: its `self` is its own digest (`witness.record_digest`),
+    so a ledger row given those three keys is not taken for one."""
+    from sealscope.core.witness import record_digest
+
+    try:
+        return value.get("self") == record_digest(value)
+    except (TypeError, ValueError):
+        return False
+
+
 def _not_a_ledger(via: str, res: VerifyResult) -> str | None:
     """Why a file the classifier calls a ledger is not one (a witness store: its
-    first object row holds `namespace`, `prev` and `self`; held content: lines were
-    read but none is a chained row), or None."""
+    first object row is a pin record, `namespace`, `prev` and a `self` that is its
+    own digest; held content: every row read is a pre-chain row, none chained), or
+    None."""
     if res.unreadable:
         return None
     for _n, value in iter_rows(via):
         if isinstance(value, dict):
-            if all(k in value for k in _WITNESS_KEYS):
+            if all(k in value for k in _WITNESS_KEYS) and _is_pin_record(value):
                 return "a witness store (pin records), not a ledger"
             break
     if res.chained == 0 and res.rows > 0 and res.prechain == res.rows:

@@ -232,3 +232,17 @@ def test_without_a_swap_the_entry_holds_and_carries_the_digest(tmp_path):
 
     assert (e.verdict, e.receipts.count) == ("VERIFIED", 2)
     assert e.result.sha256 == hashlib.sha256(led.read_bytes()).hexdigest()
+
+
+def test_a_ledger_row_dressed_as_a_pin_record_is_still_a_ledger(tmp_path):
+    """Only a real pin record (its `self` its own digest) makes a witness store: a
+    tampered ledger given `namespace`/`prev`/`self` keys stays a BROKEN ledger."""
+    import json
+
+    lines = (SAMPLES / "session.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first.update(namespace="x", prev="witness-genesis", self="0" * 32)
+    led = tmp_path / "dressed.jsonl"
+    led.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    e = fleet.audit_path(str(led))
+    assert (e.evidence, e.kind, e.verdict, e.exit_code) == (True, "ledger", "BROKEN", 1)
