@@ -250,8 +250,8 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
     any file content; an unreadable file is a could-not-look entry. `display` is the
     path the entry reports (a URL for a fetched remote object). `incremental`
     resumes from and updates the ledger's checkpoint in the user's cache
-    (`checkpoint`, which opens the name itself; its verdict is then bound to the
-    descriptor opened here), so a re-audit walks only what was appended."""
+    (`checkpoint`, keyed by the real path `/proc/self/fd/N` resolves to), so a
+    re-audit walks only what was appended."""
     name = display if display is not None else os.fspath(path)
     p = os.fspath(path)
     try:
@@ -264,22 +264,20 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
         if after_open is not None:
             after_open(p, fd)
         via = _fd_path(fd)
-        if incremental or via is None:
-            if incremental:
-                from sealscope.core.checkpoint import verify_incremental
+        where = via or p   # without /proc: the name, bound to `fd` below
+        if incremental:   # keyed by the real path, which `via` resolves to
+            from sealscope.core.checkpoint import verify_incremental
 
-                res = verify_incremental(p, strict=strict, workers=workers,
-                                         digest=True).result
-            else:
-                res = _verify(p, strict=strict, workers=workers, digest=True)
+            res = verify_incremental(where, strict=strict, workers=workers,
+                                     digest=True).result
         else:   # the digest of the bytes walked, for a VSA subject (no second read)
-            res = _verify(via, strict=strict, workers=workers, digest=True)
+            res = _verify(where, strict=strict, workers=workers, digest=True)
         try:
-            why = _not_a_ledger(via or p, res)
+            why = _not_a_ledger(where, res)
             if why is not None:
                 return not_evidence_entry(name, why, size)
             receipts = ReceiptSummary() if res.unreadable else \
-                _receipt_summary(via or p)
+                _receipt_summary(where)
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
         return FleetEntry(name, bound_to_file(res, p, fd), receipts, size)

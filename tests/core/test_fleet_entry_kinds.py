@@ -203,7 +203,11 @@ def swap_after_open(monkeypatch):
     return install
 
 
-def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(tmp_path, swap_after_open):
+@pytest.mark.parametrize("incremental", [False, True])
+def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(
+    tmp_path, swap_after_open, monkeypatch, incremental
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     original = fleet.audit_file(SAMPLES / "session.jsonl")
     other = fleet.audit_file(SAMPLES / "liar.jsonl")
     assert [r.line for r in original.receipts.rows] != [r.line for r in other.receipts.rows]
@@ -213,7 +217,7 @@ def test_the_receipt_rows_are_the_opened_files_not_the_swapped_ones(tmp_path, sw
     swapped = tmp_path / "swap.jsonl"
     shutil.copy(SAMPLES / "liar.jsonl", swapped)
     done = swap_after_open(led, swapped)
-    e = fleet.audit_file(led)
+    e = fleet.audit_file(led, incremental=incremental)
     assert done, "the hook did not run"
     assert led.read_bytes() == (SAMPLES / "liar.jsonl").read_bytes()  # the swap happened
     # the receipts and the walk are the opened (original) file's, never the swapped one's
