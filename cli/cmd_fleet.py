@@ -2,8 +2,13 @@
 [--storage-option K=V]... [--incremental] [--json]`: audit many ledgers, one line each, worst first.
 
 A source is a directory (walked for `--glob`, default `*.jsonl`), a file, or an fsspec
-URL (`s3://bucket/prefix/`, `file://...`). `--json` streams one JSON object per ledger
-per line as results arrive, then `{"summary": {...}}`. Exit code: the worst entry's.
+URL (`s3://bucket/prefix/`, `file://...`). With the default glob a folder's `.json`
+and `.zip` files and its evidence-pack / audit-bundle folders are taken too, and the
+classifier decides what each is (`core.fleet.audit_path`): a ledger line, one line per
+other evidence kind (its word, kind and bound, or why it is not VERIFIED), and the
+paths that are not evidence listed after them, never judged. `--json` streams one JSON
+object per entry per line as results arrive, then `{"summary": {...}}`. Exit code: the
+worst evidence entry's.
 """
 from __future__ import annotations
 
@@ -36,7 +41,8 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("fleet", help="audit many ledgers at once (directories, files, URLs)")
+    p = sub.add_parser("fleet", help="audit many ledgers and evidence files at once "
+                                     "(directories, files, URLs)")
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="a directory, a ledger file, or an fsspec URL (s3://bucket/prefix/)")
     p.add_argument("--glob", default=GLOB, metavar="PATTERN",
