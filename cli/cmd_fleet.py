@@ -141,8 +141,12 @@ def not_evidence_lines(entries: list[FleetEntry]) -> list[str]:
     left = fleet.not_evidence(entries)
     if not left:
         return []
+    def why(e: FleetEntry) -> str:   # the classifier's reason, without the path again
+        text = e.check.reason if e.check else ""
+        return text[len(e.path) + 1:] if text.startswith(e.path + " ") else text
+
     return [f"not evidence ({len(left)}, not audited):"] + [
-        f"  {clean(e.path)}  {clean(e.check.reason if e.check else '')}" for e in left]
+        f"  {clean(e.path)}  {clean(why(e))}" for e in left]
 
 
 def human_line(e: FleetEntry) -> str:
