@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strict", action="store_true", help="verify every ledger in strict mode")
     p.add_argument("--follow-links", action="store_true",
                    help="read symlinks that point out of a folder (default: listed as not "
-                        "followed, COULD NOT LOOK)")
+                        f"followed, {verdict.COULD_NOT_LOOK})")
     p.add_argument("--incremental", action="store_true",
                    help="use and update each local ledger's checkpoint (the user's cache): a "
                         "re-audit walks only what was appended since (see README: checkpoints)")
