@@ -1,7 +1,10 @@
 """FleetTab: a folder of ledgers, one row each, filled in as `core.fleet` audits them.
 
-A thread worker walks the folder (`fleet.walk`: every `*.jsonl` beneath it) and runs
-`fleet.run_local` (the process pool of `sealscope fleet`); entries reach the tab as
+A thread worker walks the folder (`fleet.walk`: every `*.jsonl`, `.json` and `.zip`
+beneath it and each pack / bundle folder as one path) and runs `fleet.run_local` (the
+process pool of `sealscope fleet`); a unit of another kind is one row, its kind beside
+its path; paths that are not evidence are no row (counted in the status line);
+entries reach the tab as
 `FleetEntries` batches, at most one per `BATCH_SECONDS` or `BATCH_ENTRIES`, so
 thousands of ledgers do not flood the message queue. The table is Textual's
 DataTable, which renders only the rows in view. `s` steps the sort column (`S`
