@@ -177,6 +177,9 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    checked = None if args.kind else _checked_kind(args.path)
+    if checked is not None:
+        return _kind_export(args, checked)
     if os.path.isdir(args.path) and not args.kind:
         return _folder(args)
     try:
@@ -213,6 +216,87 @@ def _run(args: argparse.Namespace) -> int:
     text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
     wrote = _write(args, text, report.verdict, report.exit_code)
     return code if wrote == report.exit_code else wrote
+
+
+def _checked_kind(path: str) -> str | None:
+    """PATH's evidence kind (`kinds.identify`) when it is one the kind report covers
+    (a receipt, a pack, a bundle, ...: `export.REPORT_KINDS`), else None."""
+    from sealscope.core import export, kinds
+
+    found = kinds.identify(path).kind
+    return found if found in export.REPORT_KINDS else None
+
+
+_LEDGER_FLAGS = ("pin", "witness", "ns", "pre", "post", "line", "lookup", "lookup_text",
+                 "restated", "loose", "tiers", "against", "added")
+
+
+def _kind_export(args: argparse.Namespace, kind: str) -> int:
+    """`export PATH` of a kind `check` knows beyond ledger, snapshot and harn: the
+    report of its `KindCheck` (`core.export.build_kind_report`), whose word and exit
+    code are the check's; `--format github`/`--junit`/`--vsa` get its check suite, a
+    case per check of the kind. The ledger and snapshot flags do not apply (exit 2);
+    nothing is written over PATH or inside a unit folder."""
+    from sealscope.core import checks, export
+
+    given = [f"--{f.replace('_', '-')}" for f in _LEDGER_FLAGS if getattr(args, f, None)]
+    if given:
+        return _fail(f"export: {', '.join(given)} apply to a ledger or a snapshot, and "
+                     f"{args.path} is {kind} evidence", verdict.USAGE)
+    if args.format == "github" and args.output:
+        return _fail("export: --format github writes annotations to stdout and the "
+                     "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
+                     verdict.USAGE)
+    unit = os.path.abspath(args.path) if os.path.isdir(args.path) else None
+    for target in (args.output, args.junit, args.vsa):
+        if not target:
+            continue
+        if _same(target, args.path):
+            return _fail(f"export: refusing to write over an input: {target}", verdict.USAGE)
+        if unit is not None and os.path.commonpath([unit, os.path.abspath(target)]) == unit:
+            return _fail(f"export: refusing to write the report into the unit it "
+                         f"audits: {target}", verdict.USAGE)
+        missing = export.missing_folder(target)
+        if missing is not None:
+            return _fail(f"export: cannot write {target}: {missing} "
+                         "(export creates no folders)", verdict.USAGE)
+    result = checks.run([args.path])[0]
+    report = export.build_kind_report(args.path, result)
+    code = report.exit_code
+    if args.format == "github" or args.junit or args.vsa:
+        args.ci_format = args.format
+        code = ci_formats.emit(args, [_suite(result, report)], code=code,
+                               policy={"verb": "export", "kind": kind},
+                               summary=f"{report.verdict}  {_clean(args.path)}",
+                               markdown=report.to_markdown)
+        if args.format == "github":
+            return code
+    from sealscope.output import safe_json
+
+    text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
+    wrote = _write(args, text, report.verdict, report.exit_code)
+    return code if wrote == report.exit_code else wrote
+
+
+def _suite(result: Any, report: Any) -> Any:
+    """`ci_formats.check_suite` of the result, and for an evidence pack a case per
+    check of its ten (each judged by its own word)."""
+    suite = ci_formats.check_suite(result)
+    if result.kind != "evidence-pack":
+        return suite
+    outcome = {verdict.HELD: ci_formats.PASSED, verdict.WRONG: ci_formats.FAILED}
+    for c in report.checks:
+        word = str(c.get("verdict"))
+        note = c.get("note") or c.get("reason") or c.get("finding") or ""
+        suite.cases.append(ci_formats.Case(
+            f"pack {_clean(str(c.get('check')))}",
+            outcome.get(verdict.code_of(word), ci_formats.BOUNDED),
+            _clean(f"{word}: {note}" if note else word)))
+        if verdict.code_of(word) == verdict.WRONG:
+            suite.marks.append(ci_formats.Mark(
+                "error", f"pack {_clean(str(c.get('check')))} broken",
+                _clean(f"{c.get('check')}: {note or word}")))
+    return suite
 
 
 def _kind(args: argparse.Namespace) -> str:
