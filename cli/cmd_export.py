@@ -6,7 +6,12 @@ export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
             [--junit FILE] [--vsa FILE]
 
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
-`core.kinds.classify` decides; `--as` overrides it. A `.json` file that is none of them
+`core.kinds.classify` decides; `--as` overrides it. Any other kind `sealscope check`
+knows (`core.kinds.identify`: a receipt file, a distill or portable receipt, a stored
+continuity verdict, an evidence pack folder or zip, an audit bundle, an AAT export, a
+call record) gets its kind report (`core.export.build_kind_report`): the check's own
+verdict, exit code and bound, its checks in order, a unit's ledger audit and members,
+bound to the file's (a zip's) digest or each member's. A `.json` file that is none of them
 (a restatement, tiers, a manifest) is one error line naming what it looked for, exit 3.
 A file to write (`--output`, `--junit`, `--vsa`) in a folder that does not exist is
 refused before anything is read, exit 2: export creates no folders.
@@ -51,10 +56,11 @@ from sealscope.output import error_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot or a "
-                                      "harn transcript")
+    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot, a "
+                                      "harn transcript or any kind `check` knows")
     p.add_argument("path", metavar="PATH",
-                   help="a ledger (JSONL), a snapshot or a harn transcript (JSON)")
+                   help="a ledger (JSONL), a snapshot or a harn transcript (JSON), or any "
+                        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...)")
     p.add_argument("--format", choices=("md", "json", "github"), default="md",
                    help="Markdown (default), one JSON document, or github (the checks as "
                         "workflow-command annotations, the Markdown report appended to "
@@ -281,8 +287,10 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
 def _suite(result: Any, report: Any) -> Any:
     """`ci_formats.check_suite` of the result, and for an evidence pack a case per
     check of its ten (each judged by its own word)."""
+    from sealscope.core import kinds
+
     suite = ci_formats.check_suite(result)
-    if result.kind != "evidence-pack":
+    if result.kind != kinds.EVIDENCE_PACK:
         return suite
     outcome = {verdict.HELD: ci_formats.PASSED, verdict.WRONG: ci_formats.FAILED}
     for c in report.checks:

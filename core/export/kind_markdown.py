@@ -23,12 +23,19 @@ __all__ = ["render"]
 
 def render(r: KindReport) -> str:
     """The report as Markdown (rules in the module docstring)."""
-    out: list[str] = [f"# sealscope audit report: {md_code(os.path.basename(r.path))}", "",
-                      f"- path: {md_code(r.path)}", *_binding(r),
-                      f"- kind: {md_code(r.kind) if r.kind else 'none'}",
-                      f"- verdict: **{r.verdict}**" + _beside(r),
-                      f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
-                      "3 could not look or bounded)", ""]
+    out: list[str] = [
+        f"# sealscope audit report: {md_code(os.path.basename(r.path))}",
+        "",
+        f"- path: {md_code(r.path)}",
+        *_binding(r),
+        f"- kind: {md_code(r.kind) if r.kind else 'none'}",
+        f"- verdict: **{r.verdict}**" + _beside(r),
+        (
+            f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
+            "3 could not look or bounded)"
+        ),
+        "",
+    ]
     out += _checks(r)
     if r.kind in UNIT_KINDS:
         out += _ledger(r.ledger)
@@ -55,8 +62,7 @@ def _binding(r: KindReport) -> list[str]:
         out.append("- sha256: a folder has no one digest: each member is bound below")
     elif ev:
         out.append(f"- sha256: not read ({md_text(ev.get('error', 'unreadable'))})")
-    out.append(f"- generated: {r.generated_at or 'unknown'} by sealscope "
-               f"{r.version or 'unknown'}")
+    out.append(f"- generated: {r.generated_at or 'unknown'} by sealscope {r.version or 'unknown'}")
     return out
 
 
@@ -92,24 +98,35 @@ def _ledger(doc: dict[str, Any] | None) -> list[str]:
     word = doc.get("verdict")
     why = f" ({md_text(doc['why'])})" if doc.get("why") and word != _verdict.VERIFIED else ""
     out.append(f"- chain: **{md_text(word)}**{why}")
-    out.append(f"- {_count(doc.get('rows'), 'row')}, {_count(doc.get('chained'), 'chained row')}, "
-               f"{_count(doc.get('breaks'), 'break')}")
+    out.append(
+        f"- {_count(doc.get('rows'), 'row')}, {_count(doc.get('chained'), 'chained row')}, "
+        f"{_count(doc.get('breaks'), 'break')}"
+    )
     findings = doc.get("findings") or []
     if findings:
         out += ["", "| line | kind | finding |", "|---|---|---|"]
-        out += [f"| {md_text(f.get('line'))} | {_cell(f.get('kind'))} | {_cell(f.get('text'))} |"
-                for f in findings]
+        out += [
+            f"| {md_text(f.get('line'))} | {_cell(f.get('kind'))} | {_cell(f.get('text'))} |"
+            for f in findings
+        ]
     out.append("")
     return out
 
 
 def _members(members: list[Any]) -> list[str]:
-    out = ["## Members", "", "| member | listed sha256 | actual sha256 | matches |",
-           "|---|---|---|---|"]
+    out = [
+        "## Members",
+        "",
+        "| member | listed sha256 | actual sha256 | matches |",
+        "|---|---|---|---|",
+    ]
     for m in members:
         if isinstance(m, dict):
-            same = {True: "yes", False: "no"}.get(m.get("matches"), "—")
-            out.append(f"| {_cell(m.get('name'))} | {_cell(m.get('listed'))} | "
-                       f"{_cell(m.get('actual'))} | {same} |")
+            match = m.get("matches")
+            same = "yes" if match is True else "no" if match is False else "—"
+            out.append(
+                f"| {_cell(m.get('name'))} | {_cell(m.get('listed'))} | "
+                f"{_cell(m.get('actual'))} | {same} |"
+            )
     out.append("")
     return out

@@ -38,8 +38,14 @@ from sealscope.core.checks.result import KindCheck
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.binding import bind
 
-__all__ = ["KIND_SCHEMA", "UNIT_KINDS", "REPORT_KINDS", "KindReport", "build_kind_report",
-           "kind_checks"]
+__all__ = [
+    "KIND_SCHEMA",
+    "UNIT_KINDS",
+    "REPORT_KINDS",
+    "KindReport",
+    "build_kind_report",
+    "kind_checks",
+]
 
 KIND_SCHEMA = "sealscope-export-kind:v1"
 #: kinds read as one unit of several members
@@ -107,9 +113,15 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
         if res.kind == kinds.LEDGER:
             word = _verdict.chain(d).verdict
         elif res.kind == kinds.CALL_RECORD:
-            rec = d.get("call_record") if isinstance(d.get("call_record"), dict) else {}
-            word = (_verdict.BROKEN if rec.get("ok") is False else _verdict.VERIFIED
-                    if rec.get("ok") and rec.get("rows") else _verdict.COULD_NOT_LOOK)
+            got = d.get("call_record")
+            rec: dict[str, Any] = got if isinstance(got, dict) else {}
+            word = (
+                _verdict.BROKEN
+                if rec.get("ok") is False
+                else _verdict.VERIFIED
+                if rec.get("ok") and rec.get("rows")
+                else _verdict.COULD_NOT_LOOK
+            )
         out = [{"check": _OWN_NAME[res.kind], "verdict": word, **own}]
         for row in res.rows_checked:
             if isinstance(row, dict):
@@ -119,8 +131,9 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
     return [{"check": res.kind or "read", "verdict": res.verdict, **d}]
 
 
-def build_kind_report(path: str | os.PathLike[str], result: KindCheck | None = None, *,
-                      now: str | None = None) -> KindReport:
+def build_kind_report(
+    path: str | os.PathLike[str], result: KindCheck | None = None, *, now: str | None = None
+) -> KindReport:
     """The report of `path`, from its `KindCheck` (`result`, else `checks.run` is asked:
     the very check `sealscope check` runs). Never raises for any content; a path that
     is none of the kinds gets the check's COULD NOT LOOK and its reason."""
@@ -151,8 +164,13 @@ def build_kind_report(path: str | os.PathLike[str], result: KindCheck | None = N
 def _binding(p: str, res: KindCheck) -> dict[str, Any]:
     """The module docstring's `evidence`."""
     if os.path.isdir(p):
-        out: dict[str, Any] = {"sha256": None, "bytes": None, "head": None,
-                               "unit": "folder", "members": _members(p, res)}
+        out: dict[str, Any] = {
+            "sha256": None,
+            "bytes": None,
+            "head": None,
+            "unit": "folder",
+            "members": _members(p, res),
+        }
         return out
     got = bind(p, "other")
     if res.kind in UNIT_KINDS:
@@ -174,8 +192,7 @@ def _members(p: str, res: KindCheck) -> list[dict[str, Any]]:
             subjects = bundle.unit_subjects(p)
         except OSError:
             return []
-        return [{"name": n, "listed": None, "actual": h, "matches": None}
-                for n, h in subjects]
+        return [{"name": n, "listed": None, "actual": h, "matches": None} for n, h in subjects]
     return []
 
 
@@ -203,8 +220,11 @@ def _unit_ledger(p: str) -> dict[str, Any] | None:
             finally:
                 opened.close()
             if len(data) > Z.ENTRY_MAX_BYTES:
-                return {"verdict": _verdict.COULD_NOT_LOOK, "why": "records.jsonl past sealscope's bound, not read",
-                        "findings": []}
+                return {
+                    "verdict": _verdict.COULD_NOT_LOOK,
+                    "findings": [],
+                    "why": "records.jsonl past sealscope's bound, not read",
+                }
             res = _ledger.verify_bytes(data)
     except (OSError, Z.TooBig):
         return None

@@ -25,9 +25,15 @@ PACK_ZIP = SAMPLES / "packs" / "session-pack.zip"
 
 
 def sealscope(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None):
-    p = subprocess.run([sys.executable, "-m", "sealscope", *map(str, args)],
-                       capture_output=True, text=True, cwd=cwd, timeout=120, check=False,
-                       env=env)
+    p = subprocess.run(
+        [sys.executable, "-m", "sealscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+        env=env,
+    )
     assert "Traceback" not in p.stderr, p.stderr
     return p
 
@@ -37,8 +43,9 @@ def _ids(p: Path) -> str:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("path", ALL, ids=_ids)
@@ -47,7 +54,7 @@ def test_export_says_what_check_says(path):
     want = json.loads(chk.stdout)[0]
     js = sealscope("export", "--format", "json", path)
     md = sealscope("export", path)
-    if want["kind"] is None:   # none of the kinds: refused, as check could not look
+    if want["kind"] is None:  # none of the kinds: refused, as check could not look
         assert js.returncode == md.returncode == chk.returncode == 3
         return
     doc = json.loads(js.stdout)
@@ -64,14 +71,17 @@ def test_kind_report_lists_the_checks_in_order(path):
     want = json.loads(sealscope("check", "--json", path).stdout)[0]
     assert doc["bound"] == (want["bound"] if want["exit_code"] == 0 else None)
     if want["kind"] == "evidence-pack":
-        assert [c["check"] for c in doc["checks"]] == \
-            [c["check"] for c in want["detail"]["checks"]]
-        assert [c["verdict"] for c in doc["checks"]] == \
-            [c["verdict"] for c in want["detail"]["checks"]]
+        assert [c["check"] for c in doc["checks"]] == [c["check"] for c in want["detail"]["checks"]]
+        assert [c["verdict"] for c in doc["checks"]] == [
+            c["verdict"] for c in want["detail"]["checks"]
+        ]
     for row in want["detail"].get("rows_checked") or []:
-        assert {"check": f"line {row['line']} {row['check']}", "verdict": row["verdict"]} \
-            .items() <= next(c for c in doc["checks"]
-                             if c["check"] == f"line {row['line']} {row['check']}").items()
+        assert {
+            "check": f"line {row['line']} {row['check']}",
+            "verdict": row["verdict"],
+        }.items() <= next(
+            c for c in doc["checks"] if c["check"] == f"line {row['line']} {row['check']}"
+        ).items()
 
 
 def test_tampered_pack_report_is_broken_naming_the_check(tmp_path):
@@ -84,8 +94,13 @@ def test_tampered_pack_report_is_broken_naming_the_check(tmp_path):
     assert md.returncode == 1
     assert "- verdict: **BROKEN**" in md.stdout
     assert "| 1 | `file hashes` | **BROKEN** |" in md.stdout
-    gh = sealscope("export", "--format", "github", folder,
-                   env={**os.environ, "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")})
+    gh = sealscope(
+        "export",
+        "--format",
+        "github",
+        folder,
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")},
+    )
     assert gh.returncode == 1
     assert "title=pack file hashes broken::" in gh.stdout
     assert "- verdict: **BROKEN**" in (tmp_path / "summary.md").read_text()
@@ -96,8 +111,12 @@ def test_export_writes_nothing_beside_the_evidence(tmp_path):
     shutil.copytree(SAMPLES / "packs", ev / "packs")
     shutil.copy(SAMPLES / "kinds" / "receipt.json", ev / "receipt.json")
     before = _tree(ev)
-    for target in (ev / "packs" / "session-pack.zip", ev / "packs" / "session-bundle",
-                   ev / "packs" / "session-aat.jsonl", ev / "receipt.json"):
+    for target in (
+        ev / "packs" / "session-pack.zip",
+        ev / "packs" / "session-bundle",
+        ev / "packs" / "session-aat.jsonl",
+        ev / "receipt.json",
+    ):
         for fmt in ("md", "json"):
             assert sealscope("export", "--format", fmt, target, cwd=tmp_path).returncode == 0
     assert _tree(ev) == before
@@ -116,8 +135,10 @@ def test_export_refuses_to_write_into_a_unit_or_over_it(tmp_path):
     receipt = tmp_path / "receipt.json"
     shutil.copy(SAMPLES / "kinds" / "receipt.json", receipt)
     p = sealscope("export", "--output", receipt, receipt)
-    assert p.returncode == 2 and receipt.read_bytes() == \
-        (SAMPLES / "kinds" / "receipt.json").read_bytes()
+    assert (
+        p.returncode == 2
+        and receipt.read_bytes() == (SAMPLES / "kinds" / "receipt.json").read_bytes()
+    )
     assert _tree(bundle) == before
 
 

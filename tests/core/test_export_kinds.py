@@ -85,7 +85,7 @@ def test_pack_zip_report_covers_the_unit():
     assert r.ledger["rows"] == 11 and r.ledger["findings"] == []
     md = r.to_markdown()
     assert "## Ledger audit (records.jsonl)" in md and "## Members" in md
-    for n, h in actual.items():
+    for h in actual.values():
         assert h in md
 
 
@@ -121,14 +121,14 @@ def test_hostile_member_names_are_escaped(tmp_path):
     evil = "<img src=x onerror=alert(1)>[x](javascript:y)\x1b[31m"
     (folder / evil).write_bytes(b"planted")
     r = build_kind_report(str(folder), now=NOW)
-    assert r.verdict == V.BROKEN   # an unlisted file: the pack's own word
+    assert r.verdict == V.BROKEN  # an unlisted file: the pack's own word
     md = r.to_markdown()
     assert "\x1b" not in md
     bare = _outside_literals(md)
     # outside literals every `<`, `[`, `]` and `(` after `]` is backslash-escaped
     assert not re.search(r"(?<!\\)<img", bare), bare
     assert not re.search(r"(?<!\\)\]\(", bare), bare
-    assert "onerror" in md   # it is shown, literally, inside a code span or block
+    assert "onerror" in md  # it is shown, literally, inside a code span or block
 
 
 def test_bundle_report_lists_its_members_and_ledger(tmp_path):
@@ -141,7 +141,7 @@ def test_bundle_report_lists_its_members_and_ledger(tmp_path):
     shutil.copytree(BUNDLE, copy)
     rec = copy / "records.jsonl"
     lines = rec.read_bytes().splitlines(keepends=True)
-    rec.write_bytes(b"".join(lines[:2] + lines[3:]))   # a row cut out of the middle
+    rec.write_bytes(b"".join(lines[:2] + lines[3:]))  # a row cut out of the middle
     bad = build_kind_report(str(copy), now=NOW)
     assert bad.verdict == checks.run([str(copy)])[0].verdict == V.BROKEN
     assert bad.ledger is not None and bad.ledger["findings"]
