@@ -6,7 +6,12 @@ export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
             [--junit FILE] [--vsa FILE]
 
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
-`core.kinds.classify` decides; `--as` overrides it. A `.json` file that is none of them
+`core.kinds.classify` decides; `--as` overrides it. Any other kind `sealscope check`
+knows (`core.kinds.identify`: a receipt file, a distill or portable receipt, a stored
+continuity verdict, an evidence pack folder or zip, an audit bundle, an AAT export, a
+call record) gets its kind report (`core.export.build_kind_report`): the check's own
+verdict, exit code and bound, its checks in order, a unit's ledger audit and members,
+bound to the file's (a zip's) digest or each member's. A `.json` file that is none of them
 (a restatement, tiers, a manifest) is one error line naming what it looked for, exit 3.
 A file to write (`--output`, `--junit`, `--vsa`) in a folder that does not exist is
 refused before anything is read, exit 2: export creates no folders.
@@ -51,10 +56,11 @@ from sealscope.output import error_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot or a "
-                                      "harn transcript")
+    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot, a "
+                                      "harn transcript or any kind `check` knows")
     p.add_argument("path", metavar="PATH",
-                   help="a ledger (JSONL), a snapshot or a harn transcript (JSON)")
+                   help="a ledger (JSONL), a snapshot or a harn transcript (JSON), or any "
+                        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...)")
     p.add_argument("--format", choices=("md", "json", "github"), default="md",
                    help="Markdown (default), one JSON document, or github (the checks as "
                         "workflow-command annotations, the Markdown report appended to "
@@ -177,6 +183,9 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    checked = None if args.kind else _checked_kind(args.path)
+    if checked is not None:
+        return _kind_export(args, checked)
     if os.path.isdir(args.path) and not args.kind:
         return _folder(args)
     try:
@@ -213,6 +222,89 @@ def _run(args: argparse.Namespace) -> int:
     text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
     wrote = _write(args, text, report.verdict, report.exit_code)
     return code if wrote == report.exit_code else wrote
+
+
+def _checked_kind(path: str) -> str | None:
+    """PATH's evidence kind (`kinds.identify`) when it is one the kind report covers
+    (a receipt, a pack, a bundle, ...: `export.REPORT_KINDS`), else None."""
+    from sealscope.core import export, kinds
+
+    found = kinds.identify(path).kind
+    return found if found in export.REPORT_KINDS else None
+
+
+_LEDGER_FLAGS = ("pin", "witness", "ns", "pre", "post", "line", "lookup", "lookup_text",
+                 "restated", "loose", "tiers", "against", "added")
+
+
+def _kind_export(args: argparse.Namespace, kind: str) -> int:
+    """`export PATH` of a kind `check` knows beyond ledger, snapshot and harn: the
+    report of its `KindCheck` (`core.export.build_kind_report`), whose word and exit
+    code are the check's; `--format github`/`--junit`/`--vsa` get its check suite, a
+    case per check of the kind. The ledger and snapshot flags do not apply (exit 2);
+    nothing is written over PATH or inside a unit folder."""
+    from sealscope.core import checks, export
+
+    given = [f"--{f.replace('_', '-')}" for f in _LEDGER_FLAGS if getattr(args, f, None)]
+    if given:
+        return _fail(f"export: {', '.join(given)} apply to a ledger or a snapshot, and "
+                     f"{args.path} is {kind} evidence", verdict.USAGE)
+    if args.format == "github" and args.output:
+        return _fail("export: --format github writes annotations to stdout and the "
+                     "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
+                     verdict.USAGE)
+    unit = os.path.abspath(args.path) if os.path.isdir(args.path) else None
+    for target in (args.output, args.junit, args.vsa):
+        if not target:
+            continue
+        if _same(target, args.path):
+            return _fail(f"export: refusing to write over an input: {target}", verdict.USAGE)
+        if unit is not None and os.path.commonpath([unit, os.path.abspath(target)]) == unit:
+            return _fail(f"export: refusing to write the report into the unit it "
+                         f"audits: {target}", verdict.USAGE)
+        missing = export.missing_folder(target)
+        if missing is not None:
+            return _fail(f"export: cannot write {target}: {missing} "
+                         "(export creates no folders)", verdict.USAGE)
+    result = checks.run([args.path])[0]
+    report = export.build_kind_report(args.path, result)
+    code = report.exit_code
+    if args.format == "github" or args.junit or args.vsa:
+        args.ci_format = args.format
+        code = ci_formats.emit(args, [_suite(result, report)], code=code,
+                               policy={"verb": "export", "kind": kind},
+                               summary=f"{report.verdict}  {_clean(args.path)}",
+                               markdown=report.to_markdown)
+        if args.format == "github":
+            return code
+    from sealscope.output import safe_json
+
+    text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
+    wrote = _write(args, text, report.verdict, report.exit_code)
+    return code if wrote == report.exit_code else wrote
+
+
+def _suite(result: Any, report: Any) -> Any:
+    """`ci_formats.check_suite` of the result, and for an evidence pack a case per
+    check of its ten (each judged by its own word)."""
+    from sealscope.core import kinds
+
+    suite = ci_formats.check_suite(result)
+    if result.kind != kinds.EVIDENCE_PACK:
+        return suite
+    outcome = {verdict.HELD: ci_formats.PASSED, verdict.WRONG: ci_formats.FAILED}
+    for c in report.checks:
+        word = str(c.get("verdict"))
+        note = c.get("note") or c.get("reason") or c.get("finding") or ""
+        suite.cases.append(ci_formats.Case(
+            f"pack {_clean(str(c.get('check')))}",
+            outcome.get(verdict.code_of(word), ci_formats.BOUNDED),
+            _clean(f"{word}: {note}" if note else word)))
+        if verdict.code_of(word) == verdict.WRONG:
+            suite.marks.append(ci_formats.Mark(
+                "error", f"pack {_clean(str(c.get('check')))} broken",
+                _clean(f"{c.get('check')}: {note or word}")))
+    return suite
 
 
 def _kind(args: argparse.Namespace) -> str:

@@ -19,7 +19,9 @@ the Markdown escapes every string from evidence.
 
 Modules: `records` (session records), `report` (`AuditReport`, `build_report`, exit
 codes), `links` (seal ↔ ledger rows), `markdown` (the rendering), `target` (where a
-report may be written: a folder that exists). Every public name
+report may be written: a folder that exists), `kind_report` / `kind_markdown` (the
+report of every other kind `sealscope check` knows: a receipt, a pack, a bundle...,
+laid out from its `KindCheck`, never judged again). Every public name
 is importable from here; so are the seal-file readers of `core.sealfile`, which the
 report reads (`SealFile`, `load_seal`, ...). Pure: no Textual, no Rich, nothing printed.
 """
@@ -27,6 +29,8 @@ from __future__ import annotations
 
 from sealscope.core.continuity import grouped_divergences
 from sealscope.core.export.folder import FOLDER_SCHEMA, FolderReport, build_folder_report
+from sealscope.core.export.kind_report import (KIND_SCHEMA, REPORT_KINDS, UNIT_KINDS,
+                                               KindReport, build_kind_report, kind_checks)
 from sealscope.core.export.links import SnapshotRowRef, iter_snapshot_rows
 from sealscope.core.export.markdown import md_code, md_text
 from sealscope.core.export.target import missing_folder
@@ -47,4 +51,6 @@ __all__ = [
     "md_text", "md_code", "grouped_divergences", "missing_folder",
     "SealFile", "Unreadable", "read_json_file", "load_seal", "load_restated",
     "load_tiers", "load_manifest", "FOLDER_SCHEMA", "FolderReport", "build_folder_report",
+    "KIND_SCHEMA", "REPORT_KINDS", "UNIT_KINDS", "KindReport", "build_kind_report",
+    "kind_checks",
 ]

@@ -199,6 +199,14 @@ class _Markdown:
                          f"{md_code(m['prev_chain'])}; fits: {m['cause']} ({m['evidence']})")
             if explained:
                 self.add("")
+        if self.r.rows_checked:
+            self.add("## Row checks", "", "| line | check | verdict | fields |",
+                     "|---:|---|---|---|")
+            for e in self.r.rows_checked:
+                rest = {k: v for k, v in e.items() if k not in ("line", "check", "verdict")}
+                self.add(f"| {_num(e.get('line'))} | {_cell(e.get('check'))} | "
+                         f"**{md_text(e.get('verdict'))}** | {_cell(rest)} |")
+            self.add("")
         self.add("## Compaction receipts", "")
         if not self.r.receipts:
             self.add("No compaction-receipt row in this ledger.", "")

@@ -5,7 +5,9 @@ A report's verdict and exit code (`AuditReport.verdict`, `.exit_code`) are
 session record's (a pin, held content, a restatement...), so they are those of the
 viewer tab that holds the same checks. The file's own outcome (`file_verdict`):
 ledger → `verdict.ledger` (the chain's, BROKEN when a receipt row fails on its own; a
-receipt checked without held content is counted, not judged); snapshot → the
+receipt checked without held content is counted, not judged), with the worst of its
+other row checks as `sealscope check` judges them (`rows_checked`: a continuity_verify
+row with no stored verdict held COULD NOT LOOK, an artefact binding...); snapshot → the
 `snapshot` verb's; harn → the `harn` verb's.
 
 Building a ledger's report reads the file (the walk when no verdict is given, then the
@@ -57,6 +59,7 @@ class AuditReport:
     harn: tuple[dict[str, Any], ...] = ()       # the harn verb's objects, one per compaction
     session: tuple[SessionRecord, ...] = ()
     compaction_series: tuple[dict[str, Any], ...] = ()   # the chart's points, one per compaction
+    rows_checked: tuple[dict[str, Any], ...] = ()  # a ledger's row checks besides receipts
     file_verdict: str = ""            # the file's own word, before any check
     why: str = ""      # a ledger's `VerifyResult.reason()`: why not verified, in words
     evidence: dict[str, Any] | None = None   # `binding.bind`: sha256, bytes, head
@@ -75,6 +78,7 @@ class AuditReport:
             out["breaks"] = list(self.breaks)
             out["receipts"] = list(self.receipts)
             out["receipts_verdict"] = self.receipts_verdict
+            out["rows_checked"] = list(self.rows_checked)
         elif self.kind == kinds.HARN:
             out["harn"] = list(self.harn)
         else:
@@ -210,11 +214,31 @@ def _ledger_report(p: str, res: _ledger.VerifyResult, records: tuple[SessionReco
                 points.append(receipt_point(line, row, check))
         except OSError:
             pass
-    return _report(kinds.LEDGER, p, _verdict.ledger(res, receipts), records, ledger=doc,
+    own = _verdict.ledger(res, receipts)
+    rows = () if res.unreadable else _row_checks(p)
+    if rows:
+        own = _verdict.audit(own, *(_verdict.Outcome(str(e.get("verdict")),
+                                                     _verdict.code_of(str(e.get("verdict"))))
+                                    for e in rows))
+    return _report(kinds.LEDGER, p, own, records, ledger=doc, rows_checked=rows,
                    breaks=breaks, receipts=tuple(receipts),
                    receipts_verdict=_verdict.receipts(receipts).verdict,
                    compaction_series=tuple(series_dicts(checked(points, records))),
                    why=res.reason())
+
+
+def _row_checks(p: str) -> tuple[dict[str, Any], ...]:
+    """The ledger's own row checks beyond its receipts (`sealscope check`'s
+    `rows_checked`: continuity_verify rows, artefact bindings, distill rows, call rows),
+    as `check` reports them with nothing held; the receipts are judged above."""
+    from sealscope.core.checks import ledger_rows
+    from sealscope.core.checks.result import CheckContext
+
+    try:
+        got = ledger_rows.rows_checked(p, CheckContext())
+    except (OSError, ValueError):
+        return ()
+    return tuple(e for e in got if e.get("check") != "compaction-receipt")
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:

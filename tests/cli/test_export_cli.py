@@ -9,12 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from sealscope.core import kinds
+from sealscope.core.export import REPORT_KINDS
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
 SEALS = SAMPLES / "seals"
 
-# every ledger sample (held-content and witness-store JSONL are read as ledgers too)
-LEDGERS = sorted(p for p in SAMPLES.rglob("*.jsonl"))
+# every ledger sample (held-content and witness-store JSONL are read as ledgers too);
+# a call record or an AAT export is its own kind, reported as `check` judges it
+# (tests/cli/test_export_kinds_cli.py)
+LEDGERS = sorted(p for p in SAMPLES.rglob("*.jsonl")
+                 if kinds.identify(p).kind not in REPORT_KINDS)
 SNAPSHOTS = [SEALS / "seal-day1.json", SEALS / "seal-day2.json",
              SEALS / "seal-day1-tampered.json"]
 RANK = {0: 0, 3: 1, 1: 2}
@@ -53,10 +59,13 @@ def test_ledger_report_equals_verify_and_receipts(path):
     assert report["receipts"] == as_json(rec)
     # the ledger alone (verdict.ledger): verify's code, 1 when a receipt row fails on its
     # own; a receipt checked without held content is counted, not judged
+    # and its other row checks as `sealscope check` judges them (rows_checked)
     failed = any(not r["ok"] for r in report["receipts"])
-    want = worst(ver.returncode, 1 if failed else 0)
+    rows = {"VERIFIED": 0, "BROKEN": 1}
+    row_codes = [rows.get(e["verdict"], 3) for e in report["rows_checked"]]
+    want = worst(ver.returncode, 1 if failed else 0, *row_codes)
     assert exp.returncode == report["exit_code"] == want
-    if not failed:
+    if not failed and not any(row_codes):
         assert report["verdict"] == as_json(ver)["verdict"]
     md = sealscope("export", path)
     assert md.returncode == want and f"verdict: **{report['verdict']}**" in md.stdout
