@@ -43,17 +43,17 @@ async def test_a_search_typed_while_indexing_lands_and_counts_once_indexed(
         await pilot.press("slash")
         await answer(pilot, 'question number 19000"')  # on line 19,001 only
         await pilot.pause()
-        assert tab.search_at is None
+        assert tab.finder.search_at is None
         assert any("search: done once the file is indexed" in n.message for n in app._notifications)
         held.release()
         await settle(app, pilot)
-        await until(pilot, lambda: tab.search_count is not None)
-        assert tab.rows.current_line == 19001 == tab.search_at
-        assert tab._match_words() == "match 1 of 1"
+        await until(pilot, lambda: tab.finder.search_count is not None)
+        assert tab.rows.current_line == 19001 == tab.finder.search_at
+        assert tab.finder._match_words() == "match 1 of 1"
         await pilot.press("S")  # backwards from the only match: wraps to it
-        await until(pilot, lambda: tab.search_wrapped == "wrapped to the bottom")
+        await until(pilot, lambda: tab.finder.search_wrapped == "wrapped to the bottom")
         assert tab.rows.current_line == 19001
-        tab.last_search = "no such text anywhere"
+        tab.finder.last_search = "no such text anywhere"
         await pilot.press("s")
         await until(
             pilot, lambda: any("not found: no such text" in n.message for n in app._notifications)
