@@ -1,10 +1,12 @@
 """One open ledger: verdict banner, progress, the virtual row list and the detail pane.
 
-Two thread workers per file: the line index (mmap + `lines.line_offsets`) and the
-verification (`ledger.verify` with `on_progress`, in a child process: `verify_child`);
-they report to the tab with the messages of `messages`. Until the verdict arrives every row
-is "pending" and the banner says "verifying… n%"; a verification that is cancelled or
-fails never turns the banner green.
+The tab lays out its widgets and routes keys and messages to its parts, composed into it
+(not base classes): `LedgerReading` (the index, verify and receipt workers, handing the
+tab its result), `StripFeed` (the overview strip and the compaction chart), `BreakSteps`
+(to a line, between breaks), `RowFinder` (filter, search), `FollowMode` (following) and
+`LedgerChecks` (pin, witness, held content). Until the verdict arrives every row is
+"pending" and the banner says "verifying… n%"; a verification that is cancelled or fails
+never turns the banner green.
 
 Moving the cursor repaints the row list and the one-line status at once; the detail
 pane follows a single move at once too, but a run of navigation keys (a held arrow
@@ -26,33 +28,31 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 from textual.timer import Timer
-from textual.worker import Worker, get_current_worker
 
 from sealscope.core import verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
-from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.ledger_checks import LedgerChecks
 from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
+from sealscope.viewer.ledger_reading import LedgerReading
+from sealscope.viewer.ledger_steps import BreakSteps
+from sealscope.viewer.ledger_strip import StripFeed
 from sealscope.viewer.ledger_status import count_words, status_text, strip_keys_text
-from sealscope.viewer.messages import (CheckDone, Followed, Indexed, IndexProgress, JumpToSeal,
-                                       Marked, RowSelected, StripJump, StripLeft, Verified,
-                                       VerifyProgress, VerifyStopped, ViewportMoved)
+from sealscope.viewer.messages import (CheckDone, Followed, JumpToSeal, RowSelected, StripJump,
+                                       StripLeft, ViewportMoved)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
 from sealscope.viewer.source import LedgerSource
 from sealscope.viewer.follow_mode import FollowMode
-from sealscope.viewer.verify_child import Cancelled, follow_in_child
-from sealscope.viewer.worker_progress import Progress
 
 if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
     from sealscope.core.compaction_series import SeriesPoint
@@ -110,15 +110,14 @@ class LedgerTab(EvidenceTab):
         self.series: list[SeriesPoint] | None = None     # the compaction chart's points
         self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
         self.checks = LedgerChecks(self, id="checks")  # pin, witness, held content
-        self._verify_worker: Worker[None] | None = None
+        self.reading_part = LedgerReading(self, id="reading")  # index, verify, receipts
+        self.strip_feed = StripFeed(self)   # the overview strip and the compaction chart
+        self.steps = BreakSteps(self)       # to a line, between breaks
         self.detail_line = 0          # the line the detail pane shows
         self.clock = time.monotonic   # when keys arrive (a test holds it still)
         self._last_nav = 0.0          # clock time of the last navigation-key move
         self._detail_timer: Timer | None = None
         self.break_on_verify = False  # select the first break once verified (from a fleet)
-        self._when_indexed: list[Callable[[], None]] = []
-        self._index_started = False
-        self._when_verified: list[Callable[[], None]] = []
         self._explained: dict[int, Mismatch | None] = {}
         self.reading_state = "indexing"   # where the reading is: see `set_reading`
         self.pct = 0.0                    # its progress while indexing or verifying
@@ -141,6 +140,7 @@ class LedgerTab(EvidenceTab):
         yield self.finder
         yield self.follow
         yield self.checks
+        yield self.reading_part
 
     @property
     def rows(self) -> RowList:
@@ -165,7 +165,7 @@ class LedgerTab(EvidenceTab):
         self.source.quick_index()
         self.rows.reload()
         if self.source.complete:
-            self._after_index()
+            self.reading_part.after_index()
         else:
             # the rows on screen come from the quick index; the rest of the file is
             # indexed once they are drawn, since the index worker would share the
@@ -174,118 +174,16 @@ class LedgerTab(EvidenceTab):
             self.set_timer(INDEX_WAIT, self._start_index)
 
     def _start_index(self) -> None:
-        if not self._index_started:
-            self._index_started = True
-            self.index_worker()
+        self.reading_part.start_index()
+
+    @property
+    def _index_started(self) -> bool:
+        """The rest of the file is being (or was) indexed."""
+        return self.reading_part.index_started
 
     def on_unmount(self) -> None:
         self.stop_following(quiet=True)
         self.source.close()
-
-    # ------------------------------------------------------------------ workers
-    @work(thread=True, exclusive=True, group="index")
-    def index_worker(self) -> None:
-        worker = get_current_worker()
-        progress = Progress(self, worker, 2.0, IndexProgress, start=0.0)
-        try:
-            self.source.index(progress)
-        except Cancelled:
-            return
-        self.post_message(Indexed())
-
-    @work(thread=True, exclusive=True, group="verify")
-    def verify_worker(self) -> None:
-        worker = get_current_worker()
-        progress = Progress(self, worker, 1.0, VerifyProgress)
-        snapshot = None
-        try:
-            got = follow_in_child(self.source.path, progress, lambda: worker.is_cancelled)
-            if got is not None:
-                result, snapshot = got
-            else:  # no child process here: verify (and open a follower) in this thread
-                progress.restart()
-                f = lazy.Follower(self.source.path)
-                result = f.open(on_progress=progress)
-                if f.alarm is None and f.whole is not None:
-                    result, snapshot = f.whole, f.snapshot()
-                f.close()
-        except Cancelled:
-            self.post_message(VerifyStopped("verification was cancelled"))
-            return
-        except Exception as e:  # noqa: BLE001 - never green on an error, never a traceback
-            self.post_message(VerifyStopped(f"verification failed: {type(e).__name__}: {e}"))
-            return
-        if worker.is_cancelled:
-            self.post_message(VerifyStopped("verification was cancelled"))
-            return
-        self.post_message(Verified(result, snapshot))
-
-    @work(thread=True, exclusive=True, group="receipts")
-    def receipts_worker(self) -> None:
-        """The receipt and seal rows (one pass over the file for both), each receipt
-        checked on its own: the strip's marks and the chart's points."""
-        self._find_marks(1)
-
-    @work(thread=True, group="follow-marks")
-    def appended_marks_worker(self, first: int) -> None:
-        """The receipt and seal rows among the lines a followed file appended (from
-        `first`): the bytes the follower just verified, not the whole file again."""
-        self._find_marks(first)
-
-    def _find_marks(self, first: int) -> None:
-        worker = get_current_worker()
-        found = self.source.marked_rows(  # a receipt kept as its point, a seal as its line
-            lambda: worker.is_cancelled, first,
-            keep=lambda k, n, r: lazy.receipt_point(n, r) if k == "compaction_receipt" else None)
-        if worker.is_cancelled:
-            return
-        points = [p for _n, p in found["compaction_receipt"]]
-        self.post_message(Marked({p.where: p.ok for p in points},
-                                 [n for n, _r in found["continuity_snapshot"]], points))
-
-    # ------------------------------------------------------------------ messages
-    def on_index_progress(self, m: IndexProgress) -> None:
-        if self.result is None:
-            self.set_reading("indexing", m.pct)
-            self.query_one(ProgressBar).update(progress=m.pct)
-
-    def on_indexed(self, _m: Indexed) -> None:
-        self._after_index()
-
-    def _after_index(self) -> None:
-        self.rows.reload()
-        self._update_status()
-        queued, self._when_indexed = self._when_indexed, []
-        for act in queued:
-            act()
-        self.set_reading("verifying", 0)
-        self.query_one(ProgressBar).update(progress=0)
-        self.receipts_worker()
-        self._verify_worker = self.verify_worker()
-
-    def on_verify_progress(self, m: VerifyProgress) -> None:
-        if self.result is None:
-            self.set_reading("verifying", min(m.pct, 99.0))
-            self.query_one(ProgressBar).update(progress=m.pct)
-            if m.done and self.source.complete:
-                # lines that end at or before byte `done` are verified
-                done = (self.source.line_count if m.done >= self.source.size
-                        else self.source.line_of_offset(m.done) - 1)
-                if done > self.strip.model.verified_through:
-                    self.strip.model.verified_through = done
-                    self._sync_strip()
-
-    def on_marked(self, m: Marked) -> None:
-        """Merge found marks (the first scan and those of appended rows may arrive in
-        either order; a line found twice counts once)."""
-        by_line = {p.where: p for p in self.series or []}
-        by_line.update((p.where, p) for p in m.points)
-        self.series = [by_line[n] for n in sorted(by_line)]
-        self.receipts = sorted(by_line)
-        model = self.strip.model
-        model.seals = sorted({*model.seals, *m.seals})
-        self.receipt_ok = {p.where: p.ok for p in self.series}
-        self.judge()
 
     # ------------------------------------------------------------------ following
     def grow(self, m: Followed) -> None:
@@ -295,7 +193,7 @@ class LedgerTab(EvidenceTab):
         if m.offsets is None:
             return
         first = max(1, self.source.line_count)   # the last line may have been partial
-        self.call_later(self.appended_marks_worker, first)
+        self.call_later(self.reading_part.appended_marks_worker, first)
         self.source.grow_to(m.offsets, m.first, m.cut)
         self.result = m.result
         self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
@@ -344,34 +242,6 @@ class LedgerTab(EvidenceTab):
     def follow_poll(self, seconds: float) -> None:
         self.follow.follow_poll = seconds
 
-    def on_verified(self, m: Verified) -> None:
-        self.result = m.result
-        self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
-        model = self.strip.model
-        model.findings = self.rows.findings
-        model.first_chained = m.result.first_chained_line
-        model.verified = True
-        model.verified_through = max(model.verified_through, m.result.lines)
-        self._sync_strip()
-        self.show_verdict(m.result)
-        self.query_one(ProgressBar).display = self.filtering is not None
-        self._update_status()
-        self.rows.force_announce()
-        if self.break_on_verify:
-            self.first_break_when_verified()
-        queued, self._when_verified = self._when_verified, []
-        for act in queued:
-            act()
-        if m.snapshot is not None:
-            self.start_following(m.snapshot)
-
-    def on_verify_stopped(self, m: VerifyStopped) -> None:
-        self.set_reading("cancelled", message=m.why)
-        self.query_one(ProgressBar).display = False
-        if self._when_verified:
-            self._when_verified = []
-            self.app.notify("the chain was not verified: no break to jump to", markup=False)
-
     @property
     def verifying(self) -> bool:
         """The chain's verdict is still to come (indexing or verifying)."""
@@ -400,19 +270,12 @@ class LedgerTab(EvidenceTab):
         return self._explained[line]
 
     def when_verified(self, act: Callable[[], None], what: str) -> None:
-        """Run `act` once the verdict is in (a key that needs the verdict, pressed
-        before it: kept, not dropped), in the order asked."""
-        self._when_verified.append(act)
-        self.app.notify(f"{what}: done once the chain is verified", markup=False)
+        """Run `act` once the verdict is in (`LedgerReading.when_verified`)."""
+        self.reading_part.when_verified(act, what)
 
     def when_indexed(self, act: Callable[[], None], what: str) -> None:
-        """Run `act` now if the line index is complete, else once it is, in the order
-        asked, saying so: a key pressed while indexing is acted on, not dropped."""
-        if self.source.complete:
-            act()
-            return
-        self._when_indexed.append(act)
-        self.app.notify(f"{what}: done once the file is indexed", markup=False)
+        """Run `act` once the line index is complete (`LedgerReading.when_indexed`)."""
+        self.reading_part.when_indexed(act, what)
 
     # ------------------------------------------------------------------ the tab's verdict
     def reading(self) -> str:
@@ -479,8 +342,7 @@ class LedgerTab(EvidenceTab):
             return
         points = self.checked_series()
         if points is not None:
-            self.strip.model.receipts = {p.where: p.ok for p in points}
-            self._sync_strip()
+            self.strip_feed.receipts_checked(points)
         self.paint_banner()
         self.rows.set_check_marks({n: verdict.recompute(c).verdict
                                    for n, (_pre, _post, c) in self.checks.held.items()})
@@ -527,32 +389,14 @@ class LedgerTab(EvidenceTab):
                                        explained=self.explained(line) if f else None)
 
     def _sync_strip(self, force: bool = True) -> None:
-        """Feed the strip the counts it bins from (the line count may have grown, a
-        filter come or gone); re-bin when anything changed or `force`."""
-        strip, model = self.strip, self.strip.model
-        lines, view, findings = self.source.line_count, self.rows.view, self.rows.findings
-        grown = self.result.lines if model.verified and self.result is not None else 0
-        if grown > model.verified_through:           # a followed file grew, verified
-            model.verified_through, force = grown, True
-        if force or model.lines != lines or model.view is not view or \
-                model.findings is not findings:
-            model.lines, model.view, model.findings = lines, view, findings
-            strip.changed()
-        self.on_viewport_moved()
+        self.strip_feed.sync(force)
 
     def on_viewport_moved(self, _m: ViewportMoved | None = None) -> None:
-        self.strip.set_viewport(*self.viewport_lines())
+        self.strip_feed.viewport_moved()
 
     def viewport_lines(self) -> tuple[int, int]:
-        """The first and last line the row list shows ((0, 0) when empty): the strip's
-        ▶ bins once it has caught up with the list's last move."""
-        rl = self.rows
-        if not rl.count:
-            return 0, 0
-        top = int(rl.scroll_offset.y)
-        h = max(1, rl.scrollable_content_region.height)
-        return (rl.line_at(min(top, rl.count - 1)),
-                rl.line_at(min(top + h - 1, rl.count - 1)))
+        """The first and last line the row list shows (`StripFeed.viewport_lines`)."""
+        return self.strip_feed.viewport_lines()
 
     def on_strip_jump(self, m: StripJump) -> None:
         m.stop()
@@ -563,18 +407,7 @@ class LedgerTab(EvidenceTab):
         self.rows.focus()
 
     def action_strip(self) -> None:
-        """`m`: a shown strip takes the keyboard (0-9, arrows, Enter); `m` on the
-        focused strip hides it; `m` on a hidden strip shows it and focuses it."""
-        strip = self.strip
-        if strip.display and strip.has_focus:
-            strip.display = False
-            self.rows.focus()
-        else:
-            strip.display = True
-            strip.can_focus = True
-            strip.focus()
-            self._sync_strip()
-        self._update_status()
+        self.strip_feed.toggle()
 
     def on_descendant_focus(self, _e: events.DescendantFocus) -> None:
         self._update_status()
@@ -583,17 +416,7 @@ class LedgerTab(EvidenceTab):
         self._update_status()
 
     def action_chart(self) -> None:
-        """`C`: the compaction chart of this ledger's receipts; Enter jumps to one."""
-        if self.series is None:
-            self.app.notify("the receipts are still being found", markup=False)
-            return
-
-        def done(line: int | None) -> None:
-            if line:
-                self.goto_row(line)
-        title = f"Compaction receipts of {clean(self.source.name)}"
-        self.app.push_screen(lazy.CompactionChart(title, self.checked_series() or [],
-                                                  id="compaction-chart"), done)
+        self.strip_feed.chart()
 
     def _update_status(self) -> None:
         rl = self.rows
@@ -628,68 +451,28 @@ class LedgerTab(EvidenceTab):
         return count_words(self.source.shown_lines, self.result.rows if done else None)
 
     # ------------------------------------------------------------------ navigation
-    def _finding_lines(self) -> list[int]:
-        return sorted(self.rows.findings)
-
+    # to a line, between breaks: the steps part's (`ledger_steps.BreakSteps`)
     def goto_row(self, line: int, focus: bool = True) -> bool:
         """Select `line` (clearing a filter that hides it); False when there is none."""
-        rl = self.rows
-        if rl.index_of(line) is None and rl.view is not None:
-            self.action_clear_filter()
-        ok = rl.cursor_to_line(line)
-        if focus:
-            rl.focus()
-        self.on_viewport_moved()
-        return ok
+        return self.steps.goto_row(line, focus)
 
     _goto = goto_row   # the name the app and the demo call
+
     def action_first_break(self) -> None:
-        lines = self._finding_lines()
-        if not lines:
-            self._no_breaks(retry=self.action_first_break)
-            return
-        self.goto_row(lines[0])
+        self.steps.first_break()
 
     def action_next_break(self) -> None:
-        cur = self.rows.current_line
-        nxt = [n for n in self._finding_lines() if n > cur]
-        if nxt:
-            self.goto_row(nxt[0])
-        else:
-            self._no_breaks("no later break", retry=self.action_next_break)
+        self.steps.next_break()
 
     def action_prev_break(self) -> None:
-        cur = self.rows.current_line
-        prv = [n for n in self._finding_lines() if n < cur]
-        if prv:
-            self.goto_row(prv[-1])
-        else:
-            self._no_breaks("no earlier break", retry=self.action_prev_break)
+        self.steps.prev_break()
 
     def first_break_when_verified(self) -> None:
-        """Select the first break now when verified, else as soon as it is (and say
-        nothing when the chain holds)."""
-        self.break_on_verify = self.result is None
-        if self.result is not None and self._finding_lines():
-            self.action_first_break()
-
-    def _no_breaks(self, what: str = "no breaks", retry: Callable[[], None] | None = None
-                   ) -> None:
-        """No break to go to; while the chain is still being verified, `retry` runs
-        once the verdict is in (the key is kept, not dropped)."""
-        if self.result is None and retry is not None and self.verifying:
-            self.when_verified(retry, "the chain is still being verified: the break")
-        elif self.result is None:
-            self.app.notify("the chain is still being verified", markup=False)
-        else:
-            self.app.notify(what, markup=False)
+        """Select the first break now when verified, else as soon as it is."""
+        self.steps.first_break_when_verified()
 
     def action_goto(self) -> None:
-        def done(value: str | None) -> None:
-            if value and value.strip().isdigit():
-                self.goto_line(int(value.strip()))
-        self.app.push_screen(lazy.PromptScreen("Go to line", "line number", restrict=r"[0-9]*",
-                                               id="goto-prompt"), done)
+        self.steps.prompt_goto()
 
     # filter and search: the finder part's (`ledger_find.RowFinder`)
     def action_filter(self) -> None:
@@ -742,13 +525,8 @@ class LedgerTab(EvidenceTab):
         self._update_status()
 
     def goto_line(self, n: int) -> None:
-        """Select line `n`; one past the lines indexed so far is selected once the
-        index is complete."""
-        if n > self.source.line_count and not self.source.complete:
-            self.when_indexed(lambda: self.goto_line(n), f"go to line {n:,}")
-        elif not self.goto_row(n):
-            self.app.notify(f"no line {n} (the file has {self.rows.shown_lines:,})",
-                            markup=False, severity="warning")
+        """Select line `n` (`BreakSteps.goto_line`)."""
+        self.steps.goto_line(n)
 
     def action_held(self) -> None:
         info = self.source.row(self.rows.current_line) if self.rows.current_line else None

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sealscope.core import checkpoint as C
+from sealscope.core import checkpoint_file
 from sealscope.core import ledger as L
 
 FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
@@ -187,7 +188,7 @@ def test_cut_at_a_line_boundary_is_broken_though_it_walks_clean(tmp_path):
 def test_rechained_rewrite_names_the_first_changed_chunk(tmp_path, monkeypatch):
     """With 256-byte chunks, a row rewritten and re-chained from there on walks clean
     but the checkpoint names the chunk where the bytes changed."""
-    monkeypatch.setattr(C, "CHUNK", 256)
+    monkeypatch.setattr(checkpoint_file, "CHUNK", 256)
     p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
     for i in range(30):
         L.append(p, {"i": i, "ts": "t"})
