@@ -108,7 +108,7 @@ TOOLS: list[dict] = [
                      "its rows with checks of their own, a receipt file, a distill or "
                      "portable receipt, a continuity verdict, a call record, ...): one "
                      "result per path with its kind, verdict, exit code, the reference "
-                     "verifier's `ok` and its fields, and the bound a VERIFIED held within."),
+                     "verifier's `ok` and its fields, and the bound a green verdict held within."),
      "inputSchema": {"type": "object", "properties": {
          "paths": {"type": "array", "items": {"type": "string"},
                    "description": "The evidence files or folders."},

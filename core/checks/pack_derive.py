@@ -81,10 +81,10 @@ EVENT_TYPES = (
     "flag",
 )
 _FINDING_WORD = {
-    "PASS": VERIFIED,
+    _verdict.PASS: VERIFIED,  # the reference finding codes PASS / FAIL are these words
     "VERIFIED_MODULO_TRUNCATION": VERIFIED,
     "EMPTY_LOG": COULD_NOT_LOOK,
-    "FAIL": BROKEN,
+    _verdict.FAIL: BROKEN,
     "TRUNCATION_DETECTED": BROKEN,
     "REWRITE_DETECTED": BROKEN,
 }
@@ -235,11 +235,11 @@ def derive_finding(vr: VerifyResult, witness_verdict: Any, cross_checked: bool) 
     if vr.ok is None:
         return "UNVERIFIED_SCOPE"
     if not vr.ok:
-        return "FAIL"
+        return _verdict.FAIL
     if not cross_checked:
         return "VERIFIED_MODULO_TRUNCATION"
     if wv == "consistent":
-        return "PASS"
+        return _verdict.PASS
     return f"UNRECOGNIZED_WITNESS_VERDICT:{wv}"
 
 

@@ -128,7 +128,7 @@ def step_build(p: _Pack) -> dict[str, Any]:
     problems = []
     if listed != [{k: e.get(k) for k in keys} for e in entries]:
         problems.append(
-            "could_not_look.json does not hold the COULD NOT LOOK entries of the "
+            f"could_not_look.json does not hold the {COULD_NOT_LOOK} entries of the "
             "manifest's `checks`"
         )
     problems += _rederive(p, entries)
@@ -155,7 +155,7 @@ def step_build(p: _Pack) -> dict[str, Any]:
             res,
             [
                 (
-                    f"the build recorded {counts.get('broken') or 0} BROKEN "
+                    f"the build recorded {counts.get('broken') or 0} {BROKEN} "
                     "check(s); integrity.json names the break"
                 )
             ],

@@ -37,6 +37,7 @@ from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from sealscope.core import lines as _lines
+from sealscope.core import verdict as _verdict
 
 __all__ = [
     "ZIP_MAX_BYTES",
@@ -259,13 +260,13 @@ def open_zip(path: str) -> ZipMembers | ZipRefused:
     try:
         fh = _lines.open_regular(path)
     except OSError as e:
-        return ZipRefused("COULD NOT LOOK", "unreadable", f"the file could not be opened ({e})")
+        return ZipRefused(_verdict.COULD_NOT_LOOK, "unreadable", f"the file could not be opened ({e})")
     try:
         zf = zipfile.ZipFile(fh)
     except _READ_ERRORS as e:
         fh.close()
         return ZipRefused(
-            "COULD NOT LOOK", "unreadable", f"the file could not be read as a zip ({e})"
+            _verdict.COULD_NOT_LOOK, "unreadable", f"the file could not be read as a zip ({e})"
         )
     infos = zf.infolist()
     bad, dup = bad_names([i.filename for i in infos])
@@ -276,17 +277,17 @@ def open_zip(path: str) -> ZipMembers | ZipRefused:
             parts.append(f"entries that are not a plain top-level file: {bad}")
         if dup:
             parts.append(f"entries named twice: {dup}")
-        refused = ZipRefused("BROKEN", None, "; ".join(parts), len(infos))
+        refused = ZipRefused(_verdict.BROKEN, None, "; ".join(parts), len(infos))
     elif sum(i.file_size for i in infos) > ZIP_MAX_BYTES:
         refused = ZipRefused(
-            "COULD NOT LOOK",
+            _verdict.COULD_NOT_LOOK,
             "bounded",
             f"the zip unpacks to more than {ZIP_MAX_BYTES} bytes, past what is read",
             len(infos),
         )
     elif len(infos) > ENTRY_MAX_COUNT or any(i.file_size > ENTRY_MAX_BYTES for i in infos):
         refused = ZipRefused(
-            "COULD NOT LOOK",
+            _verdict.COULD_NOT_LOOK,
             "bounded",
             f"an entry declares more than {ENTRY_MAX_BYTES} bytes, or the "
             f"zip more than {ENTRY_MAX_COUNT} entries: past sealscope's "
@@ -304,7 +305,7 @@ def open_zip(path: str) -> ZipMembers | ZipRefused:
     except _READ_ERRORS as e:
         members.close()
         return ZipRefused(
-            "COULD NOT LOOK",
+            _verdict.COULD_NOT_LOOK,
             "unreadable",
             f"an entry could not be read from the zip ({e})",
             len(infos),

@@ -46,7 +46,7 @@ def test_no_match_is_a_usage_error_naming_line():
 def test_human_report_names_the_matched_lines():
     p = run("receipts", str(S / "session.jsonl"), "--pre", str(S / "held/session-pre.jsonl"),
             "--post", str(S / "held/session-post.jsonl"))
-    assert p.stdout.splitlines()[0].startswith("held content matched line(s) 7 ")
+    assert p.stdout.splitlines()[0].startswith("held content matched line 7 ")
 
 
 def test_one_receipt_row_or_line_unchanged():

@@ -112,10 +112,12 @@ def test_fleet_orders_worst_first_once_in_every_output(tmp_path):
     root.mkdir()
     make_tree(root)
     human = run("fleet", str(root))
-    order = [
-        ln.split()[-7]
+    order = [  # each entry's line names its path (an unreadable one says only why)
+        tok
         for ln in human.stdout.splitlines()
-        if ln.split() and not ln.startswith(" ") and "=" in ln
+        if not ln.startswith(" ")
+        for tok in ln.split()[1:]
+        if tok.startswith(str(root))
     ]
     summary = tmp_path / "summary.md"
     env = dict(os.environ, GITHUB_STEP_SUMMARY=str(summary))

@@ -112,7 +112,7 @@ async def test_the_open_prompt_takes_a_folder(tmp_path, monkeypatch):
         assert isinstance(tab, FleetTab) and tab.path == "fleet/team-b"
         await _done(pilot, tab)
         assert sorted(p for p, _v in _shown(tab)) == [
-            "team-b/bounded.jsonl", "team-b/cut.jsonl", "team-b/dangling.jsonl",
+            "team-b/bounded.jsonl", "team-b/cut.jsonl",   # the dangling link: not followed
             "team-b/liar-receipt.jsonl", "team-b/session.jsonl"]
 
 
