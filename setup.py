@@ -6,6 +6,7 @@
 * The samples' generators (`sample_ledgers/make_*.py`) are source, kept in the sdist; the
   wheel carries the samples and the package's `__init__`, not the generators.
 """
+
 from setuptools import Extension, errors, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
@@ -22,8 +23,10 @@ class OptionalBuildExt(build_ext):
         except (errors.CCompilerError, errors.BaseError, OSError) as e:
             if not ext.optional:
                 raise
-            print(f"note: {ext.name} not built ({type(e).__name__}); sealscope uses its "
-                  f"pure-Python verifier, which gives the same verdicts")
+            print(
+                f"note: {ext.name} not built ({type(e).__name__}); sealscope uses its "
+                f"pure-Python verifier, which gives the same verdicts"
+            )
 
 
 class SamplesBuildPy(build_py):
@@ -36,6 +39,14 @@ class SamplesBuildPy(build_py):
         return modules
 
 
-setup(ext_modules=[Extension("sealscope.core._fastrow", ["core/_fastrow.c"], optional=True,
-                             extra_compile_args=["-O2"])],
-      cmdclass={"build_ext": OptionalBuildExt, "build_py": SamplesBuildPy})
+setup(
+    ext_modules=[
+        Extension(
+            "sealscope.core._fastrow",
+            ["core/_fastrow.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        )
+    ],
+    cmdclass={"build_ext": OptionalBuildExt, "build_py": SamplesBuildPy},
+)

@@ -24,6 +24,7 @@ how many workers audit 100,000 ledgers of this mix, or 1 TB, in an hour.
 
     python bench/fleet.py [--files 2000] [--min-kb 10] [--max-mb 20] [--workers 2] [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,22 +80,28 @@ cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 print(json.dumps({"wall": wall, "rss_kb": me.ru_maxrss, "cpu": cpu, "ok": res}))
 """
 
-RUNS = (("reference", "arcaeon verify_file loop"), ("local", "sealscope fleet"),
-        ("dask", "sealscope fleet --scheduler local:{w}"),
-        ("dask-running", "sealscope fleet --scheduler ADDRESS"))
+RUNS = (
+    ("reference", "arcaeon verify_file loop"),
+    ("local", "sealscope fleet"),
+    ("dask", "sealscope fleet --scheduler local:{w}"),
+    ("dask-running", "sealscope fleet --scheduler ADDRESS"),
+)
 
 
 def sizes(files: int, min_kb: int, max_mb: int, rng: random.Random) -> list[int]:
     """90 % log-uniform in [min_kb, 1 MB], 10 % log-uniform in [1 MB, max_mb]."""
     lo, mid, hi = math.log(min_kb << 10), math.log(1 << 20), math.log(max_mb << 20)
-    out = [int(math.exp(rng.uniform(mid, hi) if i % 10 == 9 else rng.uniform(lo, mid)))
-           for i in range(files)]
+    out = [
+        int(math.exp(rng.uniform(mid, hi) if i % 10 == 9 else rng.uniform(lo, mid)))
+        for i in range(files)
+    ]
     rng.shuffle(out)
     return out
 
 
-def build(root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11
-          ) -> tuple[int, int, list[int]]:
+def build(
+    root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11
+) -> tuple[int, int, list[int]]:
     """Write the fleet under `root`: (total bytes, broken files, sizes)."""
     master = root / "master.jsonl"
     rows = int((max_mb << 20) / 330) + 1000
@@ -111,7 +118,7 @@ def build(root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11
         if i % 97 == 5:  # one edited row: a break
             mid = body.rfind(b'"step": ', 0, len(body) // 2)
             if mid > 0:
-                body = body[:mid] + b'"step": -1' + body[body.index(b",", mid):]
+                body = body[:mid] + b'"step": -1' + body[body.index(b",", mid) :]
                 broken += 1
         d = fleet / f"team-{i % 20:02d}" / f"agent-{i // 20:03d}"
         d.mkdir(parents=True, exist_ok=True)
@@ -134,18 +141,28 @@ def run(which: str, root: Path, workers: int) -> dict:
     # command its address, close it after
     import dask
     import dask.distributed as dd
-
     from sealscope.fleet_engine import local_cluster_config
 
-    with dask.config.set(local_cluster_config()), \
-            dd.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            host="127.0.0.1", dashboard_address=None) as cluster:
+    with (
+        dask.config.set(local_cluster_config()),
+        dd.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+    ):
         return _child(which, root, cluster.scheduler_address)
 
 
 def _child(which: str, root: Path, arg: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, which, str(root), arg],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, which, str(root), arg],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -154,12 +171,20 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--min-kb", type=int, default=10)
     ap.add_argument("--max-mb", type=int, default=20)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2,
-                    help="Dask LocalCluster workers (the local pool takes every core)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 2,
+        help="Dask LocalCluster workers (the local pool takes every core)",
+    )
     ap.add_argument("--skip-reference", action="store_true")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="rounds of the sealscope runs, alternating; the median run of each "
-                         "is reported (the reference runs once)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds of the sealscope runs, alternating; the median run of each "
+        "is reported (the reference runs once)",
+    )
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="sealscope-bench-fleet-", dir="/tmp"))
     try:
@@ -177,10 +202,13 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
     total, broken, got = build(tmp, a.files, a.min_kb, a.max_mb)
     got.sort()
     mb = total / 1e6
-    print(f"{a.files} ledgers, {mb:,.0f} MB ({broken} broken; sizes min "
-          f"{got[0] / 1e3:.0f} kB, median {got[len(got) // 2] / 1e3:.0f} kB, max "
-          f"{got[-1] / 1e6:.1f} MB; {time.perf_counter() - t:.0f} s to write); "
-          f"{os.cpu_count()} cores; load {load()}", flush=True)
+    print(
+        f"{a.files} ledgers, {mb:,.0f} MB ({broken} broken; sizes min "
+        f"{got[0] / 1e3:.0f} kB, median {got[len(got) // 2] / 1e3:.0f} kB, max "
+        f"{got[-1] / 1e6:.1f} MB; {time.perf_counter() - t:.0f} s to write); "
+        f"{os.cpu_count()} cores; load {load()}",
+        flush=True,
+    )
     walls: dict[str, float] = {}
     cpus: dict[str, float] = {}
     results: dict[str, dict[str, bool]] = {}
@@ -203,35 +231,56 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
         cpus[which] = r["cpu"]
         walls_s = ", ".join(f"{x['wall']:.2f}" for x in rs)
         spread = f" (runs {walls_s})" if len(rs) > 1 else ""
-        print(f"  {label.format(w=a.workers):38s} {r['wall']:8.2f} s  "
-              f"{a.files / r['wall']:7.1f} files/s  {mb / r['wall']:7.1f} MB/s  "
-              f"client peak RSS {r['rss_kb'] / 1024:5.0f} MB  CPU {r['cpu']:7.1f} s  "
-              f"(load {'; '.join(loads[which])}){spread}", flush=True)
+        print(
+            f"  {label.format(w=a.workers):38s} {r['wall']:8.2f} s  "
+            f"{a.files / r['wall']:7.1f} files/s  {mb / r['wall']:7.1f} MB/s  "
+            f"client peak RSS {r['rss_kb'] / 1024:5.0f} MB  CPU {r['cpu']:7.1f} s  "
+            f"(load {'; '.join(loads[which])}){spread}",
+            flush=True,
+        )
     if "reference" in walls:
         x = walls["reference"] / walls["local"]
-        print(f"local vs reference loop: {x:.1f}x faster "
-              f"(goal >= 8x: {'met' if x >= 8 else 'NOT met'})")
-    print("CPU seconds: " + ", ".join(f"{w} {c:.1f}" for w, c in cpus.items())
-          + (f" (reference / local {cpus['reference'] / cpus['local']:.1f}x)"
-             if "reference" in cpus else ""))
+        print(
+            f"local vs reference loop: {x:.1f}x faster "
+            f"(goal >= 8x: {'met' if x >= 8 else 'NOT met'})"
+        )
+    print(
+        "CPU seconds: "
+        + ", ".join(f"{w} {c:.1f}" for w, c in cpus.items())
+        + (
+            f" (reference / local {cpus['reference'] / cpus['local']:.1f}x)"
+            if "reference" in cpus
+            else ""
+        )
+    )
     started = f"local:{a.workers} (cluster started and stopped by the command)"
-    for which, how in (("dask", started),
-                       ("dask-running", f"on a running {a.workers}-worker cluster")):
+    for which, how in (
+        ("dask", started),
+        ("dask-running", f"on a running {a.workers}-worker cluster"),
+    ):
         over = walls[which] / walls["local"] - 1
-        print(f"Dask {how} vs local pool: {over * 100:+.0f} % wall time "
-              f"(goal within 25 %: {'met' if over <= 0.25 else 'NOT met'})")
+        print(
+            f"Dask {how} vs local pool: {over * 100:+.0f} % wall time "
+            f"(goal within 25 %: {'met' if over <= 0.25 else 'NOT met'})"
+        )
     cores = os.cpu_count() or 1
-    print(f"per-worker rate (local pool, {cores} cores): "
-          f"{mb / walls['local'] / cores:.1f} MB/s, {a.files / walls['local'] / cores:.1f} "
-          f"files/s; (Dask, a running cluster of {a.workers} workers): "
-          f"{mb / walls['dask-running'] / a.workers:.1f} MB/s, "
-          f"{a.files / walls['dask-running'] / a.workers:.1f} files/s")
-    for name, wall, n in (("local pool", walls["local"], cores),
-                          ("Dask", walls["dask-running"], a.workers)):
+    print(
+        f"per-worker rate (local pool, {cores} cores): "
+        f"{mb / walls['local'] / cores:.1f} MB/s, {a.files / walls['local'] / cores:.1f} "
+        f"files/s; (Dask, a running cluster of {a.workers} workers): "
+        f"{mb / walls['dask-running'] / a.workers:.1f} MB/s, "
+        f"{a.files / walls['dask-running'] / a.workers:.1f} files/s"
+    )
+    for name, wall, n in (
+        ("local pool", walls["local"], cores),
+        ("Dask", walls["dask-running"], a.workers),
+    ):
         files_s, mb_s = a.files / wall / n, mb / wall / n
         for_files, for_tb = math.ceil(1e5 / 3600 / files_s), math.ceil(1e6 / 3600 / mb_s)
-        print(f"at the {name}'s per-worker rate: {workers(for_files)} audit 100,000 ledgers "
-              f"of this mix in an hour, {workers(for_tb)} 1 TB")
+        print(
+            f"at the {name}'s per-worker rate: {workers(for_files)} audit 100,000 ledgers "
+            f"of this mix in an hour, {workers(for_tb)} 1 TB"
+        )
     base = results["local"]
     agree = True
     for which, ok in results.items():
@@ -239,8 +288,10 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
             continue
         same = ok == base
         agree = agree and same
-        print(f"  verdicts {which} == sealscope local: {same} ({len(ok)} files, "
-              f"{sum(not v for v in ok.values())} not ok)")
+        print(
+            f"  verdicts {which} == sealscope local: {same} ({len(ok)} files, "
+            f"{sum(not v for v in ok.values())} not ok)"
+        )
     return 0 if agree else 1
 
 

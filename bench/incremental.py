@@ -9,6 +9,7 @@ the ratio to the floor, peak RSS and the load; the two verdicts must be identica
 
     python bench/incremental.py [--rows 1000000] [--append 1000] [--runs 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,8 +59,12 @@ print(json.dumps({"wall": wall, "rss_kb": me + kids, "result": res, **extra}))
 
 
 def child(which: str, path: Path, cp: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, which, str(path), str(cp)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, which, str(path), str(cp)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -68,6 +73,7 @@ def append_rows(path: Path, n: int, seed: int = 11) -> None:
     sys.path.insert(0, str(HERE))
     from make_ledger import make_row
     from sealscope.core.ledger import link, tail_chain
+
     rng = random.Random(seed)
     prev = tail_chain(path)
     with path.open("a", encoding="utf-8") as fh:
@@ -88,6 +94,7 @@ def main() -> int:
     if not a.source.exists():
         sys.path.insert(0, str(HERE))
         from make_ledger import write
+
         print(f"writing {a.rows} rows to {a.source} ...", flush=True)
         write(a.source, a.rows)
     work = Path(tempfile.mkdtemp(prefix="sealscope-incr-"))
@@ -95,9 +102,12 @@ def main() -> int:
         path, cp = work / "ledger.jsonl", work / "checkpoint.json"
         shutil.copyfile(a.source, path)
         first = child("incremental", path, cp)
-        print(f"ledger: {a.source} ({path.stat().st_size / 1e6:.0f} MB); first incremental run "
-              f"(full walk + hashes, writes the checkpoint): {first['wall']:.2f}s", flush=True)
-        prefix = path.stat().st_size      # the checkpointed bytes, unchanged after
+        print(
+            f"ledger: {a.source} ({path.stat().st_size / 1e6:.0f} MB); first incremental run "
+            f"(full walk + hashes, writes the checkpoint): {first['wall']:.2f}s",
+            flush=True,
+        )
+        prefix = path.stat().st_size  # the checkpointed bytes, unchanged after
         append_rows(path, a.append)
         print(f"appended {a.append} rows -> {path.stat().st_size / 1e6:.0f} MB", flush=True)
         snap = cp.read_bytes()
@@ -106,29 +116,40 @@ def main() -> int:
             cp.write_bytes(snap)  # each run resumes the same checkpoint
             f = child("full", path, cp)
             n = child("incremental", path, cp)
-            b = child(str(prefix), path, cp)   # the floor: one core hashing the prefix
+            b = child(str(prefix), path, cp)  # the floor: one core hashing the prefix
             if f["result"] != n["result"] or n["resumed"] is None:
                 print("VERDICTS DIFFER OR NOT RESUMED:", f["result"], n)
                 return 1
             fulls.append(f)
             incs.append(n)
             bounds.append(b)
-            print(f"run {i + 1}: full {f['wall']:.3f}s  incremental {n['wall']:.3f}s  "
-                  f"ratio {f['wall'] / n['wall']:.1f}x  floor (one core, SHA-256 of the "
-                  f"prefix) {b['wall']:.3f}s: {n['wall'] / b['wall']:.2f}x the floor", flush=True)
+            print(
+                f"run {i + 1}: full {f['wall']:.3f}s  incremental {n['wall']:.3f}s  "
+                f"ratio {f['wall'] / n['wall']:.1f}x  floor (one core, SHA-256 of the "
+                f"prefix) {b['wall']:.3f}s: {n['wall'] / b['wall']:.2f}x the floor",
+                flush=True,
+            )
         fw = statistics.median(x["wall"] for x in fulls)
         iw = statistics.median(x["wall"] for x in incs)
         bw = statistics.median(x["wall"] for x in bounds)
         print(f"verdict (both): {json.dumps(fulls[0]['result'])}")
         print(f"resumed: {json.dumps(incs[0]['resumed'])}")
-        print(f"full verify:        {fw:.3f}s (median of {a.runs}), peak RSS "
-              f"{max(x['rss_kb'] for x in fulls) / 1024:.0f} MB (parent + largest worker)")
-        print(f"incremental verify: {iw:.3f}s (median of {a.runs}), peak RSS "
-              f"{max(x['rss_kb'] for x in incs) / 1024:.0f} MB")
-        print(f"floor (one core, OpenSSL SHA-256 of the {prefix / 1e6:.0f} MB checkpointed "
-              f"prefix, fresh interpreter): {bw:.3f}s")
-        print(f"ratio: incremental is {fw / iw:.1f}x faster than full "
-              f"(aim >= 4x); {iw / bw:.2f}x the floor of the prefix (aim <= 1.0x)")
+        print(
+            f"full verify:        {fw:.3f}s (median of {a.runs}), peak RSS "
+            f"{max(x['rss_kb'] for x in fulls) / 1024:.0f} MB (parent + largest worker)"
+        )
+        print(
+            f"incremental verify: {iw:.3f}s (median of {a.runs}), peak RSS "
+            f"{max(x['rss_kb'] for x in incs) / 1024:.0f} MB"
+        )
+        print(
+            f"floor (one core, OpenSSL SHA-256 of the {prefix / 1e6:.0f} MB checkpointed "
+            f"prefix, fresh interpreter): {bw:.3f}s"
+        )
+        print(
+            f"ratio: incremental is {fw / iw:.1f}x faster than full "
+            f"(aim >= 4x); {iw / bw:.2f}x the floor of the prefix (aim <= 1.0x)"
+        )
         print(f"load: {os.popen('uptime').read().strip()}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

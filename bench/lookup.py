@@ -9,6 +9,7 @@ N_HELD items (default 100,000): half of them dropped somewhere, half never seen.
 When `bench/out/verify-1m.jsonl` (bench/verify.py) exists, it is indexed too, as the
 bulk of a realistic ledger the scan must cross. Prints timings and peak RSS.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,11 @@ OUT = Path(__file__).resolve().parent / "out"
 RECEIPTS = OUT / "lookup-receipts.jsonl"
 BULK = OUT / "verify-1m.jsonl"
 N_ROWS = 20_000
-WORDS = ("amber basalt cobalt delta ember fjord glacier harbor indigo juniper kestrel "
-         "lantern meadow nickel orchid quartz raven saffron tundra umber violet willow "
-         "naïve façade 東京 ünïcödé").split()
+WORDS = (
+    "amber basalt cobalt delta ember fjord glacier harbor indigo juniper kestrel "
+    "lantern meadow nickel orchid quartz raven saffron tundra umber violet willow "
+    "naïve façade 東京 ünïcödé"
+).split()
 
 
 def message(i: int, rng: random.Random):
@@ -53,10 +56,15 @@ def write_receipts(path: Path, rows: int = N_ROWS, seed: int = 11) -> None:
     with tmp.open("w", encoding="utf-8") as fh:
         for r in range(rows):
             pre = [message(r * 8 + j, random.Random(r * 8 + j)) for j in range(8)]
-            post = [pre[0], pre[3], pre[7], f"summary {r}: " + " ".join(rng.choice(WORDS)
-                                                                       for _ in range(12))]
-            row = build_row(pre, post, "bench-summarizer", "llm-summary",
-                            opened_at="2026-11-30T00:00:00Z")
+            post = [
+                pre[0],
+                pre[3],
+                pre[7],
+                f"summary {r}: " + " ".join(rng.choice(WORDS) for _ in range(12)),
+            ]
+            row = build_row(
+                pre, post, "bench-summarizer", "llm-summary", opened_at="2026-11-30T00:00:00Z"
+            )
             row["ts"] = "2026-11-30T00:00:01Z"
             row["chain"] = prev = link(prev, row)
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -89,8 +97,10 @@ def main() -> int:
     if not RECEIPTS.exists():
         t = time.perf_counter()
         write_receipts(RECEIPTS)
-        print(f"wrote {RECEIPTS.name}: {N_ROWS:,} receipt rows, "
-              f"{RECEIPTS.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f}s")
+        print(
+            f"wrote {RECEIPTS.name}: {N_ROWS:,} receipt rows, "
+            f"{RECEIPTS.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f}s"
+        )
     print(f"rss at start: {rss_mb():.0f} MB")
 
     t = time.perf_counter()
@@ -105,9 +115,11 @@ def main() -> int:
     t = time.perf_counter()
     idx = DropIndex.build(ledgers)
     t_build = time.perf_counter() - t
-    print(f"index build: {', '.join(p.name for p in ledgers)} ({size / 1e6:.0f} MB): "
-          f"{idx.rows:,} receipt rows, {idx.entries:,} entries, {len(idx):,} distinct "
-          f"in {t_build:.2f}s ({size / 1e6 / t_build:.0f} MB/s); rss {rss_mb():.0f} MB")
+    print(
+        f"index build: {', '.join(p.name for p in ledgers)} ({size / 1e6:.0f} MB): "
+        f"{idx.rows:,} receipt rows, {idx.entries:,} entries, {len(idx):,} distinct "
+        f"in {t_build:.2f}s ({size / 1e6 / t_build:.0f} MB/s); rss {rss_mb():.0f} MB"
+    )
 
     t = time.perf_counter()
     found = hits = 0
@@ -117,13 +129,17 @@ def main() -> int:
             found += 1
             hits += len(locs)
     t_look = time.perf_counter() - t
-    print(f"lookup: {n_held:,} items in {t_look:.3f}s "
-          f"({n_held / t_look:,.0f}/s): {found:,} found at {hits:,} positions")
+    print(
+        f"lookup: {n_held:,} items in {t_look:.3f}s "
+        f"({n_held / t_look:,.0f}/s): {found:,} found at {hits:,} positions"
+    )
 
     t = time.perf_counter()
     un = idx.unexplained(digests)
-    print(f"unexplained: {len(un):,} manifest entries no held item explains "
-          f"in {time.perf_counter() - t:.2f}s")
+    print(
+        f"unexplained: {len(un):,} manifest entries no held item explains "
+        f"in {time.perf_counter() - t:.2f}s"
+    )
     print(f"peak rss: {rss_mb():.0f} MB")
     expect = (n_held + 1) // 2
     if found != expect:

@@ -5,6 +5,7 @@ unicode and floats, decisions, notes) plus a compaction receipt every 500 rows, 
 chained with the reference chain rule and serialised as `append` serialises. Writing
 through `append` itself would fsync a million times; the bytes are the same.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,11 @@ from pathlib import Path
 
 from sealscope.core.ledger import GENESIS, link
 
-WORDS = ("amber basalt cobalt delta ember fjord glacier harbor indigo juniper kestrel "
-         "lantern meadow nickel orchid quartz raven saffron tundra umber violet willow "
-         "xenon yarrow zephyr naïve façade Ωmega 東京 ünïcödé").split()
+WORDS = (
+    "amber basalt cobalt delta ember fjord glacier harbor indigo juniper kestrel "
+    "lantern meadow nickel orchid quartz raven saffron tundra umber violet willow "
+    "xenon yarrow zephyr naïve façade Ωmega 東京 ünïcödé"
+).split()
 
 
 try:
@@ -42,20 +45,34 @@ def make_row(rng: random.Random, i: int) -> dict:
     if kind < 0.45:
         tool = rng.choice(["web.search", "fetch", "fs.read", "shell"])
         opts = {"lang": rng.choice(["en", "fr", "ja"]), "safe": rng.random() < 0.5}
-        return {"kind": "tool_call", "step": i, "tool": tool,
-                "args": {"query": _text(rng, 4, 12), "limit": rng.randint(1, 50), "opts": opts},
-                "result_ok": rng.random() < 0.9, "latency_s": round(rng.random() * 3, 3),
-                "ts": ts}
+        return {
+            "kind": "tool_call",
+            "step": i,
+            "tool": tool,
+            "args": {"query": _text(rng, 4, 12), "limit": rng.randint(1, 50), "opts": opts},
+            "result_ok": rng.random() < 0.9,
+            "latency_s": round(rng.random() * 3, 3),
+            "ts": ts,
+        }
     if kind < 0.75:
-        return {"kind": "observation", "step": i, "text": _text(rng, 20, 60),
-                "score": rng.randint(0, 1000),
-                "tags": [rng.choice(WORDS) for _ in range(rng.randint(0, 4))],
-                "ts": ts}
+        return {
+            "kind": "observation",
+            "step": i,
+            "text": _text(rng, 20, 60),
+            "score": rng.randint(0, 1000),
+            "tags": [rng.choice(WORDS) for _ in range(rng.randint(0, 4))],
+            "ts": ts,
+        }
     if kind < 0.9:
-        return {"kind": "decision", "step": i, "text": _text(rng, 8, 24),
-                "approved": rng.random() < 0.7,
-                "reviewer": None if rng.random() < 0.5 else "agent-7",
-                "meta": {"confidence": round(rng.random(), 4), "gloss": _text(rng, 1, 3)}, "ts": ts}
+        return {
+            "kind": "decision",
+            "step": i,
+            "text": _text(rng, 8, 24),
+            "approved": rng.random() < 0.7,
+            "reviewer": None if rng.random() < 0.5 else "agent-7",
+            "meta": {"confidence": round(rng.random(), 4), "gloss": _text(rng, 1, 3)},
+            "ts": ts,
+        }
     return {"kind": "note", "step": i, "text": _text(rng, 24, 80), "ts": ts}
 
 

@@ -15,6 +15,7 @@ their ratio (the bar: within 1.5x) and the times.
 
     python bench/verify.py --broken [--rows 1000000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,8 +76,13 @@ def hash_floor(path: Path, length: int | None = None) -> float:
 
 def run_one(which: str, path: Path, pure: bool = False) -> dict:
     env = dict(os.environ, SEALSCOPE_PURE_PYTHON="1") if pure else None
-    out = subprocess.run([sys.executable, "-c", CHILD, which, str(path)],
-                         capture_output=True, text=True, check=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, which, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
     return json.loads(out.stdout)
 
 
@@ -101,15 +107,20 @@ def broken_vs_honest(rows: int) -> int:
     for broken in (False, True):
         path = out / f"verify-{rows}-{'broken' if broken else 'honest'}-small.jsonl"
         if not path.exists():
-            print(f"writing {rows:,} {'broken' if broken else 'honest'} rows to {path} ...",
-                  flush=True)
+            print(
+                f"writing {rows:,} {'broken' if broken else 'honest'} rows to {path} ...",
+                flush=True,
+            )
             write_small(path, rows, broken)
         r = run_one("sealscope", path)
         rss = (r["rss_self_kb"] + r["rss_child_kb"]) / 1024
         runs[broken] = (r, rss)
-        print(f"{'all broken' if broken else 'honest':>10}: {path.stat().st_size / 1e6:.0f} MB,"
-              f" {r['result']['breaks']:,} breaks, {r['wall']:.2f}s, peak RSS {rss:.0f} MB "
-              f"(parent {r['rss_self_kb'] / 1024:.0f} MB + largest worker)", flush=True)
+        print(
+            f"{'all broken' if broken else 'honest':>10}: {path.stat().st_size / 1e6:.0f} MB,"
+            f" {r['result']['breaks']:,} breaks, {r['wall']:.2f}s, peak RSS {rss:.0f} MB "
+            f"(parent {r['rss_self_kb'] / 1024:.0f} MB + largest worker)",
+            flush=True,
+        )
     ratio = runs[True][1] / runs[False][1]
     print(f"peak RSS all-broken / honest: {ratio:.2f}x (bar: within 1.5x)")
     return 0 if ratio <= 1.5 else 1
@@ -125,12 +136,16 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--path", type=Path, default=HERE / "out" / "verify-1m.jsonl")
-    ap.add_argument("--pure", action="store_true",
-                    help="sealscope without its C accelerator (the pure-Python paths)")
+    ap.add_argument(
+        "--pure",
+        action="store_true",
+        help="sealscope without its C accelerator (the pure-Python paths)",
+    )
     a = ap.parse_args()
     if not a.path.exists():
         sys.path.insert(0, str(HERE))
         from make_ledger import write
+
         print(f"writing {a.rows} rows to {a.path} ...", flush=True)
         write(a.path, a.rows)
     size = a.path.stat().st_size
@@ -145,23 +160,32 @@ def main() -> int:
         ours.append(o)
         ref.append(r)
         floors.append(hash_floor(a.path))
-        print(f"run {i + 1}: sealscope {o['wall']:.2f}s  arcaeon {r['wall']:.2f}s  "
-              f"ratio {r['wall'] / o['wall']:.2f}x  hash floor {floors[-1]:.2f}s "
-              f"({o['wall'] / floors[-1]:.2f}x the floor)", flush=True)
+        print(
+            f"run {i + 1}: sealscope {o['wall']:.2f}s  arcaeon {r['wall']:.2f}s  "
+            f"ratio {r['wall'] / o['wall']:.2f}x  hash floor {floors[-1]:.2f}s "
+            f"({o['wall'] / floors[-1]:.2f}x the floor)",
+            flush=True,
+        )
     ow = statistics.median(x["wall"] for x in ours)
     rw = statistics.median(x["wall"] for x in ref)
     o_rss = max(x["rss_self_kb"] + x["rss_child_kb"] for x in ours) / 1024
     o_parent = max(x["rss_self_kb"] for x in ours) / 1024
     r_rss = max(x["rss_self_kb"] for x in ref) / 1024
     print(f"verdict (both): {json.dumps(ours[0]['result'])}")
-    print(f"sealscope{' (pure Python)' if a.pure else ''}: {ow:.2f}s (median of {a.runs}), "
-          f"peak RSS {o_rss:.0f} MB (parent {o_parent:.0f} MB + largest worker)")
+    print(
+        f"sealscope{' (pure Python)' if a.pure else ''}: {ow:.2f}s (median of {a.runs}), "
+        f"peak RSS {o_rss:.0f} MB (parent {o_parent:.0f} MB + largest worker)"
+    )
     print(f"arcaeon:   {rw:.2f}s (median of {a.runs}), peak RSS {r_rss:.0f} MB")
     fw = statistics.median(floors)
-    print(f"hash floor (one core, OpenSSL SHA-256 of the file, fresh interpreter): {fw:.2f}s "
-          f"(median of {a.runs})")
-    print(f"ratio: {rw / ow:.2f}x faster than the reference; {ow / fw:.2f}x the hash floor "
-          f"(1.00x would be one core's hashing alone)")
+    print(
+        f"hash floor (one core, OpenSSL SHA-256 of the file, fresh interpreter): {fw:.2f}s "
+        f"(median of {a.runs})"
+    )
+    print(
+        f"ratio: {rw / ow:.2f}x faster than the reference; {ow / fw:.2f}x the hash floor "
+        f"(1.00x would be one core's hashing alone)"
+    )
     print(f"load: {os.popen('uptime').read().strip()}")
     return 0
 

@@ -17,6 +17,7 @@ install under PYTHONDONTWRITEBYTECODE compiles sealscope's sources at every star
 
     python bench/viewer.py [--rows N] [--path FILE] [--cold-runs 5] [--cold-only]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,11 +48,13 @@ def build(path: Path, rows: int) -> None:
     with open(tmp, "w", encoding="utf-8") as fh:
         out = []
         for i in range(rows):
-            row = {"tool": "search" if i % 3 else "fetch",
-                   "args": {"query": f"question number {i}", "page": i % 17},
-                   "result": {"status": "ok", "n": i, "note": pad},
-                   "agent": "bench-agent-7",
-                   "ts": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z"}
+            row = {
+                "tool": "search" if i % 3 else "fetch",
+                "args": {"query": f"question number {i}", "page": i % 17},
+                "result": {"status": "ok", "n": i, "note": pad},
+                "agent": "bench-agent-7",
+                "ts": f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z",
+            }
             row["chain"] = prev = link(prev, row)
             out.append(dumps_row(row))
             if len(out) >= 10000:
@@ -125,16 +128,23 @@ asyncio.run(main())
 """
 
 
-def cold_start(path: Path, runs: int, env: dict[str, str] | None = None,
-               warm_up: bool = False) -> tuple[float, float]:
+def cold_start(
+    path: Path, runs: int, env: dict[str, str] | None = None, warm_up: bool = False
+) -> tuple[float, float]:
     """Median seconds to the first screen: (the viewer on `path`, a bare Textual app),
     each in `runs` fresh processes, alternating so both see the same machine, in
     environment `env` (this one by default); `warm_up` runs each once first, unmeasured."""
     got: dict[str, list[float]] = {"viewer": [], "bare": []}
     for i in range(runs + warm_up):
         for which in ("bare", "viewer"):
-            out = subprocess.run([sys.executable, "-c", COLD, which, str(path)], env=env,
-                                 capture_output=True, text=True, check=True, timeout=300)
+            out = subprocess.run(
+                [sys.executable, "-c", COLD, which, str(path)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=300,
+            )
             if i >= warm_up:
                 got[which].append(float(out.stdout.split()[0]))
     return statistics.median(got["viewer"]), statistics.median(got["bare"])
@@ -219,24 +229,32 @@ async def measure(path: Path) -> dict:
         await pilot.pause()
         out["jump_to_500000_s"] = time.perf_counter() - t1
         tab = app.current_tab()
-        while (tab.result is None and tab.banner.state not in ("cancelled", "error")
-               and time.perf_counter() - t0 < 300):
+        while (
+            tab.result is None
+            and tab.banner.state not in ("cancelled", "error")
+            and time.perf_counter() - t0 < 300
+        ):
             await asyncio.sleep(0.05)
         out["verified_s"] = time.perf_counter() - t0
         # the overview strip: complete once the verdict is in and the marker scan is done
         strip = tab.strip
-        while (time.perf_counter() - t0 < 300 and tab.result is not None
-               and (tab.series is None
-                    or {"pending", "walked"} & set(strip.bin_classes()))):
+        while (
+            time.perf_counter() - t0 < 300
+            and tab.result is not None
+            and (tab.series is None or {"pending", "walked"} & set(strip.bin_classes()))
+        ):
             await asyncio.sleep(0.01)
         out["strip_s"] = time.perf_counter() - t0
         out["strip_classes"] = sorted(set(strip.bin_classes()))
-        out["read_bytes"] = read_chars()     # this process and its reaped verify child
-        out["verdict"] = tab.result.verdict if tab.result else (
-            f"none ({tab.reading_state}: {tab.message})")
+        out["read_bytes"] = read_chars()  # this process and its reaped verify child
+        out["verdict"] = (
+            tab.result.verdict if tab.result else (f"none ({tab.reading_state}: {tab.message})")
+        )
         out["rows"] = lst.line_count
-        out["filters"] = [(spec, *await filter_time(app, tab, spec))
-                          for spec in ("kind:compaction_receipt", "kind:note", "kind:tool_call")]
+        out["filters"] = [
+            (spec, *await filter_time(app, tab, spec))
+            for spec in ("kind:compaction_receipt", "kind:note", "kind:tool_call")
+        ]
         t1 = time.perf_counter()
         for key in ["pagedown"] * 20 + ["end", "home", "pagedown"]:
             await pilot.press(key)
@@ -249,10 +267,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--path", type=Path, default=DEFAULT)
-    ap.add_argument("--cold-runs", type=int, default=5,
-                    help="fresh processes for each cold start (median)")
-    ap.add_argument("--cold-only", action="store_true",
-                    help="measure only the cold start against the floor")
+    ap.add_argument(
+        "--cold-runs", type=int, default=5, help="fresh processes for each cold start (median)"
+    )
+    ap.add_argument(
+        "--cold-only", action="store_true", help="measure only the cold start against the floor"
+    )
     args = ap.parse_args()
     if not args.path.exists():
         t = time.perf_counter()
@@ -261,15 +281,22 @@ def main() -> int:
         print(f"built {args.path} ({mb:.0f} MB) in {time.perf_counter() - t:.1f}s")
     size = args.path.stat().st_size
     viewer_s, bare_s = cold_start(args.path, args.cold_runs)
-    how = ("no bytecode cache: sources compiled at each start"
-           if os.environ.get("PYTHONDONTWRITEBYTECODE") else "this environment's bytecode")
-    print(f"cold start to the first screen (median of {args.cold_runs} fresh processes, "
-          f"imports included, {how}): viewer {viewer_s:.3f}s, bare Textual app showing one "
-          f"line {bare_s:.3f}s: ratio {viewer_s / bare_s:.2f}x the floor (target <= 1.5x)")
+    how = (
+        "no bytecode cache: sources compiled at each start"
+        if os.environ.get("PYTHONDONTWRITEBYTECODE")
+        else "this environment's bytecode"
+    )
+    print(
+        f"cold start to the first screen (median of {args.cold_runs} fresh processes, "
+        f"imports included, {how}): viewer {viewer_s:.3f}s, bare Textual app showing one "
+        f"line {bare_s:.3f}s: ratio {viewer_s / bare_s:.2f}x the floor (target <= 1.5x)"
+    )
     viewer_s, bare_s = cold_start_compiled(args.path, args.cold_runs)
-    print(f"cold start to the first screen (median of {args.cold_runs} fresh processes, "
-          f"imports included, bytecode compiled as installed): viewer {viewer_s:.3f}s, "
-          f"bare {bare_s:.3f}s: ratio {viewer_s / bare_s:.2f}x the floor (target <= 1.5x)")
+    print(
+        f"cold start to the first screen (median of {args.cold_runs} fresh processes, "
+        f"imports included, bytecode compiled as installed): viewer {viewer_s:.3f}s, "
+        f"bare {bare_s:.3f}s: ratio {viewer_s / bare_s:.2f}x the floor (target <= 1.5x)"
+    )
     if args.cold_only:
         return 0
     res = asyncio.run(measure(args.path))
@@ -282,15 +309,21 @@ def main() -> int:
     print(f"render 20 fresh screens (34 rows): {res['render_20_screens_s']:.3f}s")
     print(f"jump to line 500,000:            {res['jump_to_500000_s']:.3f}s")
     print(f"verdict {res['verdict']} after:       {res['verified_s']:.3f}s")
-    print(f"overview strip complete after:   {res['strip_s']:.3f}s "
-          f"(verify-to-strip delay {res['strip_s'] - res['verified_s']:.3f}s; "
-          f"bins: {', '.join(res['strip_classes'])})")
-    print(f"receipt/seal marker scan ended:  {res.get('scan_done_s', -1):.3f}s, read "
-          f"{res.get('scan_bytes', 0) / 1e6:.0f} MB ({res.get('scan_bytes', 0) / size:.2f}x "
-          f"the file: one pass; the strip's bins read nothing)")
-    print(f"all reads so far: {res['read_bytes'] / 1e6:.0f} MB "
-          f"({res['read_bytes'] / size:.2f}x the file: this process and its reaped verify "
-          f"child: the verify walk, the marker scan, follow mode's re-hash, ...)")
+    print(
+        f"overview strip complete after:   {res['strip_s']:.3f}s "
+        f"(verify-to-strip delay {res['strip_s'] - res['verified_s']:.3f}s; "
+        f"bins: {', '.join(res['strip_classes'])})"
+    )
+    print(
+        f"receipt/seal marker scan ended:  {res.get('scan_done_s', -1):.3f}s, read "
+        f"{res.get('scan_bytes', 0) / 1e6:.0f} MB ({res.get('scan_bytes', 0) / size:.2f}x "
+        f"the file: one pass; the strip's bins read nothing)"
+    )
+    print(
+        f"all reads so far: {res['read_bytes'] / 1e6:.0f} MB "
+        f"({res['read_bytes'] / size:.2f}x the file: this process and its reaped verify "
+        f"child: the verify walk, the marker scan, follow mode's re-hash, ...)"
+    )
     for spec, took, n in res["filters"]:
         print(f"filter {spec}: {took:.2f}s ({n:,} rows)")
     print(f"peak RSS: this process {me:.0f} MB, largest child {kids:.0f} MB")

@@ -1,4 +1,5 @@
 """sealscope: a terminal audit viewer, on a headless core, for arcaeon evidence files."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -10,6 +10,7 @@ and exit codes come from `core.verdict` only. Every text taken from evidence pas
 `sealscope.core.sanitize.clean` and then the target format's own escaping, so no row
 can end a workflow command, start one, or break the XML or JSON.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,6 +36,7 @@ class Mark:
     """A line of the evidence to annotate: `error` (a break, a failed receipt, a high
     harn finding) or `warning` (a bounded or declared result, a medium finding). `line`
     None: the file as a whole."""
+
     level: str
     title: str
     message: str
@@ -44,15 +46,17 @@ class Mark:
 @dataclass(frozen=True)
 class Case:
     """One check of one file: passed, failed (with the verdict text) or bounded."""
+
     name: str
     outcome: str
     text: str = ""
-    unreadable: bool = False   # the file could not be read: an error, not a bound
+    unreadable: bool = False  # the file could not be read: an error, not a bound
 
 
 @dataclass
 class Suite:
     """Every check of one file, and the lines to annotate."""
+
     path: str
     cases: list[Case] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
@@ -71,12 +75,14 @@ class Suite:
 
 # --------------------------------------------------------------------------- from verdicts
 
+
 def _outcome(code: int) -> str:
     return {_verdict.HELD: PASSED, _verdict.WRONG: FAILED}.get(code, BOUNDED)
 
 
-def chain_suite(path: str, res: Any, checks: Sequence[tuple[str, Any]] = (), *,
-                digested: bool = False) -> Suite:
+def chain_suite(
+    path: str, res: Any, checks: Sequence[tuple[str, Any]] = (), *, digested: bool = False
+) -> Suite:
     """A ledger's chain walk (`VerifyResult`) and its pin/witness checks
     (`(name, WitnessVerdict)`): a case each; a mark per break (error) and per declared
     break (warning), and one warning when the chain was bounded or could not be looked
@@ -101,27 +107,35 @@ def _judged(path: str, out: _verdict.Outcome) -> Suite:
     return Suite(path, exit_code=out.exit_code, verdict=out.verdict)
 
 
-def _add_chain(suite: Suite, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]
-               ) -> None:
+def _add_chain(suite: Suite, chain: _verdict.Outcome, res: Any, findings: Iterable[Any]) -> None:
     """The chain case and marks of a walk (`VerifyResult` or its dict; findings as
     `Finding`s or `{"line", "kind", "text"}` dicts) whose outcome is `chain`."""
     findings = list(findings)
-    rows, scope, first = (_field(res, "rows"), _field(res, "verified_scope"),
-                          _field(res, "first_break"))
+    rows, scope, first = (
+        _field(res, "rows"),
+        _field(res, "verified_scope"),
+        _field(res, "first_break"),
+    )
     unread = bool(_field(res, "unreadable"))
     text = f"{chain.verdict}: rows={rows} breaks={_field(res, 'breaks')} scope={scope}"
-    if unread:   # why it could not be read, and nothing a walk that never ran counted
+    if unread:  # why it could not be read, and nothing a walk that never ran counted
         text = f"{chain.verdict}: {first}"
     elif first:
         text += f"; first break: {first}"
     suite.cases.append(Case("chain", _outcome(chain.exit_code), text, unread))
     for f in findings:
         brk = _field(f, "kind") == "break"
-        suite.marks.append(Mark("error" if brk else "warning",
-                                "ledger break" if brk else "declared break",
-                                _field(f, "text"), _field(f, "line")))
-    if chain.exit_code == _verdict.COULD_NOT and not any(_field(f, "kind") == "declared"
-                                                         for f in findings):
+        suite.marks.append(
+            Mark(
+                "error" if brk else "warning",
+                "ledger break" if brk else "declared break",
+                _field(f, "text"),
+                _field(f, "line"),
+            )
+        )
+    if chain.exit_code == _verdict.COULD_NOT and not any(
+        _field(f, "kind") == "declared" for f in findings
+    ):
         why = first or f"scope {scope}, rows {rows}"
         suite.marks.append(Mark("warning", f"ledger {chain.verdict.lower()}", why))
 
@@ -134,8 +148,10 @@ def _receipt_case(line: int, c: Any) -> Case:
     """One receipt row (a `ReceiptCheck`, a fleet `ReceiptRow` or a report's dict)."""
     out = _verdict.receipt(c)
     notes = "; ".join(_field(c, "notes", ()) or ())
-    text = (f"{out.verdict}: schema={_field(c, 'schema')} content={_field(c, 'content')} "
-            f"scope={_field(c, 'verified_scope')}" + (f"; {notes}" if notes else ""))
+    text = (
+        f"{out.verdict}: schema={_field(c, 'schema')} content={_field(c, 'content')} "
+        f"scope={_field(c, 'verified_scope')}" + (f"; {notes}" if notes else "")
+    )
     return Case(f"receipt line {line}", _outcome(out.exit_code), text)
 
 
@@ -146,11 +162,18 @@ def _receipt_marks(suite: Suite, line: int, c: Any, notices: bool = True) -> Non
     out = _verdict.receipt(c)
     notes = "; ".join(_field(c, "notes", ()) or ())
     if out.exit_code == _verdict.WRONG:
-        suite.marks.append(Mark("error", "compaction receipt fails",
-                                f"line {line}: {notes or out.verdict}", line))
+        suite.marks.append(
+            Mark("error", "compaction receipt fails", f"line {line}: {notes or out.verdict}", line)
+        )
     elif notices and _verdict.bounded(c):
-        suite.marks.append(Mark("notice", "compaction receipt verified within a bound",
-                                f"line {line}: scope {_field(c, 'verified_scope')}", line))
+        suite.marks.append(
+            Mark(
+                "notice",
+                "compaction receipt verified within a bound",
+                f"line {line}: scope {_field(c, 'verified_scope')}",
+                line,
+            )
+        )
 
 
 def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
@@ -161,8 +184,7 @@ def receipts_suite(path: str, checks: Sequence[tuple[int, Any]]) -> Suite:
     return suite
 
 
-def _add_receipts(suite: Suite, checks: Iterable[tuple[int, Any]], notices: bool = True
-                  ) -> None:
+def _add_receipts(suite: Suite, checks: Iterable[tuple[int, Any]], notices: bool = True) -> None:
     for line, c in checks:
         suite.cases.append(_receipt_case(line, c))
         _receipt_marks(suite, line, c, notices)
@@ -250,15 +272,26 @@ def _add_harn(suite: Suite, checks: Iterable[Any]) -> None:
         where, name = _field(ev, "location"), f"compaction #{i} {_field(ev, 'id') or '(no id)'}"
         findings = list(_field(c, "findings") or ())
         out = _verdict.harn(worst_severity(findings))
-        said = "; ".join(f"{_field(f, 'severity')} {_field(f, 'code')}: "
-                         f"{_field(f, 'message')}" for f in findings)
-        suite.cases.append(Case(name, _outcome(out.exit_code),
-                                f"{out.verdict}: {where}" + (f"; {said}" if said else "")))
+        said = "; ".join(
+            f"{_field(f, 'severity')} {_field(f, 'code')}: {_field(f, 'message')}" for f in findings
+        )
+        suite.cases.append(
+            Case(
+                name,
+                _outcome(out.exit_code),
+                f"{out.verdict}: {where}" + (f"; {said}" if said else ""),
+            )
+        )
         for f in findings:
             level = _HARN_LEVEL.get(_field(f, "severity"))
             if level:
-                suite.marks.append(Mark(level, f"harn {_field(f, 'code')} at {where}",
-                                        f"{name}: {_field(f, 'message')}"))
+                suite.marks.append(
+                    Mark(
+                        level,
+                        f"harn {_field(f, 'code')} at {where}",
+                        f"{name}: {_field(f, 'message')}",
+                    )
+                )
 
 
 def report_suite(report: Any) -> Suite:
@@ -286,14 +319,20 @@ def report_suite(report: Any) -> Suite:
         text = report.verdict + (f": {snap['error']}" if snap.get("error") else "")
         suite.cases.append(Case(report.kind, out, text))
         if out != PASSED:
-            suite.marks.append(Mark("error" if out == FAILED else "warning",
-                                    f"{report.kind} {report.verdict.lower()}", text))
+            suite.marks.append(
+                Mark(
+                    "error" if out == FAILED else "warning",
+                    f"{report.kind} {report.verdict.lower()}",
+                    text,
+                )
+            )
     for r in report.session:
         out = _outcome(r.code)
         suite.cases.append(Case(r.title, out, f"{r.kind}: exit {r.code}"))
         if out != PASSED:
-            suite.marks.append(Mark("error" if out == FAILED else "warning", r.title,
-                                    f"{r.title}: exit {r.code}"))
+            suite.marks.append(
+                Mark("error" if out == FAILED else "warning", r.title, f"{r.title}: exit {r.code}")
+            )
     return suite
 
 
@@ -303,20 +342,26 @@ def markdown_table(suites: Sequence[Suite], title: str) -> str:
     bounded, the first thing to look at."""
     from sealscope.core.export import md_code, md_text
 
-    lines = [f"### {md_text(title)}", "",
-             "| verdict | file | checks | failed | bounded | first mark |",
-             "|---|---|---:|---:|---:|---|"]
+    lines = [
+        f"### {md_text(title)}",
+        "",
+        "| verdict | file | checks | failed | bounded | first mark |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for s in suites:
-        first = next((m for m in s.marks if m.level == "error"), s.marks[0] if s.marks
-                     else None)
-        lines.append(f"| **{md_text(s.verdict)}** | {md_code(s.path, in_table=True)} | "
-                     f"{len(s.cases)} | {sum(c.outcome == FAILED for c in s.cases)} | "
-                     f"{sum(c.outcome == BOUNDED for c in s.cases)} | "
-                     + (md_text(first.message) if first else "") + " |")
+        first = next((m for m in s.marks if m.level == "error"), s.marks[0] if s.marks else None)
+        lines.append(
+            f"| **{md_text(s.verdict)}** | {md_code(s.path, in_table=True)} | "
+            f"{len(s.cases)} | {sum(c.outcome == FAILED for c in s.cases)} | "
+            f"{sum(c.outcome == BOUNDED for c in s.cases)} | "
+            + (md_text(first.message) if first else "")
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- GitHub
+
 
 def _escape_data(text: str) -> str:
     return clean(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -329,8 +374,13 @@ def _escape_property(text: str) -> str:
 def _escape_path(path: str) -> str:
     """A `file=` property: the real path (so the annotation lands on the file that
     exists), escaped only as the property rules say; not sanitized for display."""
-    return (path.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            .replace(":", "%3A").replace(",", "%2C"))
+    return (
+        path.replace("%", "%25")
+        .replace("\r", "%0D")
+        .replace("\n", "%0A")
+        .replace(":", "%3A")
+        .replace(",", "%2C")
+    )
 
 
 def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> str:
@@ -350,9 +400,11 @@ def github_commands(suites: Iterable[Suite], limit: int = ANNOTATION_LIMIT) -> s
     if len(marks) > limit:
         left = marks[limit:]
         errors = sum(m.level == "error" for _s, m in left)
-        out.append(f"::warning title=sealscope annotations left out::{len(left)} more "
-                   f"annotation(s) ({errors} error(s)) not written; `sealscope export FILE "
-                   "--format json` lists every result of a file")
+        out.append(
+            f"::warning title=sealscope annotations left out::{len(left)} more "
+            f"annotation(s) ({errors} error(s)) not written; `sealscope export FILE "
+            "--format json` lists every result of a file"
+        )
     return "".join(line + "\n" for line in out)
 
 
@@ -385,10 +437,12 @@ def step_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
     cut = data.rfind(b"\n", 0, room) + 1 or room
     kept = data[:cut].decode("utf-8", "ignore")
     left = len(data) - len(kept.encode("utf-8"))
-    return kept + (f"\n\n**Report truncated:** {left:,} more bytes "
-                   f"({markdown.count(chr(10)) - kept.count(chr(10)):,} lines) left out "
-                   "to fit GitHub's 1 MiB step-summary limit; `sealscope export FILE "
-                   "--format json` lists every result of a file.\n")
+    return kept + (
+        f"\n\n**Report truncated:** {left:,} more bytes "
+        f"({markdown.count(chr(10)) - kept.count(chr(10)):,} lines) left out "
+        "to fit GitHub's 1 MiB step-summary limit; `sealscope export FILE "
+        "--format json` lists every result of a file.\n"
+    )
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -414,28 +468,34 @@ def junit_xml(suites: Sequence[Suite]) -> bytes:
     indented; a failed check carries `<failure message=... type=...>`, a file that
     could not be read `<error>` (it is no pass and no bound: CI shows it red), a bounded
     check `<skipped>`, a passed one its text (the scope it held in) as `<system-out>`."""
+
     def count(cases: Iterable[Case]) -> dict[str, str]:
         cases = list(cases)
-        return {"tests": str(len(cases)),
-                "failures": str(sum(c.outcome == FAILED for c in cases)),
-                "errors": str(sum(c.outcome == BOUNDED and c.unreadable for c in cases)),
-                "skipped": str(sum(c.outcome == BOUNDED and not c.unreadable
-                                   for c in cases))}
+        return {
+            "tests": str(len(cases)),
+            "failures": str(sum(c.outcome == FAILED for c in cases)),
+            "errors": str(sum(c.outcome == BOUNDED and c.unreadable for c in cases)),
+            "skipped": str(sum(c.outcome == BOUNDED and not c.unreadable for c in cases)),
+        }
 
-    root = ET.Element("testsuites", {"name": "sealscope",
-                                     **count(c for s in suites for c in s.cases)})
+    root = ET.Element(
+        "testsuites", {"name": "sealscope", **count(c for s in suites for c in s.cases)}
+    )
     for s in suites:
         el = ET.SubElement(root, "testsuite", {"name": xml_text(s.path), **count(s.cases)})
         for c in s.cases:
-            tc = ET.SubElement(el, "testcase", name=xml_text(c.name),
-                               classname=junit_classname(s.path))
+            tc = ET.SubElement(
+                el, "testcase", name=xml_text(c.name), classname=junit_classname(s.path)
+            )
             if c.outcome == FAILED:
-                f = ET.SubElement(tc, "failure", message=xml_text(c.text.split(";")[0]),
-                                  type="sealscope.verdict")
+                f = ET.SubElement(
+                    tc, "failure", message=xml_text(c.text.split(";")[0]), type="sealscope.verdict"
+                )
                 f.text = xml_text(c.text)
             elif c.outcome == BOUNDED and c.unreadable:
-                e = ET.SubElement(tc, "error", message=xml_text(c.text),
-                                  type="sealscope.unreadable")
+                e = ET.SubElement(
+                    tc, "error", message=xml_text(c.text), type="sealscope.unreadable"
+                )
                 e.text = xml_text(c.text)
             elif c.outcome == BOUNDED:
                 ET.SubElement(tc, "skipped", message=xml_text(c.text))
@@ -443,8 +503,9 @@ def junit_xml(suites: Sequence[Suite]) -> bytes:
                 ET.SubElement(tc, "system-out").text = xml_text(c.text)
     ET.indent(root, space="  ")
     # a character reference for the `[` of `#[`: no legacy `##[` command in the file
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True).replace(
-        b"#[", b"#&#91;") + b"\n"
+    return (
+        ET.tostring(root, encoding="utf-8", xml_declaration=True).replace(b"#[", b"#&#91;") + b"\n"
+    )
 
 
 # --------------------------------------------------------------------------- VSA
@@ -480,8 +541,9 @@ def vsa_name(path: str) -> dict[str, str]:
         return {"name": quote(raw, safe="/"), "name_hex": raw.hex()}
 
 
-def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, Any],
-                  now: datetime | None = None) -> dict[str, Any]:
+def vsa_statement(
+    suites: Sequence[Suite], *, version: str, policy: dict[str, Any], now: datetime | None = None
+) -> dict[str, Any]:
     """An unsigned in-toto Statement v1 whose predicate is a SLSA verification summary:
     each file verified a subject (its path and the SHA-256 of its bytes), the policy
     that ran, PASSED only when every file held in full; no verified levels.
@@ -500,7 +562,7 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
     unbound = False
     for s in suites:
         digest: str | None
-        for member, sha in s.subjects or ():   # a unit folder: each listed member
+        for member, sha in s.subjects or ():  # a unit folder: each listed member
             subjects.append({"name": vsa_name(member)["name"], "digest": {"sha256": sha}})
         if s.subjects is not None:
             digest = None
@@ -514,22 +576,28 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
                 digest = None
         name = vsa_name(s.path)
         if digest is not None:
-            subjects.append({"name": name["name"], "digest": {"sha256": digest}}
-                            | ({"annotations": {"name_hex": name["name_hex"]}}
-                               if "name_hex" in name else {}))
-        row: dict[str, Any] = {"path": name["name"], "sha256": digest,
-                               "verdict": s.verdict, "exit_code": s.exit_code,
-                               "checks": [{"name": c.name, "outcome": c.outcome}
-                                          for c in s.cases]}
+            subjects.append(
+                {"name": name["name"], "digest": {"sha256": digest}}
+                | ({"annotations": {"name_hex": name["name_hex"]}} if "name_hex" in name else {})
+            )
+        row: dict[str, Any] = {
+            "path": name["name"],
+            "sha256": digest,
+            "verdict": s.verdict,
+            "exit_code": s.exit_code,
+            "checks": [{"name": c.name, "outcome": c.outcome} for c in s.cases],
+        }
         if "name_hex" in name:
             row["path_hex"] = name["name_hex"]
         if s.resumed is not None:
             row["resumed"] = s.resumed
         results.append(row)
-    passed = (bool(suites) and not unbound
-              and all(s.exit_code == _verdict.HELD for s in suites))
-    from_cp = [{"path": vsa_name(s.path)["name"], **s.resumed} for s in suites
-               if s.resumed is not None and s.resumed.get("resumed")]
+    passed = bool(suites) and not unbound and all(s.exit_code == _verdict.HELD for s in suites)
+    from_cp = [
+        {"path": vsa_name(s.path)["name"], **s.resumed}
+        for s in suites
+        if s.resumed is not None and s.resumed.get("resumed")
+    ]
     if from_cp:  # a verdict from a checkpoint is not a full verification: say so
         policy = dict(policy, resumed_from_checkpoint=from_cp)
     return {
@@ -539,11 +607,16 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
         "predicate": {
             "verifier": {"id": VERIFIER_ID, "version": {"sealscope": version}},
             "timeVerified": when,
-            "resourceUri": "file:" + (vsa_name(suites[0].path)["name"] if len(suites) == 1
-                                      else "."),
-            "policy": {"uri": "https://pypi.org/project/sealscope/#policy",
-                       "digest": {"sha256": hashlib.sha256(json.dumps(
-                           policy, sort_keys=True).encode()).hexdigest()}},
+            "resourceUri": "file:"
+            + (vsa_name(suites[0].path)["name"] if len(suites) == 1 else "."),
+            "policy": {
+                "uri": "https://pypi.org/project/sealscope/#policy",
+                "digest": {
+                    "sha256": hashlib.sha256(
+                        json.dumps(policy, sort_keys=True).encode()
+                    ).hexdigest()
+                },
+            },
             "inputAttestations": [],
             "verificationResult": "PASSED" if passed else "FAILED",
             "verifiedLevels": [],
@@ -555,17 +628,26 @@ def vsa_statement(suites: Sequence[Suite], *, version: str, policy: dict[str, An
 
 # --------------------------------------------------------------------------- the verbs' flags
 
+
 def add_arguments(p: Any, *, format_flag: bool = True) -> None:
     """`--format github`, `--junit FILE`, `--vsa FILE` on a verb's parser (without
     `--format` for a verb that has its own and adds `github` to it)."""
     if format_flag:
-        p.add_argument("--format", dest="ci_format", choices=("text", "json", "github"),
-                       default=None, help="stdout format: text (default), json (as --json), "
-                       "or github (workflow-command annotations; with $GITHUB_STEP_SUMMARY "
-                       "set, the Markdown report is appended there)")
+        p.add_argument(
+            "--format",
+            dest="ci_format",
+            choices=("text", "json", "github"),
+            default=None,
+            help="stdout format: text (default), json (as --json), "
+            "or github (workflow-command annotations; with $GITHUB_STEP_SUMMARY "
+            "set, the Markdown report is appended there)",
+        )
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
-    p.add_argument("--vsa", metavar="FILE",
-                   help="also write an in-toto SLSA verification summary (unsigned) to FILE")
+    p.add_argument(
+        "--vsa",
+        metavar="FILE",
+        help="also write an in-toto SLSA verification summary (unsigned) to FILE",
+    )
 
 
 def github(args: Any) -> bool:
@@ -581,8 +663,15 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any],
-         markdown: Any = None, summary: str = "") -> int:
+def emit(
+    args: Any,
+    suites: Sequence[Suite],
+    *,
+    code: int,
+    policy: dict[str, Any],
+    markdown: Any = None,
+    summary: str = "",
+) -> int:
     """Write what the flags ask for: annotations on stdout (with `--format github`, plus
     the Markdown from `markdown()` appended to `$GITHUB_STEP_SUMMARY`), `--junit` and
     `--vsa` files; `summary` (human, one line) goes to stderr when stdout is taken.
@@ -626,8 +715,12 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
                 room = SUMMARY_LIMIT - os.path.getsize(target)
             except OSError:
                 room = SUMMARY_LIMIT
-            write("the step summary", target,
-                  step_summary(markdown(), max(room, 0)).encode("utf-8"), append=True)
+            write(
+                "the step summary",
+                target,
+                step_summary(markdown(), max(room, 0)).encode("utf-8"),
+                append=True,
+            )
         if summary:  # not an annotation: no command may run from it
             sys.stderr.write(guarded(summary.rstrip("\n") + "\n", stop_token()))
             sys.stderr.flush()
@@ -638,12 +731,13 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
         if doc["subject"]:
             from sealscope.output import safe_json
 
-            write("the verification summary", args.vsa,
-                  (safe_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n")
-                  .encode("ascii"))
+            write(
+                "the verification summary",
+                args.vsa,
+                (safe_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n").encode("ascii"),
+            )
         else:
-            error_line("--vsa: no file could be read to digest; "
-                       "no verification summary written")
+            error_line("--vsa: no file could be read to digest; no verification summary written")
             failed = True
     if refused:
         return _verdict.USAGE
@@ -651,6 +745,7 @@ def emit(args: Any, suites: Sequence[Suite], *, code: int, policy: dict[str, Any
 
 
 # --------------------------------------------------------------------------- check
+
 
 def check_suite(res: Any) -> Suite:
     """One `sealscope check` result (`core.checks.KindCheck`): a case for the path's
@@ -660,37 +755,61 @@ def check_suite(res: Any) -> Suite:
     path itself when its own check is not VERIFIED. The bound of a VERIFIED is stated
     in its case text."""
     out = res.outcome()
-    own = {"ledger": "chain", "call-record": "call record chain"}.get(res.kind or "",
-                                                                     res.kind or "read")
+    own = {"ledger": "chain", "call-record": "call record chain"}.get(
+        res.kind or "", res.kind or "read"
+    )
     word_code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}
-    entries = list(res.detail.get("rows_checked") or ()) if isinstance(res.detail, dict) \
-        else []
+    entries = list(res.detail.get("rows_checked") or ()) if isinstance(res.detail, dict) else []
     chain_word = out.verdict
     if res.kind == "ledger":
         chain_word = _verdict.chain(res.detail).verdict
     elif res.kind == "call-record":
         rec = res.detail.get("call_record") or {}
-        chain_word = (_verdict.BROKEN if rec.get("ok") is False else _verdict.VERIFIED
-                      if rec.get("ok") and rec.get("rows") else _verdict.COULD_NOT_LOOK)
+        chain_word = (
+            _verdict.BROKEN
+            if rec.get("ok") is False
+            else _verdict.VERIFIED
+            if rec.get("ok") and rec.get("rows")
+            else _verdict.COULD_NOT_LOOK
+        )
     elif entries:
         chain_word = out.verdict
     own_code = word_code.get(chain_word, _verdict.COULD_NOT)
     why = _own_reason(res) if own_code != _verdict.HELD else ""
-    text = chain_word + (f" · {res.bound}" if res.bound and own_code == _verdict.HELD
-                         else "") + (f": {why}" if why else "")
-    suite = Suite(res.path, [Case(own, _outcome(own_code), text)],
-                  exit_code=out.exit_code, verdict=out.verdict)
+    text = (
+        chain_word
+        + (f" · {res.bound}" if res.bound and own_code == _verdict.HELD else "")
+        + (f": {why}" if why else "")
+    )
+    suite = Suite(
+        res.path,
+        [Case(own, _outcome(own_code), text)],
+        exit_code=out.exit_code,
+        verdict=out.verdict,
+    )
     if own_code != _verdict.HELD:
         at = re.match(r"line (\d+):", why)
-        suite.marks.append(Mark("error" if own_code == _verdict.WRONG else "warning",
-                                f"{res.kind or 'evidence'} {chain_word.lower()}",
-                                why or chain_word, int(at.group(1)) if at else None))
-    _add_unit_checks(suite, res.detail.get("checks") if isinstance(res.detail, dict)
-                     else None, word_code)
+        suite.marks.append(
+            Mark(
+                "error" if own_code == _verdict.WRONG else "warning",
+                f"{res.kind or 'evidence'} {chain_word.lower()}",
+                why or chain_word,
+                int(at.group(1)) if at else None,
+            )
+        )
+    _add_unit_checks(
+        suite, res.detail.get("checks") if isinstance(res.detail, dict) else None, word_code
+    )
     for e in entries:
         code = word_code.get(e.get("verdict"), _verdict.COULD_NOT)
-        what = next((str(e[k]) for k in ("match", "args", "held", "verified_scope")
-                     if e.get(k) is not None), "")
+        what = next(
+            (
+                str(e[k])
+                for k in ("match", "args", "held", "verified_scope")
+                if e.get(k) is not None
+            ),
+            "",
+        )
         if code == _verdict.WRONG and e.get("check") == "artefact" and not e.get("ok"):
             what = str(e.get("artefact_verdict"))
         elif code == _verdict.WRONG and e.get("note"):
@@ -700,10 +819,14 @@ def check_suite(res: Any) -> Suite:
         name = f"line {e.get('line')} {e.get('check')}"
         suite.cases.append(Case(name, _outcome(code), f"{e.get('verdict')}: {what}"))
         if code != _verdict.HELD:
-            suite.marks.append(Mark("error" if code == _verdict.WRONG else "warning",
-                                    f"{e.get('check')} {str(e.get('verdict')).lower()}",
-                                    f"line {e.get('line')}: {e.get('check')} {what}",
-                                    e.get("line") if isinstance(e.get("line"), int) else None))
+            suite.marks.append(
+                Mark(
+                    "error" if code == _verdict.WRONG else "warning",
+                    f"{e.get('check')} {str(e.get('verdict')).lower()}",
+                    f"line {e.get('line')}: {e.get('check')} {what}",
+                    e.get("line") if isinstance(e.get("line"), int) else None,
+                )
+            )
     return suite
 
 
@@ -719,11 +842,17 @@ def _add_unit_checks(suite: Suite, checks: Any, word_code: dict[str, int]) -> No
         word = str(c.get("verdict"))
         code = word_code.get(word, _verdict.COULD_NOT)
         why = str(c.get("reason") or c.get("note") or c.get("first_break") or "")
-        suite.cases.append(Case(f"check {c['check']}", _outcome(code),
-                                word + (f": {why}" if why else "")))
+        suite.cases.append(
+            Case(f"check {c['check']}", _outcome(code), word + (f": {why}" if why else ""))
+        )
         if code != _verdict.HELD:
-            suite.marks.append(Mark("error" if code == _verdict.WRONG else "warning",
-                                    f"{c['check']} {word.lower()}", why or word))
+            suite.marks.append(
+                Mark(
+                    "error" if code == _verdict.WRONG else "warning",
+                    f"{c['check']} {word.lower()}",
+                    why or word,
+                )
+            )
 
 
 def _own_reason(res: Any) -> str:

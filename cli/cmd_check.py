@@ -63,9 +63,13 @@ def run_check(args: argparse.Namespace) -> int:
     lines = [line_of(r) for r in results]
     policy = {"verb": "check", "artefacts": args.artefacts is not None}
     code = ci_formats.emit(
-        args, suites, code=checks.exit_code(results), policy=policy,
+        args,
+        suites,
+        code=checks.exit_code(results),
+        policy=policy,
         summary=lines[0] if len(lines) == 1 else f"{len(lines)} paths checked",
-        markdown=lambda: ci_formats.markdown_table(suites, "sealscope check"))
+        markdown=lambda: ci_formats.markdown_table(suites, "sealscope check"),
+    )
     if ci_formats.github(args):
         return code
     if args.json or args.ci_format == "json":

@@ -14,6 +14,7 @@ continuity FILE --restated F [--loose] [--tiers F] [--json]
 With --json exactly one JSON document is printed, `{"error": ...}` when there is no
 result to print; errors also get one line on stderr.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,10 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("continuity", help="score a restatement against a sealed snapshot")
     p.add_argument("file", metavar="SNAPSHOT")
-    p.add_argument("--restated", required=True, metavar="FILE",
-                   help="a JSON object {probe_id: answer}")
-    p.add_argument("--loose", action="store_true",
-                   help="containment scoring: faithful is always null")
+    p.add_argument(
+        "--restated", required=True, metavar="FILE", help="a JSON object {probe_id: answer}"
+    )
+    p.add_argument(
+        "--loose", action="store_true", help="containment scoring: faithful is always null"
+    )
     p.add_argument("--tiers", metavar="FILE", help="a JSON object {tier: [field, ...]}")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=_guard(run_continuity))
@@ -56,14 +59,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _guard(fn):
     """Never a traceback: an unexpected failure is one error line (and a JSON
     error document with --json), exit 3."""
+
     def run(args: argparse.Namespace) -> int:
         try:
             return fn(args)
         except (KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as e:  # noqa: BLE001 - last line of defence
-            return _fail(args, f"{args.verb}: internal error: {type(e).__name__}: {e}",
-                         verdict.COULD_NOT)
+            return _fail(
+                args, f"{args.verb}: internal error: {type(e).__name__}: {e}", verdict.COULD_NOT
+            )
+
     return run
 
 
@@ -76,22 +82,27 @@ def _fail(args: argparse.Namespace, message: str, code: int, doc: dict | None = 
 
 # --------------------------------------------------------------------------- loading
 
+
 def load_snapshot(path: str) -> SealFile:
     from sealscope.core.sealfile import load_seal
+
     return load_seal(path)
 
 
 def _load_tiers(path: str) -> dict:
     from sealscope.core.sealfile import load_tiers
+
     return load_tiers(path)
 
 
 def _load_restated(path: str) -> dict:
     from sealscope.core.sealfile import load_restated
+
     return load_restated(path)
 
 
 # --------------------------------------------------------------------------- snapshot
+
 
 def run_snapshot(args: argparse.Namespace) -> int:
     got = load_snapshot(args.file)
@@ -127,8 +138,12 @@ def _both(args: argparse.Namespace, a: SealFile, b: SealFile) -> int | None:
     if why is None:
         return None
     message, code = why
-    return _fail(args, f"{args.verb}: {message}", code, {
-        "error": message, "previous": a.summary(), "current": b.summary()})
+    return _fail(
+        args,
+        f"{args.verb}: {message}",
+        code,
+        {"error": message, "previous": a.summary(), "current": b.summary()},
+    )
 
 
 def run_diff(args: argparse.Namespace) -> int:
@@ -165,14 +180,23 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
     width = width or cells.width()
     rows = [(kind, d) for kind in ("changed", "added", "removed") for d in doc[kind]]
     tiered = any("severity" in d for _k, d in rows)
-    lines = [f"{paint('diff', 'bold')}  {_clean(old)} → {_clean(new)}",
-             f"  previous  {doc['previous_digest']}",
-             f"  current   {doc['current_digest']}"]
+    lines = [
+        f"{paint('diff', 'bold')}  {_clean(old)} → {_clean(new)}",
+        f"  previous  {doc['previous_digest']}",
+        f"  current   {doc['current_digest']}",
+    ]
     if not rows:
         lines.append(f"  no declared item changed ({doc['n_unchanged']} unchanged)")
         return "\n".join(lines)
-    table = [[_text(d["id"]), *([_text(d.get("severity", ""))] if tiered else []),
-              _text(d["declared"]), _text(d["restated"])] for _k, d in rows]
+    table = [
+        [
+            _text(d["id"]),
+            *([_text(d.get("severity", ""))] if tiered else []),
+            _text(d["declared"]),
+            _text(d["restated"]),
+        ]
+        for _k, d in rows
+    ]
     natural = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     widths: list[int | None] = list(natural)
     if width is not None:
@@ -182,28 +206,37 @@ def diff_table(doc: dict, old: str, new: str, width: int | None = None) -> str:
         colw = rest // 2
         widths = [idw, *([sevw] if tiered else []), min(natural[-2], colw) or colw, colw]
     names = ["id", *(["severity"] if tiered else []), "previous", "current"]
-    widths = [None if w is None else max(w, len(n)) for w, n in zip(widths, names,
-                                                                    strict=True)]
+    widths = [None if w is None else max(w, len(n)) for w, n in zip(widths, names, strict=True)]
     head = cells.rows(names, widths, lead=("  ",))[0]
     lines += ["", head, "  " + "─" * (len(head) - 2)]
     for (kind, d), cols in zip(rows, table, strict=True):
         style = severity_colour(d.get("severity")) if "severity" in d else _KIND_STYLE[kind]
         for line in cells.rows(cols, widths, lead=(f"{_KIND_MARK[kind]} ",)):
             lines.append(paint(line, style))
-    lines += ["", (f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
-                   f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged")]
+    lines += [
+        "",
+        (
+            f"  {len(doc['changed'])} changed, {len(doc['added'])} added, "
+            f"{len(doc['removed'])} removed, {doc['n_unchanged']} unchanged"
+        ),
+    ]
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- continuity
+
 
 def run_continuity(args: argparse.Namespace) -> int:
     from sealscope.core.continuity import verify_continuation
 
     got = load_snapshot(args.file)
     if got.status != "ok":
-        return _fail(args, f"continuity: {got.path}: {got.error}", got.exit_code,
-                     {"error": got.error, "snapshot": got.summary()})
+        return _fail(
+            args,
+            f"continuity: {got.path}: {got.error}",
+            got.exit_code,
+            {"error": got.error, "snapshot": got.summary()},
+        )
     try:
         restated = _load_restated(args.restated)
         tiers = _load_tiers(args.tiers) if args.tiers else None
@@ -214,8 +247,11 @@ def run_continuity(args: argparse.Namespace) -> int:
         v = verify_continuation(got.snap, restated=restated, strict=not args.loose, tiers=tiers)
     except (ValueError, TypeError) as e:
         # the seal validates but its probes or registration cannot be scored
-        return _fail(args, f"continuity: {got.path}: the sealed snapshot cannot be "
-                           f"scored: {e}", verdict.WRONG)
+        return _fail(
+            args,
+            f"continuity: {got.path}: the sealed snapshot cannot be scored: {e}",
+            verdict.WRONG,
+        )
     code = verdict.continuation(v).exit_code
     if args.json:
         emit_json(v.to_dict())
@@ -235,8 +271,7 @@ def verdict_report(v: Any, snap_path: str, restated_path: str) -> str:
         sev = d.get("severity")
         tag = f"[{_clean(sev)}] " if sev is not None else ""
         style = severity_colour(sev) if sev is not None else "red"
-        lines.append(paint(f"  {tag}{_clean(d.get('id'))}", style)
-                     + f"  {_clean(d.get('reason'))}")
+        lines.append(paint(f"  {tag}{_clean(d.get('id'))}", style) + f"  {_clean(d.get('reason'))}")
         lines.append(f"      declared: {_clean(_show(d.get('declared')))}")
         lines.append(f"      restated: {_clean(_show(d.get('restated')))}")
     from sealscope.core.export.markdown import note_text

@@ -6,6 +6,7 @@ on `q`, Ctrl-C, SIGTERM/SIGHUP or a failed step. `--record FILE` runs the demo i
 pseudo-terminal this process owns and writes what it prints as an asciicast v2 file
 (`sealscope.demo_record`). Exit 0 when every step's check held, 1 when one did not.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,23 +36,32 @@ def _size(text: str) -> tuple[int, int]:
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "demo", help="a self-running, narrated audit (Space pause, → rush the step, q quit)",
+        "demo",
+        help="a self-running, narrated audit (Space pause, → rush the step, q quit)",
         description="Run a narrated audit in a fresh temporary workspace: an agent's ledger "
-                    "written live, a compaction receipt, a continuity seal, an attacker's "
-                    "in-place edit caught, a hidden drop found in held content, two seals "
-                    "diffed, the report exported. Keys: Space pauses/resumes, → rushes "
-                    "through the rest of the step (its actions still happen, without "
-                    "pauses), q quits.")
-    p.add_argument("--speed", type=_speed, default=1.0, metavar="X",
-                   help="divide every pause by X (default 1)")
-    p.add_argument("--step", action="store_true",
-                   help="wait for → after every step (for talks)")
+        "written live, a compaction receipt, a continuity seal, an attacker's "
+        "in-place edit caught, a hidden drop found in held content, two seals "
+        "diffed, the report exported. Keys: Space pauses/resumes, → rushes "
+        "through the rest of the step (its actions still happen, without "
+        "pauses), q quits.",
+    )
+    p.add_argument(
+        "--speed", type=_speed, default=1.0, metavar="X", help="divide every pause by X (default 1)"
+    )
+    p.add_argument("--step", action="store_true", help="wait for → after every step (for talks)")
     p.add_argument("--loop", action="store_true", help="start over at the end (for a booth)")
-    p.add_argument("--record", metavar="FILE",
-                   help="record the run as an asciicast v2 file (in a pseudo-terminal)")
-    p.add_argument("--size", type=_size, default=None, metavar="COLSxROWS",
-                   help="terminal size of a --record run (default: this terminal's, "
-                        "at least 80x24)")
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="record the run as an asciicast v2 file (in a pseudo-terminal)",
+    )
+    p.add_argument(
+        "--size",
+        type=_size,
+        default=None,
+        metavar="COLSxROWS",
+        help="terminal size of a --record run (default: this terminal's, at least 80x24)",
+    )
     p.set_defaults(func=run)
 
 
@@ -78,19 +88,19 @@ class _Ended:
         # (Python refuses a pending signal whose handler became SIG_DFL meanwhile)
         signal.signal(signal.SIGCONT, _continued)
         loop = asyncio._get_running_loop()
-        if loop is None:   # not running yet, or already stopped
+        if loop is None:  # not running yet, or already stopped
             raise KeyboardInterrupt(f"signal {signum}")
         loop.call_soon_threadsafe(self.app.exit, None, 128 + signum)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.size is not None and not args.record:
-        error_line("demo: --size sets the terminal of a --record run; it goes with "
-                   "--record FILE")
+        error_line("demo: --size sets the terminal of a --record run; it goes with --record FILE")
         return verdict.USAGE
     if args.record:
         from sealscope.core.sanitize import clean
         from sealscope.demo_record import record
+
         child = ["demo", "--speed", str(args.speed)]
         child += ["--step"] if args.step else []
         child += ["--loop"] if args.loop else []
@@ -99,10 +109,15 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             error_line(clean(f"cannot record to {args.record}: {e}"))
             return verdict.COULD_NOT
-        error_line(clean(f"demo: wrote {args.record} (an asciicast v2 recording; play "
-                         f"it with `asciinema play {args.record}`), exit {code}"))
+        error_line(
+            clean(
+                f"demo: wrote {args.record} (an asciicast v2 recording; play "
+                f"it with `asciinema play {args.record}`), exit {code}"
+            )
+        )
         return code
     from sealscope.viewer.demo import DemoApp
+
     app = DemoApp(speed=args.speed, step_mode=args.step, loop=args.loop)
     ended = _Ended(app)
     old = {s: signal.signal(s, ended) for s in (signal.SIGTERM, signal.SIGHUP)}

@@ -41,6 +41,7 @@ file's own or the first check's with that code. A PATH that cannot be read is on
 error line, exit 3; bad flags (e.g. `--restated` on a ledger) exit 2. Never a
 traceback.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,47 +57,99 @@ from sealscope.output import error_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="write the audit report of a ledger, a snapshot, a "
-                                      "harn transcript or any kind `check` knows")
-    p.add_argument("path", metavar="PATH",
-                   help="a ledger (JSONL), a snapshot or a harn transcript (JSON), or any "
-                        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...)")
-    p.add_argument("--format", choices=("md", "json", "github"), default="md",
-                   help="Markdown (default), one JSON document, or github (the checks as "
-                        "workflow-command annotations, the Markdown report appended to "
-                        "$GITHUB_STEP_SUMMARY)")
+    p = sub.add_parser(
+        "export",
+        help="write the audit report of a ledger, a snapshot, a "
+        "harn transcript or any kind `check` knows",
+    )
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="a ledger (JSONL), a snapshot or a harn transcript (JSON), or any "
+        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("md", "json", "github"),
+        default="md",
+        help="Markdown (default), one JSON document, or github (the checks as "
+        "workflow-command annotations, the Markdown report appended to "
+        "$GITHUB_STEP_SUMMARY)",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="write the report here, not stdout")
-    p.add_argument("--as", dest="kind", choices=("ledger", "snapshot", "harn"),
-                   help="read PATH as this kind instead of detecting it")
-    p.add_argument("--pin", metavar="PIN",
-                   help="ledger only: also check a head pin (its text, or a file holding it)")
-    p.add_argument("--witness", metavar="STORE",
-                   help="ledger only: also check against a witness store (with --ns)")
+    p.add_argument(
+        "--as",
+        dest="kind",
+        choices=("ledger", "snapshot", "harn"),
+        help="read PATH as this kind instead of detecting it",
+    )
+    p.add_argument(
+        "--pin",
+        metavar="PIN",
+        help="ledger only: also check a head pin (its text, or a file holding it)",
+    )
+    p.add_argument(
+        "--witness",
+        metavar="STORE",
+        help="ledger only: also check against a witness store (with --ns)",
+    )
     p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
-    p.add_argument("--pre", metavar="FILE",
-                   help="ledger only: held pre-compaction content; recomputes a receipt")
-    p.add_argument("--post", metavar="FILE",
-                   help="ledger only: held post-compaction (survivor) content")
-    p.add_argument("--line", type=positive_line, metavar="N",
-                   help="with --pre/--post: the receipt row on this 1-based line")
-    p.add_argument("--lookup", metavar="HELD", nargs="+", action="extend", default=[],
-                   help="ledger only: look each held-content file's items up in the drop "
-                        "manifests (one section per file, as the viewer's `l`)")
-    p.add_argument("--lookup-text", metavar="TEXT", action="append", default=[],
-                   help="ledger only: look typed text up (as the viewer's `l`): the exact "
-                        "item, the held items containing it (from --lookup and --pre/--post) "
-                        "and the manifest digests containing it (repeatable)")
-    p.add_argument("--restated", metavar="FILE",
-                   help="snapshot only: score this restatement {probe_id: answer}")
-    p.add_argument("--loose", action="store_true",
-                   help="with --restated: containment scoring (faithful is never judged)")
-    p.add_argument("--tiers", metavar="FILE",
-                   help="with --restated/--against: severity tiers {tier: [field, ...]}")
-    p.add_argument("--against", metavar="OLD",
-                   help="snapshot only: diff the older seal OLD against PATH")
-    p.add_argument("--added", metavar="MANIFEST",
-                   help="snapshot only: the ids a newer manifest (or seal) adds since the "
-                        "seal (as the viewer's `a`)")
+    p.add_argument(
+        "--pre",
+        metavar="FILE",
+        help="ledger only: held pre-compaction content; recomputes a receipt",
+    )
+    p.add_argument(
+        "--post", metavar="FILE", help="ledger only: held post-compaction (survivor) content"
+    )
+    p.add_argument(
+        "--line",
+        type=positive_line,
+        metavar="N",
+        help="with --pre/--post: the receipt row on this 1-based line",
+    )
+    p.add_argument(
+        "--lookup",
+        metavar="HELD",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="ledger only: look each held-content file's items up in the drop "
+        "manifests (one section per file, as the viewer's `l`)",
+    )
+    p.add_argument(
+        "--lookup-text",
+        metavar="TEXT",
+        action="append",
+        default=[],
+        help="ledger only: look typed text up (as the viewer's `l`): the exact "
+        "item, the held items containing it (from --lookup and --pre/--post) "
+        "and the manifest digests containing it (repeatable)",
+    )
+    p.add_argument(
+        "--restated",
+        metavar="FILE",
+        help="snapshot only: score this restatement {probe_id: answer}",
+    )
+    p.add_argument(
+        "--loose",
+        action="store_true",
+        help="with --restated: containment scoring (faithful is never judged)",
+    )
+    p.add_argument(
+        "--tiers",
+        metavar="FILE",
+        help="with --restated/--against: severity tiers {tier: [field, ...]}",
+    )
+    p.add_argument(
+        "--against", metavar="OLD", help="snapshot only: diff the older seal OLD against PATH"
+    )
+    p.add_argument(
+        "--added",
+        metavar="MANIFEST",
+        help="snapshot only: the ids a newer manifest (or seal) adds since the "
+        "seal (as the viewer's `a`)",
+    )
     ci_formats.add_arguments(p, format_flag=False)
     p.set_defaults(func=run)
 
@@ -136,33 +189,55 @@ def _folder(args: argparse.Namespace) -> int:
     one file (`sealscope fleet DIR` writes the CI formats of a folder)."""
     from sealscope.core import export
 
-    one_file = [f for f, v in (("--pin", args.pin), ("--witness", args.witness),
-                               ("--pre", args.pre), ("--post", args.post),
-                               ("--line", args.line), ("--lookup", args.lookup),
-                               ("--lookup-text", args.lookup_text),
-                               ("--restated", args.restated), ("--against", args.against),
-                               ("--added", args.added), ("--tiers", args.tiers),
-                               ("--as", args.kind), ("--junit", args.junit),
-                               ("--vsa", args.vsa)) if v]
+    one_file = [
+        f
+        for f, v in (
+            ("--pin", args.pin),
+            ("--witness", args.witness),
+            ("--pre", args.pre),
+            ("--post", args.post),
+            ("--line", args.line),
+            ("--lookup", args.lookup),
+            ("--lookup-text", args.lookup_text),
+            ("--restated", args.restated),
+            ("--against", args.against),
+            ("--added", args.added),
+            ("--tiers", args.tiers),
+            ("--as", args.kind),
+            ("--junit", args.junit),
+            ("--vsa", args.vsa),
+        )
+        if v
+    ]
     if one_file or args.format == "github":
         flags = ", ".join(one_file or ["--format github"])
-        return _fail(f"export: {args.path} is a folder: {flags} apply to one file "
-                     f"(`sealscope fleet {args.path}` writes the CI formats of a folder)",
-                     verdict.USAGE)
+        return _fail(
+            f"export: {args.path} is a folder: {flags} apply to one file "
+            f"(`sealscope fleet {args.path}` writes the CI formats of a folder)",
+            verdict.USAGE,
+        )
     if args.output:
         missing = export.missing_folder(args.output)
         if missing is not None:
-            return _fail(f"export: cannot write {args.output}: {missing} "
-                         "(export creates no folders)", verdict.USAGE)
+            return _fail(
+                f"export: cannot write {args.output}: {missing} (export creates no folders)",
+                verdict.USAGE,
+            )
         if os.path.dirname(os.path.abspath(args.output)) == os.path.abspath(args.path):
-            return _fail(f"export: refusing to write the report into the folder it "
-                         f"audits: {args.output}", verdict.USAGE)
+            return _fail(
+                f"export: refusing to write the report into the folder it audits: {args.output}",
+                verdict.USAGE,
+            )
     try:
         report = export.build_folder_report(args.path)
     except OSError as e:
         return _fail(f"export: cannot list {args.path}: {e.strerror or e}", verdict.COULD_NOT)
-    return _write(args, report.to_json() + "\n" if args.format == "json"
-                  else report.to_markdown(), report.verdict, report.exit_code)
+    return _write(
+        args,
+        report.to_json() + "\n" if args.format == "json" else report.to_markdown(),
+        report.verdict,
+        report.exit_code,
+    )
 
 
 def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
@@ -172,8 +247,9 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as e:
-            return _fail(f"export: cannot write {args.output}: {e.strerror or e}",
-                         verdict.COULD_NOT)
+            return _fail(
+                f"export: cannot write {args.output}: {e.strerror or e}", verdict.COULD_NOT
+            )
         sys.stderr.write(f"sealscope: wrote {_clean(args.output)} ({word}, exit {code})\n")
     else:
         out = sys.stdout.buffer
@@ -190,31 +266,52 @@ def _run(args: argparse.Namespace) -> int:
         return _folder(args)
     try:
         kind = _kind(args)
-        seal, session = _seal_session(args) if kind == "snapshot" else \
-            (None, _ledger_session(args) if kind == "ledger" else [])
+        seal, session = (
+            _seal_session(args)
+            if kind == "snapshot"
+            else (None, _ledger_session(args) if kind == "ledger" else [])
+        )
     except _Refused as e:
         code = _fail(str(e), e.code)
         if e.code == 2 or not (args.format == "github" or args.junit or args.vsa):
             return code
         args.ci_format = args.format  # the file could not be read: say so in the formats
         suites = [ci_formats.unreadable_suite(args.path, str(e))]
-        return ci_formats.emit(args, suites, code=code, policy={"verb": "export"},
-                               summary=f"{suites[0].verdict}  {_clean(args.path)}",
-                               markdown=lambda: ci_formats.markdown_table(
-                                   suites, "sealscope export"))
+        return ci_formats.emit(
+            args,
+            suites,
+            code=code,
+            policy={"verb": "export"},
+            summary=f"{suites[0].verdict}  {_clean(args.path)}",
+            markdown=lambda: ci_formats.markdown_table(suites, "sealscope export"),
+        )
     from sealscope.core import export
     from sealscope.output import progress_callback
-    report = export.build_report(args.path, kind=kind, session=session, seal=seal,
-                                 on_progress=progress_callback(f"export {args.path}"))
+
+    report = export.build_report(
+        args.path,
+        kind=kind,
+        session=session,
+        seal=seal,
+        on_progress=progress_callback(f"export {args.path}"),
+    )
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
         args.ci_format = args.format
-        code = ci_formats.emit(args, [ci_formats.report_suite(report)], code=code,
-                               policy={"verb": "export", "kind": kind,
-                                       "restated": bool(args.restated),
-                                       "loose": args.loose, "against": bool(args.against)},
-                               summary=f"{report.verdict}  {_clean(args.path)}",
-                               markdown=report.to_markdown)
+        code = ci_formats.emit(
+            args,
+            [ci_formats.report_suite(report)],
+            code=code,
+            policy={
+                "verb": "export",
+                "kind": kind,
+                "restated": bool(args.restated),
+                "loose": args.loose,
+                "against": bool(args.against),
+            },
+            summary=f"{report.verdict}  {_clean(args.path)}",
+            markdown=report.to_markdown,
+        )
         if args.format == "github":
             return code
     from sealscope.output import safe_json
@@ -233,8 +330,21 @@ def _checked_kind(path: str) -> str | None:
     return found if found in export.REPORT_KINDS else None
 
 
-_LEDGER_FLAGS = ("pin", "witness", "ns", "pre", "post", "line", "lookup", "lookup_text",
-                 "restated", "loose", "tiers", "against", "added")
+_LEDGER_FLAGS = (
+    "pin",
+    "witness",
+    "ns",
+    "pre",
+    "post",
+    "line",
+    "lookup",
+    "lookup_text",
+    "restated",
+    "loose",
+    "tiers",
+    "against",
+    "added",
+)
 
 
 def _kind_export(args: argparse.Namespace, kind: str) -> int:
@@ -247,12 +357,17 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
 
     given = [f"--{f.replace('_', '-')}" for f in _LEDGER_FLAGS if getattr(args, f, None)]
     if given:
-        return _fail(f"export: {', '.join(given)} apply to a ledger or a snapshot, and "
-                     f"{args.path} is {kind} evidence", verdict.USAGE)
+        return _fail(
+            f"export: {', '.join(given)} apply to a ledger or a snapshot, and "
+            f"{args.path} is {kind} evidence",
+            verdict.USAGE,
+        )
     if args.format == "github" and args.output:
-        return _fail("export: --format github writes annotations to stdout and the "
-                     "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
-                     verdict.USAGE)
+        return _fail(
+            "export: --format github writes annotations to stdout and the "
+            "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
+            verdict.USAGE,
+        )
     unit = os.path.abspath(args.path) if os.path.isdir(args.path) else None
     for target in (args.output, args.junit, args.vsa):
         if not target:
@@ -260,21 +375,29 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
         if _same(target, args.path):
             return _fail(f"export: refusing to write over an input: {target}", verdict.USAGE)
         if unit is not None and os.path.commonpath([unit, os.path.abspath(target)]) == unit:
-            return _fail(f"export: refusing to write the report into the unit it "
-                         f"audits: {target}", verdict.USAGE)
+            return _fail(
+                f"export: refusing to write the report into the unit it audits: {target}",
+                verdict.USAGE,
+            )
         missing = export.missing_folder(target)
         if missing is not None:
-            return _fail(f"export: cannot write {target}: {missing} "
-                         "(export creates no folders)", verdict.USAGE)
+            return _fail(
+                f"export: cannot write {target}: {missing} (export creates no folders)",
+                verdict.USAGE,
+            )
     result = checks.run([args.path])[0]
     report = export.build_kind_report(args.path, result)
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
         args.ci_format = args.format
-        code = ci_formats.emit(args, [_suite(result, report)], code=code,
-                               policy={"verb": "export", "kind": kind},
-                               summary=f"{report.verdict}  {_clean(args.path)}",
-                               markdown=report.to_markdown)
+        code = ci_formats.emit(
+            args,
+            [_suite(result, report)],
+            code=code,
+            policy={"verb": "export", "kind": kind},
+            summary=f"{report.verdict}  {_clean(args.path)}",
+            markdown=report.to_markdown,
+        )
         if args.format == "github":
             return code
     from sealscope.output import safe_json
@@ -296,14 +419,21 @@ def _suite(result: Any, report: Any) -> Any:
     for c in report.checks:
         word = str(c.get("verdict"))
         note = c.get("note") or c.get("reason") or c.get("finding") or ""
-        suite.cases.append(ci_formats.Case(
-            f"pack {_clean(str(c.get('check')))}",
-            outcome.get(verdict.code_of(word), ci_formats.BOUNDED),
-            _clean(f"{word}: {note}" if note else word)))
+        suite.cases.append(
+            ci_formats.Case(
+                f"pack {_clean(str(c.get('check')))}",
+                outcome.get(verdict.code_of(word), ci_formats.BOUNDED),
+                _clean(f"{word}: {note}" if note else word),
+            )
+        )
         if verdict.code_of(word) == verdict.WRONG:
-            suite.marks.append(ci_formats.Mark(
-                "error", f"pack {_clean(str(c.get('check')))} broken",
-                _clean(f"{c.get('check')}: {note or word}")))
+            suite.marks.append(
+                ci_formats.Mark(
+                    "error",
+                    f"pack {_clean(str(c.get('check')))} broken",
+                    _clean(f"{c.get('check')}: {note or word}"),
+                )
+            )
     return suite
 
 
@@ -316,9 +446,11 @@ def _kind(args: argparse.Namespace) -> str:
     if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
         raise _Refused(f"export: {found.reason}", verdict.COULD_NOT)
     if args.format == "github" and args.output:
-        raise _Refused("export: --format github writes annotations to stdout and the "
-                       "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
-                       verdict.USAGE)
+        raise _Refused(
+            "export: --format github writes annotations to stdout and the "
+            "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
+            verdict.USAGE,
+        )
     if args.loose and not args.restated:
         raise _Refused("export: --loose goes with --restated FILE", verdict.USAGE)
     if args.tiers and not (args.restated or args.against):
@@ -329,30 +461,52 @@ def _kind(args: argparse.Namespace) -> str:
         raise _Refused("export: --line N goes with --pre or --post", verdict.USAGE)
     if args.pre == "-" and args.post == "-":
         raise _Refused("export: standard input can feed --pre or --post, not both", verdict.USAGE)
-    if "-" in args.lookup and (args.pre == "-" or args.post == "-"
-                               or args.lookup.count("-") > 1):
+    if "-" in args.lookup and (args.pre == "-" or args.post == "-" or args.lookup.count("-") > 1):
         raise _Refused("export: standard input can be read only once", verdict.USAGE)
-    inputs = [x for x in (path, args.restated, args.tiers, args.against, args.witness,
-                          args.pre, args.post, args.added, *args.lookup) if x and x != "-"]
+    inputs = [
+        x
+        for x in (
+            path,
+            args.restated,
+            args.tiers,
+            args.against,
+            args.witness,
+            args.pre,
+            args.post,
+            args.added,
+            *args.lookup,
+        )
+        if x and x != "-"
+    ]
     for target in (args.output, args.junit, args.vsa):
         if target and any(_same(target, x) for x in inputs):
             raise _Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
         missing = export.missing_folder(target) if target else None
         if missing is not None:
-            raise _Refused(f"export: cannot write {target}: {missing} "
-                           "(export creates no folders)", verdict.USAGE)
+            raise _Refused(
+                f"export: cannot write {target}: {missing} (export creates no folders)",
+                verdict.USAGE,
+            )
     if not args.kind and not found.opens:
-        raise _Refused(f"export: {found.reason}; use --as ledger|snapshot|harn to insist",
-                       verdict.COULD_NOT)
+        raise _Refused(
+            f"export: {found.reason}; use --as ledger|snapshot|harn to insist", verdict.COULD_NOT
+        )
     kind: str = args.kind or found.kind
     if kind != "snapshot" and (args.restated or args.against or args.added):
-        raise _Refused("export: --restated, --against and --added apply to a snapshot, and "
-                       f"{path} reads as a {kind} (use --as snapshot to insist)", verdict.USAGE)
-    if kind != "ledger" and (args.pin or args.witness or args.pre or args.post
-                             or args.lookup or args.lookup_text):
-        raise _Refused("export: --pin, --witness, --pre, --post, --lookup and --lookup-text "
-                       f"apply to a ledger, and {path} reads as a {kind} "
-                       "(use --as ledger to insist)", verdict.USAGE)
+        raise _Refused(
+            "export: --restated, --against and --added apply to a snapshot, and "
+            f"{path} reads as a {kind} (use --as snapshot to insist)",
+            verdict.USAGE,
+        )
+    if kind != "ledger" and (
+        args.pin or args.witness or args.pre or args.post or args.lookup or args.lookup_text
+    ):
+        raise _Refused(
+            "export: --pin, --witness, --pre, --post, --lookup and --lookup-text "
+            f"apply to a ledger, and {path} reads as a {kind} "
+            "(use --as ledger to insist)",
+            verdict.USAGE,
+        )
     return kind
 
 
@@ -368,15 +522,19 @@ def _ledger_session(args: argparse.Namespace) -> list[Any]:
         except ValueError as e:
             raise _Refused(f"export: --pin: {e}", verdict.USAGE) from None
         try:
-            session.append(export.check_record("pin", pins.check_pin(args.path, pin),
-                                               pin=pin.text))
+            session.append(export.check_record("pin", pins.check_pin(args.path, pin), pin=pin.text))
         except (OSError, ValueError) as e:
             session.append(export.check_error_record("pin", str(e), pin=pin.text))
     if args.witness:
         inputs = {"witness": args.witness, "namespace": args.ns}
         try:
-            session.append(export.check_record("witness", witness.verify_against_witness(
-                args.witness, args.ns, args.path), **inputs))
+            session.append(
+                export.check_record(
+                    "witness",
+                    witness.verify_against_witness(args.witness, args.ns, args.path),
+                    **inputs,
+                )
+            )
         except (OSError, ValueError) as e:
             session.append(export.check_error_record("witness", str(e), **inputs))
     held_files: list[str] = []
@@ -384,8 +542,11 @@ def _ledger_session(args: argparse.Namespace) -> list[Any]:
         recomputed = _recomputed(args)
         session += recomputed
         for rec in recomputed:
-            held_files += [p for p in (rec.inputs.get("pre"), rec.inputs.get("post"))
-                           if isinstance(p, str) and p not in held_files]
+            held_files += [
+                p
+                for p in (rec.inputs.get("pre"), rec.inputs.get("post"))
+                if isinstance(p, str) and p not in held_files
+            ]
     if args.lookup or args.lookup_text:
         session += _lookups(args, held_files)
     return session
@@ -402,8 +563,9 @@ def _lookups(args: argparse.Namespace, checks_held: list[str]) -> list[Any]:
     try:
         index = lookup.DropIndex.build([args.path])
     except OSError as e:
-        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}",
-                       verdict.COULD_NOT) from None
+        raise _Refused(
+            f"export: cannot read {args.path}: {e.strerror or e}", verdict.COULD_NOT
+        ) from None
     out: list[Any] = []
     pool: list[Any] = []
     for path in args.lookup:
@@ -418,13 +580,19 @@ def _lookups(args: argparse.Namespace, checks_held: list[str]) -> list[Any]:
             try:
                 pool += held.load_held(path)
             except held.HeldContentError:
-                pass    # already refused, or recorded, by the receipt check
+                pass  # already refused, or recorded, by the receipt check
     for text in args.lookup_text:
         typed = lookup.typed_items(text)
-        out.append(export.ledger_lookup(
-            index, args.path, typed, text=text,
-            containing=lookup.containing_items(pool, text, (i.digest for i in typed)),
-            digest_hits=index.containing(text))[0])
+        out.append(
+            export.ledger_lookup(
+                index,
+                args.path,
+                typed,
+                text=text,
+                containing=lookup.containing_items(pool, text, (i.digest for i in typed)),
+                digest_hits=index.containing(text),
+            )[0]
+        )
     return out
 
 
@@ -443,28 +611,42 @@ def _recomputed(args: argparse.Namespace) -> list[Any]:
             except held.HeldContentError as e:
                 raise _Refused(f"export: --{side}: {e}", verdict.COULD_NOT) from None
     try:
-        rows = [(n, row) for n, row in lookup.iter_receipt_rows(args.path)
-                if args.line is None or n == args.line]
+        rows = [
+            (n, row)
+            for n, row in lookup.iter_receipt_rows(args.path)
+            if args.line is None or n == args.line
+        ]
     except OSError as e:
-        raise _Refused(f"export: cannot read {args.path}: {e.strerror or e}",
-                       verdict.COULD_NOT) from None
+        raise _Refused(
+            f"export: cannot read {args.path}: {e.strerror or e}", verdict.COULD_NOT
+        ) from None
     if not rows:
         where = f"line {args.line} is not" if args.line else "the ledger holds no"
         raise _Refused(f"export: {where} compaction-receipt row to recompute", verdict.USAGE)
     contents = {side: receipt.content_of(got) for side, got in items.items()}
     matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
     if matched is not None and not matched:
-        raise _Refused("export: the held content matches no receipt row's claimed "
-                       "pre.digest or post.digest; choose the row with --line N", verdict.USAGE)
+        raise _Refused(
+            "export: the held content matches no receipt row's claimed "
+            "pre.digest or post.digest; choose the row with --line N",
+            verdict.USAGE,
+        )
     pre, post = items.get("pre"), items.get("post")
     out = []
     for n, row in rows:
         if matched is not None and n not in matched:
             continue
         check = receipt.verify_receipt(row, contents.get("pre"), contents.get("post"))
-        out.append(export.recompute_record(n, check, pre=args.pre if pre is not None else None,
-                                           post=args.post if post is not None else None,
-                                           row=row, held=[*(pre or []), *(post or [])]))
+        out.append(
+            export.recompute_record(
+                n,
+                check,
+                pre=args.pre if pre is not None else None,
+                post=args.post if post is not None else None,
+                row=row,
+                held=[*(pre or []), *(post or [])],
+            )
+        )
     return out
 
 
@@ -481,22 +663,33 @@ def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         if old.snap is None or seal.snap is None:
             session.append(export.diff_error_record(old, seal, tiers_path=args.tiers))
         else:
-            session.append(export.diff_record(diff_seals(old.snap, seal.snap, tiers=tiers),
-                                              args.against, args.path, tiers_path=args.tiers))
+            session.append(
+                export.diff_record(
+                    diff_seals(old.snap, seal.snap, tiers=tiers),
+                    args.against,
+                    args.path,
+                    tiers_path=args.tiers,
+                )
+            )
     # an invalid seal: nothing to score against; the snapshot verdict says why
     if args.restated and seal.snap is not None:
         restated = _read(export.load_restated, args.restated)
         try:
-            v = verify_continuation(seal.snap, restated=restated,
-                                    strict=not args.loose, tiers=tiers)
+            v = verify_continuation(
+                seal.snap, restated=restated, strict=not args.loose, tiers=tiers
+            )
             session.append(export.verdict_record(v, args.restated, tiers_path=args.tiers))
         except (ValueError, TypeError) as e:
-            session.append(export.verdict_error_record(
-                str(e), args.restated, strict=not args.loose, tiers_path=args.tiers))
+            session.append(
+                export.verdict_error_record(
+                    str(e), args.restated, strict=not args.loose, tiers_path=args.tiers
+                )
+            )
     if args.added:
         if seal.snap is None:
-            raise _Refused(f"export: --added: {args.path} is no valid seal to compare with",
-                           verdict.COULD_NOT)
+            raise _Refused(
+                f"export: --added: {args.path} is no valid seal to compare with", verdict.COULD_NOT
+            )
         from sealscope.core.continuity import added_since_seal
 
         manifest = _read(export.load_manifest, args.added)

@@ -10,6 +10,7 @@ paths that are not evidence listed after them, never judged. `--json` streams on
 object per entry per line as results arrive, then `{"summary": {...}}`. Exit code: the
 worst evidence entry's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,7 @@ from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
 from sealscope.output import error_line, paint_verdict
 
-
-GLOB = "*.jsonl"   # the default: with it a walk also finds every other evidence kind
+GLOB = "*.jsonl"  # the default: with it a walk also finds every other evidence kind
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -41,36 +41,65 @@ def _option(text: str) -> tuple[str, Any]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("fleet", help="audit many ledgers and evidence files at once "
-                                     "(directories, files, URLs)")
-    p.add_argument("sources", nargs="+", metavar="SOURCE",
-                   help="a directory, a ledger file, or an fsspec URL (s3://bucket/prefix/)")
-    p.add_argument("--glob", default=GLOB, metavar="PATTERN",
-                   help="file names to take from directories (default *.jsonl, and then "
-                        "also .json and .zip files and pack / bundle folders; what each "
-                        "is, the classifier decides)")
+    p = sub.add_parser(
+        "fleet", help="audit many ledgers and evidence files at once (directories, files, URLs)"
+    )
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="a directory, a ledger file, or an fsspec URL (s3://bucket/prefix/)",
+    )
+    p.add_argument(
+        "--glob",
+        default=GLOB,
+        metavar="PATTERN",
+        help="file names to take from directories (default *.jsonl, and then "
+        "also .json and .zip files and pack / bundle folders; what each "
+        "is, the classifier decides)",
+    )
     p.add_argument("--strict", action="store_true", help="verify every ledger in strict mode")
-    p.add_argument("--follow-links", action="store_true",
-                   help="read symlinks that point out of a folder (default: listed as not "
-                        f"followed, {verdict.COULD_NOT_LOOK})")
-    p.add_argument("--incremental", action="store_true",
-                   help="use and update each local ledger's checkpoint (the user's cache): a "
-                        "re-audit walks only what was appended since (see README: checkpoints)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
-                   help="a dask.distributed scheduler (tcp://host:8786), or local:N for a "
-                        "LocalCluster of N workers (default: $DASK_SCHEDULER_ADDRESS, else "
-                        "the local process pool)")
-    p.add_argument("--storage-option", dest="storage_options", action="append", default=[],
-                   type=_option, metavar="KEY=VALUE",
-                   help="an fsspec storage option, e.g. endpoint_url=http://127.0.0.1:9000 "
-                        "(repeatable)")
-    p.add_argument("--json", action="store_true",
-                   help="one JSON object per ledger per line, then a summary line")
+    p.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="read symlinks that point out of a folder (default: listed as not "
+        f"followed, {verdict.COULD_NOT_LOOK})",
+    )
+    p.add_argument(
+        "--incremental",
+        action="store_true",
+        help="use and update each local ledger's checkpoint (the user's cache): a "
+        "re-audit walks only what was appended since (see README: checkpoints)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=os.environ.get("DASK_SCHEDULER_ADDRESS"),
+        help="a dask.distributed scheduler (tcp://host:8786), or local:N for a "
+        "LocalCluster of N workers (default: $DASK_SCHEDULER_ADDRESS, else "
+        "the local process pool)",
+    )
+    p.add_argument(
+        "--storage-option",
+        dest="storage_options",
+        action="append",
+        default=[],
+        type=_option,
+        metavar="KEY=VALUE",
+        help="an fsspec storage option, e.g. endpoint_url=http://127.0.0.1:9000 (repeatable)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per ledger per line, then a summary line",
+    )
     ci_formats.add_arguments(p)
-    p.add_argument("--view", action="store_true",
-                   help="open the viewer's fleet tab on the given local folders instead "
-                        "(each folder one tab; its *.jsonl ledgers)")
+    p.add_argument(
+        "--view",
+        action="store_true",
+        help="open the viewer's fleet tab on the given local folders instead "
+        "(each folder one tab; its *.jsonl ledgers)",
+    )
     p.set_defaults(func=run)
 
 
@@ -104,9 +133,11 @@ class _Progress:
         rate = self.bytes / max(now - self.start, 1e-6)
         left = max(self.total_bytes - self.bytes, 0)
         eta = f"{left / rate:.0f}s" if rate > 0 and self.done < self.total else "-"
-        sys.stderr.write(f"\rfleet {self.done}/{self.total} files  "
-                         f"{self.bytes / 1e6:.1f}/{self.total_bytes / 1e6:.1f} MB  "
-                         f"{rate / 1e6:.1f} MB/s  eta {eta}   ")
+        sys.stderr.write(
+            f"\rfleet {self.done}/{self.total} files  "
+            f"{self.bytes / 1e6:.1f}/{self.total_bytes / 1e6:.1f} MB  "
+            f"{rate / 1e6:.1f} MB/s  eta {eta}   "
+        )
         sys.stderr.flush()
 
     def end(self) -> None:
@@ -141,23 +172,27 @@ def not_evidence_lines(entries: list[FleetEntry]) -> list[str]:
     left = fleet.not_evidence(entries)
     if not left:
         return []
-    def why(e: FleetEntry) -> str:   # the classifier's reason, without the path again
+
+    def why(e: FleetEntry) -> str:  # the classifier's reason, without the path again
         text = e.check.reason if e.check else ""
-        return text[len(e.path) + 1:] if text.startswith(e.path + " ") else text
+        return text[len(e.path) + 1 :] if text.startswith(e.path + " ") else text
 
     return [f"not evidence ({len(left)}, not audited):"] + [
-        f"  {clean(e.path)}  {clean(why(e))}" for e in left]
+        f"  {clean(e.path)}  {clean(why(e))}" for e in left
+    ]
 
 
 def human_line(e: FleetEntry) -> str:
     if e.check is not None:
         return kind_line(e)
     r, rc = e.result, e.receipts
-    if getattr(r, "unreadable", False):   # only why: a walk that never ran counted nothing
+    if getattr(r, "unreadable", False):  # only why: a walk that never ran counted nothing
         return f"{paint_verdict(e.verdict)}  {clean(e.path)}  {clean(r.reason())}"
-    line = (f"{paint_verdict(e.verdict)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
-            f"scope={r.verified_scope}  receipts={rc.count} failed={rc.failed} "
-            f"bounded={rc.bounded}")
+    line = (
+        f"{paint_verdict(e.verdict)}  {clean(e.path)}  rows={r.rows} breaks={r.breaks} "
+        f"scope={r.verified_scope}  receipts={rc.count} failed={rc.failed} "
+        f"bounded={rc.bounded}"
+    )
     if r.first_break:
         line += f"\n  first break: {clean(r.first_break)}"
     if rc.failed:
@@ -175,13 +210,20 @@ def view_fleet(args: argparse.Namespace) -> int:
     remote = [s for s in args.sources if "://" in s]
     for s in remote:
         error_line(f"fleet --view: only local sources open in the viewer, not {clean(s)}")
-    taken = [flag for flag, on in (("--glob", args.glob != GLOB),
-                                   ("--strict", args.strict),
-                                   ("--incremental", args.incremental),
-                                   ("--storage-option", args.storage_options),
-                                   ("--json", args.json),
-                                   ("--format", args.ci_format),
-                                   ("--junit", args.junit), ("--vsa", args.vsa)) if on]
+    taken = [
+        flag
+        for flag, on in (
+            ("--glob", args.glob != GLOB),
+            ("--strict", args.strict),
+            ("--incremental", args.incremental),
+            ("--storage-option", args.storage_options),
+            ("--json", args.json),
+            ("--format", args.ci_format),
+            ("--junit", args.junit),
+            ("--vsa", args.vsa),
+        )
+        if on
+    ]
     if taken:
         error_line(f"fleet --view: the viewer's fleet tab does not take {', '.join(taken)}")
     return verdict.USAGE if remote or taken else view(args.sources)
@@ -197,13 +239,13 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler:
         engine.prepare_dask(args.scheduler)
     try:
-        sized, entries = engine.gather(args.sources, args.glob, options, args.follow_links,
-                                       kinds=args.glob == GLOB)
+        sized, entries = engine.gather(
+            args.sources, args.glob, options, args.follow_links, kinds=args.glob == GLOB
+        )
     except engine.EngineMissing as e:
         error_line(f"fleet: {e}")
         return verdict.USAGE
-    progress = _Progress(len(sized) + len(entries),
-                         sum(n or 0 for _p, n in sized))
+    progress = _Progress(len(sized) + len(entries), sum(n or 0 for _p, n in sized))
     out = sys.stdout
     as_json = (args.json or args.ci_format == "json") and not ci_formats.github(args)
 
@@ -219,8 +261,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(json_line(listed.to_dict()) + "\n")
     try:
         if args.scheduler:
-            engine.run_dask(sized, options, args.strict, on_entry, args.scheduler,
-                            args.incremental)
+            engine.run_dask(sized, options, args.strict, on_entry, args.scheduler, args.incremental)
         else:
             engine.run_pool(sized, options, args.strict, on_entry, args.incremental)
     except engine.EngineMissing as e:
@@ -231,20 +272,34 @@ def run(args: argparse.Namespace) -> int:
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts
     units = "".join(f", {verdict.plural(n, k)}" for k, n in sorted(summary.kinds.items()))
-    left = (f"; {summary.not_evidence} not evidence (listed, not audited)"
-            if summary.not_evidence else "")
-    count_line = (f"{verdict.plural(summary.ledgers, 'ledger')}{units}: "
-                  f"{v.get(verdict.VERIFIED, 0)} verified, "
-                  f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
-                  f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "
-                  f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
-                  f"in {summary.seconds:.2f} s{left}")
+    left = (
+        f"; {summary.not_evidence} not evidence (listed, not audited)"
+        if summary.not_evidence
+        else ""
+    )
+    count_line = (
+        f"{verdict.plural(summary.ledgers, 'ledger')}{units}: "
+        f"{v.get(verdict.VERIFIED, 0)} verified, "
+        f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
+        f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "
+        f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
+        f"in {summary.seconds:.2f} s{left}"
+    )
     suites = [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)]  # evidence only
     code = ci_formats.emit(
-        args, suites, code=summary.exit_code, summary=count_line,
-        policy={"verb": "fleet", "strict": args.strict, "glob": args.glob,
-                "incremental": args.incremental, "checks": ["chain", "receipts"]},
-        markdown=lambda: ci_formats.markdown_table(suites, "sealscope fleet: " + count_line))
+        args,
+        suites,
+        code=summary.exit_code,
+        summary=count_line,
+        policy={
+            "verb": "fleet",
+            "strict": args.strict,
+            "glob": args.glob,
+            "incremental": args.incremental,
+            "checks": ["chain", "receipts"],
+        },
+        markdown=lambda: ci_formats.markdown_table(suites, "sealscope fleet: " + count_line),
+    )
     if ci_formats.github(args):
         return code
     if as_json:

@@ -11,6 +11,7 @@ compaction whose snapshot and following messages the file holds. Exit 0 when eve
 compaction event was sealed, 3 when any could not be (or the file or the ledger could
 not be read/written). A file literally named `seal` is reached as `./seal`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,15 +25,21 @@ from sealscope.style import severity_colour
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "harn", help="show, cross-check and seal the compaction receipts of a harn transcript",
+        "harn",
+        help="show, cross-check and seal the compaction receipts of a harn transcript",
         usage="sealscope harn [-h] [--json] [--format {text,json,github}] [--junit FILE] "
-              "[--vsa FILE] TRANSCRIPT\n       " + SEAL_USAGE,
+        "[--vsa FILE] TRANSCRIPT\n       " + SEAL_USAGE,
         description="Show every compaction event of a harn transcript or run record and "
-                    "cross-check its receipt fields; `sealscope harn seal` (its own "
-                    "sub-command: `sealscope harn seal --help`) seals them into a ledger.")
-    p.add_argument("words", nargs="+", metavar="TRANSCRIPT",
-                   help="a harn transcript or run record (.harn-runs/<run_id>.json); "
-                        "`seal TRANSCRIPT` to seal its compactions")
+        "cross-check its receipt fields; `sealscope harn seal` (its own "
+        "sub-command: `sealscope harn seal --help`) seals them into a ledger.",
+    )
+    p.add_argument(
+        "words",
+        nargs="+",
+        metavar="TRANSCRIPT",
+        help="a harn transcript or run record (.harn-runs/<run_id>.json); "
+        "`seal TRANSCRIPT` to seal its compactions",
+    )
     p.add_argument("--ledger", metavar="OUT.jsonl", help="the ledger `seal` appends to")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     ci_formats.add_arguments(p)
@@ -47,23 +54,35 @@ def seal_parser(parser_class: type[argparse.ArgumentParser]) -> argparse.Argumen
     here): one TRANSCRIPT, `--ledger` required, `--again` to seal what the ledger
     already holds a second time."""
     p = parser_class(
-        prog="sealscope harn seal", usage=SEAL_USAGE,
+        prog="sealscope harn seal",
+        usage=SEAL_USAGE,
         description="Append an arcaeon v2 compaction receipt to OUT.jsonl for every "
-                    "compaction of TRANSCRIPT whose snapshot and following messages it "
-                    "holds. A transcript the ledger already holds receipts for is refused "
-                    "(exit 2, `already sealed in OUT.jsonl: ...`) unless --again.",
+        "compaction of TRANSCRIPT whose snapshot and following messages it "
+        "holds. A transcript the ledger already holds receipts for is refused "
+        "(exit 2, `already sealed in OUT.jsonl: ...`) unless --again.",
         epilog="exit codes: 0 every compaction sealed; 1 is not used (sealing judges no "
-               "evidence); 2 usage, or already sealed; 3 a compaction could not be sealed, "
-               "or a file could not be read or written",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("transcript", metavar="TRANSCRIPT",
-                   help="a harn transcript or run record (.harn-runs/<run_id>.json)")
-    p.add_argument("--ledger", metavar="OUT.jsonl", required=True,
-                   help="the ledger the receipts are appended to (created if missing)")
-    p.add_argument("--again", action="store_true",
-                   help="seal compactions the ledger already holds receipts for, again")
+        "evidence); 2 usage, or already sealed; 3 a compaction could not be sealed, "
+        "or a file could not be read or written",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "transcript",
+        metavar="TRANSCRIPT",
+        help="a harn transcript or run record (.harn-runs/<run_id>.json)",
+    )
+    p.add_argument(
+        "--ledger",
+        metavar="OUT.jsonl",
+        required=True,
+        help="the ledger the receipts are appended to (created if missing)",
+    )
+    p.add_argument(
+        "--again",
+        action="store_true",
+        help="seal compactions the ledger already holds receipts for, again",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    for flag in ("--format", "--junit", "--vsa"):   # refused below, with what to run instead
+    for flag in ("--format", "--junit", "--vsa"):  # refused below, with what to run instead
         p.add_argument(flag, dest=flag[2:], help=argparse.SUPPRESS)
     return p
 
@@ -74,13 +93,14 @@ def run_seal(argv: list[str], parser_class: type[argparse.ArgumentParser]) -> in
     args = parser.parse_args(argv)
     if args.format == "github" or args.junit or args.vsa:
         parser.error(_AUDIT_FORMATS)
-    return _seal(args.transcript, args.ledger, args.json or args.format == "json",
-                 again=args.again)
+    return _seal(args.transcript, args.ledger, args.json or args.format == "json", again=args.again)
 
 
-_AUDIT_FORMATS = ("--format github, --junit and --vsa report an audit, and `harn seal` "
-                  "writes one: audit the sealed ledger with `sealscope receipts "
-                  "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags")
+_AUDIT_FORMATS = (
+    "--format github, --junit and --vsa report an audit, and `harn seal` "
+    "writes one: audit the sealed ledger with `sealscope receipts "
+    "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags"
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,9 +110,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.ledger:
             parser.error("harn seal needs --ledger OUT.jsonl")
         if args.ci_format == "github" or args.junit or args.vsa:
-            parser.error("--format github, --junit and --vsa report an audit, and `harn seal` "
-                         "writes one: audit the sealed ledger with `sealscope receipts "
-                         "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags")
+            parser.error(
+                "--format github, --junit and --vsa report an audit, and `harn seal` "
+                "writes one: audit the sealed ledger with `sealscope receipts "
+                "OUT.jsonl` or `sealscope verify OUT.jsonl` and those flags"
+            )
         return _seal(words[1], args.ledger, args.json or args.ci_format == "json")
     if len(words) != 1:
         parser.error("expected one TRANSCRIPT, or `seal TRANSCRIPT --ledger OUT.jsonl`")
@@ -118,6 +140,7 @@ def _load(path: str, as_json: bool) -> tuple[Any, str | None]:
 
 # --------------------------------------------------------------------------- show
 
+
 def _show(path: str, args: argparse.Namespace) -> int:
     from sealscope.core import harn
 
@@ -125,11 +148,16 @@ def _show(path: str, args: argparse.Namespace) -> int:
     as_json = (args.json or args.ci_format == "json") and not github
     doc, error = _load(path, as_json)
     if doc is None:
-        return _formats(args, ci_formats.harn_suite(path, (), error),
-                        verdict.harn(None, readable=False).exit_code, path)
+        return _formats(
+            args,
+            ci_formats.harn_suite(path, (), error),
+            verdict.harn(None, readable=False).exit_code,
+            path,
+        )
     checks = harn.check_document(doc)
-    code = _formats(args, ci_formats.harn_suite(path, checks),
-                    harn.outcome_of(checks).exit_code, path)
+    code = _formats(
+        args, ci_formats.harn_suite(path, checks), harn.outcome_of(checks).exit_code, path
+    )
     if github:
         return code
     if as_json:
@@ -145,12 +173,17 @@ def _formats(args: argparse.Namespace, suite: ci_formats.Suite, code: int, path:
 
     def markdown() -> str:
         from sealscope.core.export import build_report
+
         return build_report(path, kind="harn").to_markdown()
 
-    return ci_formats.emit(args, [suite], code=code, policy={"verb": "harn"},
-                           summary=f"{suite.verdict}  {clean(path)}  "
-                                   f"{verdict.plural(len(suite.cases), 'compaction')}",
-                           markdown=markdown)
+    return ci_formats.emit(
+        args,
+        [suite],
+        code=code,
+        policy={"verb": "harn"},
+        summary=f"{suite.verdict}  {clean(path)}  {verdict.plural(len(suite.cases), 'compaction')}",
+        markdown=markdown,
+    )
 
 
 def _count(findings) -> dict[str, int]:
@@ -175,10 +208,16 @@ def _report(path: str, doc, checks) -> str:
     n = _count(all_findings)
     what = "run record" if doc.kind == "run" else "transcript"
     word = paint_verdict(harn.outcome_of(checks).verdict)
-    counts = (f"{verdict.plural(len(doc.transcripts), 'transcript')}, "
-              f"{verdict.plural(len(checks), 'compaction')}")
-    lines = [(f"{word}  {clean(path)}  {what}, {counts}; findings: {n['high']} high, "
-              f"{n['medium']} medium, {n['low']} low, {n['info']} info")]
+    counts = (
+        f"{verdict.plural(len(doc.transcripts), 'transcript')}, "
+        f"{verdict.plural(len(checks), 'compaction')}"
+    )
+    lines = [
+        (
+            f"{word}  {clean(path)}  {what}, {counts}; findings: {n['high']} high, "
+            f"{n['medium']} medium, {n['low']} low, {n['info']} info"
+        )
+    ]
     last_loc = None
     for i, c in enumerate(checks, 1):
         ev = c.event
@@ -190,37 +229,55 @@ def _report(path: str, doc, checks) -> str:
         strat = clean(ev.engine_strategy or ev.strategy or "?")
         if ev.engine_strategy and ev.strategy and ev.strategy != ev.engine_strategy:
             strat += f" (policy {clean(ev.strategy)})"
-        lines.append(f"  #{i} {clean(ev.id or '(no id)')}  {schema}  "
-                     f"{clean(ev.mode or '?')}/{clean(ev.reason or '?')}  {strat}")
-        detail = [f"archived {ev.archived_messages}",
-                  f"tokens {_tokens(ev.estimated_tokens_before, ev.estimated_tokens_after)}"]
+        lines.append(
+            f"  #{i} {clean(ev.id or '(no id)')}  {schema}  "
+            f"{clean(ev.mode or '?')}/{clean(ev.reason or '?')}  {strat}"
+        )
+        detail = [
+            f"archived {ev.archived_messages}",
+            f"tokens {_tokens(ev.estimated_tokens_before, ev.estimated_tokens_after)}",
+        ]
         if c.inference is not None:
-            detail.append(f"content shows {c.inference.archived} gone, "
-                          f"{c.inference.prefix + c.inference.kept} kept")
+            detail.append(
+                f"content shows {c.inference.archived} gone, "
+                f"{c.inference.prefix + c.inference.kept} kept"
+            )
         lines.append("     " + ", ".join(detail))
         sm = ev.source_measurement
         if sm is not None:
+
             def v(x):
                 return "not measured" if x is None else str(x)
-            lines.append(f"     measured: {v(sm.source_message_count)} messages, "
-                         f"{v(sm.source_bytes)} source bytes, {v(sm.summary_bytes)} summary "
-                         f"bytes, {v(sm.carried_source_bytes)} carried")
+
+            lines.append(
+                f"     measured: {v(sm.source_message_count)} messages, "
+                f"{v(sm.source_bytes)} source bytes, {v(sm.summary_bytes)} summary "
+                f"bytes, {v(sm.carried_source_bytes)} carried"
+            )
         if ev.recap is not None:
             r = ev.recap
-            lines.append(f"     recap: {r.recap_bytes}/{r.budget_bytes} bytes, "
-                         f"{r.kept_results_count} results kept, {r.dropped_count} dropped"
-                         + (", carried prior recap" if r.carried_prior_recap else ""))
+            lines.append(
+                f"     recap: {r.recap_bytes}/{r.budget_bytes} bytes, "
+                f"{r.kept_results_count} results kept, {r.dropped_count} dropped"
+                + (", carried prior recap" if r.carried_prior_recap else "")
+            )
         if c.snapshot is not None:
-            snap = (f"{clean(c.snapshot.asset_id)} at {clean(c.snapshot.location)}, "
-                    + ("no messages" if c.snapshot.messages is None
-                       else f"{len(c.snapshot.messages)} messages"))
+            snap = f"{clean(c.snapshot.asset_id)} at {clean(c.snapshot.location)}, " + (
+                "no messages"
+                if c.snapshot.messages is None
+                else f"{len(c.snapshot.messages)} messages"
+            )
         else:
-            snap = ("none" if not ev.snapshot_asset_id
-                    else f"{clean(ev.snapshot_asset_id)} (not found)")
+            snap = (
+                "none" if not ev.snapshot_asset_id else f"{clean(ev.snapshot_asset_id)} (not found)"
+            )
         follow = ""
         if c.following is not None:
-            src = ("current messages" if c.following.source == "current"
-                   else f"next snapshot {clean(c.following.asset_id or '')}")
+            src = (
+                "current messages"
+                if c.following.source == "current"
+                else f"next snapshot {clean(c.following.asset_id or '')}"
+            )
             follow = f"; followed by {len(c.following.messages)} messages ({src})"
         lines.append(f"     snapshot: {snap}{follow}")
         for f in c.findings:
@@ -232,6 +289,7 @@ def _report(path: str, doc, checks) -> str:
 
 
 # --------------------------------------------------------------------------- seal
+
 
 def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
     from sealscope.core import harn
@@ -245,10 +303,12 @@ def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
         try:
             held = already_sealed(doc, ledger)
         except OSError:
-            held = []   # a ledger that cannot be read cannot be written: sealing says so
+            held = []  # a ledger that cannot be read cannot be written: sealing says so
         if held:
-            message = (f"already sealed in {ledger}: {', '.join(held)} "
-                       "(--again appends the same receipts a second time)")
+            message = (
+                f"already sealed in {ledger}: {', '.join(held)} "
+                "(--again appends the same receipts a second time)"
+            )
             error_line(clean(message))
             if as_json:
                 emit_json({"error": message, "ledger": ledger, "already_sealed": held})
@@ -261,8 +321,15 @@ def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
         doc_out: dict[str, Any] = {
             "ledger": ledger,
             "sealed": [_sealed_dict(p, r) for p, r in out.sealed],
-            "skipped": [{"location": p.event.location, "event_id": p.event.event_id,
-                         "id": p.event.id, "reason": reason} for p, reason in out.skipped],
+            "skipped": [
+                {
+                    "location": p.event.location,
+                    "event_id": p.event.event_id,
+                    "id": p.event.id,
+                    "reason": reason,
+                }
+                for p, reason in out.skipped
+            ],
         }
         if error is not None:
             doc_out["error"] = error
@@ -271,22 +338,32 @@ def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
     if error is not None:
         error_line(clean(error))
     rows = out.rows
-    print(f"{paint_verdict(judged.verdict)}  {clean(path)} → {clean(ledger)}  "
-          f"{verdict.plural(len(rows), 'receipt')} sealed, {len(out.skipped)} skipped")
+    print(
+        f"{paint_verdict(judged.verdict)}  {clean(path)} → {clean(ledger)}  "
+        f"{verdict.plural(len(rows), 'receipt')} sealed, {len(out.skipped)} skipped"
+    )
     for p, r in out.sealed:
-        print(f"  {clean(p.event.id or '(no id)')}  pre {r['pre']['count']} → post "
-              f"{r['post']['count']}  dropped {r['dropped']['count']}  introduced "
-              f"{r['introduced']['count']}  chain {r['chain']}")
+        print(
+            f"  {clean(p.event.id or '(no id)')}  pre {r['pre']['count']} → post "
+            f"{r['post']['count']}  dropped {r['dropped']['count']}  introduced "
+            f"{r['introduced']['count']}  chain {r['chain']}"
+        )
     for p, reason in out.skipped:
         print(f"  {clean(p.event.id or '(no id)')}  skipped: {clean(reason)}")
     return code
 
 
 def _sealed_dict(plan, row: dict) -> dict:
-    return {"location": plan.event.location, "event_id": plan.event.event_id,
-            "id": plan.event.id, "compactor": row["compactor"], "method": row["method"],
-            "pre": row["pre"], "post": row["post"],
-            "dropped": {"count": row["dropped"]["count"], "bytes": row["dropped"]["bytes"]},
-            "introduced": row["introduced"], "receipt_digest": row["receipt_digest"],
-            "chain": row["chain"]}
-
+    return {
+        "location": plan.event.location,
+        "event_id": plan.event.event_id,
+        "id": plan.event.id,
+        "compactor": row["compactor"],
+        "method": row["method"],
+        "pre": row["pre"],
+        "post": row["post"],
+        "dropped": {"count": row["dropped"]["count"], "bytes": row["dropped"]["bytes"]},
+        "introduced": row["introduced"],
+        "receipt_digest": row["receipt_digest"],
+        "chain": row["chain"],
+    }

@@ -3,6 +3,7 @@
 The call record goes to $SEALSCOPE_CALL_RECORD, else $ARCAEON_CALL_RECORD, else
 `continuity.calls.jsonl` in the working directory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,4 +17,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from sealscope.mcp_server import serve
+
     return serve(sys.stdin, sys.stdout)

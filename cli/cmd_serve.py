@@ -20,6 +20,7 @@ Rules:
 - textual-serve is the optional extra `sealscope[serve]`; without it: one line saying
   what to install, exit 3 (the check could not run here; the arguments were fine).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,25 +44,44 @@ MAX_SESSIONS = 8
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="serve the viewer to a web browser (needs the serve "
-                                     "extra)",
-                       description="Serve the audit viewer to a web browser: each browser "
-                                   "tab runs its own viewer on the given paths (as `sealscope "
-                                   "view`; default: the samples). Binds 127.0.0.1 unless "
-                                   "--allow-remote is given. There is no authentication.")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="a ledger, snapshot or harn file, or a folder of them")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind (default 127.0.0.1; another needs --allow-remote)")
+    p = sub.add_parser(
+        "serve",
+        help="serve the viewer to a web browser (needs the serve extra)",
+        description="Serve the audit viewer to a web browser: each browser "
+        "tab runs its own viewer on the given paths (as `sealscope "
+        "view`; default: the samples). Binds 127.0.0.1 unless "
+        "--allow-remote is given. There is no authentication.",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a ledger, snapshot or harn file, or a folder of them",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1; another needs --allow-remote)",
+    )
     p.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
-    p.add_argument("--public-url", metavar="URL",
-                   help="the URL browsers reach the server at (behind a reverse proxy)")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="allow binding a non-loopback address: anyone reaching the port "
-                        "reads the evidence")
-    p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
-                   help=f"viewers running at once, one process per browser tab "
-                        f"(default {MAX_SESSIONS}); more are refused")
+    p.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the URL browsers reach the server at (behind a reverse proxy)",
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow binding a non-loopback address: anyone reaching the port reads the evidence",
+    )
+    p.add_argument(
+        "--max-sessions",
+        type=int,
+        default=MAX_SESSIONS,
+        metavar="N",
+        help=f"viewers running at once, one process per browser tab "
+        f"(default {MAX_SESSIONS}); more are refused",
+    )
     p.set_defaults(func=run)
 
 
@@ -90,6 +110,7 @@ def child_command() -> str:
 
 def run(args: argparse.Namespace) -> int:
     from sealscope.cmd_view import viewer_paths
+
     if not 0 < args.port < 65536:
         error_line(f"--port must be between 1 and 65535, not {args.port}")
         return verdict.USAGE
@@ -100,8 +121,10 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"--max-sessions must be at least 1, not {args.max_sessions}")
         return verdict.USAGE
     if not is_loopback(args.host) and not args.allow_remote:
-        error_line(f"refusing to bind {args.host}: it is not a loopback address and the "
-                   "server has no authentication; add --allow-remote to do it anyway")
+        error_line(
+            f"refusing to bind {args.host}: it is not a loopback address and the "
+            "server has no authentication; add --allow-remote to do it anyway"
+        )
         return verdict.USAGE
     paths = viewer_paths(args.paths)
     if paths is None:
@@ -115,15 +138,20 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"warning: serving on {args.host}:{args.port} with NO authentication: anyone who "
             "reaches this port reads the evidence, and can open any file this user can "
-            "read. Put it behind an authenticating reverse proxy (see the README).\n")
-    server = make_server([str(p.resolve()) for p in paths], host=args.host, port=args.port,
-                         public_url=args.public_url, max_sessions=args.max_sessions)
+            "read. Put it behind an authenticating reverse proxy (see the README).\n"
+        )
+    server = make_server(
+        [str(p.resolve()) for p in paths],
+        host=args.host,
+        port=args.port,
+        public_url=args.public_url,
+        max_sessions=args.max_sessions,
+    )
     os.environ[PATHS_ENV] = json.dumps(server.paths)  # read by each app process
     try:
         server.serve()
     except OSError as e:
-        error_line(f"cannot listen on {_netloc(args.host, args.port)}: "
-                   f"{e.strerror or e}")
+        error_line(f"cannot listen on {_netloc(args.host, args.port)}: {e.strerror or e}")
         return verdict.COULD_NOT
     return verdict.HELD
 
@@ -136,8 +164,14 @@ def _is_ip(name: str) -> bool:
         return False
 
 
-def make_server(paths: list[str], *, host: str, port: int, public_url: str | None,
-                max_sessions: int = MAX_SESSIONS) -> Any:
+def make_server(
+    paths: list[str],
+    *,
+    host: str,
+    port: int,
+    public_url: str | None,
+    max_sessions: int = MAX_SESSIONS,
+) -> Any:
     """A textual-serve Server for `paths` with our page and request checks."""
     import aiohttp_jinja2
     from aiohttp import web
@@ -157,7 +191,7 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
         if name not in allowed and not is_loopback(name) and not (remote and _is_ip(name)):
             raise web.HTTPForbidden(text="unknown host\n")
         if request.path == "/static" or request.path.startswith("/static/"):
-            rel = request.path[len("/static"):].lstrip("/")
+            rel = request.path[len("/static") :].lstrip("/")
             if not rel or any((root / rel).is_dir() for root in statics):
                 raise web.HTTPNotFound(text="no listing\n")
         origin = request.headers.get("Origin")
@@ -187,7 +221,8 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             if self.sessions >= max_sessions:
                 raise web.HTTPServiceUnavailable(
-                    text=f"{max_sessions} viewers are running: no more sessions\n")
+                    text=f"{max_sessions} viewers are running: no more sessions\n"
+                )
             self.sessions += 1
             try:
                 return await super().handle_websocket(request)
@@ -204,24 +239,38 @@ def make_server(paths: list[str], *, host: str, port: int, public_url: str | Non
             if public_url:
                 scheme, rest = base.split(":", 1)
                 ws = ("wss:" if scheme == "https" else "ws:") + rest + "/ws"
-                origin = ("wss://" if scheme == "https" else "ws://") \
-                    + urlsplit(public_url).netloc
+                origin = ("wss://" if scheme == "https" else "ws://") + urlsplit(public_url).netloc
             else:
                 origin = ("wss://" if request.secure else "ws://") + request.host
-            return aiohttp_jinja2.render_template("index.html", request, {
-                "font_size": font_size, "static_url": (base + "/static/") if base else "static/",
-                "websocket_url": ws, "title": "sealscope", "ws_origin": origin,
-            })
+            return aiohttp_jinja2.render_template(
+                "index.html",
+                request,
+                {
+                    "font_size": font_size,
+                    "static_url": (base + "/static/") if base else "static/",
+                    "websocket_url": ws,
+                    "title": "sealscope",
+                    "ws_origin": origin,
+                },
+            )
 
         async def on_startup(self, app: web.Application) -> None:
             url = public_url or f"http://{_netloc(host, port)}/"
-            self.console.print(f"sealscope serving {len(self.paths)} path(s) at {url}",
-                               highlight=False, markup=False)
+            self.console.print(
+                f"sealscope serving {len(self.paths)} path(s) at {url}",
+                highlight=False,
+                markup=False,
+            )
             self.console.print("Press Ctrl+C to stop.", highlight=False, markup=False)
 
-    server = SealscopeServer(child_command(), host=host, port=port, title="sealscope",
-                             public_url=public_url or f"http://{_netloc(host, port)}",
-                             templates_path=TEMPLATES)
+    server = SealscopeServer(
+        child_command(),
+        host=host,
+        port=port,
+        title="sealscope",
+        public_url=public_url or f"http://{_netloc(host, port)}",
+        templates_path=TEMPLATES,
+    )
     server.paths = paths
     return server
 
@@ -238,7 +287,8 @@ def child_main() -> int:
         error_line(f"{PATHS_ENV} must hold a JSON list of paths")
         return verdict.USAGE
     from sealscope.viewer.app import SealscopeApp
-    SealscopeApp(paths, first_paint=True).run()   # as `sealscope` in a terminal
+
+    SealscopeApp(paths, first_paint=True).run()  # as `sealscope` in a terminal
     return verdict.HELD
 
 

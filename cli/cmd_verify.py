@@ -3,6 +3,7 @@
 
 `--incremental` resumes from the ledger's checkpoint (the user's cache, or FILE) and
 writes the new one: the verified prefix is hashed, only the appended bytes walked."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,30 +21,52 @@ from sealscope.output import emit_json, error_line, paint_verdict, progress_call
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="walk and verify the hash chain of one or more ledgers")
     p.add_argument("ledgers", nargs="+", metavar="LEDGER")
-    p.add_argument("--strict", action="store_true",
-                   help="treat unchained rows as breaks and ignore declarations")
-    p.add_argument("--pin", metavar="PIN",
-                   help='a head pin ("arcaeon-ledger head chain=... rows=N as_of=...") '
-                        'or a file holding one')
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="treat unchained rows as breaks and ignore declarations",
+    )
+    p.add_argument(
+        "--pin",
+        metavar="PIN",
+        help='a head pin ("arcaeon-ledger head chain=... rows=N as_of=...") or a file holding one',
+    )
     p.add_argument("--witness", metavar="STORE", help="a witness store file to check against")
     p.add_argument("--ns", metavar="NAMESPACE", help="the witness namespace (with --witness)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.add_argument("--incremental", action="store_true",
-                   help="resume from the ledger's checkpoint and update it: walk only "
-                        "what was appended since (see README: checkpoints)")
-    p.add_argument("--reset", action="store_true",
-                   help="with --incremental: remove the ledger's checkpoint first (only a "
-                        "sealscope checkpoint is removed) and verify in full")
-    p.add_argument("--checkpoint", metavar="FILE",
-                   help="the checkpoint file (with --incremental; default: "
-                        "$XDG_CACHE_HOME/sealscope/checkpoints/)")
+    p.add_argument(
+        "--incremental",
+        action="store_true",
+        help="resume from the ledger's checkpoint and update it: walk only "
+        "what was appended since (see README: checkpoints)",
+    )
+    p.add_argument(
+        "--reset",
+        action="store_true",
+        help="with --incremental: remove the ledger's checkpoint first (only a "
+        "sealscope checkpoint is removed) and verify in full",
+    )
+    p.add_argument(
+        "--checkpoint",
+        metavar="FILE",
+        help="the checkpoint file (with --incremental; default: "
+        "$XDG_CACHE_HOME/sealscope/checkpoints/)",
+    )
     ci_formats.add_arguments(p)
     p.set_defaults(func=run)
 
 
-def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
-          ns: str | None = None, progress: bool = False, incremental: bool = False,
-          checkpoint: str | None = None, digest: bool = False) -> tuple[dict, int, Any, Any]:
+def judge(
+    path: str,
+    strict: bool = False,
+    pin=None,
+    store: str | None = None,
+    ns: str | None = None,
+    progress: bool = False,
+    incremental: bool = False,
+    checkpoint: str | None = None,
+    digest: bool = False,
+) -> tuple[dict, int, Any, Any]:
     """Verify one ledger (and its pin or witness): the JSON object, the exit code,
     the CI suite (the chain and each check, the lines to annotate) and the chain's
     `VerifyResult` (for the step summary's report, so it is not walked twice).
@@ -53,19 +76,27 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     on_progress = progress_callback(f"verify {path}") if progress else None
     if incremental:
         from sealscope.core.checkpoint import verify_incremental
-        inc = verify_incremental(path, strict=strict, checkpoint=checkpoint,
-                                 on_progress=on_progress, digest=digest)
+
+        inc = verify_incremental(
+            path, strict=strict, checkpoint=checkpoint, on_progress=on_progress, digest=digest
+        )
         res = inc.result
         doc = res.to_dict()
-        doc["resumed"] = {"resumed": inc.resumed is not None,
-                          **(inc.resumed.to_dict() if inc.resumed else {}),
-                          "sentence": inc.resumed.sentence() if inc.resumed else None,
-                          "checkpoint": inc.checkpoint, "written": inc.saved,
-                          "caught": inc.change, "notes": list(inc.notes)}
-        resumed = {"resumed": inc.resumed is not None,
-                   "checkpoint_sha256": inc.checkpoint_sha256,
-                   "rows_resumed": inc.resumed.rows_before if inc.resumed else 0,
-                   "bytes_resumed": inc.resumed.bytes_before if inc.resumed else 0}
+        doc["resumed"] = {
+            "resumed": inc.resumed is not None,
+            **(inc.resumed.to_dict() if inc.resumed else {}),
+            "sentence": inc.resumed.sentence() if inc.resumed else None,
+            "checkpoint": inc.checkpoint,
+            "written": inc.saved,
+            "caught": inc.change,
+            "notes": list(inc.notes),
+        }
+        resumed = {
+            "resumed": inc.resumed is not None,
+            "checkpoint_sha256": inc.checkpoint_sha256,
+            "rows_resumed": inc.resumed.rows_before if inc.resumed else 0,
+            "bytes_resumed": inc.resumed.bytes_before if inc.resumed else 0,
+        }
     else:
         res = ledger.verify(path, strict=strict, on_progress=on_progress, digest=digest)
         resumed = None
@@ -81,8 +112,9 @@ def judge(path: str, strict: bool = False, pin=None, store: str | None = None,
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
     names = ["pin"] if pin is not None else ["witness"] if store else []
-    suite = ci_formats.chain_suite(path, res, list(zip(names, checks, strict=True)),
-                                   digested=digest)
+    suite = ci_formats.chain_suite(
+        path, res, list(zip(names, checks, strict=True)), digested=digest
+    )
     suite.resumed = resumed
     return doc, out.exit_code, suite, res
 
@@ -98,10 +130,17 @@ def _judge_items(items: Sequence[str], args: tuple[Any, ...]) -> list[tuple[dict
     return [judge(item.split("\0", 1)[1], *args) for item in items]
 
 
-def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | None,
-              progress: bool, incremental: bool = False,
-              checkpoint: str | None = None,
-              digest: bool = False) -> list[tuple[dict, int, Any, Any]]:
+def judge_all(
+    paths: list[str],
+    strict: bool,
+    pin,
+    store: str | None,
+    ns: str | None,
+    progress: bool,
+    incremental: bool = False,
+    checkpoint: str | None = None,
+    digest: bool = False,
+) -> list[tuple[dict, int, Any, Any]]:
     """`judge` of each path, in the given order, planned and run by `core.fleet_run`:
     a small file a task of its own, on the local pool when the small files hold
     `MANY_MIN_BYTES` (else one at a time here, with progress); a large file here."""
@@ -119,11 +158,13 @@ def judge_all(paths: list[str], strict: bool, pin, store: str | None, ns: str | 
     executor: fleet_run.Executor = fleet_run.Serial()
     task = partial(_judge_items, args=here)
     if len(plan.batches) > 1 and plan.small_bytes >= MANY_MIN_BYTES:
-        executor = fleet_run.LocalPool()   # a worker's progress is nobody's to show
-        task = partial(_judge_items, args=(strict, pin, store, ns, False, incremental,
-                                           checkpoint, digest))
-    results = dict(fleet_run.run(plan, task, executor,
-                                 large_task=lambda item: _judge_items([item], here)[0]))
+        executor = fleet_run.LocalPool()  # a worker's progress is nobody's to show
+        task = partial(
+            _judge_items, args=(strict, pin, store, ns, False, incremental, checkpoint, digest)
+        )
+    results = dict(
+        fleet_run.run(plan, task, executor, large_task=lambda item: _judge_items([item], here)[0])
+    )
     return [results[item] for item, _n in sized]
 
 
@@ -164,9 +205,11 @@ def run(args: argparse.Namespace) -> int:
 
         hit = evidence_target(args.checkpoint, args.ledgers)
         if hit is not None:
-            error_line(f"verify: refusing --checkpoint {clean(args.checkpoint)}: it is the "
-                       f"evidence file {clean(hit)} (a checkpoint is never written over "
-                       "evidence)")
+            error_line(
+                f"verify: refusing --checkpoint {clean(args.checkpoint)}: it is the "
+                f"evidence file {clean(hit)} (a checkpoint is never written over "
+                "evidence)"
+            )
             return verdict.USAGE
     pin = None
     if args.pin is not None:
@@ -177,31 +220,52 @@ def run(args: argparse.Namespace) -> int:
             return verdict.USAGE
     as_json = args.json or args.ci_format == "json"
     progress = not as_json or sys.stderr.isatty()
-    results = judge_all(args.ledgers, args.strict, pin, args.witness, args.ns, progress,
-                        args.incremental, args.checkpoint, bool(getattr(args, "vsa", None)))
-    for path in args.ledgers:   # the reference's answer stands; say what was meant
+    results = judge_all(
+        args.ledgers,
+        args.strict,
+        pin,
+        args.witness,
+        args.ns,
+        progress,
+        args.incremental,
+        args.checkpoint,
+        bool(getattr(args, "vsa", None)),
+    )
+    for path in args.ledgers:  # the reference's answer stands; say what was meant
         if os.path.isdir(path):
             error_line(clean(f"verify: {path} is a folder: use `sealscope fleet {path}`"))
     code = verdict.worst(r[1] for r in results)
     docs = [r[0] for r in results]
-    policy = {"verb": "verify", "strict": args.strict,
-              "checks": ["chain"] + (["pin"] if pin is not None else [])
-              + (["witness"] if args.witness else [])}
+    policy = {
+        "verb": "verify",
+        "strict": args.strict,
+        "checks": ["chain"]
+        + (["pin"] if pin is not None else [])
+        + (["witness"] if args.witness else []),
+    }
     _other_kind_notes(args.ledgers)
-    human = "\n".join(human_line(path, r[0], r[3])
-                      for path, r in zip(args.ledgers, results, strict=True))
+    human = "\n".join(
+        human_line(path, r[0], r[3]) for path, r in zip(args.ledgers, results, strict=True)
+    )
     if len(results) > 1:
         human += "\n" + _count_line(docs)
     one_line = human.split("\n", 1)[0] if len(docs) == 1 else _count_line(docs)
-    code = ci_formats.emit(args, [r[2] for r in results], code=code, policy=policy,
-                           summary=one_line,
-                           markdown=lambda: _markdown([(p, r[3]) for p, r in
-                                                       zip(args.ledgers, results, strict=True)]))
+    code = ci_formats.emit(
+        args,
+        [r[2] for r in results],
+        code=code,
+        policy=policy,
+        summary=one_line,
+        markdown=lambda: _markdown([(p, r[3]) for p, r in zip(args.ledgers, results, strict=True)]),
+    )
     if ci_formats.github(args):
         return code
     if as_json:
-        emit_json(docs[0] if len(docs) == 1 else
-                  [dict(d, path=p) for p, d in zip(args.ledgers, docs, strict=True)])
+        emit_json(
+            docs[0]
+            if len(docs) == 1
+            else [dict(d, path=p) for p, d in zip(args.ledgers, docs, strict=True)]
+        )
         return code
     print(human)
     return code
@@ -216,24 +280,31 @@ def _other_kind_notes(paths: list[str]) -> None:
     for p in paths:
         kind = kinds.identify(p).kind
         if kind is not None and kind != kinds.LEDGER:
-            sys.stderr.write(f"note: {clean(p)} looks like {kind}; its own check is "
-                             f"`sealscope check {clean(p)}`\n")
+            sys.stderr.write(
+                f"note: {clean(p)} looks like {kind}; its own check is "
+                f"`sealscope check {clean(p)}`\n"
+            )
 
 
 def _count_line(docs: list[dict]) -> str:
 
-    counts = {v: sum(1 for d in docs if d["verdict"] == v)
-              for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)}
-    return (f"{len(docs)} ledgers: {counts[verdict.VERIFIED]} verified, "
-            f"{counts[verdict.BROKEN]} broken, {counts[verdict.COULD_NOT_LOOK]} could not look")
+    counts = {
+        v: sum(1 for d in docs if d["verdict"] == v)
+        for v in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK)
+    }
+    return (
+        f"{len(docs)} ledgers: {counts[verdict.VERIFIED]} verified, "
+        f"{counts[verdict.BROKEN]} broken, {counts[verdict.COULD_NOT_LOOK]} could not look"
+    )
 
 
 def _markdown(walked: list[tuple[str, Any]]) -> str:
     """The audit report of each ledger from its walk, for a CI step summary."""
     from sealscope.core.export import build_report
 
-    return "\n\n".join(build_report(p, kind="ledger", verify_result=res).to_markdown()
-                       for p, res in walked)
+    return "\n\n".join(
+        build_report(p, kind="ledger", verify_result=res).to_markdown() for p, res in walked
+    )
 
 
 def human_line(path: str, doc: dict, res: Any = None) -> str:
@@ -243,14 +314,19 @@ def human_line(path: str, doc: dict, res: Any = None) -> str:
     that one line."""
     from sealscope.core.sanitize import clean
 
-    why = res.reason() if res is not None and \
-        verdict.chain(res).verdict == verdict.COULD_NOT_LOOK else ""
+    why = (
+        res.reason()
+        if res is not None and verdict.chain(res).verdict == verdict.COULD_NOT_LOOK
+        else ""
+    )
     if why and res.unreadable:
         return f"{paint_verdict(doc['verdict'])}  {clean(path)}  {clean(why)}"
-    head = (f"{paint_verdict(doc['verdict'])}  {clean(path)}  "
-            + (f"{clean(why)} · " if why else "")
-            + f"rows={doc['rows']} chained={doc['chained']} prechain={doc['prechain']} "
-            f"breaks={doc['breaks']} scope={doc['verified_scope']}")
+    head = (
+        f"{paint_verdict(doc['verdict'])}  {clean(path)}  "
+        + (f"{clean(why)} · " if why else "")
+        + f"rows={doc['rows']} chained={doc['chained']} prechain={doc['prechain']} "
+        f"breaks={doc['breaks']} scope={doc['verified_scope']}"
+    )
     if doc["declared_breaks"]:
         head += f" declared={doc['declared_breaks']}"
     extra = []

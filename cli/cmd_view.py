@@ -7,6 +7,7 @@ bundled samples (`sealscope.sample_ledgers`, installed with the package): its le
 the two seals and the seals ledger from `seals/`, and the harn session transcript (see
 its README.md).
 Textual is imported only here, inside the verb, so the other verbs never pay for it."""
+
 from __future__ import annotations
 
 import argparse
@@ -40,13 +41,19 @@ def viewer_paths(given: list[str]) -> list[Path] | None:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("view", help="open the terminal viewer on ledgers, seals and harn "
-                                    "files (default: the samples)",
-                       description="Open the terminal audit viewer on the given ledgers, "
-                                   "continuity snapshots, harn transcripts or run records, "
-                                   "or folders of them; with none, the bundled samples.")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="a ledger, snapshot or harn file, or a folder (a fleet tab)")
+    p = sub.add_parser(
+        "view",
+        help="open the terminal viewer on ledgers, seals and harn files (default: the samples)",
+        description="Open the terminal audit viewer on the given ledgers, "
+        "continuity snapshots, harn transcripts or run records, "
+        "or folders of them; with none, the bundled samples.",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="a ledger, snapshot or harn file, or a folder (a fleet tab)",
+    )
     p.set_defaults(func=run)
 
 
@@ -56,6 +63,7 @@ def viewer_app(given: list[str]) -> App[None] | None:
     if paths is None:
         return None
     from sealscope.viewer.app import SealscopeApp
+
     return SealscopeApp(paths, first_paint=True)
 
 

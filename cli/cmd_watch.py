@@ -15,6 +15,7 @@ macOS, and it sees appends on NFS and other network filesystems where kernel
 change events are not delivered. A poll of an unchanged file is two stat calls
 and a 4 KiB read.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,13 +31,26 @@ from sealscope.output import error_line, paint, paint_verdict, progress_callback
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("watch", help="follow ledgers as they grow, verifying each new row")
     p.add_argument("ledgers", nargs="+", metavar="LEDGER")
-    p.add_argument("--strict", action="store_true",
-                   help="treat unchained rows as breaks and ignore declarations")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="treat unchained rows as breaks and ignore declarations",
+    )
     p.add_argument("--json", action="store_true", help="one JSON event per line")
-    p.add_argument("--interval", type=float, default=0.5, metavar="SECONDS",
-                   help="how often each file is polled (default 0.5)")
-    p.add_argument("--rehash", type=float, default=30.0, metavar="SECONDS",
-                   help="re-hash the whole verified prefix at least this often (default 30)")
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="how often each file is polled (default 0.5)",
+    )
+    p.add_argument(
+        "--rehash",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="re-hash the whole verified prefix at least this often (default 30)",
+    )
     p.set_defaults(func=run)
 
 
@@ -49,15 +63,14 @@ def _stop(_signum, _frame) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sealscope.core.verdict import worst
     from sealscope.core.follow import Final, Follower
+    from sealscope.core.verdict import worst
 
     if args.interval <= 0 or args.rehash <= 0:
         error_line("watch: --interval and --rehash must be positive")
         return verdict.USAGE
     out = _Out(args.json)
-    followers = [Follower(p, strict=args.strict, rehash_seconds=args.rehash)
-                 for p in args.ledgers]
+    followers = [Follower(p, strict=args.strict, rehash_seconds=args.rehash) for p in args.ledgers]
     seen: list[int] = []
     old = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -122,12 +135,22 @@ class _Out:
 
         r = f.result
         if self.json:
-            self._event({"event": what, "path": f.path, "verdict": r.verdict, **r.to_dict(),
-                         "new_rows": new, "rows_since_open": f.rows_added})
+            self._event(
+                {
+                    "event": what,
+                    "path": f.path,
+                    "verdict": r.verdict,
+                    **r.to_dict(),
+                    "new_rows": new,
+                    "rows_since_open": f.rows_added,
+                }
+            )
             return
-        line = (f"{paint_verdict(r.verdict)}  {clean(f.path)}  rows={r.rows:,}"
-                f"{f' (+{new:,})' if what == 'grew' else ''} breaks={r.breaks} "
-                f"scope={r.verified_scope}")
+        line = (
+            f"{paint_verdict(r.verdict)}  {clean(f.path)}  rows={r.rows:,}"
+            f"{f' (+{new:,})' if what == 'grew' else ''} breaks={r.breaks} "
+            f"scope={r.verified_scope}"
+        )
         if r.declared_breaks:
             line += f" declared={r.declared_breaks}"
         if what == "open":
@@ -142,25 +165,39 @@ class _Out:
         if self.json:
             self._event({"event": ev.kind, "path": f.path, "line": ev.line, "text": ev.text})
             return
-        word = {"break": paint("BREAK", "red"), "declared": paint("DECLARED", "yellow"),
-                "receipt": paint("RECEIPT", "cyan")}.get(ev.kind, ev.kind.upper())
+        word = {
+            "break": paint("BREAK", "red"),
+            "declared": paint("DECLARED", "yellow"),
+            "receipt": paint("RECEIPT", "cyan"),
+        }.get(ev.kind, ev.kind.upper())
         self._emit(f"  {word}  {clean(f.path)}  {clean(ev.text)}")
 
     def alarm(self, f, ev) -> None:
         from sealscope.core.sanitize import clean
 
         if self.json:
-            self._event({"event": ev.kind, "path": f.path, "text": ev.text, "rows_gone": ev.rows,
-                         "verdict": f.result.verdict})
+            self._event(
+                {
+                    "event": ev.kind,
+                    "path": f.path,
+                    "text": ev.text,
+                    "rows_gone": ev.rows,
+                    "verdict": f.result.verdict,
+                }
+            )
             return
-        self._emit(paint(f"!! {ev.kind.upper()} while open: {clean(f.path)}: {clean(ev.text)}",
-                         "red"))
+        self._emit(
+            paint(f"!! {ev.kind.upper()} while open: {clean(f.path)}: {clean(ev.text)}", "red")
+        )
 
     def end(self, followers, finals, code: int) -> None:
         if self.json:
             ended = [(f, e) for f, e in zip(followers, finals, strict=True) if e is not None]
-            doc = {"event": "stopped", "exit_code": code,
-                   "verdicts": {f.path: e.result.verdict for f, e in ended}}
+            doc = {
+                "event": "stopped",
+                "exit_code": code,
+                "verdicts": {f.path: e.result.verdict for f, e in ended},
+            }
             partial = {f.path: e.partial for f, e in ended if e.partial}
             if partial:  # bytes of a last line without its line break, per file
                 doc["partial_bytes"] = partial
@@ -172,8 +209,10 @@ class _Out:
             if e is None:
                 continue
             r = e.result
-            line = (f"stopped: {paint_verdict(r.verdict)}  {clean(f.path)}  rows={r.rows:,} "
-                    f"(+{f.rows_added:,} while watched)")
+            line = (
+                f"stopped: {paint_verdict(r.verdict)}  {clean(f.path)}  rows={r.rows:,} "
+                f"(+{f.rows_added:,} while watched)"
+            )
             if e.partial:
                 line += f"  a partial last line ({e.partial:,} bytes)"
             if r.first_break and r.exit_code != f.result.exit_code:

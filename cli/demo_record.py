@@ -8,6 +8,7 @@ times monotonic (`time.monotonic`). Standard library only: `pty`, `select`, `ter
 While recording on a terminal, the run is shown there too and the keys typed reach
 the demo (Space, →, q).
 """
+
 from __future__ import annotations
 
 import codecs
@@ -32,12 +33,19 @@ TITLE = "sealscope demo"
 
 
 def header(cols: int, rows: int, started: float) -> dict[str, Any]:
-    return {"version": 2, "width": cols, "height": rows, "timestamp": int(started),
-            "title": TITLE, "env": {"TERM": TERM, "SHELL": os.environ.get("SHELL", "/bin/sh")}}
+    return {
+        "version": 2,
+        "width": cols,
+        "height": rows,
+        "timestamp": int(started),
+        "title": TITLE,
+        "env": {"TERM": TERM, "SHELL": os.environ.get("SHELL", "/bin/sh")},
+    }
 
 
-def spawn(args: list[str], cols: int, rows: int,
-          env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+def spawn(
+    args: list[str], cols: int, rows: int, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
     """`python -m sealscope ARGS` on a new pseudo-terminal of cols×rows: the process
     and the master side's file descriptor (the caller closes it)."""
     master, slave = os.openpty()
@@ -45,9 +53,15 @@ def spawn(args: list[str], cols: int, rows: int,
     child_env = dict(os.environ if env is None else env)
     child_env.update(TERM=TERM, COLORTERM="truecolor", COLUMNS=str(cols), LINES=str(rows))
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "sealscope", *args], stdin=slave,
-                                stdout=slave, stderr=slave, env=child_env,
-                                start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sealscope", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=child_env,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError:
         os.close(master)
         raise
@@ -63,8 +77,9 @@ def _size(size: tuple[int, int] | None) -> tuple[int, int]:
     return max(80, got.columns), max(24, got.lines)
 
 
-def record(path: str | os.PathLike[str], args: list[str],
-           size: tuple[int, int] | None = None) -> int:
+def record(
+    path: str | os.PathLike[str], args: list[str], size: tuple[int, int] | None = None
+) -> int:
     """Run `sealscope ARGS` in a pseudo-terminal, writing the asciicast to `path`;
     the run's exit code."""
     cols, rows = _size(size)
@@ -91,8 +106,15 @@ def record(path: str | os.PathLike[str], args: list[str],
     return code
 
 
-def _pump(proc: subprocess.Popen[bytes], master: int, out: IO[str], cols: int, rows: int,
-          keys: int | None, show: bool) -> None:
+def _pump(
+    proc: subprocess.Popen[bytes],
+    master: int,
+    out: IO[str],
+    cols: int,
+    rows: int,
+    keys: int | None,
+    show: bool,
+) -> None:
     t0 = time.monotonic()
     out.write(json.dumps(header(cols, rows, time.time())) + "\n")
     decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -106,7 +128,7 @@ def _pump(proc: subprocess.Popen[bytes], master: int, out: IO[str], cols: int, r
         if master in ready:
             try:
                 data = os.read(master, 65536)
-            except OSError:          # EIO: the child closed the terminal
+            except OSError:  # EIO: the child closed the terminal
                 data = b""
             if not data:
                 break

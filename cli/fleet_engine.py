@@ -8,6 +8,7 @@ asking for a URL or `--scheduler` says what to install. Workers open remote obje
 themselves: a task carries URLs and `storage_options`, never file bytes. A listing or
 read error for one object is that object's could-not-look entry, never the end of a run.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -16,10 +17,10 @@ import os
 import posixpath
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any
-from collections.abc import Callable, Iterator, Sequence
 
 from sealscope.core import fleet, fleet_run
 from sealscope.core.fleet import FleetEntry
@@ -48,8 +49,9 @@ def _url_to_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
     try:
         return fsspec.core.url_to_fs(url, **options)
     except ImportError as e:  # the protocol's own package, e.g. s3fs
-        raise EngineMissing(f"{url.split('://')[0]}:// needs {e.name or 'its fsspec backend'}: "
-                            f"{FLEET_EXTRA}") from None
+        raise EngineMissing(
+            f"{url.split('://')[0]}:// needs {e.name or 'its fsspec backend'}: {FLEET_EXTRA}"
+        ) from None
 
 
 def _object_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
@@ -63,8 +65,9 @@ def _object_fs(url: str, options: dict[str, Any]) -> tuple[Any, str]:
         try:
             fs = fsspec.filesystem(proto, **options)
         except ImportError as e:
-            raise EngineMissing(f"{proto}:// needs {e.name or 'its fsspec backend'}: "
-                                f"{FLEET_EXTRA}") from None
+            raise EngineMissing(
+                f"{proto}:// needs {e.name or 'its fsspec backend'}: {FLEET_EXTRA}"
+            ) from None
         # strip the protocol as the filesystem does, with `::` held out of its sight
         return fs, fs._strip_protocol(url.replace("::", "\0\0")).replace("\0\0", "::")
     return _url_to_fs(url, options)
@@ -83,8 +86,9 @@ def error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def list_remote(url: str, pattern: str, options: dict[str, Any]
-                ) -> Iterator[tuple[str, int | None, str | None]]:
+def list_remote(
+    url: str, pattern: str, options: dict[str, Any]
+) -> Iterator[tuple[str, int | None, str | None]]:
     """(url, size, listing error) for each object under `url` matching `pattern` (or
     `url` itself when it names an object)."""
     try:
@@ -122,8 +126,10 @@ def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetE
                     copied += len(block)
                     if copied > REMOTE_MAX_BYTES:
                         return fleet.unreadable_entry(
-                            url, f"larger than {REMOTE_MAX_BYTES >> 30} GiB: not fetched "
-                                 "(a remote object is copied to be verified)")
+                            url,
+                            f"larger than {REMOTE_MAX_BYTES >> 30} GiB: not fetched "
+                            "(a remote object is copied to be verified)",
+                        )
                     dst.write(block)
         except EngineMissing as e:
             return fleet.unreadable_entry(url, str(e))
@@ -134,26 +140,37 @@ def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetE
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def audit_items(items: Sequence[str], options: dict[str, Any], strict: bool = False,
-                incremental: bool = False) -> list[dict[str, Any]]:
+def audit_items(
+    items: Sequence[str], options: dict[str, Any], strict: bool = False, incremental: bool = False
+) -> list[dict[str, Any]]:
     """A batch of local paths and URLs, audited in order; wire dicts for any executor.
     Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole."""
-    return [(audit_url(i, options, strict) if is_url(i) else
-             fleet.audit_path(i, strict=strict, incremental=incremental)).to_wire()
-            for i in items]
+    return [
+        (
+            audit_url(i, options, strict)
+            if is_url(i)
+            else fleet.audit_path(i, strict=strict, incremental=incremental)
+        ).to_wire()
+        for i in items
+    ]
 
 
-def gather(sources: Sequence[str], pattern: str, options: dict[str, Any],
-           follow_links: bool = False, kinds: bool = False
-           ) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
+def gather(
+    sources: Sequence[str],
+    pattern: str,
+    options: dict[str, Any],
+    follow_links: bool = False,
+    kinds: bool = False,
+) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
     """(ledgers to audit with their sizes, entries already decided by a listing error,
     or by a symlink out of its folder not followed: COULD NOT LOOK, saying so)."""
     sized: list[tuple[str, int | None]] = []
     failed: list[FleetEntry] = []
     local = [s for s in sources if not is_url(s)]
     skipped: list[tuple[str, str]] = []
-    sized.extend(fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped,
-                            kinds=kinds))
+    sized.extend(
+        fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped, kinds=kinds)
+    )
     failed.extend(fleet.unreadable_entry(p, why) for p, why in skipped)
     for url in (s for s in sources if is_url(s)):
         for item, size, err in list_remote(url, pattern, options):
@@ -169,16 +186,27 @@ def gather(sources: Sequence[str], pattern: str, options: dict[str, Any],
 OnEntry = Callable[[FleetEntry], None]
 
 
-def _on_pool(plan: fleet_run.Plan, options: dict[str, Any], strict: bool, on_entry: OnEntry,
-             executor: fleet_run.Executor, incremental: bool = False,
-             large_first: bool = False) -> None:
+def _on_pool(
+    plan: fleet_run.Plan,
+    options: dict[str, Any],
+    strict: bool,
+    on_entry: OnEntry,
+    executor: fleet_run.Executor,
+    incremental: bool = False,
+    large_first: bool = False,
+) -> None:
     task = partial(audit_items, options=options, strict=strict, incremental=incremental)
     for _item, wire in fleet_run.run(plan, task, executor, large_first=large_first):
         on_entry(FleetEntry.from_dict(wire))
 
 
-def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
-             strict: bool, on_entry: OnEntry, incremental: bool = False) -> None:
+def run_pool(
+    sized: Sequence[tuple[str, int | None]],
+    options: dict[str, Any],
+    strict: bool,
+    on_entry: OnEntry,
+    incremental: bool = False,
+) -> None:
     """The local process pool (`fleet_run.LocalPool`): local files as `fleet.run_local`
     runs them (a large one here, split across the cores); URLs in batches on the same
     pool, a large object a task of its own (its worker fetches it)."""
@@ -186,8 +214,7 @@ def run_pool(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     remote = [(p, n) for p, n in sized if is_url(p)]
     fleet.run_local(local, strict=strict, incremental=incremental, on_entry=on_entry)
     if remote:
-        _on_pool(fleet_run.plan_batches(remote), options, strict, on_entry,
-                 fleet_run.LocalPool())
+        _on_pool(fleet_run.plan_batches(remote), options, strict, on_entry, fleet_run.LocalPool())
 
 
 def _distributed() -> tuple[Any, Any]:
@@ -209,11 +236,13 @@ def local_cluster_config() -> dict[str, Any]:
     import multiprocessing as mp
 
     method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
-    return {"distributed.worker.profile.enabled": False,
-            "distributed.admin.system-monitor.gil.enabled": False,
-            "distributed.admin.system-monitor.interval": "1s",
-            "distributed.admin.tick.interval": "1s",
-            "distributed.worker.multiprocessing-method": method}
+    return {
+        "distributed.worker.profile.enabled": False,
+        "distributed.admin.system-monitor.gil.enabled": False,
+        "distributed.admin.system-monitor.interval": "1s",
+        "distributed.admin.tick.interval": "1s",
+        "distributed.worker.multiprocessing-method": method,
+    }
 
 
 def prepare_dask(scheduler: str) -> None:
@@ -226,10 +255,13 @@ def prepare_dask(scheduler: str) -> None:
         return
     import threading
 
-    threading.Thread(target=_import_quietly, args=("dask.distributed",), daemon=True,
-                     name="import-dask").start()
-    if scheduler.startswith("local:") and \
-            local_cluster_config()["distributed.worker.multiprocessing-method"] == "forkserver":
+    threading.Thread(
+        target=_import_quietly, args=("dask.distributed",), daemon=True, name="import-dask"
+    ).start()
+    if (
+        scheduler.startswith("local:")
+        and local_cluster_config()["distributed.worker.multiprocessing-method"] == "forkserver"
+    ):
         from multiprocessing import forkserver
 
         forkserver.set_forkserver_preload(["distributed", __name__])
@@ -250,8 +282,9 @@ class DaskExecutor:
     def __init__(self, client: Any) -> None:
         self.client = client
 
-    def map_batches(self, task: Callable[[Sequence[str]], list[Any]],
-                    batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, list[Any]]]:
+    def map_batches(
+        self, task: Callable[[Sequence[str]], list[Any]], batches: Sequence[Sequence[str]]
+    ) -> Iterator[tuple[int, list[Any]]]:
         _dask, dd = _distributed()
         futures = self.client.map(task, list(batches), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
@@ -259,9 +292,14 @@ class DaskExecutor:
             yield index[fut.key], fut.result()
 
 
-def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
-             strict: bool, on_entry: OnEntry, scheduler: str, incremental: bool = False
-             ) -> None:
+def run_dask(
+    sized: Sequence[tuple[str, int | None]],
+    options: dict[str, Any],
+    strict: bool,
+    on_entry: OnEntry,
+    scheduler: str,
+    incremental: bool = False,
+) -> None:
     """The fleet on a Dask cluster (`DaskExecutor`): every file a task of
     `fleet_run`'s plan, a large file a task of its own, the longest first, so the run
     ends on small ones and no worker idles long while another finishes a big file
@@ -274,14 +312,20 @@ def run_dask(sized: Sequence[tuple[str, int | None]], options: dict[str, Any],
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
         with dask.config.set(local_cluster_config()):
-            cluster = dd.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                      host="127.0.0.1", dashboard_address=None)
+            cluster = dd.LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
         client = dd.Client(cluster)
     else:
         client = dd.Client(scheduler)
     try:
-        _on_pool(plan, options, strict, on_entry, DaskExecutor(client), incremental,
-                 large_first=True)
+        _on_pool(
+            plan, options, strict, on_entry, DaskExecutor(client), incremental, large_first=True
+        )
     finally:
         client.close()
         if cluster is not None:

@@ -4,12 +4,13 @@ Each verb lives in its own `cmd_*` module exposing `register(subparsers)`; the m
 sets `func` on its parser. Exit codes: 0 held, 1 evidence wrong, 3 could not look or
 bounded, 2 usage.
 """
+
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
 import importlib
 import sys
+from typing import NoReturn
 
 from sealscope.core import verdict
 
@@ -38,9 +39,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="sealscope",
-                     description="Audit arcaeon ledgers, compaction receipts and continuity seals.")
+    parser = _Parser(
+        prog="sealscope",
+        description="Audit arcaeon ledgers, compaction receipts and continuity seals.",
+    )
     from sealscope.core.version import __version__
+
     parser.add_argument("--version", action="version", version=f"sealscope {__version__}")
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
     for name in VERB_MODULES:
@@ -54,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:2] == ["harn", "seal"]:   # a sub-command of its own (`harn seal --help`)
+    if argv[:2] == ["harn", "seal"]:  # a sub-command of its own (`harn seal --help`)
         from sealscope.cmd_harn import run_seal
 
         try:
@@ -62,12 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
     parser = build_parser()
-    if not argv or (argv[0] not in parser.get_default("verbs")
-                    and not argv[0].startswith("-")):
+    if not argv or (argv[0] not in parser.get_default("verbs") and not argv[0].startswith("-")):
         # no verb, or bare paths: open the viewer
         argv = ["view", *argv]
     args, extra = parser.parse_known_args(argv)
-    if extra:   # said by the verb's own parser: its usage, not every verb's
+    if extra:  # said by the verb's own parser: its usage, not every verb's
         verb = args._verb_parsers.get(getattr(args, "verb", None), parser)
         verb.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):

@@ -22,20 +22,28 @@ answered with a -32600 error.
 
 `serve(stdin, stdout)` is the loop; it only reads and writes the given streams.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any
-from collections.abc import Callable, Iterable
 
 from sealscope.core import verdict
 
-__all__ = ["PROTOCOL_VERSION", "SERVER_NAME", "TOOLS", "call_record_path", "handle",
-           "handle_line", "serve"]
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SERVER_NAME",
+    "TOOLS",
+    "call_record_path",
+    "handle",
+    "handle_line",
+    "serve",
+]
 
 PROTOCOL_VERSION = "2025-06-18"
 SERVER_NAME = "sealscope"
@@ -45,76 +53,151 @@ ERROR_RECORD_MAX = 2000
 DEFAULT_CALL_RECORD = "continuity.calls.jsonl"
 MAX_MESSAGE = 16 << 20  # bytes in one message (one line)
 
-_SNAPSHOT_OBJECT = {"type": "object", "description": "A continuity snapshot object, as "
-                    "`continuity_snapshot` returns it or a snapshot file holds it."}
-_TIERS = {"type": "object", "description": "Optional {tier: [field, ...]}: each divergence "
-          "gets the first tier listing its field as `severity` (else `notable`)."}
+_SNAPSHOT_OBJECT = {
+    "type": "object",
+    "description": "A continuity snapshot object, as "
+    "`continuity_snapshot` returns it or a snapshot file holds it.",
+}
+_TIERS = {
+    "type": "object",
+    "description": "Optional {tier: [field, ...]}: each divergence "
+    "gets the first tier listing its field as `severity` (else `notable`).",
+}
 
 TOOLS: list[dict] = [
-    {"name": "continuity_snapshot",
-     "description": ("Seal a declared manifest (any JSON object: identity anchors, open "
-                     "commitments, canon pointers, live threads...) as a continuity "
-                     "snapshot: one exact-match probe per declared item, registered as a "
-                     "baseline and digested, optionally chained into a ledger. Returns the "
-                     "snapshot with its `digest`. It binds the declared content only; it "
-                     "says nothing about who later restates it."),
-     "inputSchema": {"type": "object", "properties": {
-         "manifest": {"type": "object", "description": "The declared state to seal."},
-         "label": {"type": "string", "default": "continuity",
-                   "description": "A label for the snapshot and its registration."},
-         "ledger_path": {"type": "string", "description": "Optional ledger (JSONL) file "
-                         "to append a continuity_snapshot row to."}},
-         "required": ["manifest"]}},
-    {"name": "verify_continuation",
-     "description": ("Score a restatement {probe_id: text} against a sealed snapshot. "
-                     "Returns the verdict: `comparison` (exact_match / containment_only / "
-                     "divergence, null when the comparison is invalid), `faithful`, the "
-                     "divergences and `verdict_digest`."),
-     "inputSchema": {"type": "object", "properties": {
-         "snapshot": _SNAPSHOT_OBJECT,
-         "restated": {"type": "object", "description": "{probe_id: answer text}."},
-         "strict": {"type": "boolean", "default": True, "description": "Exact (trimmed) "
-                    "restatement; false scores containment and leaves `faithful` null."},
-         "tiers": _TIERS},
-         "required": ["snapshot", "restated"]}},
-    {"name": "diff_seals",
-     "description": ("What changed between two sealed snapshots: declared items changed, "
-                     "added and removed, by probe id."),
-     "inputSchema": {"type": "object", "properties": {
-         "previous": _SNAPSHOT_OBJECT, "current": _SNAPSHOT_OBJECT, "tiers": _TIERS},
-         "required": ["previous", "current"]}},
-    {"name": "drop_receipt",
-     "description": ("Seal a compaction receipt for what a compaction cut: `before` is the "
-                     "full content, `after` what was kept; the receipt row (digests only) "
-                     "is appended to `ledger_path` and returned."),
-     "inputSchema": {"type": "object", "properties": {
-         "before": {"type": "array", "description": "Content items before compaction."},
-         "after": {"type": "array", "description": "Content items kept."},
-         "ledger_path": {"type": "string", "description": "Ledger file to append to."},
-         "compactor": {"type": "string", "default": "arcaeon-continuity"},
-         "method": {"type": "string", "default": "manifest-diff"}},
-         "required": ["before", "after", "ledger_path"]}},
-    {"name": "verify_ledger",
-     "description": ("Walk and verify a hash-chained ledger file. Returns ok "
-                     "(true / false / null when bounded or empty), row counts, the first "
-                     "break and the verified scope."),
-     "inputSchema": {"type": "object", "properties": {
-         "path": {"type": "string", "description": "The ledger file."},
-         "strict": {"type": "boolean", "default": False, "description": "Unchained rows "
-                    "are breaks and declarations are not honoured."}},
-         "required": ["path"]}},
-    {"name": "check",
-     "description": ("Run each evidence file's own check, whatever its kind (a ledger and "
-                     "its rows with checks of their own, a receipt file, a distill or "
-                     "portable receipt, a continuity verdict, a call record, ...): one "
-                     "result per path with its kind, verdict, exit code, the reference "
-                     "verifier's `ok` and its fields, and the bound a green verdict held within."),
-     "inputSchema": {"type": "object", "properties": {
-         "paths": {"type": "array", "items": {"type": "string"},
-                   "description": "The evidence files or folders."},
-         "artefacts": {"type": "string", "description": "Optional folder of held things: "
-                       "artefacts, a portable receipt's ledger, stored verdicts."}},
-         "required": ["paths"]}},
+    {
+        "name": "continuity_snapshot",
+        "description": (
+            "Seal a declared manifest (any JSON object: identity anchors, open "
+            "commitments, canon pointers, live threads...) as a continuity "
+            "snapshot: one exact-match probe per declared item, registered as a "
+            "baseline and digested, optionally chained into a ledger. Returns the "
+            "snapshot with its `digest`. It binds the declared content only; it "
+            "says nothing about who later restates it."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "manifest": {"type": "object", "description": "The declared state to seal."},
+                "label": {
+                    "type": "string",
+                    "default": "continuity",
+                    "description": "A label for the snapshot and its registration.",
+                },
+                "ledger_path": {
+                    "type": "string",
+                    "description": "Optional ledger (JSONL) file "
+                    "to append a continuity_snapshot row to.",
+                },
+            },
+            "required": ["manifest"],
+        },
+    },
+    {
+        "name": "verify_continuation",
+        "description": (
+            "Score a restatement {probe_id: text} against a sealed snapshot. "
+            "Returns the verdict: `comparison` (exact_match / containment_only / "
+            "divergence, null when the comparison is invalid), `faithful`, the "
+            "divergences and `verdict_digest`."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "snapshot": _SNAPSHOT_OBJECT,
+                "restated": {"type": "object", "description": "{probe_id: answer text}."},
+                "strict": {
+                    "type": "boolean",
+                    "default": True,
+                    "description": "Exact (trimmed) "
+                    "restatement; false scores containment and leaves `faithful` null.",
+                },
+                "tiers": _TIERS,
+            },
+            "required": ["snapshot", "restated"],
+        },
+    },
+    {
+        "name": "diff_seals",
+        "description": (
+            "What changed between two sealed snapshots: declared items changed, "
+            "added and removed, by probe id."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "previous": _SNAPSHOT_OBJECT,
+                "current": _SNAPSHOT_OBJECT,
+                "tiers": _TIERS,
+            },
+            "required": ["previous", "current"],
+        },
+    },
+    {
+        "name": "drop_receipt",
+        "description": (
+            "Seal a compaction receipt for what a compaction cut: `before` is the "
+            "full content, `after` what was kept; the receipt row (digests only) "
+            "is appended to `ledger_path` and returned."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "before": {"type": "array", "description": "Content items before compaction."},
+                "after": {"type": "array", "description": "Content items kept."},
+                "ledger_path": {"type": "string", "description": "Ledger file to append to."},
+                "compactor": {"type": "string", "default": "arcaeon-continuity"},
+                "method": {"type": "string", "default": "manifest-diff"},
+            },
+            "required": ["before", "after", "ledger_path"],
+        },
+    },
+    {
+        "name": "verify_ledger",
+        "description": (
+            "Walk and verify a hash-chained ledger file. Returns ok "
+            "(true / false / null when bounded or empty), row counts, the first "
+            "break and the verified scope."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "The ledger file."},
+                "strict": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Unchained rows are breaks and declarations are not honoured.",
+                },
+            },
+            "required": ["path"],
+        },
+    },
+    {
+        "name": "check",
+        "description": (
+            "Run each evidence file's own check, whatever its kind (a ledger and "
+            "its rows with checks of their own, a receipt file, a distill or "
+            "portable receipt, a continuity verdict, a call record, ...): one "
+            "result per path with its kind, verdict, exit code, the reference "
+            "verifier's `ok` and its fields, and the bound a green verdict held within."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "paths": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "The evidence files or folders.",
+                },
+                "artefacts": {
+                    "type": "string",
+                    "description": "Optional folder of held things: "
+                    "artefacts, a portable receipt's ledger, stored verdicts.",
+                },
+            },
+            "required": ["paths"],
+        },
+    },
 ]
 
 
@@ -123,6 +206,7 @@ class ToolError(Exception):
 
 
 # --------------------------------------------------------------------------- replies
+
 
 def _result(mid: Any, payload: dict) -> dict:
     return {"jsonrpc": "2.0", "id": mid, "result": payload}
@@ -147,12 +231,17 @@ def _clip(detail: str) -> tuple[str, dict | None]:
     """Cut error text to ERROR_TEXT_MAX and say so (with the true length)."""
     if len(detail) <= ERROR_TEXT_MAX:
         return detail, None
-    return ((f"{detail[:ERROR_TEXT_MAX]}... [truncated: {len(detail)} chars total, "
-             f"{ERROR_TEXT_MAX} shown]"),
-            {"error_truncated": True, "error_len": len(detail), "error_shown": ERROR_TEXT_MAX})
+    return (
+        (
+            f"{detail[:ERROR_TEXT_MAX]}... [truncated: {len(detail)} chars total, "
+            f"{ERROR_TEXT_MAX} shown]"
+        ),
+        {"error_truncated": True, "error_len": len(detail), "error_shown": ERROR_TEXT_MAX},
+    )
 
 
 # --------------------------------------------------------------------------- tools
+
 
 def _need(args: dict, key: str, kind: type | tuple, what: str) -> Any:
     if key not in args:
@@ -181,6 +270,7 @@ def _tiers(args: dict) -> dict | None:
 
 def _snap(value: Any, key: str):
     from sealscope.core.continuity import ContinuitySnapshot
+
     try:
         return ContinuitySnapshot.from_dict(value)
     except ValueError as e:
@@ -197,8 +287,9 @@ def _safe_path(path: str, key: str) -> str:
 
     for name in (os.path.abspath(path), os.path.realpath(path)):
         if name.startswith(_SPECIAL) or name in ("/proc", "/dev", "/sys"):
-            raise ToolError(f"{key}: refusing {name!r}: not a file of evidence "
-                            "(/proc, /dev and /sys are not)")
+            raise ToolError(
+                f"{key}: refusing {name!r}: not a file of evidence (/proc, /dev and /sys are not)"
+            )
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -212,6 +303,7 @@ def _safe_path(path: str, key: str) -> str:
 
 def _tool_continuity_snapshot(args: dict) -> dict:
     from sealscope.core.continuity import snapshot
+
     if "manifest" not in args:
         raise ToolError("manifest is required")
     kw: dict[str, Any] = {}
@@ -227,14 +319,17 @@ def _tool_continuity_snapshot(args: dict) -> dict:
 
 def _tool_verify_continuation(args: dict) -> dict:
     from sealscope.core.continuity import verify_continuation
+
     snap = _snap(_need(args, "snapshot", dict, "a snapshot object"), "snapshot")
     restated = _need(args, "restated", dict, "an object {probe_id: answer}")
-    return verify_continuation(snap, restated=restated, strict=_flag(args, "strict", True),
-                               tiers=_tiers(args)).to_dict()
+    return verify_continuation(
+        snap, restated=restated, strict=_flag(args, "strict", True), tiers=_tiers(args)
+    ).to_dict()
 
 
 def _tool_diff_seals(args: dict) -> dict:
     from sealscope.core.continuity import diff_seals
+
     prev = _snap(_need(args, "previous", dict, "a snapshot object"), "previous")
     cur = _snap(_need(args, "current", dict, "a snapshot object"), "current")
     return diff_seals(prev, cur, tiers=_tiers(args))
@@ -242,6 +337,7 @@ def _tool_diff_seals(args: dict) -> dict:
 
 def _tool_drop_receipt(args: dict) -> dict:
     from sealscope.core.continuity import drop_receipt
+
     before = _need(args, "before", list, "an array of content items")
     after = _need(args, "after", list, "an array of content items")
     path = _need(args, "ledger_path", str, "a path string")
@@ -254,6 +350,7 @@ def _tool_drop_receipt(args: dict) -> dict:
 
 def _tool_verify_ledger(args: dict) -> dict:
     from sealscope.core import ledger
+
     path = _need(args, "path", str, "a path string")
     if not path:
         raise ToolError("path must be a non-empty path string")
@@ -298,10 +395,14 @@ def _dispatch(mid: Any, name: Any, args: dict) -> dict:
 
 # --------------------------------------------------------------------------- call record
 
+
 def call_record_path() -> str:
     """`$SEALSCOPE_CALL_RECORD`, else `$ARCAEON_CALL_RECORD`, else the default name."""
-    return (os.environ.get("SEALSCOPE_CALL_RECORD") or os.environ.get("ARCAEON_CALL_RECORD")
-            or DEFAULT_CALL_RECORD)
+    return (
+        os.environ.get("SEALSCOPE_CALL_RECORD")
+        or os.environ.get("ARCAEON_CALL_RECORD")
+        or DEFAULT_CALL_RECORD
+    )
 
 
 def _record(tool: Any, args: dict, reply: dict) -> str:
@@ -309,13 +410,18 @@ def _record(tool: Any, args: dict, reply: dict) -> str:
     ASCII dump), args (null when that dump is over 4096 chars), args_bytes, ok,
     and the error text (at most 2000 chars) on failure."""
     from sealscope.core import ledger
+
     ok = not reply["result"].get("isError")
     raw = json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
     row: dict[str, Any] = {
-        "op": "tool_call", "tool": tool, "ts": datetime.now(timezone.utc).isoformat(),
+        "op": "tool_call",
+        "tool": tool,
+        "ts": datetime.now(timezone.utc).isoformat(),
         "args_digest": hashlib.sha256(raw.encode("utf-8")).hexdigest(),
         "args": args if len(raw) <= ARGS_INLINE_MAX else None,
-        "args_bytes": len(raw), "ok": bool(ok)}
+        "args_bytes": len(raw),
+        "ok": bool(ok),
+    }
     if not ok:
         try:
             err = json.loads(reply["result"]["content"][0]["text"]).get("error")
@@ -331,6 +437,7 @@ def _record(tool: Any, args: dict, reply: dict) -> str:
 
 # --------------------------------------------------------------------------- protocol
 
+
 def handle(msg: Any) -> dict | None:
     """The reply to one parsed message, or None for a notification."""
     if not isinstance(msg, dict):
@@ -340,9 +447,15 @@ def handle(msg: Any) -> dict | None:
         return None
     if method == "initialize":
         from sealscope.core.version import __version__
-        return _result(mid, {"protocolVersion": PROTOCOL_VERSION,
-                             "capabilities": {"tools": {}},
-                             "serverInfo": {"name": SERVER_NAME, "version": __version__}})
+
+        return _result(
+            mid,
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": SERVER_NAME, "version": __version__},
+            },
+        )
     if method == "tools/list":
         return _result(mid, {"tools": TOOLS})
     if method == "tools/call":
@@ -422,9 +535,13 @@ def serve(stdin: Any, stdout: Any) -> int:
     """Answer messages from `stdin` on `stdout`, one line each, until end of input."""
     for line in _lines(stdin):
         if isinstance(line, _TooLarge):
-            out: str | None = json.dumps(_error(
-                None, -32600, f"invalid request: message larger than {MAX_MESSAGE >> 20} "
-                "MiB, not read"))
+            out: str | None = json.dumps(
+                _error(
+                    None,
+                    -32600,
+                    f"invalid request: message larger than {MAX_MESSAGE >> 20} MiB, not read",
+                )
+            )
         else:
             out = handle_line(line)
         if out is None:

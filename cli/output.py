@@ -1,5 +1,6 @@
 """Shared CLI output: one JSON document on stdout, colour only on a terminal,
 a progress bar on stderr only when stderr is a terminal."""
+
 from __future__ import annotations
 
 import json
@@ -7,15 +8,13 @@ import os
 import re
 import sys
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from sealscope.style import verdict_colour
 
-
 # inside JSON strings only (JSON syntax has none of them): written as \\uXXXX escapes
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                          "\u2028\u2029]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 def safe_json(text: str) -> str:
@@ -49,8 +48,15 @@ def paint(text: str, style: str, stream=None) -> str:
     """ANSI-colour `text` (already sanitized) when the stream is a terminal."""
     if not use_colour(stream):
         return text
-    codes = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2",
-             "cyan": "36", "magenta": "35"}
+    codes = {
+        "green": "32",
+        "red": "31",
+        "yellow": "33",
+        "bold": "1",
+        "dim": "2",
+        "cyan": "36",
+        "magenta": "35",
+    }
     return f"\x1b[{codes.get(style, '0')}m{text}\x1b[0m"
 
 

@@ -3,15 +3,23 @@
 critical / notable / advisory; harn findings high / medium / low / info). Which severity
 is worse is core's (`continuity.SEVERITY_ORDER`, `harn.worst_severity`); the viewer's
 styles are `viewer/style.py`'s."""
+
 from __future__ import annotations
 
 from sealscope.core.verdict import tone
 
 TONE_COLOUR = {"pass": "green", "fail": "red", "warn": "yellow"}
 
-SEVERITY_COLOUR = {"critical": "red", "notable": "yellow", "advisory": "cyan",
-                   "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
-OTHER_SEVERITY_COLOUR = "magenta"     # a tier name the table does not know, or untiered
+SEVERITY_COLOUR = {
+    "critical": "red",
+    "notable": "yellow",
+    "advisory": "cyan",
+    "high": "red",
+    "medium": "yellow",
+    "low": "cyan",
+    "info": "dim",
+}
+OTHER_SEVERITY_COLOUR = "magenta"  # a tier name the table does not know, or untiered
 
 
 def verdict_colour(word: str) -> str:

@@ -6,6 +6,7 @@ the first chained row chains from `genesis`. A walk's findings are kept compact
 (`Findings`: arrays of line, kind and message index) and summed up in a `VerifyResult`,
 the value every frontend reads.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,8 +18,18 @@ from typing import Any, NamedTuple, overload
 from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import dumps_body, encode_body
 
-__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "Findings", "VerifyResult", "link",
-           "ProgressFn", "Declared", "TEXT_TABLE_MAX"]
+__all__ = [
+    "GENESIS",
+    "CHAIN_LEN",
+    "DECLARE_OP",
+    "Finding",
+    "Findings",
+    "VerifyResult",
+    "link",
+    "ProgressFn",
+    "Declared",
+    "TEXT_TABLE_MAX",
+]
 
 GENESIS = "genesis"
 CHAIN_LEN = 32
@@ -41,11 +52,13 @@ def _link_of(prev: Any, body: str) -> str:
 
 # --------------------------------------------------------------------------- results
 
+
 class Finding(NamedTuple):
     """One line's verdict beyond "ok": a break, or a break excused by a declaration."""
+
     line: int
-    kind: str      # "break" | "declared"
-    text: str      # the reference's message, e.g. "line 4: chain mismatch"
+    kind: str  # "break" | "declared"
+    text: str  # the reference's message, e.g. "line 4: chain mismatch"
 
 
 _KIND_CODE = {"break": 0, "declared": 1}
@@ -92,7 +105,7 @@ class Findings(Sequence[Finding]):
         prefix = f"line {n}: "
         keep = kind == "declared"
         if text.startswith(prefix):
-            c = self._code(text[len(prefix):], keep)
+            c = self._code(text[len(prefix) :], keep)
             code = -1 if c < 0 else 2 * c
         else:
             c = self._code(text, keep)
@@ -115,8 +128,7 @@ class Findings(Sequence[Finding]):
             remap = [self._code(m, True) for m in other.table]  # kept texts stay kept
             self.lines.extend(other.lines)
             self.kinds.extend(other.kinds)
-            self.codes.extend(-1 if c < 0 else 2 * remap[c >> 1] + (c & 1)
-                              for c in other.codes)
+            self.codes.extend(-1 if c < 0 else 2 * remap[c >> 1] + (c & 1) for c in other.codes)
             return
         for f in other:
             self.append(f)
@@ -131,8 +143,10 @@ class Findings(Sequence[Finding]):
     def text(self, i: int) -> str:
         n, c = self.lines[i], self.codes[i]
         if c < 0:
-            return (f"line {n}: {_KIND_NAME[self.kinds[i]]} (one of more than "
-                    f"{TEXT_TABLE_MAX:,} distinct messages; its text is not kept)")
+            return (
+                f"line {n}: {_KIND_NAME[self.kinds[i]]} (one of more than "
+                f"{TEXT_TABLE_MAX:,} distinct messages; its text is not kept)"
+            )
         msg = self.table[c >> 1]
         return msg if c & 1 else f"line {n}: {msg}"
 
@@ -179,7 +193,8 @@ class Findings(Sequence[Finding]):
         if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
             return NotImplemented
         return len(self) == len(other) and all(
-            tuple(a) == tuple(b) for a, b in zip(self, other, strict=True))
+            tuple(a) == tuple(b) for a, b in zip(self, other, strict=True)
+        )
 
     def __hash__(self) -> int:
         return hash((len(self), tuple(self.lines[:8])))
@@ -199,6 +214,7 @@ class VerifyResult(_verdict.Judged):
     """`verify`'s verdict. `ok` is True (every row checked), None (bounded or empty)
     or False (a break). `findings` lists every break and excused break in line order;
     `first_chained_line` is where the chain began (0 if never)."""
+
     ok: bool | None
     rows: int = 0
     chained: int = 0
@@ -240,20 +256,31 @@ class VerifyResult(_verdict.Judged):
             if not self.chained:
                 why.append(f"no chained rows ({_count(self.prechain, 'row')} without a chain)")
             else:
-                why.append(f"{_count(self.prechain, 'row')} before the chain began at line "
-                           f"{self.first_chained_line} not verified")
+                why.append(
+                    f"{_count(self.prechain, 'row')} before the chain began at line "
+                    f"{self.first_chained_line} not verified"
+                )
         declared = [f.line for f in self.findings if f.kind == "declared"]
         if declared:
             shown = ", ".join(str(n) for n in declared[:5]) + (", …" if len(declared) > 5 else "")
-            why.append(f"declared break{'s' if len(declared) > 1 else ''} at "
-                       f"line{'s' if len(declared) > 1 else ''} {shown}")
+            why.append(
+                f"declared break{'s' if len(declared) > 1 else ''} at "
+                f"line{'s' if len(declared) > 1 else ''} {shown}"
+            )
         return "; ".join(why) or f"scope {self.verified_scope}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "rows": self.rows, "chained": self.chained,
-                "prechain": self.prechain, "first_break": self.first_break,
-                "breaks": self.breaks, "verified_scope": self.verified_scope,
-                "declared_breaks": self.declared_breaks, "declared": list(self.declared)}
+        return {
+            "ok": self.ok,
+            "rows": self.rows,
+            "chained": self.chained,
+            "prechain": self.prechain,
+            "first_break": self.first_break,
+            "breaks": self.breaks,
+            "verified_scope": self.verified_scope,
+            "declared_breaks": self.declared_breaks,
+            "declared": list(self.declared),
+        }
 
 
 def _count(n: int, word: str) -> str:

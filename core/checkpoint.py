@@ -15,36 +15,67 @@ resume binds the walk state to the bytes that were walked: the prefix digest wri
 is of the bytes the walk read (`ledger.span_digest`); a file that changed or was
 replaced while it was verified gets no checkpoint and no green verdict.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 import threading
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sealscope.core import checkpoint_file as _file
 from sealscope.core import ledger
-from sealscope.core.checkpoint_file import (CHUNK, FORMAT, MAX_BYTES, MAX_FINDINGS, RULES,
-                                            Checkpoint, NotReplaceable, cache_dir,
-                                            default_location, evidence_target, forget, load,
-                                            save)
-from sealscope.core.lines import Buffer
+from sealscope.core.checkpoint_file import (
+    CHUNK,
+    FORMAT,
+    MAX_BYTES,
+    MAX_FINDINGS,
+    RULES,
+    Checkpoint,
+    NotReplaceable,
+    cache_dir,
+    default_location,
+    evidence_target,
+    forget,
+    load,
+    save,
+)
 from sealscope.core.clock import utc_stamp
 from sealscope.core.ledger import Finding, VerifyResult, WalkState
+from sealscope.core.lines import Buffer
 
-__all__ = ["RULES", "CHUNK", "FORMAT", "MAX_FINDINGS", "Checkpoint", "Resumed",
-           "Incremental", "cache_dir", "default_location", "line_cut", "verify_incremental",
-           "load", "save", "prefix_digests", "span_text", "changed_result",
-           "evidence_target", "MAX_BYTES", "NotReplaceable", "forget"]
+__all__ = [
+    "RULES",
+    "CHUNK",
+    "FORMAT",
+    "MAX_FINDINGS",
+    "Checkpoint",
+    "Resumed",
+    "Incremental",
+    "cache_dir",
+    "default_location",
+    "line_cut",
+    "verify_incremental",
+    "load",
+    "save",
+    "prefix_digests",
+    "span_text",
+    "changed_result",
+    "evidence_target",
+    "MAX_BYTES",
+    "NotReplaceable",
+    "forget",
+]
 
 _READ = 8 << 20
 
 
 # --------------------------------------------------------------------------- bytes
+
 
 def line_cut(buf: Buffer, start: int, total: int) -> int:
     """The end of the last line of [start, total) that has its line break: just after
@@ -102,8 +133,13 @@ def span_text(a: int, b: int) -> str:
 def changed_result(full: VerifyResult, text: str) -> VerifyResult:
     """A full walk's verdict made BROKEN by what a checkpoint saw (`text` is the first
     break; the walk's own findings follow)."""
-    return replace(full, ok=False, first_break=text, breaks=full.breaks + 1,
-                   findings=_prepended(Finding(0, "break", text), full.findings))
+    return replace(
+        full,
+        ok=False,
+        first_break=text,
+        breaks=full.breaks + 1,
+        findings=_prepended(Finding(0, "break", text), full.findings),
+    )
 
 
 def _prepended(first: Finding, rest: Sequence[Finding]) -> ledger.Findings:
@@ -114,10 +150,12 @@ def _prepended(first: Finding, rest: Sequence[Finding]) -> ledger.Findings:
 
 # --------------------------------------------------------------------------- resume
 
+
 @dataclass(frozen=True)
 class Resumed:
     """How much of a verification was resumed: rows 1..rows_before and bytes
     [0, bytes_before) unchanged since the checkpoint; the rest walked now."""
+
     rows_before: int
     rows_after: int
     lines_before: int
@@ -126,10 +164,14 @@ class Resumed:
     checkpoint_written_at: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rows_unchanged": self.rows_before, "rows_total": self.rows_after,
-                "lines_unchanged": self.lines_before, "bytes_unchanged": self.bytes_before,
-                "bytes_total": self.bytes_after,
-                "checkpoint_written_at": self.checkpoint_written_at}
+        return {
+            "rows_unchanged": self.rows_before,
+            "rows_total": self.rows_after,
+            "lines_unchanged": self.lines_before,
+            "bytes_unchanged": self.bytes_before,
+            "bytes_total": self.bytes_after,
+            "checkpoint_written_at": self.checkpoint_written_at,
+        }
 
     def sentence(self) -> str:
         k, m = self.rows_before, self.rows_after
@@ -141,6 +183,7 @@ class Resumed:
 class Incremental:
     """`verify_incremental`'s answer. `change` is "shrank" or "changed" when the
     checkpoint caught the file; `saved` whether a new checkpoint was written."""
+
     result: VerifyResult
     checkpoint: str | None
     resumed: Resumed | None = None
@@ -150,11 +193,17 @@ class Incremental:
     checkpoint_sha256: str | None = None  # the checkpoint resumed from, as it was read
 
 
-def verify_incremental(path: str | os.PathLike[str], *, strict: bool = False,
-                       checkpoint: str | os.PathLike[str] | None = None, save_new: bool = True,
-                       on_progress: ledger.ProgressFn | None = None, workers: int | None = None,
-                       env: Mapping[str, str] | None = None,
-                       digest: bool = False) -> Incremental:
+def verify_incremental(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    checkpoint: str | os.PathLike[str] | None = None,
+    save_new: bool = True,
+    on_progress: ledger.ProgressFn | None = None,
+    workers: int | None = None,
+    env: Mapping[str, str] | None = None,
+    digest: bool = False,
+) -> Incremental:
     """Verify a ledger using and updating its checkpoint (default: the user's cache).
     Never raises for any file; checkpoint trouble becomes a note. The verdict is
     bound to the one file opened here, as `ledger.verify`'s is (a file replaced or
@@ -165,25 +214,45 @@ def verify_incremental(path: str | os.PathLike[str], *, strict: bool = False,
     except OSError as e:
         return Incremental(ledger._unreadable(e), None)
     with fh:
-        inc = _incremental(str(path), fh.fileno(), buf, strict, checkpoint, save_new,
-                           on_progress, workers, env, digest)
+        inc = _incremental(
+            str(path),
+            fh.fileno(),
+            buf,
+            strict,
+            checkpoint,
+            save_new,
+            on_progress,
+            workers,
+            env,
+            digest,
+        )
         res = ledger.bound_to_file(inc.result, str(path), fh.fileno())
         return inc if res is inc.result else replace(inc, result=res)
 
 
-def _incremental(path: str, fd: int, buf: Buffer, strict: bool,
-                 checkpoint: str | os.PathLike[str] | None, save_new: bool,
-                 on_progress: ledger.ProgressFn | None, workers: int | None,
-                 env: Mapping[str, str] | None, digest: bool = False) -> Incremental:
+def _incremental(
+    path: str,
+    fd: int,
+    buf: Buffer,
+    strict: bool,
+    checkpoint: str | os.PathLike[str] | None,
+    save_new: bool,
+    on_progress: ledger.ProgressFn | None,
+    workers: int | None,
+    env: Mapping[str, str] | None,
+    digest: bool = False,
+) -> Incremental:
     st = os.fstat(fd)
     real = os.path.realpath(path)
     where = Path(checkpoint) if checkpoint is not None else default_location(real, strict, env)
     notes: list[str] = []
     if evidence_target(where, [path]) is not None:
-        notes.append(f"checkpoint {where} is the ledger itself: not read, not written; "
-                     "verified in full")
-        walked = ledger.walk_span(path, buf, strict=strict, cut=len(buf),
-                                  on_progress=on_progress, workers=workers)
+        notes.append(
+            f"checkpoint {where} is the ledger itself: not read, not written; verified in full"
+        )
+        walked = ledger.walk_span(
+            path, buf, strict=strict, cut=len(buf), on_progress=on_progress, workers=workers
+        )
         res = _digested(fd, len(buf), walked, digest)
         return Incremental(res, None, notes=tuple(notes))
     cp, note = load(where, real, strict)
@@ -193,13 +262,16 @@ def _incremental(path: str, fd: int, buf: Buffer, strict: bool,
     cut = line_cut(buf, 0, total)
 
     def walk(state: WalkState | None) -> ledger.Walked:
-        return ledger.walk_span(path, buf, strict=strict, cut=cut, state=state,
-                                on_progress=on_progress, workers=workers)
+        return ledger.walk_span(
+            path, buf, strict=strict, cut=cut, state=state, on_progress=on_progress, workers=workers
+        )
 
     if cp is not None:
         if (st.st_dev, st.st_ino) != cp.identity[:2]:
-            notes.append(f"the file was replaced since the checkpoint (inode {cp.identity[1]} "
-                         f"→ {st.st_ino}); its prefix is checked byte for byte")
+            notes.append(
+                f"the file was replaced since the checkpoint (inode {cp.identity[1]} "
+                f"→ {st.st_ino}); its prefix is checked byte for byte"
+            )
         if total < cp.length:
             text = f"checkpoint: file shrank from {cp.length:,} to {total:,} bytes"
             full = walk(None).result
@@ -223,8 +295,10 @@ def _incremental(path: str, fd: int, buf: Buffer, strict: bool,
 
         def hash_tail() -> None:  # the last partial chunk and the new ones, on the other core
             try:
-                tail["chunks"] = [_digest(fd, a, min(a + _file.CHUNK, cut))
-                                  for a in range(keep * _file.CHUNK, cut, _file.CHUNK)]
+                tail["chunks"] = [
+                    _digest(fd, a, min(a + _file.CHUNK, cut))
+                    for a in range(keep * _file.CHUNK, cut, _file.CHUNK)
+                ]
             except OSError as e:
                 tail["error"] = e
 
@@ -241,46 +315,74 @@ def _incremental(path: str, fd: int, buf: Buffer, strict: bool,
         if walked.restarted:
             notes.append(walked.restarted)
         lo = 0 if walked.restarted else cp.length
-        seen, why = ledger.span_digest(fd, lo, cut, [sp for sp in walked.spans
-                                                      if sp[1] <= cut])
+        seen, why = ledger.span_digest(fd, lo, cut, [sp for sp in walked.spans if sp[1] <= cut])
         if why is None and seen != box["cut" if walked.restarted else "part"]:
             why = f"bytes {lo:,}–{cut:,} differ from what the walk read"
         if why is not None:
-            notes.append(f"the file changed while it was verified ({why}): no checkpoint "
-                         "written")
-            return Incremental(ledger.changed_while_read(walked.result, why), str(where),
-                               notes=tuple(notes), checkpoint_sha256=cp.digest)
-        resumed = None if walked.restarted else Resumed(
-            cp.state.rows, walked.result.rows, cp.state.lines, cp.length, total, cp.written_at)
+            notes.append(f"the file changed while it was verified ({why}): no checkpoint written")
+            return Incremental(
+                ledger.changed_while_read(walked.result, why),
+                str(where),
+                notes=tuple(notes),
+                checkpoint_sha256=cp.digest,
+            )
+        resumed = (
+            None
+            if walked.restarted
+            else Resumed(
+                cp.state.rows, walked.result.rows, cp.state.lines, cp.length, total, cp.written_at
+            )
+        )
         chunks = None if "error" in tail else list(cp.chunks[:keep]) + tail["chunks"]
-        inc = _finish(path, fd, st, where, walked, box["cut"], chunks, resumed, notes,
-                      save_new, checkpoint is None)
-        return replace(inc, result=_digested(fd, total, walked, digest, inc.result,
-                                             (cp.length, cp.sha256)),
-                       checkpoint_sha256=cp.digest)
+        inc = _finish(
+            path,
+            fd,
+            st,
+            where,
+            walked,
+            box["cut"],
+            chunks,
+            resumed,
+            notes,
+            save_new,
+            checkpoint is None,
+        )
+        return replace(
+            inc,
+            result=_digested(fd, total, walked, digest, inc.result, (cp.length, cp.sha256)),
+            checkpoint_sha256=cp.digest,
+        )
     walked = walk(None)
     sha: str | None = ""
     chunks = None
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
-            whole = pool.submit(ledger.span_digest, fd, 0, cut,
-                                [sp for sp in walked.spans if sp[1] <= cut])
+            whole = pool.submit(
+                ledger.span_digest, fd, 0, cut, [sp for sp in walked.spans if sp[1] <= cut]
+            )
             chunks = prefix_digests(fd, cut)
             sha, why = whole.result()
     except OSError:
         chunks, why = None, None
     if why is not None:
         notes.append(f"the file changed while it was verified ({why}): no checkpoint written")
-        return Incremental(ledger.changed_while_read(walked.result, why), str(where),
-                           notes=tuple(notes))
-    inc = _finish(path, fd, st, where, walked, sha or "", chunks, None, notes, save_new,
-                  checkpoint is None)
+        return Incremental(
+            ledger.changed_while_read(walked.result, why), str(where), notes=tuple(notes)
+        )
+    inc = _finish(
+        path, fd, st, where, walked, sha or "", chunks, None, notes, save_new, checkpoint is None
+    )
     return replace(inc, result=_digested(fd, total, walked, digest, inc.result))
 
 
-def _digested(fd: int, total: int, walked: ledger.Walked, digest: bool,
-              res: VerifyResult | None = None,
-              prefix: tuple[int, str] | None = None) -> VerifyResult:
+def _digested(
+    fd: int,
+    total: int,
+    walked: ledger.Walked,
+    digest: bool,
+    res: VerifyResult | None = None,
+    prefix: tuple[int, str] | None = None,
+) -> VerifyResult:
     """The verdict with the SHA-256 of [0, total) when asked for: the walked spans'
     bytes read again and checked against the walk's hashes, the prefix a checkpoint
     vouched for (`prefix`: its length and digest) checked against its digest."""
@@ -308,21 +410,32 @@ def _changed_text(fd: int, cp: Checkpoint, total: int) -> str:
     return f"checkpoint: prefix changed in bytes {span_text(a, b)} since it was verified"
 
 
-def _caught(full: VerifyResult, text: str, change: str, where: Path,
-            notes: list[str]) -> Incremental:
+def _caught(
+    full: VerifyResult, text: str, change: str, where: Path, notes: list[str]
+) -> Incremental:
     if full.first_break:
         notes.append(f"the full walk's first break: {full.first_break}")
     else:
-        notes.append("the full walk alone finds no break: the file was rewritten or cut "
-                     "consistently")
+        notes.append(
+            "the full walk alone finds no break: the file was rewritten or cut consistently"
+        )
     notes.append(f"checkpoint {where} kept: remove it to accept the file as it is now")
-    return Incremental(changed_result(full, text), str(where), notes=tuple(notes),
-                       change=change)
+    return Incremental(changed_result(full, text), str(where), notes=tuple(notes), change=change)
 
 
-def _finish(path: str, fd: int, st: os.stat_result, where: Path, walked: ledger.Walked,
-            digest: str, chunks: list[str] | None, resumed: Resumed | None,
-            notes: list[str], save_new: bool, in_cache: bool = False) -> Incremental:
+def _finish(
+    path: str,
+    fd: int,
+    st: os.stat_result,
+    where: Path,
+    walked: ledger.Walked,
+    digest: str,
+    chunks: list[str] | None,
+    resumed: Resumed | None,
+    notes: list[str],
+    save_new: bool,
+    in_cache: bool = False,
+) -> Incremental:
     res = walked.result
     saved = False
     if save_new and chunks is None:
@@ -338,10 +451,15 @@ def _finish(path: str, fd: int, st: os.stat_result, where: Path, walked: ledger.
         elif len(walked.state.findings) > MAX_FINDINGS:
             notes.append(f"more than {MAX_FINDINGS:,} findings: no checkpoint written")
         else:
-            cp = Checkpoint(path=os.path.realpath(path),
-                            identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
-                            length=walked.state.offset, sha256=digest, chunks=tuple(chunks),
-                            state=walked.state, written_at=utc_stamp())
+            cp = Checkpoint(
+                path=os.path.realpath(path),
+                identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+                length=walked.state.offset,
+                sha256=digest,
+                chunks=tuple(chunks),
+                state=walked.state,
+                written_at=utc_stamp(),
+            )
             try:
                 save(where, cp, in_cache=in_cache)
                 saved = True

@@ -20,6 +20,7 @@ one-line note (`load`) and the walk starts at byte 0.
 Resuming from one is `checkpoint.verify_incremental`'s; every name here is also
 `sealscope.core.checkpoint`'s.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,8 +28,8 @@ import json
 import os
 import stat
 import threading
-from dataclasses import dataclass, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -36,9 +37,21 @@ from sealscope.core import lines as _lines
 from sealscope.core.jsonio import loads as _safe_loads
 from sealscope.core.ledger import WalkState
 
-__all__ = ["RULES", "CHUNK", "FORMAT", "MAX_FINDINGS", "MAX_BYTES", "Checkpoint",
-           "NotReplaceable", "cache_dir", "default_location", "load", "save",
-           "evidence_target", "forget"]
+__all__ = [
+    "RULES",
+    "CHUNK",
+    "FORMAT",
+    "MAX_FINDINGS",
+    "MAX_BYTES",
+    "Checkpoint",
+    "NotReplaceable",
+    "cache_dir",
+    "default_location",
+    "load",
+    "save",
+    "evidence_target",
+    "forget",
+]
 
 FORMAT = "sealscope-checkpoint/1"
 # Bumped whenever the walk's rules or its state change: an older checkpoint is then
@@ -51,6 +64,7 @@ MAX_BYTES = 64 << 20  # a checkpoint larger than this is not one (MAX_FINDINGS f
 
 # --------------------------------------------------------------------------- where
 
+
 def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CACHE_HOME/sealscope/checkpoints`, else `~/.cache/sealscope/checkpoints`."""
     source: Mapping[str, str] = os.environ if env is None else env
@@ -59,8 +73,7 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return root / "sealscope" / "checkpoints"
 
 
-def default_location(real_path: str, strict: bool,
-                     env: Mapping[str, str] | None = None) -> Path:
+def default_location(real_path: str, strict: bool, env: Mapping[str, str] | None = None) -> Path:
     """The cache file for a ledger's real path (strict walks keep their own)."""
     key = hashlib.sha256(real_path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return cache_dir(env) / f"{key}{'-strict' if strict else ''}.json"
@@ -68,10 +81,12 @@ def default_location(real_path: str, strict: bool,
 
 # --------------------------------------------------------------------------- document
 
+
 @dataclass(frozen=True)
 class Checkpoint:
     """The document. `length` is N; `identity` is (device, inode, size, mtime_ns) of the
     file when it was verified; `chunks` are the SHA-256 of [i*CHUNK, min((i+1)*CHUNK, N))."""
+
     path: str
     identity: tuple[int, int, int, int]
     length: int
@@ -83,12 +98,22 @@ class Checkpoint:
     digest: str = ""  # SHA-256 of the document as it was loaded ("" when not loaded)
 
     def to_json(self) -> bytes:
-        doc = {"format": FORMAT, "rules": self.rules, "path": self.path,
-               "identity": dict(zip(("device", "inode", "size", "mtime_ns"), self.identity,
-                                    strict=True)),
-               "length": self.length, "lines": self.state.lines, "rows": self.state.rows,
-               "sha256": self.sha256, "chunk_bytes": CHUNK, "chunks": list(self.chunks),
-               "written_at": self.written_at, "state": self.state.to_dict()}
+        doc = {
+            "format": FORMAT,
+            "rules": self.rules,
+            "path": self.path,
+            "identity": dict(
+                zip(("device", "inode", "size", "mtime_ns"), self.identity, strict=True)
+            ),
+            "length": self.length,
+            "lines": self.state.lines,
+            "rows": self.state.rows,
+            "sha256": self.sha256,
+            "chunk_bytes": CHUNK,
+            "chunks": list(self.chunks),
+            "written_at": self.written_at,
+            "state": self.state.to_dict(),
+        }
         return json.dumps(doc, ensure_ascii=True, indent=1).encode("ascii") + b"\n"
 
     @classmethod
@@ -106,11 +131,16 @@ class Checkpoint:
             raise ValueError("identity out of shape")
         chunks = doc.get("chunks")
         length = doc.get("length")
-        if not (_nat(length) and isinstance(chunks, list)
-                and all(_hex64(c) for c in chunks) and _hex64(doc.get("sha256"))
-                and isinstance(doc.get("path"), str) and isinstance(doc.get("rules"), str)
-                and doc.get("chunk_bytes") == CHUNK
-                and len(chunks) == -(-length // CHUNK)):
+        if not (
+            _nat(length)
+            and isinstance(chunks, list)
+            and all(_hex64(c) for c in chunks)
+            and _hex64(doc.get("sha256"))
+            and isinstance(doc.get("path"), str)
+            and isinstance(doc.get("rules"), str)
+            and doc.get("chunk_bytes") == CHUNK
+            and len(chunks) == -(-length // CHUNK)
+        ):
             raise ValueError("fields out of shape")
         state = WalkState.from_dict(doc.get("state"))
         if state.offset != length:
@@ -119,9 +149,16 @@ class Checkpoint:
         if why:
             raise ValueError(f"walk state inconsistent: {why}")
         device, inode, size, mtime_ns = (ident[k] for k in keys)
-        return cls(path=doc["path"], identity=(device, inode, size, mtime_ns),
-                   length=length, sha256=doc["sha256"], chunks=tuple(chunks), state=state,
-                   rules=doc["rules"], written_at=str(doc.get("written_at", "")))
+        return cls(
+            path=doc["path"],
+            identity=(device, inode, size, mtime_ns),
+            length=length,
+            sha256=doc["sha256"],
+            chunks=tuple(chunks),
+            state=state,
+            rules=doc["rules"],
+            written_at=str(doc.get("written_at", "")),
+        )
 
 
 def _nat(v: Any) -> TypeGuard[int]:
@@ -201,11 +238,14 @@ def load(where: Path, real_path: str, strict: bool) -> tuple[Checkpoint | None, 
         return None, f"checkpoint {where} ignored: unreadable ({e}); verified in full"
     cp = replace(cp, digest=hashlib.sha256(data).hexdigest())
     if cp.rules != RULES:
-        return None, (f"checkpoint {where} ignored: made by rules {cp.rules!r}, these are "
-                      f"{RULES!r}; verified in full")
+        return None, (
+            f"checkpoint {where} ignored: made by rules {cp.rules!r}, these are "
+            f"{RULES!r}; verified in full"
+        )
     if cp.path != real_path:
-        return None, (f"checkpoint {where} ignored: it is for another file ({cp.path}); "
-                      "verified in full")
+        return None, (
+            f"checkpoint {where} ignored: it is for another file ({cp.path}); verified in full"
+        )
     if cp.state.strict != strict:
         mode = "strict" if cp.state.strict else "non-strict"
         return None, f"checkpoint {where} ignored: made by a {mode} walk; verified in full"
@@ -256,8 +296,13 @@ def save(where: Path, cp: Checkpoint, *, in_cache: bool = False) -> None:
         raise NotReplaceable(f"{where} is kept: {why}")
     where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     tmp = where.with_name(f".{where.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) \
+    flags = (
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_EXCL
+        | getattr(os, "O_NOFOLLOW", 0)
         | getattr(os, "O_CLOEXEC", 0)
+    )
     made = False
     try:
         fd = os.open(tmp, flags, 0o600)
@@ -273,8 +318,9 @@ def save(where: Path, cp: Checkpoint, *, in_cache: bool = False) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def evidence_target(where: str | os.PathLike[str],
-                    evidence: list[str] | tuple[str, ...]) -> str | None:
+def evidence_target(
+    where: str | os.PathLike[str], evidence: list[str] | tuple[str, ...]
+) -> str | None:
     """The evidence file that the checkpoint path `where` is (the same file, a symlink
     to it, a hard link of it), or None. A checkpoint is never written there."""
     try:
@@ -287,8 +333,7 @@ def evidence_target(where: str | os.PathLike[str],
             es = os.stat(e)
         except OSError:
             es = None
-        if st is not None and es is not None and (st.st_dev, st.st_ino) == (es.st_dev,
-                                                                            es.st_ino):
+        if st is not None and es is not None and (st.st_dev, st.st_ino) == (es.st_dev, es.st_ino):
             return e
         if real == os.path.realpath(e):
             return e
@@ -297,9 +342,14 @@ def evidence_target(where: str | os.PathLike[str],
 
 # --------------------------------------------------------------------------- forget
 
-def forget(path: str | os.PathLike[str], *, strict: bool = False,
-           checkpoint: str | os.PathLike[str] | None = None,
-           env: Mapping[str, str] | None = None) -> tuple[bool | None, str]:
+
+def forget(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    checkpoint: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[bool | None, str]:
     """Remove a ledger's checkpoint (`verify --incremental --reset`): the file at
     `checkpoint`, else the cache file for the ledger's real path and mode. Only a
     file that is a sealscope checkpoint (its `format` is FORMAT) is removed; anything

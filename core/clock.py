@@ -1,4 +1,5 @@
 """UTC second stamps: `YYYY-MM-DDTHH:MM:SSZ`, the only time format the formats use."""
+
 from __future__ import annotations
 
 from datetime import datetime, timezone

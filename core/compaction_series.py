@@ -18,11 +18,12 @@ above the median share of all points with a share; none when no share is above t
 median, and none with fewer than three shares (the larger of two is no outlier).
 Pure: no I/O beyond what the caller hands in.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import median
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sealscope.core.receipt import ReceiptCheck, verify_receipt
@@ -30,10 +31,21 @@ from sealscope.core.receipt import ReceiptCheck, verify_receipt
 if TYPE_CHECKING:  # an annotation only: a ledger's series never loads the harn model
     from sealscope.core.harn.model import CompactionEvent
 
-MIN_POINTS = 3   # a median of fewer shares calls nothing out
+MIN_POINTS = 3  # a median of fewer shares calls nothing out
 
-__all__ = ["MIN_POINTS", "SeriesPoint", "receipt_point", "harn_point", "harn_event_point",
-           "series", "outlier", "series_dicts", "checked", "recomputed", "scope_checks"]
+__all__ = [
+    "MIN_POINTS",
+    "SeriesPoint",
+    "receipt_point",
+    "harn_point",
+    "harn_event_point",
+    "series",
+    "outlier",
+    "series_dicts",
+    "checked",
+    "recomputed",
+    "scope_checks",
+]
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,7 @@ class SeriesPoint:
     """One compaction of the chart. `where` is the ledger line (receipts) or the
     1-based event number (harn); `unit` is "bytes" or "tokens" for the first set of
     sizes; the `*_items` sizes are the receipts' item counts (None for harn)."""
+
     where: int
     unit: str
     pre: int | None
@@ -51,8 +64,8 @@ class SeriesPoint:
     dropped_items: int | None = None
     ok: bool = True
     bounded: bool = False
-    outlier: bool = False          # furthest above the median dropped share (bytes/tokens)
-    outlier_items: bool = False    # the same, on item counts
+    outlier: bool = False  # furthest above the median dropped share (bytes/tokens)
+    outlier_items: bool = False  # the same, on item counts
 
     def share(self, items: bool = False) -> float | None:
         """dropped / pre, or None when either is unknown or pre is 0."""
@@ -64,15 +77,26 @@ class SeriesPoint:
     def to_dict(self) -> dict[str, Any]:
         """The plotted values, as the export's JSON carries them."""
         key = "line" if self.unit == "bytes" else "event"
-        out: dict[str, Any] = {key: self.where, "unit": self.unit, "pre": self.pre,
-                               "post": self.post, "dropped": self.dropped,
-                               "dropped_share": _round(self.share())}
+        out: dict[str, Any] = {
+            key: self.where,
+            "unit": self.unit,
+            "pre": self.pre,
+            "post": self.post,
+            "dropped": self.dropped,
+            "dropped_share": _round(self.share()),
+        }
         if self.unit == "bytes":
-            out.update({"pre_items": self.pre_items, "post_items": self.post_items,
-                        "dropped_items": self.dropped_items,
-                        "dropped_share_items": _round(self.share(True)),
-                        "ok": self.ok, "bounded": self.bounded,
-                        "outlier_items": self.outlier_items})
+            out.update(
+                {
+                    "pre_items": self.pre_items,
+                    "post_items": self.post_items,
+                    "dropped_items": self.dropped_items,
+                    "dropped_share_items": _round(self.share(True)),
+                    "ok": self.ok,
+                    "bounded": self.bounded,
+                    "outlier_items": self.outlier_items,
+                }
+            )
         out["outlier"] = self.outlier
         return out
 
@@ -98,10 +122,18 @@ def receipt_point(line: int, row: Any, check: ReceiptCheck | None = None) -> Ser
         check = verify_receipt(row)
     r = row if isinstance(row, dict) else {}
     pre, post, dropped = r.get("pre"), r.get("post"), r.get("dropped")
-    return SeriesPoint(line, "bytes", _size(pre, "bytes"), _size(post, "bytes"),
-                       _size(dropped, "bytes"), _size(pre, "count"), _size(post, "count"),
-                       _size(dropped, "count"), ok=bool(check.ok),
-                       bounded=check.verified_scope != "full")
+    return SeriesPoint(
+        line,
+        "bytes",
+        _size(pre, "bytes"),
+        _size(post, "bytes"),
+        _size(dropped, "bytes"),
+        _size(pre, "count"),
+        _size(post, "count"),
+        _size(dropped, "count"),
+        ok=bool(check.ok),
+        bounded=check.verified_scope != "full",
+    )
 
 
 def harn_point(event: int, before: int | None, after: int | None) -> SeriesPoint:
@@ -114,10 +146,15 @@ def harn_point(event: int, before: int | None, after: int | None) -> SeriesPoint
 def harn_event_point(event: int, ev: CompactionEvent) -> SeriesPoint:
     """`harn_point` of a read compaction event: a count harn defaulted to 0 because it
     was absent (`ev.defaulted`) is no claim, so it is unknown here."""
+
     def told(name: str, value: int) -> int | None:
         return None if name in ev.defaulted else value
-    return harn_point(event, told("estimated_tokens_before", ev.estimated_tokens_before),
-                      told("estimated_tokens_after", ev.estimated_tokens_after))
+
+    return harn_point(
+        event,
+        told("estimated_tokens_before", ev.estimated_tokens_before),
+        told("estimated_tokens_after", ev.estimated_tokens_after),
+    )
 
 
 def outlier(points: Sequence[SeriesPoint], items: bool = False) -> int | None:
@@ -170,13 +207,19 @@ def checked(points: Iterable[SeriesPoint], records: Iterable[Any]) -> list[Serie
     out = []
     for p in points:
         c = again.get(p.where) if p.unit == "bytes" else None
-        out.append(p if c is None else
-                   replace(p, ok=bool(c.get("ok")), bounded=c.get("verified_scope") != "full"))
+        out.append(
+            p
+            if c is None
+            else replace(p, ok=bool(c.get("ok")), bounded=c.get("verified_scope") != "full")
+        )
     return out
 
 
 def scope_checks(points: Iterable[SeriesPoint]) -> list[dict[str, Any]]:
     """Receipt points as the checks `verdict.scope_note` reads (`ok`, and a scope that
     is "full" unless bounded)."""
-    return [{"ok": p.ok, "verified_scope": "bounded" if p.bounded else "full"}
-            for p in points if p.unit == "bytes"]
+    return [
+        {"ok": p.ok, "verified_scope": "bounded" if p.bounded else "full"}
+        for p in points
+        if p.unit == "bytes"
+    ]

@@ -1,5 +1,6 @@
 """Digest recipes: json-c14n v1, raw-bytes v1, the per-item content rule, and the
 shape check for self-describing digests (`<alg>:<recipe>:<version>:<hex>`)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,8 +9,17 @@ from typing import Any
 
 from sealscope.core.jsonio import dumps_canonical
 
-__all__ = ["JSON_C14N_PREFIX", "RAW_BYTES_PREFIX", "canonical_json", "digest_json",
-           "digest_bytes", "is_well_formed", "ItemDigest", "item_digest", "EMPTY_LIST_DIGEST"]
+__all__ = [
+    "JSON_C14N_PREFIX",
+    "RAW_BYTES_PREFIX",
+    "canonical_json",
+    "digest_json",
+    "digest_bytes",
+    "is_well_formed",
+    "ItemDigest",
+    "item_digest",
+    "EMPTY_LIST_DIGEST",
+]
 
 JSON_C14N_PREFIX = "sha256:json-c14n:v1:"
 RAW_BYTES_PREFIX = "sha256:raw-bytes:v1:"
@@ -43,6 +53,7 @@ def is_well_formed(value: Any) -> bool:
 @dataclass(frozen=True)
 class ItemDigest:
     """One content item's digest and the byte size counted for it."""
+
     digest: str
     size: int
 
@@ -60,5 +71,6 @@ def item_digest(item: Any) -> ItemDigest:
     return ItemDigest(JSON_C14N_PREFIX + hashlib.sha256(data).hexdigest(), len(data))
 
 
-EMPTY_LIST_DIGEST = ("sha256:json-c14n:v1:"
-                     "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")
+EMPTY_LIST_DIGEST = (
+    "sha256:json-c14n:v1:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
+)

@@ -6,6 +6,7 @@ changed; else when the next chained row still links to it, the row's content cha
 after it was chained; else an earlier row or the order changed, or, with no chained row
 after it, nothing tells (`Mismatch.cause`). The finding's text stays the reference's.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,8 @@ from sealscope.core.walk import _fast_parse, _scan_declarations, _Walk
 CONTENT_CHANGED = "this row's content changed after it was chained"
 EARLIER_OR_ORDER = "an earlier row or the order changed"
 UNDETERMINED = "no later row tells whether this row or what came before it changed"
-NEARBY = 8        # chained rows on each side tried as what a stored chain follows
-_LOOK_AHEAD = 10_000   # lines read forward for the next chained row
+NEARBY = 8  # chained rows on each side tried as what a stored chain follows
+_LOOK_AHEAD = 10_000  # lines read forward for the next chained row
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Mismatch:
       chain continued from this row's stored value, so its content was changed after;
     * else EARLIER_OR_ORDER when a next row does not link to it either (the row does
       not belong where it is); UNDETERMINED when there is no next chained row."""
+
     line: int
     stored: str
     recomputed: str
@@ -60,8 +62,11 @@ class Mismatch:
         """The fact the cause rests on, in words."""
         if self.follows_line is not None:
             after = f"line {self.follows_line}'s chain" if self.follows_line else GENESIS
-            return f"its stored chain follows {after}, not line {self.prev_line}'s" \
-                if self.prev_line else f"its stored chain follows {after}, not {GENESIS}"
+            return (
+                f"its stored chain follows {after}, not line {self.prev_line}'s"
+                if self.prev_line
+                else f"its stored chain follows {after}, not {GENESIS}"
+            )
         if self.next_links:
             return f"line {self.next_line} still links to this row's stored chain"
         if self.next_line:
@@ -74,15 +79,23 @@ class Mismatch:
         return f"fits: {self.cause} ({self.evidence})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "stored": self.stored, "recomputed": self.recomputed,
-                "prev_line": self.prev_line, "prev_chain": self.prev_chain,
-                "next_line": self.next_line, "next_links": self.next_links,
-                "follows_line": self.follows_line, "cause": self.cause,
-                "evidence": self.evidence}
+        return {
+            "line": self.line,
+            "stored": self.stored,
+            "recomputed": self.recomputed,
+            "prev_line": self.prev_line,
+            "prev_chain": self.prev_chain,
+            "next_line": self.next_line,
+            "next_links": self.next_links,
+            "follows_line": self.follows_line,
+            "cause": self.cause,
+            "evidence": self.evidence,
+        }
 
 
-def explain_mismatch(path: str | os.PathLike[str], line: int, *,
-                     offsets: Sequence[int] | None = None) -> Mismatch | None:
+def explain_mismatch(
+    path: str | os.PathLike[str], line: int, *, offsets: Sequence[int] | None = None
+) -> Mismatch | None:
     """Explain the chain mismatch on `line` (see `Mismatch`), reading only the lines
     around it. `offsets` (line N spans [offsets[N-1], offsets[N]), as
     `lines.line_offsets` gives them) saves a pass over the file. None when the line
@@ -98,12 +111,16 @@ def explain_mismatch(path: str | os.PathLike[str], line: int, *,
         return _Explainer(buf, offs).explain(line)
 
 
-def explain_mismatches(path: str | os.PathLike[str], res: VerifyResult,
-                       limit: int = 100) -> dict[int, Mismatch]:
+def explain_mismatches(
+    path: str | os.PathLike[str], res: VerifyResult, limit: int = 100
+) -> dict[int, Mismatch]:
     """The first `limit` chain mismatches of `res` (the verdict of `path`) explained,
     by line; one pass over the file for its line offsets, only when there is one."""
-    lines = [f.line for f in res.findings
-             if f.kind == "break" and f.text.startswith(f"line {f.line}: chain mismatch")]
+    lines = [
+        f.line
+        for f in res.findings
+        if f.kind == "break" and f.text.startswith(f"line {f.line}: chain mismatch")
+    ]
     if not lines:
         return {}
     try:
@@ -126,7 +143,7 @@ class _Explainer:
         self._declared: Declared | None = None
 
     def raw(self, n: int) -> bytes:
-        return self.buf[self.offsets[n - 1]:self.offsets[n]].strip()
+        return self.buf[self.offsets[n - 1] : self.offsets[n]].strip()
 
     def obj(self, raw: bytes) -> dict[str, Any] | None:
         """The object the walk reads from a line (None: blank, unparseable, not an
@@ -179,7 +196,7 @@ class _Explainer:
             if claimed is not None:
                 return m, claimed if isinstance(claimed, str) else ""
             d = self.excused(m, raw)
-            if d is not None and self.prev_of(m)[0]:   # excused only after the chain began
+            if d is not None and self.prev_of(m)[0]:  # excused only after the chain began
                 rp = d.get("resume_prev")
                 return m, rp if isinstance(rp, str) and rp else GENESIS
         return 0, GENESIS
@@ -215,13 +232,15 @@ class _Explainer:
                 after.append((m, c[1]))
             if len(after) >= NEARBY:
                 break
-        follows = next((m for m, chain in before + after
-                        if self.link(chain, row, raw) == stored), None)
+        follows = next(
+            (m for m, chain in before + after if self.link(chain, row, raw) == stored), None
+        )
         if follows is not None:
             cause = EARLIER_OR_ORDER
         elif next_links:
             cause = CONTENT_CHANGED
         else:
             cause = EARLIER_OR_ORDER if next_line else UNDETERMINED
-        return Mismatch(line, stored, want, prev_line, str(prev), next_line, next_links,
-                        follows, cause)
+        return Mismatch(
+            line, stored, want, prev_line, str(prev), next_line, next_links, follows, cause
+        )

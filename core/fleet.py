@@ -27,14 +27,15 @@ the receipt scan reach it as `/proc/self/fd/N`, the same file whatever its name 
 names), and the verdict is then bound to the name (`ledger.bound_to_file`): a file
 replaced after the open is COULD NOT LOOK, and its receipts are the opened file's.
 """
+
 from __future__ import annotations
 
 import os
 import stat as _stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
-from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from sealscope.core import fleet_run
 from sealscope.core import kinds as _kinds
@@ -48,16 +49,36 @@ from sealscope.core.ledger_read import iter_rows
 from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 
-__all__ = ["ReceiptRow", "ReceiptSummary", "FleetEntry", "FleetSummary", "audit_file",
-           "audit_batch", "audit_path", "unreadable_entry", "not_evidence_entry",
-           "plan_batches", "walk", "worst_first", "not_evidence", "after_open",
-           "worst_first_key", "summarize", "run_local", "iter_local",
-           "LARGE_BYTES", "BATCH_BYTES", "BATCH_FILES"]
+__all__ = [
+    "ReceiptRow",
+    "ReceiptSummary",
+    "FleetEntry",
+    "FleetSummary",
+    "audit_file",
+    "audit_batch",
+    "audit_path",
+    "unreadable_entry",
+    "not_evidence_entry",
+    "plan_batches",
+    "walk",
+    "worst_first",
+    "not_evidence",
+    "after_open",
+    "worst_first_key",
+    "summarize",
+    "run_local",
+    "iter_local",
+    "LARGE_BYTES",
+    "BATCH_BYTES",
+    "BATCH_FILES",
+]
+
 
 @dataclass(frozen=True)
 class ReceiptRow:
     """One receipt row's check as a fleet keeps it: its line and the `verify_receipt`
     fields a report names (judged by `verdict.receipt`, as `receipts` judges it)."""
+
     line: int
     ok: bool
     schema: str | None
@@ -66,8 +87,14 @@ class ReceiptRow:
     notes: tuple[str, ...] = ()
 
     def to_wire(self) -> list[Any]:
-        return [self.line, self.ok, self.schema, self.content, self.verified_scope,
-                list(self.notes)]
+        return [
+            self.line,
+            self.ok,
+            self.schema,
+            self.content,
+            self.verified_scope,
+            list(self.notes),
+        ]
 
     @classmethod
     def from_wire(cls, w: list[Any]) -> ReceiptRow:
@@ -79,6 +106,7 @@ class ReceiptSummary:
     """A ledger's compaction receipts: rows found, rows whose check fails (`ok` false),
     rows that hold only within a bound (`verified_scope` not `full`); `rows` holds each
     row's check (for the CI formats: a test case per receipt, an annotation per failure)."""
+
     count: int = 0
     failed: int = 0
     bounded: int = 0
@@ -86,8 +114,12 @@ class ReceiptSummary:
     rows: tuple[ReceiptRow, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"count": self.count, "failed": self.failed, "bounded": self.bounded,
-                "first_failed_line": self.first_failed_line}
+        return {
+            "count": self.count,
+            "failed": self.failed,
+            "bounded": self.bounded,
+            "first_failed_line": self.first_failed_line,
+        }
 
     def checks(self) -> tuple[Any, ...]:
         """The receipt checks `verdict.ledger` judges: each row's, or (a summary read
@@ -96,9 +128,13 @@ class ReceiptSummary:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ReceiptSummary:
-        return cls(int(d["count"]), int(d["failed"]), int(d["bounded"]),
-                   d.get("first_failed_line"),
-                   tuple(ReceiptRow.from_wire(w) for w in d.get("rows", ())))
+        return cls(
+            int(d["count"]),
+            int(d["failed"]),
+            int(d["bounded"]),
+            d.get("first_failed_line"),
+            tuple(ReceiptRow.from_wire(w) for w in d.get("rows", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -107,6 +143,7 @@ class FleetEntry(_verdict.Judged):
     (a ledger); or, `check` set, the own check of a path of another kind (its
     `result` then an empty walk and `receipts` empty). `check.kind` None: a path that
     is not evidence (`evidence` False), listed but never judged."""
+
     path: str
     result: VerifyResult
     receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
@@ -136,29 +173,45 @@ class FleetEntry(_verdict.Judged):
         if self.check is not None:
             c = self.check
             out = {**c.to_dict(), "bytes": self.size, "word": c.word, "reason": c.reason}
-            if c.kind is None:   # not judged: no verdict word, no exit code
+            if c.kind is None:  # not judged: no verdict word, no exit code
                 out.update(verdict=None, exit_code=None, not_evidence=True)
             return out
-        return {"path": self.path, **self.result.to_dict(), "verdict": self.verdict,
-                "receipts": self.receipts.to_dict(), "bytes": self.size,
-                "exit_code": self.exit_code}
+        return {
+            "path": self.path,
+            **self.result.to_dict(),
+            "verdict": self.verdict,
+            "receipts": self.receipts.to_dict(),
+            "bytes": self.size,
+            "exit_code": self.exit_code,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> FleetEntry:
-        if "detail" in d and "kind" in d:   # a kind entry (`to_dict` / `to_wire`)
-            kc = KindCheck(d["path"], d["kind"], d.get("ok"), dict(d.get("detail") or {}),
-                           d.get("word"), d.get("bound") or "", d.get("reason") or "")
-            return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"),
-                       kc)
-        res = VerifyResult(ok=d["ok"], rows=d["rows"], chained=d["chained"],
-                           prechain=d["prechain"], first_break=d["first_break"],
-                           breaks=d["breaks"], verified_scope=d["verified_scope"],
-                           declared_breaks=d["declared_breaks"],
-                           declared=tuple(d["declared"]),
-                           findings=tuple(Finding(int(n), str(k), str(t))
-                                          for n, k, t in d.get("findings", ())),
-                           unreadable=bool(d.get("unreadable", False)),
-                           sha256=d.get("sha256"))
+        if "detail" in d and "kind" in d:  # a kind entry (`to_dict` / `to_wire`)
+            kc = KindCheck(
+                d["path"],
+                d["kind"],
+                d.get("ok"),
+                dict(d.get("detail") or {}),
+                d.get("word"),
+                d.get("bound") or "",
+                d.get("reason") or "",
+            )
+            return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"), kc)
+        res = VerifyResult(
+            ok=d["ok"],
+            rows=d["rows"],
+            chained=d["chained"],
+            prechain=d["prechain"],
+            first_break=d["first_break"],
+            breaks=d["breaks"],
+            verified_scope=d["verified_scope"],
+            declared_breaks=d["declared_breaks"],
+            declared=tuple(d["declared"]),
+            findings=tuple(Finding(int(n), str(k), str(t)) for n, k, t in d.get("findings", ())),
+            unreadable=bool(d.get("unreadable", False)),
+            sha256=d.get("sha256"),
+        )
         return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
 
     def to_wire(self) -> dict[str, Any]:
@@ -166,26 +219,34 @@ class FleetEntry(_verdict.Judged):
         break and declared break, and each receipt row's check."""
         if self.check is not None:
             return self.to_dict()
-        return {**self.to_dict(), "unreadable": self.result.unreadable,
-                "sha256": self.result.sha256,
-                "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
-                "receipts": {**self.receipts.to_dict(),
-                             "rows": [r.to_wire() for r in self.receipts.rows]}}
+        return {
+            **self.to_dict(),
+            "unreadable": self.result.unreadable,
+            "sha256": self.result.sha256,
+            "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
+            "receipts": {
+                **self.receipts.to_dict(),
+                "rows": [r.to_wire() for r in self.receipts.rows],
+            },
+        }
 
 
 def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEntry:
     """A ledger that could not be looked at, judged as `verify` judges an unreadable
     file (ok false, one break `unreadable: ...`: could not look)."""
-    res = VerifyResult(ok=False, breaks=1, first_break=f"unreadable: {error}",
-                       unreadable=True)
+    res = VerifyResult(ok=False, breaks=1, first_break=f"unreadable: {error}", unreadable=True)
     return FleetEntry(path, res, ReceiptSummary(), size)
 
 
 def not_evidence_entry(path: str, why: str, size: int | None = None) -> FleetEntry:
     """A path that is no evidence kind: listed with `why`, never judged."""
-    return FleetEntry(path, VerifyResult(ok=None), ReceiptSummary(), size,
-                      KindCheck(path, None, None, {"reason_word": "not-evidence"},
-                                reason=why))
+    return FleetEntry(
+        path,
+        VerifyResult(ok=None),
+        ReceiptSummary(),
+        size,
+        KindCheck(path, None, None, {"reason_word": "not-evidence"}, reason=why),
+    )
 
 
 def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
@@ -194,11 +255,24 @@ def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
     rows = []
     for line, row in iter_receipt_rows(path):
         check = verify_receipt(row)
-        rows.append(ReceiptRow(line, check.ok, check.schema, check.content,
-                               check.verified_scope, tuple(check.notes)))
+        rows.append(
+            ReceiptRow(
+                line,
+                check.ok,
+                check.schema,
+                check.content,
+                check.verified_scope,
+                tuple(check.notes),
+            )
+        )
     failing = [r.line for r in rows if _verdict.receipt(r).exit_code == _verdict.WRONG]
-    return ReceiptSummary(len(rows), len(failing), sum(map(_verdict.bounded, rows)),
-                          failing[0] if failing else None, tuple(rows))
+    return ReceiptSummary(
+        len(rows),
+        len(failing),
+        sum(map(_verdict.bounded, rows)),
+        failing[0] if failing else None,
+        tuple(rows),
+    )
 
 
 # Called as `after_open(path, fd)` once `audit_file` holds the ledger open, before a
@@ -242,9 +316,14 @@ def _fd_path(fd: int) -> str | None:
     return via if os.path.exists(via) else None
 
 
-def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
-               display: str | None = None, workers: int | None = 1,
-               incremental: bool = False) -> FleetEntry:
+def audit_file(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    display: str | None = None,
+    workers: int | None = 1,
+    incremental: bool = False,
+) -> FleetEntry:
     """Verify one local ledger and summarise its receipts, every byte through the
     one descriptor opened here (module docstring: one open file). Never raises for
     any file content; an unreadable file is a could-not-look entry. `display` is the
@@ -256,7 +335,7 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
     p = os.fspath(path)
     try:
         fh = _lines.open_regular(p)
-    except OSError as e:   # judged as `verify` judges a file it cannot open
+    except OSError as e:  # judged as `verify` judges a file it cannot open
         return unreadable_entry(name, str(e), _unit_size(p))
     with fh:
         fd = fh.fileno()
@@ -264,20 +343,18 @@ def audit_file(path: str | os.PathLike[str], *, strict: bool = False,
         if after_open is not None:
             after_open(p, fd)
         via = _fd_path(fd)
-        where = via or p   # without /proc: the name, bound to `fd` below
-        if incremental:   # keyed by the real path, which `via` resolves to
+        where = via or p  # without /proc: the name, bound to `fd` below
+        if incremental:  # keyed by the real path, which `via` resolves to
             from sealscope.core.checkpoint import verify_incremental
 
-            res = verify_incremental(where, strict=strict, workers=workers,
-                                     digest=True).result
-        else:   # the digest of the bytes walked, for a VSA subject (no second read)
+            res = verify_incremental(where, strict=strict, workers=workers, digest=True).result
+        else:  # the digest of the bytes walked, for a VSA subject (no second read)
             res = _verify(where, strict=strict, workers=workers, digest=True)
         try:
             why = _not_a_ledger(where, res)
             if why is not None:
                 return not_evidence_entry(name, why, size)
-            receipts = ReceiptSummary() if res.unreadable else \
-                _receipt_summary(where)
+            receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
         return FleetEntry(name, bound_to_file(res, p, fd), receipts, size)
@@ -292,8 +369,9 @@ def _unit_size(path: str) -> int | None:
     return st.st_size if _stat.S_ISREG(st.st_mode) else None
 
 
-def audit_path(path: str, *, strict: bool = False, workers: int | None = 1,
-               incremental: bool = False) -> FleetEntry:
+def audit_path(
+    path: str, *, strict: bool = False, workers: int | None = 1, incremental: bool = False
+) -> FleetEntry:
     """One fleet entry for `path`, the classifier deciding (module docstring: kinds):
     a ledger's `audit_file`, another kind's own check, or a not-evidence entry. A
     path that is missing or not a regular file or folder is the could-not-look
@@ -314,12 +392,18 @@ def audit_path(path: str, *, strict: bool = False, workers: int | None = 1,
         return not_evidence_entry(path, found.reason, _unit_size(path))
     from sealscope.core.checks import check_path
 
-    return FleetEntry(path, VerifyResult(ok=None), ReceiptSummary(), _unit_size(path),
-                      check_path(found, CheckContext()))
+    return FleetEntry(
+        path,
+        VerifyResult(ok=None),
+        ReceiptSummary(),
+        _unit_size(path),
+        check_path(found, CheckContext()),
+    )
 
 
-def audit_batch(paths: Sequence[str], strict: bool = False, incremental: bool = False
-                ) -> list[dict[str, Any]]:
+def audit_batch(
+    paths: Sequence[str], strict: bool = False, incremental: bool = False
+) -> list[dict[str, Any]]:
     """Audit local files one after another in this process; wire dicts, for pools."""
     return [audit_path(p, strict=strict, incremental=incremental).to_wire() for p in paths]
 
@@ -328,9 +412,14 @@ UNIT_KINDS = (_kinds.EVIDENCE_PACK, _kinds.AUDIT_BUNDLE)
 KIND_SUFFIXES = (".json", ".zip")
 
 
-def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool = False,
-         skipped: list[tuple[str, str]] | None = None, kinds: bool = True
-         ) -> Iterator[tuple[str, int | None]]:
+def walk(
+    sources: Sequence[str],
+    pattern: str = "*.jsonl",
+    *,
+    follow_links: bool = False,
+    skipped: list[tuple[str, str]] | None = None,
+    kinds: bool = True,
+) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source: a directory is walked recursively for
     files whose name matches `pattern` (sorted, symlinked directories not followed);
     anything else is taken as a file, as given (a missing one is reported later).
@@ -348,8 +437,7 @@ def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool
         return kinds and _kinds.identify(folder).kind in UNIT_KINDS
 
     def taken(name: str) -> bool:
-        return fnmatchcase(name, pattern) or (
-            kinds and name.lower().endswith(KIND_SUFFIXES))
+        return fnmatchcase(name, pattern) or (kinds and name.lower().endswith(KIND_SUFFIXES))
 
     for src in sources:
         if os.path.isdir(src) and unit(src):
@@ -358,8 +446,11 @@ def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool
             top = os.path.realpath(src)
             for root, dirs, files in os.walk(src):
                 dirs.sort()
-                units = [d for d in dirs if not os.path.islink(os.path.join(root, d))
-                         and unit(os.path.join(root, d))]
+                units = [
+                    d
+                    for d in dirs
+                    if not os.path.islink(os.path.join(root, d)) and unit(os.path.join(root, d))
+                ]
                 dirs[:] = [d for d in dirs if d not in units]
                 found = [(n, False) for n in files if taken(n)] + [(d, True) for d in units]
                 for name, is_unit in sorted(found):
@@ -370,8 +461,10 @@ def walk(sources: Sequence[str], pattern: str = "*.jsonl", *, follow_links: bool
                     if not follow_links and os.path.islink(p):
                         real = os.path.realpath(p)
                         if os.path.commonpath([top, real]) != top:
-                            why = (f"a symlink out of {src} (to {real}): not "
-                                   "followed (--follow-links follows it)")
+                            why = (
+                                f"a symlink out of {src} (to {real}): not "
+                                "followed (--follow-links follows it)"
+                            )
                             if skipped is not None:
                                 skipped.append((p, why))
                             continue
@@ -411,6 +504,7 @@ class FleetSummary:
     the ledger entries, `units` the entries of other kinds (`kinds`: how many of
     each), `not_evidence` the paths listed but not judged (no part of the verdicts
     or the exit code)."""
+
     ledgers: int
     verdicts: dict[str, int]
     receipts: int
@@ -424,11 +518,19 @@ class FleetSummary:
     not_evidence: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ledgers": self.ledgers, "units": self.units, "kinds": dict(self.kinds),
-                "not_evidence": self.not_evidence, "verdicts": dict(self.verdicts),
-                "receipts": self.receipts, "receipts_failed": self.receipts_failed,
-                "receipts_bounded": self.receipts_bounded, "bytes": self.bytes,
-                "seconds": round(self.seconds, 3), "exit_code": self.exit_code}
+        return {
+            "ledgers": self.ledgers,
+            "units": self.units,
+            "kinds": dict(self.kinds),
+            "not_evidence": self.not_evidence,
+            "verdicts": dict(self.verdicts),
+            "receipts": self.receipts,
+            "receipts_failed": self.receipts_failed,
+            "receipts_bounded": self.receipts_bounded,
+            "bytes": self.bytes,
+            "seconds": round(self.seconds, 3),
+            "exit_code": self.exit_code,
+        }
 
 
 def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
@@ -442,18 +544,28 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
         if e.check is not None and e.check.kind is not None:
             kinds[e.check.kind] = kinds.get(e.check.kind, 0) + 1
     return FleetSummary(
-        ledgers=len(entries) - sum(kinds.values()), verdicts=verdicts,
-        units=sum(kinds.values()), kinds=kinds, not_evidence=left_out,
+        ledgers=len(entries) - sum(kinds.values()),
+        verdicts=verdicts,
+        units=sum(kinds.values()),
+        kinds=kinds,
+        not_evidence=left_out,
         receipts=sum(e.receipts.count for e in entries),
         receipts_failed=sum(e.receipts.failed for e in entries),
         receipts_bounded=sum(e.receipts.bounded for e in entries),
-        bytes=sum(e.size or 0 for e in entries), seconds=seconds,
-        exit_code=_verdict.worst(e.exit_code for e in entries))
+        bytes=sum(e.size or 0 for e in entries),
+        seconds=seconds,
+        exit_code=_verdict.worst(e.exit_code for e in entries),
+    )
 
 
-def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
-              incremental: bool = False, workers: int | None = None,
-              on_entry: Callable[[FleetEntry], None] | None = None) -> list[FleetEntry]:
+def run_local(
+    sized: Sequence[tuple[str, int | None]],
+    *,
+    strict: bool = False,
+    incremental: bool = False,
+    workers: int | None = None,
+    on_entry: Callable[[FleetEntry], None] | None = None,
+) -> list[FleetEntry]:
     """Audit local files through `fleet_run` on a process pool sized to the cores:
     small files in batches, large ones here, each split across the cores by `verify`.
     Entries are passed to `on_entry` as they arrive and returned in arrival order; an
@@ -467,15 +579,24 @@ def run_local(sized: Sequence[tuple[str, int | None]], *, strict: bool = False,
     return out
 
 
-def iter_local(sized: Iterable[tuple[str, int | None]], *, strict: bool = False,
-               incremental: bool = False, workers: int | None = None,
-               executor: fleet_run.Executor | None = None) -> Iterator[FleetEntry]:
+def iter_local(
+    sized: Iterable[tuple[str, int | None]],
+    *,
+    strict: bool = False,
+    incremental: bool = False,
+    workers: int | None = None,
+    executor: fleet_run.Executor | None = None,
+) -> Iterator[FleetEntry]:
     """`run_local`'s entries as they arrive (on `executor`, default the local pool)."""
+
     def large(path: str) -> dict[str, Any]:
         return audit_path(path, strict=strict, workers=None, incremental=incremental).to_wire()
 
     task = partial(audit_batch, strict=strict, incremental=incremental)
-    for _path, wire in fleet_run.run(fleet_run.plan_batches(sized), task,
-                                     executor or fleet_run.LocalPool(workers),
-                                     large_task=large):
+    for _path, wire in fleet_run.run(
+        fleet_run.plan_batches(sized),
+        task,
+        executor or fleet_run.LocalPool(workers),
+        large_task=large,
+    ):
         yield FleetEntry.from_dict(wire)

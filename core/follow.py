@@ -10,6 +10,7 @@ re-hashed periodically, when the file changes without growing, and when an appen
 not chain from the verified head. Once caught, the verdict stays BROKEN ("latched")
 and the file is no longer followed. Frontends poll; this module never sleeps.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,7 +29,7 @@ from sealscope.core.receipt import KIND, is_receipt_row, verify_receipt
 
 __all__ = ["Event", "Follower", "Final", "ALARMS", "SEAM", "REHASH_SECONDS"]
 
-SEAM = 4096            # bytes before the cut compared on every poll
+SEAM = 4096  # bytes before the cut compared on every poll
 REHASH_SECONDS = 30.0  # the whole verified prefix re-hashed at least this often
 ALARMS = ("truncated", "replaced", "rewritten", "unreadable")
 _RECEIPT_B = KIND.encode()
@@ -40,6 +41,7 @@ class Event:
     complete line), "break" / "declared" (a new finding at `line`), "receipt" (a
     compaction receipt row at `line`, `text` its check), or an alarm in ALARMS
     (`rows` = rows gone for "truncated")."""
+
     kind: str
     text: str
     line: int = 0
@@ -52,6 +54,7 @@ class Final:
     gives the whole file now, a last line without its break included (while following,
     that line waits; once the watch ends it is part of the file); `partial` the bytes
     of that last line (0 when the file ends with a line break)."""
+
     result: VerifyResult
     partial: int = 0
 
@@ -70,9 +73,14 @@ class Follower:
     latched); `whole` the verdict `verify` gave at open, a last line without its
     break included; `rows_added` counts rows appended since `open()`."""
 
-    def __init__(self, path: str | os.PathLike[str], *, strict: bool = False,
-                 rehash_seconds: float = REHASH_SECONDS,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        strict: bool = False,
+        rehash_seconds: float = REHASH_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.path = str(path)
         self.strict = strict
         self.rehash_seconds = rehash_seconds
@@ -85,9 +93,9 @@ class Follower:
         self.rows_added = 0
         self._ident = (0, 0)
         self._size = self._mtime = 0
-        self._h: Any = None           # SHA-256 of [0, cut)
+        self._h: Any = None  # SHA-256 of [0, cut)
         self._chunks: list[str] = []  # SHA-256 of each complete CHUNK of the prefix
-        self._hc: Any = None          # SHA-256 of the prefix's last, partial chunk
+        self._hc: Any = None  # SHA-256 of the prefix's last, partial chunk
         self._seam = b""
         self._hashed_at = 0.0
 
@@ -99,8 +107,9 @@ class Follower:
         self.alarm = Event("unreadable", str(e))
         return self.result
 
-    def open(self, on_progress: ledger.ProgressFn | None = None,
-             workers: int | None = None) -> VerifyResult:
+    def open(
+        self, on_progress: ledger.ProgressFn | None = None, workers: int | None = None
+    ) -> VerifyResult:
         """Open and walk the whole file; the verdict of its complete lines. An
         unreadable file latches the "unreadable" alarm."""
         try:
@@ -111,8 +120,9 @@ class Follower:
         self._ident, self._size, self._mtime = (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns
         buf = self._source()
         cut = _cp.line_cut(buf, 0, len(buf))
-        walked = ledger.walk_span(self.path, buf, strict=self.strict, cut=cut,
-                                  on_progress=on_progress, workers=workers)
+        walked = ledger.walk_span(
+            self.path, buf, strict=self.strict, cut=cut, on_progress=on_progress, workers=workers
+        )
         self.state = walked.state
         self.whole = walked.result
         self.result = ledger.state_result(walked.state)
@@ -130,9 +140,14 @@ class Follower:
         """What `open()` learnt, picklable, for a follower in another process (the
         viewer verifies in a child) to `adopt` without walking again."""
         assert self.state is not None
-        return {"state": self.state, "ident": self._ident, "size": self._size,
-                "mtime": self._mtime, "chunks": list(self._chunks),
-                "sha256": self._h.hexdigest()}
+        return {
+            "state": self.state,
+            "ident": self._ident,
+            "size": self._size,
+            "mtime": self._mtime,
+            "chunks": list(self._chunks),
+            "sha256": self._h.hexdigest(),
+        }
 
     def adopt(self, snap: dict[str, Any]) -> VerifyResult:
         """Follow from another follower's `snapshot()`: the file must still be the
@@ -161,8 +176,7 @@ class Follower:
         self._seam = os.pread(self.fd, min(SEAM, cut), cut - min(SEAM, cut)) if SEAM else b""
         self._hashed_at = self.clock()
         if h.hexdigest() != snap["sha256"]:
-            self._latch(Event("rewritten", "the verified bytes changed after they were "
-                                           "verified"))
+            self._latch(Event("rewritten", "the verified bytes changed after they were verified"))
         return self.result
 
     def close(self) -> None:
@@ -195,8 +209,11 @@ class Follower:
         except FileNotFoundError:
             here = None
         if here != self._ident:
-            what = ("the file was removed from its path" if here is None else
-                    f"another file is at the path (inode {self._ident[1]} → {here[1]})")
+            what = (
+                "the file was removed from its path"
+                if here is None
+                else f"another file is at the path (inode {self._ident[1]} → {here[1]})"
+            )
             return [self._latch(Event("replaced", what))]
         st = os.fstat(self.fd)
         if st.st_size < state.offset:
@@ -214,7 +231,7 @@ class Follower:
         if cut <= state.offset:
             return []
         walked = ledger.walk_span(None, buf, strict=self.strict, cut=cut, state=state)
-        data = buf[state.offset:cut]
+        data = buf[state.offset : cut]
         new = walked.state
         events: list[Event] = []
         old_keys = set(state.findings) if walked.restarted else None
@@ -251,8 +268,13 @@ class Follower:
                 if is_receipt_row(row):
                     chk = verify_receipt(row)
                     word = "verified" if chk.ok else "does not verify"
-                    out.append(Event("receipt", f"line {n}: compaction receipt {word} "
-                                                f"(scope {chk.verified_scope})", n))
+                    out.append(
+                        Event(
+                            "receipt",
+                            f"line {n}: compaction receipt {word} (scope {chk.verified_scope})",
+                            n,
+                        )
+                    )
         return out
 
     def final(self) -> Final | None:
@@ -261,16 +283,16 @@ class Follower:
         partial last line (bytes after the last line break) walked as the file's last
         line, as `verify` walks it. None when the file was never opened."""
         self.poll()
-        if self.result is None or self.alarm is not None or self.state is None \
-                or self.fd is None:
+        if self.result is None or self.alarm is not None or self.state is None or self.fd is None:
             return None if self.result is None else Final(self.result)
         buf = self._source()
         tail = len(buf) - self.state.offset
         if tail <= 0:
             return Final(self.result)
         try:
-            walked = ledger.walk_span(None, buf, strict=self.strict, cut=self.state.offset,
-                                      state=self.state)
+            walked = ledger.walk_span(
+                None, buf, strict=self.strict, cut=self.state.offset, state=self.state
+            )
         except OSError as e:
             return Final(self._latch_result(e), 0)
         return Final(walked.result, tail)
@@ -318,12 +340,17 @@ class Follower:
     def _truncated(self, size: int) -> Event:
         assert self.state is not None and self.fd is not None
         buf = self._source()
-        now = ledger.walk_span(None, buf, strict=self.strict,
-                               cut=_cp.line_cut(buf, 0, len(buf))).state.rows
+        now = ledger.walk_span(
+            None, buf, strict=self.strict, cut=_cp.line_cut(buf, 0, len(buf))
+        ).state.rows
         gone = max(0, self.state.rows - now)
-        return self._latch(Event(
-            "truncated", f"{gone:,} rows gone (file shrank from {self.state.offset:,} to "
-                         f"{size:,} bytes)", rows=gone))
+        return self._latch(
+            Event(
+                "truncated",
+                f"{gone:,} rows gone (file shrank from {self.state.offset:,} to {size:,} bytes)",
+                rows=gone,
+            )
+        )
 
     def _latch(self, ev: Event) -> Event:
         self.alarm = ev

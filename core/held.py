@@ -15,20 +15,30 @@ semantics (`jsonio.loads`: NaN accepted, duplicate keys last-wins) and read as s
 UTF-8. Every item is digested on load, so an item that cannot be digested (NaN, a lone
 surrogate, nesting too deep) is refused here, with its place named.
 """
+
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from sealscope.core import digest as _digest
 from sealscope.core import lines as _lines
 from sealscope.core.jsonio import loads
 
-__all__ = ["HeldItem", "HeldContentError", "load_held", "load_many", "values_of", "kind_of",
-           "item_text", "containing", "item_label"]
+__all__ = [
+    "HeldItem",
+    "HeldContentError",
+    "load_held",
+    "load_many",
+    "values_of",
+    "kind_of",
+    "item_text",
+    "containing",
+    "item_label",
+]
 
 
 class HeldContentError(ValueError):
@@ -41,6 +51,7 @@ class HeldItem:
     """One held item: where it came from (file path, 0-based position among that
     file's items, and for `.jsonl` its 1-based line), its value (bytes, str or a JSON
     value), its digest and its counted byte size."""
+
     source: str
     index: int
     value: Any
@@ -99,10 +110,10 @@ def _load_json(path: str) -> list[HeldItem]:
     except ValueError as e:
         raise HeldContentError(f"{path}: not JSON ({_why(e)[:160]})") from None
     if not isinstance(value, list):
-        name = {dict: "an object", str: "a string", bool: "a boolean",
-                type(None): "null"}.get(type(value), "a number")
-        raise HeldContentError(f"{path}: a .json held file must hold one JSON array, "
-                               f"got {name}")
+        name = {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(
+            type(value), "a number"
+        )
+        raise HeldContentError(f"{path}: a .json held file must hold one JSON array, got {name}")
     return [_item(path, i, v, f"item {i}") for i, v in enumerate(value)]
 
 
@@ -126,8 +137,10 @@ def _load_folder(path: str) -> list[HeldItem]:
             names = sorted(e.name for e in it if e.is_file())
     except OSError as e:
         raise HeldContentError(f"cannot list folder {path}: {_why(e)}") from None
-    return [_item(os.path.join(path, name), 0, _read(os.path.join(path, name)), "file")
-            for name in names]
+    return [
+        _item(os.path.join(path, name), 0, _read(os.path.join(path, name)), "file")
+        for name in names
+    ]
 
 
 def load_held(path: str | os.PathLike[str], stdin: BinaryIO | None = None) -> list[HeldItem]:
@@ -152,8 +165,9 @@ def load_held(path: str | os.PathLike[str], stdin: BinaryIO | None = None) -> li
     return [_item(p, 0, _read(p), "file")]
 
 
-def load_many(paths: Iterable[str | os.PathLike[str]],
-              stdin: BinaryIO | None = None) -> list[HeldItem]:
+def load_many(
+    paths: Iterable[str | os.PathLike[str]], stdin: BinaryIO | None = None
+) -> list[HeldItem]:
     """The items of several arguments, concatenated in argument order."""
     out: list[HeldItem] = []
     for p in paths:

@@ -5,15 +5,22 @@ the reader must keep what CPython's parser keeps (int vs float, big integers, Na
 tokens, lone surrogates, last-wins duplicate keys) and the writers must emit what
 CPython's `json.dumps` emits for the given knobs.
 """
+
 from __future__ import annotations
 
 import json
-from json.encoder import (  # type: ignore[attr-defined]  # c_make_encoder: CPython, untyped
-    JSONEncoder, c_make_encoder, encode_basestring)
+from json.encoder import JSONEncoder, c_make_encoder, encode_basestring  # type: ignore[attr-defined]  # c_make_encoder: CPython, untyped
 from typing import Any
 
-__all__ = ["DuplicateKeyError", "loads", "loads_strict", "dumps_row", "dumps_body",
-           "dumps_canonical", "encode_body"]
+__all__ = [
+    "DuplicateKeyError",
+    "loads",
+    "loads_strict",
+    "dumps_row",
+    "dumps_body",
+    "dumps_canonical",
+    "encode_body",
+]
 
 
 class DuplicateKeyError(ValueError):
@@ -32,6 +39,7 @@ def _no_duplicates(pairs: list[Any]) -> dict[str, Any]:
 
 
 _strict_decoder = json.JSONDecoder(object_pairs_hook=_no_duplicates)
+
 
 def loads(text: str | bytes) -> Any:
     """Plain parse (duplicate keys: last wins). Every failure is a ValueError,
@@ -59,9 +67,21 @@ def dumps_row(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-_body_encoder = c_make_encoder(
-    None, JSONEncoder(ensure_ascii=False).default, encode_basestring, None,
-    ": ", ", ", True, False, True) if c_make_encoder is not None else None
+_body_encoder = (
+    c_make_encoder(
+        None,
+        JSONEncoder(ensure_ascii=False).default,
+        encode_basestring,
+        None,
+        ": ",
+        ", ",
+        True,
+        False,
+        True,
+    )
+    if c_make_encoder is not None
+    else None
+)
 _body_py = JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 
@@ -84,8 +104,9 @@ def dumps_canonical(value: Any) -> bytes:
     Refuses (ValueError) NaN/Infinity, a lone surrogate, and nesting too deep to
     serialise (message starting `value nests too deeply to canonicalize: `)."""
     try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False, allow_nan=False)
+        text = json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
     except RecursionError as e:
         raise ValueError(f"value nests too deeply to canonicalize: {e}") from None
     return text.encode("utf-8")

@@ -49,6 +49,7 @@ none (`reason_word` `missing` / `unreadable`). The rules, first match wins:
 evidence kind beside it (`FileKind.check_kind`), so a file of another kind is named as
 such in the reason a frontend shows.
 """
+
 from __future__ import annotations
 
 import os
@@ -62,11 +63,32 @@ from sealscope.core import lines as _lines
 from sealscope.core.continuity.schema import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 
-__all__ = ["LEDGER", "SNAPSHOT", "HARN", "RESTATEMENT", "TIERS", "MANIFEST", "OTHER",
-           "UNREADABLE", "FOLDER", "OPENS", "FileKind", "classify", "SNIFF_LIMIT",
-           "RECEIPT", "DISTILL_RECEIPT", "PORTABLE_RECEIPT", "CONTINUITY_VERDICT",
-           "EVIDENCE_PACK", "AUDIT_BUNDLE", "AAT_EXPORT", "CALL_RECORD", "CHECK_KINDS",
-           "Identified", "identify"]
+__all__ = [
+    "LEDGER",
+    "SNAPSHOT",
+    "HARN",
+    "RESTATEMENT",
+    "TIERS",
+    "MANIFEST",
+    "OTHER",
+    "UNREADABLE",
+    "FOLDER",
+    "OPENS",
+    "FileKind",
+    "classify",
+    "SNIFF_LIMIT",
+    "RECEIPT",
+    "DISTILL_RECEIPT",
+    "PORTABLE_RECEIPT",
+    "CONTINUITY_VERDICT",
+    "EVIDENCE_PACK",
+    "AUDIT_BUNDLE",
+    "AAT_EXPORT",
+    "CALL_RECORD",
+    "CHECK_KINDS",
+    "Identified",
+    "identify",
+]
 
 LEDGER = "ledger"
 SNAPSHOT = "snapshot"
@@ -79,19 +101,24 @@ UNREADABLE = "unreadable"
 FOLDER = "folder"
 OPENS = (LEDGER, SNAPSHOT, HARN)
 
-SNIFF_LIMIT = 64 << 20   # a file over this is never read whole to find a snapshot in it
+SNIFF_LIMIT = 64 << 20  # a file over this is never read whole to find a snapshot in it
 
-LOOKED_FOR = (f"looked for JSONL rows with a `chain`, a continuity snapshot (`schema` "
-              f"{SNAPSHOT_SCHEMA}) and a harn transcript or run record")
-_WHAT = {RESTATEMENT: "a restatement {probe_id: answer}",
-         TIERS: "a tiers file {tier: [field, ...]}",
-         MANIFEST: "a manifest or other JSON object"}
+LOOKED_FOR = (
+    f"looked for JSONL rows with a `chain`, a continuity snapshot (`schema` "
+    f"{SNAPSHOT_SCHEMA}) and a harn transcript or run record"
+)
+_WHAT = {
+    RESTATEMENT: "a restatement {probe_id: answer}",
+    TIERS: "a tiers file {tier: [field, ...]}",
+    MANIFEST: "a manifest or other JSON object",
+}
 
 
 @dataclass(frozen=True)
 class FileKind:
     """One file's kind; `reason` says why it does not open (unreadable, or not a
     ledger / seal / harn file); `document` is the loaded harn document of a harn file."""
+
     path: str
     kind: str
     reason: str | None = None
@@ -112,8 +139,10 @@ def classify(path: str | os.PathLike[str]) -> FileKind:
         return found
     reason = found.reason
     if not found.opens and ev.kind not in (None, found.kind) and ev.kind in _OWN_CHECK:
-        reason = (f"{found.path} is {_OWN_CHECK[ev.kind]}: its own check is "
-                  f"`sealscope check {found.path}`")
+        reason = (
+            f"{found.path} is {_OWN_CHECK[ev.kind]}: its own check is "
+            f"`sealscope check {found.path}`"
+        )
     return FileKind(found.path, found.kind, reason, found.document, ev.kind)
 
 
@@ -131,7 +160,7 @@ def _classify(path: str | os.PathLike[str]) -> FileKind:
     limit = _harn.DEFAULT_MAX_BYTES if is_json else SNIFF_LIMIT
     if st.st_size > limit:
         return FileKind(p, LEDGER)
-    try:   # a file swapped since the stat is refused by the open, as the stat refuses it
+    try:  # a file swapped since the stat is refused by the open, as the stat refuses it
         with _lines.open_regular(p) as fh:
             data = fh.read(limit)
     except IsADirectoryError:
@@ -167,14 +196,15 @@ _NOT_ONE = object()
 def _one_document(data: bytes) -> Any:
     try:
         return _loads(data.decode("utf-8"))
-    except (ValueError, RecursionError, MemoryError):   # UnicodeDecodeError is a ValueError
+    except (ValueError, RecursionError, MemoryError):  # UnicodeDecodeError is a ValueError
         return _NOT_ONE
 
 
 def _is_snapshot(value: Any) -> bool:
     # a one-row ledger is one JSON object too: its row carries `chain`, a snapshot never
-    return isinstance(value, dict) and value.get("schema") == SNAPSHOT_SCHEMA \
-        and "chain" not in value
+    return (
+        isinstance(value, dict) and value.get("schema") == SNAPSHOT_SCHEMA and "chain" not in value
+    )
 
 
 def _json_kind(p: str, value: Any, size: int) -> FileKind:
@@ -191,12 +221,18 @@ def _json_kind(p: str, value: Any, size: int) -> FileKind:
         return FileKind(p, LEDGER)
     kind = _shape(value)
     what = _WHAT.get(kind) or f"one JSON {_JSON_TYPE.get(type(value), 'value')}"
-    return FileKind(p, kind, f"not a ledger / seal / harn file: it reads as {what} "
-                             f"({LOOKED_FOR})")
+    return FileKind(p, kind, f"not a ledger / seal / harn file: it reads as {what} ({LOOKED_FOR})")
 
 
-_JSON_TYPE = {dict: "object", list: "array", str: "string", int: "number", float: "number",
-              bool: "boolean", type(None): "null"}
+_JSON_TYPE = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
+}
 
 
 def _shape(value: Any) -> str:
@@ -220,17 +256,30 @@ EVIDENCE_PACK = "evidence-pack"
 AUDIT_BUNDLE = "audit-bundle"
 AAT_EXPORT = "aat-export"
 CALL_RECORD = "call-record"
-CHECK_KINDS = (LEDGER, SNAPSHOT, HARN, RECEIPT, DISTILL_RECEIPT, PORTABLE_RECEIPT,
-               CONTINUITY_VERDICT, EVIDENCE_PACK, AUDIT_BUNDLE, AAT_EXPORT, CALL_RECORD)
+CHECK_KINDS = (
+    LEDGER,
+    SNAPSHOT,
+    HARN,
+    RECEIPT,
+    DISTILL_RECEIPT,
+    PORTABLE_RECEIPT,
+    CONTINUITY_VERDICT,
+    EVIDENCE_PACK,
+    AUDIT_BUNDLE,
+    AAT_EXPORT,
+    CALL_RECORD,
+)
 
-_OWN_CHECK = {RECEIPT: "a stand-alone compaction receipt",
-              DISTILL_RECEIPT: "a distill drop receipt",
-              PORTABLE_RECEIPT: "a portable receipt",
-              CONTINUITY_VERDICT: "a stored continuity verdict",
-              EVIDENCE_PACK: "an evidence pack",
-              AUDIT_BUNDLE: "an audit export bundle",
-              AAT_EXPORT: "an agent-audit-trail export",
-              CALL_RECORD: "a call record"}
+_OWN_CHECK = {
+    RECEIPT: "a stand-alone compaction receipt",
+    DISTILL_RECEIPT: "a distill drop receipt",
+    PORTABLE_RECEIPT: "a portable receipt",
+    CONTINUITY_VERDICT: "a stored continuity verdict",
+    EVIDENCE_PACK: "an evidence pack",
+    AUDIT_BUNDLE: "an audit export bundle",
+    AAT_EXPORT: "an agent-audit-trail export",
+    CALL_RECORD: "a call record",
+}
 
 MISSING_WORD = "missing"
 UNREADABLE_WORD = "unreadable"
@@ -240,13 +289,14 @@ _DISTILL_PREFIX = "arcaeon-distill:receipt:"
 _PORTABLE_PREFIX = "arcaeon-receipt/"
 _VERDICT_PREFIX = "arcaeon-continuity:verdict:"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-_FOLDER_DOC_LIMIT = 16 << 20   # a folder's manifest.json / integrity.json read at most
+_FOLDER_DOC_LIMIT = 16 << 20  # a folder's manifest.json / integrity.json read at most
 
 
 @dataclass(frozen=True)
 class Identified:
     """A path's evidence kind (KINDS.md §1); `kind` None with `reason_word` `missing`
     or `unreadable` when it is none of them, `reason` saying what was found."""
+
     path: str
     kind: str | None
     reason_word: str | None = None
@@ -262,8 +312,9 @@ def identify(path: str | os.PathLike[str]) -> Identified:
     except FileNotFoundError:
         return Identified(p, None, MISSING_WORD, f"{p} does not exist")
     except (OSError, ValueError) as e:
-        return Identified(p, None, UNREADABLE_WORD,
-                          f"cannot read {p}: {getattr(e, 'strerror', None) or e}")
+        return Identified(
+            p, None, UNREADABLE_WORD, f"cannot read {p}: {getattr(e, 'strerror', None) or e}"
+        )
     if _stat.S_ISDIR(st.st_mode):
         return _identify_folder(p)
     if not _stat.S_ISREG(st.st_mode):
@@ -281,8 +332,9 @@ def identify(path: str | os.PathLike[str]) -> Identified:
             fh.seek(0)
             return Identified(p, _by_first_row(fh))
     except (OSError, ValueError, MemoryError) as e:
-        return Identified(p, None, UNREADABLE_WORD,
-                          f"cannot read {p}: {getattr(e, 'strerror', None) or e}")
+        return Identified(
+            p, None, UNREADABLE_WORD, f"cannot read {p}: {getattr(e, 'strerror', None) or e}"
+        )
 
 
 def _regular(path: str) -> bool:
@@ -307,29 +359,36 @@ def _folder_doc(path: str) -> Any:
 def _identify_folder(p: str) -> Identified:
     manifest = _folder_doc(os.path.join(p, "manifest.json"))
     if (isinstance(manifest, dict) and "pack_schema" in manifest) or any(
-            _regular(os.path.join(p, n))
-            for n in ("manifest.sha256", "window.jsonl", "could_not_look.json")):
+        _regular(os.path.join(p, n))
+        for n in ("manifest.sha256", "window.jsonl", "could_not_look.json")
+    ):
         return Identified(p, EVIDENCE_PACK)
     tool = manifest.get("tool") if isinstance(manifest, dict) else None
     integrity = _folder_doc(os.path.join(p, "integrity.json"))
-    if _regular(os.path.join(p, "records.jsonl")) \
-            or (isinstance(tool, str) and tool.startswith("arcaeon-audit/")) \
-            or (isinstance(integrity, dict) and "bundle_schema" in integrity):
+    if (
+        _regular(os.path.join(p, "records.jsonl"))
+        or (isinstance(tool, str) and tool.startswith("arcaeon-audit/"))
+        or (isinstance(integrity, dict) and "bundle_schema" in integrity)
+    ):
         return Identified(p, AUDIT_BUNDLE)
-    return Identified(p, None, UNREADABLE_WORD,
-                      f"{p} is a folder that is neither an evidence pack nor an audit "
-                      "bundle")
+    return Identified(
+        p,
+        None,
+        UNREADABLE_WORD,
+        f"{p} is a folder that is neither an evidence pack nor an audit bundle",
+    )
 
 
 def _identify_zip(p: str) -> Identified:
     try:
         with zipfile.ZipFile(p) as z:
             names = z.namelist()
-    except Exception:   # noqa: BLE001 - any unreadable zip is a pack that could not be looked at
+    except Exception:  # noqa: BLE001 - any unreadable zip is a pack that could not be looked at
         return Identified(p, EVIDENCE_PACK)
     if "MANIFEST.json" in names and any(n.startswith("cohort/") for n in names):
-        return Identified(p, None, UNREADABLE_WORD,
-                          f"{p} is a portable class archive (no check of its own)")
+        return Identified(
+            p, None, UNREADABLE_WORD, f"{p} is a portable class archive (no check of its own)"
+        )
     return Identified(p, EVIDENCE_PACK)
 
 
@@ -345,9 +404,12 @@ def _document_kind(p: str, value: dict[str, Any], size: int) -> str | None:
         return RECEIPT
     inner = value.get("receipt")
     if (isinstance(schema, str) and schema.startswith(_DISTILL_PREFIX)) or (
-            "content" in value and "strategy" in value and isinstance(inner, dict)
-            and isinstance(inner.get("schema"), str)
-            and inner["schema"].startswith(_DISTILL_PREFIX)):
+        "content" in value
+        and "strategy" in value
+        and isinstance(inner, dict)
+        and isinstance(inner.get("schema"), str)
+        and inner["schema"].startswith(_DISTILL_PREFIX)
+    ):
         return DISTILL_RECEIPT
     version = value.get("receipt_version")
     if isinstance(version, str) and version.startswith(_PORTABLE_PREFIX):
@@ -359,7 +421,7 @@ def _document_kind(p: str, value: dict[str, Any], size: int) -> str | None:
     try:
         _harn.document_from_value(value, path=p, size=size)
         return HARN
-    except Exception:   # noqa: BLE001 - not a harn document, whatever the reason
+    except Exception:  # noqa: BLE001 - not a harn document, whatever the reason
         return None
 
 
@@ -372,12 +434,12 @@ def _identify_document(p: str, data: bytes) -> Identified | None:
         if kind is not None:
             return Identified(p, kind)
         if is_json or b"\n" in data.strip():
-            return Identified(p, None, UNREADABLE_WORD,
-                              f"{p} is a JSON object of no kind sealscope checks")
+            return Identified(
+                p, None, UNREADABLE_WORD, f"{p} is a JSON object of no kind sealscope checks"
+            )
         return None
     if is_json and not isinstance(value, dict):
-        return Identified(p, None, UNREADABLE_WORD,
-                          f"{p} is not one JSON object")
+        return Identified(p, None, UNREADABLE_WORD, f"{p} is not one JSON object")
     return None
 
 
@@ -393,7 +455,7 @@ def _may_be_one_object(data: bytes) -> bool:
     try:
         _loads(body[:end].decode("utf-8"))
     except ValueError:
-        return True   # the first line is not a whole value: a pretty-printed document
+        return True  # the first line is not a whole value: a pretty-printed document
     return False
 
 

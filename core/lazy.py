@@ -12,6 +12,7 @@ those imports by the tests.
 Used where an import costs more than the first use is worth waiting for: the
 `harn` and `continuity` packages' re-exports, and the viewer's screens and tabs.
 """
+
 from __future__ import annotations
 
 import sys
@@ -38,16 +39,18 @@ def table(by_module: Mapping[str, Iterable[str]]) -> dict[str, str]:
     return {name: f"{module}:{name}" for module, names in by_module.items() for name in names}
 
 
-def exports(module: str, where: Mapping[str, str]
-            ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def exports(
+    module: str, where: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """`__getattr__` and `__dir__` for the module named `module`, offering each name of
     `where` (name → a `load` target), loaded on its first read."""
+
     def __getattr__(name: str) -> Any:
         target = where.get(name)
         if target is None:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         value = load(target)
-        setattr(sys.modules[module], name, value)   # later reads do not come here
+        setattr(sys.modules[module], name, value)  # later reads do not come here
         return value
 
     def __dir__() -> list[str]:

@@ -10,6 +10,7 @@ chain rule, `Finding`, `Findings`, `VerifyResult`) and `walk` (parsing, the walk
 `tail_chain`) and `ledger_write` (`append`, `declare_break`, `authority`,
 `LedgerWriteError`), loaded on first read.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -46,20 +47,50 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.core.ledger_read import chain_at, iter_rows, tail_chain
     from sealscope.core.ledger_write import LedgerWriteError, append, authority, declare_break
 
-__all__ = ["GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "Findings", "VerifyResult", "link",
-           "verify", "verify_bytes", "append", "authority", "declare_break", "chain_at",
-           "tail_chain",
-           "LedgerWriteError", "iter_rows", "WalkState", "Walked", "walk_span",
-           "state_result", "Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
-           "EARLIER_OR_ORDER", "UNDETERMINED"]
+__all__ = [
+    "GENESIS",
+    "CHAIN_LEN",
+    "DECLARE_OP",
+    "Finding",
+    "Findings",
+    "VerifyResult",
+    "link",
+    "verify",
+    "verify_bytes",
+    "append",
+    "authority",
+    "declare_break",
+    "chain_at",
+    "tail_chain",
+    "LedgerWriteError",
+    "iter_rows",
+    "WalkState",
+    "Walked",
+    "walk_span",
+    "state_result",
+    "Mismatch",
+    "explain_mismatch",
+    "explain_mismatches",
+    "CONTENT_CHANGED",
+    "EARLIER_OR_ORDER",
+    "UNDETERMINED",
+]
 
 # the names of the explaining, reading and writing modules, imported on the name's first read
-_LAZY = lazy.table({
-    "sealscope.core.explain": ("CONTENT_CHANGED", "EARLIER_OR_ORDER", "UNDETERMINED", "Mismatch",
-        "explain_mismatch", "explain_mismatches"),
-    "sealscope.core.ledger_read": ("chain_at", "iter_rows", "tail_chain"),
-    "sealscope.core.ledger_write": ("LedgerWriteError", "append", "authority", "declare_break"),
-})
+_LAZY = lazy.table(
+    {
+        "sealscope.core.explain": (
+            "CONTENT_CHANGED",
+            "EARLIER_OR_ORDER",
+            "UNDETERMINED",
+            "Mismatch",
+            "explain_mismatch",
+            "explain_mismatches",
+        ),
+        "sealscope.core.ledger_read": ("chain_at", "iter_rows", "tail_chain"),
+        "sealscope.core.ledger_write": ("LedgerWriteError", "append", "authority", "declare_break"),
+    }
+)
 
 if not TYPE_CHECKING:
     __getattr__, __dir__ = lazy.exports(__name__, _LAZY)
@@ -68,6 +99,7 @@ RunJobs = Callable[[list[tuple[Any, ...]]], Iterator[dict[str, Any]]]  # worker 
 
 
 # --------------------------------------------------------------------------- verify
+
 
 def _unreadable(e: OSError) -> VerifyResult:
     return VerifyResult(ok=False, first_break=f"unreadable: {e}", breaks=1, unreadable=True)
@@ -140,18 +172,35 @@ def _reopen(src: str | Source) -> BinaryIO:
     raise FileReplaced(f"{path!r} is no longer the file being verified (inode {ino})")
 
 
-def _walk_range(src: str | Source, start: int, end: int, first_line: int, strict: bool,
-                declared: Declared, detached: bool, final: bool | None = None) -> dict[str, Any]:
+def _walk_range(
+    src: str | Source,
+    start: int,
+    end: int,
+    first_line: int,
+    strict: bool,
+    declared: Declared,
+    detached: bool,
+    final: bool | None = None,
+) -> dict[str, Any]:
     """Worker body: walk [start, end) of the file (`src`: see `Source`); line numbers
     from `first_line`. `final`: whether `end` is the end of the file (its last line
     is kept). The result carries the SHA-256 of the bytes walked (`sha256`)."""
     with _reopen(src) as fh:
-        return _walk_buf(_lines.FileSource(fh), start, end, first_line, strict, declared,
-                         detached, final=final)
+        return _walk_buf(
+            _lines.FileSource(fh), start, end, first_line, strict, declared, detached, final=final
+        )
 
 
-def _walk_lines(w: _Walk, buf: _lines.Buffer, start: int, end: int, n: int, final: bool,
-                on_progress: ProgressFn | None = None, hasher: Any = None) -> int:
+def _walk_lines(
+    w: _Walk,
+    buf: _lines.Buffer,
+    start: int,
+    end: int,
+    n: int,
+    final: bool,
+    on_progress: ProgressFn | None = None,
+    hasher: Any = None,
+) -> int:
     """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
     number. `final`: `end` is the end of the file, so the piece after its last line
     break is a line (empty when the file ends with one); otherwise `end` is just after
@@ -170,19 +219,45 @@ def _walk_lines(w: _Walk, buf: _lines.Buffer, start: int, end: int, n: int, fina
     return n
 
 
-def _walk_buf(buf: _lines.Buffer, start: int, end: int, first_line: int, strict: bool,
-              declared: Declared, detached: bool,
-              on_progress: ProgressFn | None = None, final: bool | None = None) -> dict[str, Any]:
+def _walk_buf(
+    buf: _lines.Buffer,
+    start: int,
+    end: int,
+    first_line: int,
+    strict: bool,
+    declared: Declared,
+    detached: bool,
+    on_progress: ProgressFn | None = None,
+    final: bool | None = None,
+) -> dict[str, Any]:
     w = _Walk(strict, declared, detached)
     h = hashlib.sha256()
-    n = _walk_lines(w, buf, start, end, first_line - 1,
-                    end == len(buf) if final is None else final, on_progress, h)
+    n = _walk_lines(
+        w,
+        buf,
+        start,
+        end,
+        first_line - 1,
+        end == len(buf) if final is None else final,
+        on_progress,
+        h,
+    )
     held = w.pending if w.pending is not None else w.held
-    return {"held": held, "detached_all": w.pending is not None, "last_line": n,
-            "prev": w.prev, "began": w.began, "rows": w.rows, "chained": w.chained,
-            "prechain": w.prechain, "breaks": w.breaks,
-            "declared_breaks": w.declared_breaks, "findings": w.findings,
-            "first_chained": w.first_chained, "sha256": h.hexdigest()}
+    return {
+        "held": held,
+        "detached_all": w.pending is not None,
+        "last_line": n,
+        "prev": w.prev,
+        "began": w.began,
+        "rows": w.rows,
+        "chained": w.chained,
+        "prechain": w.prechain,
+        "breaks": w.breaks,
+        "declared_breaks": w.declared_breaks,
+        "findings": w.findings,
+        "first_chained": w.first_chained,
+        "sha256": h.hexdigest(),
+    }
 
 
 def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> VerifyResult:
@@ -206,13 +281,22 @@ def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> Ver
     if strict and declared:
         declared_list.extend(
             f"line {n}: declaration present, NOT honored (strict mode) ({d['why']})"
-            for n, d in sorted(declared.items()))
+            for n, d in sorted(declared.items())
+        )
     return VerifyResult(
-        ok=ok, rows=w.rows, chained=w.chained, prechain=w.prechain, first_break=first_break,
-        breaks=w.breaks, verified_scope=scope, declared_breaks=w.declared_breaks,
+        ok=ok,
+        rows=w.rows,
+        chained=w.chained,
+        prechain=w.prechain,
+        first_break=first_break,
+        breaks=w.breaks,
+        verified_scope=scope,
+        declared_breaks=w.declared_breaks,
         declared=tuple(declared_list),
         findings=findings,
-        first_chained_line=w.first_chained, lines=lines_total)
+        first_chained_line=w.first_chained,
+        lines=lines_total,
+    )
 
 
 PARALLEL_MIN_BYTES = 24 << 20
@@ -222,9 +306,15 @@ CHUNK_BYTES = 16 << 20
 Spans = list[tuple[int, int, str]]
 
 
-def verify(path: str | os.PathLike[str], *, strict: bool = False,
-           on_progress: ProgressFn | None = None, workers: int | None = None,
-           chunk_bytes: int | None = None, digest: bool = False) -> VerifyResult:
+def verify(
+    path: str | os.PathLike[str],
+    *,
+    strict: bool = False,
+    on_progress: ProgressFn | None = None,
+    workers: int | None = None,
+    chunk_bytes: int | None = None,
+    digest: bool = False,
+) -> VerifyResult:
     """Walk and verify a ledger file. Never raises for any file content.
 
     The verdict is bound to one open file description: every byte is read through
@@ -248,8 +338,9 @@ def verify(path: str | os.PathLike[str], *, strict: bool = False,
         declared = _scan_declarations(buf)
         w = _Walk(strict, declared)
         spans: Spans = []
-        n = _walk_into(w, str(path), buf, 0, total, 0, True, workers, chunk_bytes,
-                       on_progress, spans)
+        n = _walk_into(
+            w, str(path), buf, 0, total, 0, True, workers, chunk_bytes, on_progress, spans
+        )
         res = _finish(w, strict, declared, n)
         sha = None
         if digest:
@@ -336,9 +427,19 @@ def verify_bytes(data: bytes, *, strict: bool = False) -> VerifyResult:
     return _finish(w, strict, declared, n)
 
 
-def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: int, n: int,
-               final: bool, workers: int | None, chunk_bytes: int | None,
-               on_progress: ProgressFn | None, spans: Spans | None = None) -> int:
+def _walk_into(
+    w: _Walk,
+    path: str | None,
+    buf: _lines.Buffer,
+    start: int,
+    end: int,
+    n: int,
+    final: bool,
+    workers: int | None,
+    chunk_bytes: int | None,
+    on_progress: ProgressFn | None,
+    spans: Spans | None = None,
+) -> int:
     """Continue `w` over [start, end) from line n+1, in worker processes when the span
     is large and the workers can reach this very file (`Source`); the last line
     number. `spans` gets (start, end, SHA-256) of the bytes walked."""
@@ -349,8 +450,19 @@ def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: 
         before = w.export(start, n)
         got: Spans = []
         try:
-            n = _walk_parallel(src, buf, start, end, final, w, n, workers,
-                               chunk_bytes or CHUNK_BYTES, on_progress, spans=got)
+            n = _walk_parallel(
+                src,
+                buf,
+                start,
+                end,
+                final,
+                w,
+                n,
+                workers,
+                chunk_bytes or CHUNK_BYTES,
+                on_progress,
+                spans=got,
+            )
             if spans is not None:
                 spans.extend(got)
             return n
@@ -373,8 +485,17 @@ def _walk_into(w: _Walk, path: str | None, buf: _lines.Buffer, start: int, end: 
 
 
 def _copy_state(src: _Walk, dst: _Walk) -> None:
-    for k in ("prev", "began", "rows", "chained", "prechain", "breaks", "declared_breaks",
-              "findings", "first_chained"):
+    for k in (
+        "prev",
+        "began",
+        "rows",
+        "chained",
+        "prechain",
+        "breaks",
+        "declared_breaks",
+        "findings",
+        "first_chained",
+    ):
         setattr(dst, k, getattr(src, k))
 
 
@@ -389,21 +510,37 @@ def _absorb(w: _Walk, out: dict[str, Any]) -> None:
         w.first_chained = out["first_chained"]
 
 
-def _verify_parallel(path: str | Source, buf: _lines.Buffer, total: int, strict: bool,
-                     declared: Declared,
-                     workers: int, chunk: int, on_progress: ProgressFn | None,
-                     run_jobs: RunJobs | None = None
-                     ) -> VerifyResult:
+def _verify_parallel(
+    path: str | Source,
+    buf: _lines.Buffer,
+    total: int,
+    strict: bool,
+    declared: Declared,
+    workers: int,
+    chunk: int,
+    on_progress: ProgressFn | None,
+    run_jobs: RunJobs | None = None,
+) -> VerifyResult:
     """The whole file by byte ranges, merged (see `_walk_parallel`)."""
     w = _Walk(strict, declared)
     n = _walk_parallel(path, buf, 0, total, True, w, 0, workers, chunk, on_progress, run_jobs)
     return _finish(w, strict, declared, n)
 
 
-def _walk_parallel(path: str | Source, buf: _lines.Buffer, start: int, end: int, final: bool,
-                   w: _Walk, n: int,
-                   workers: int, chunk: int, on_progress: ProgressFn | None,
-                   run_jobs: RunJobs | None = None, spans: Spans | None = None) -> int:
+def _walk_parallel(
+    path: str | Source,
+    buf: _lines.Buffer,
+    start: int,
+    end: int,
+    final: bool,
+    w: _Walk,
+    n: int,
+    workers: int,
+    chunk: int,
+    on_progress: ProgressFn | None,
+    run_jobs: RunJobs | None = None,
+    spans: Spans | None = None,
+) -> int:
     """Verify byte ranges of [start, end) independently and merge them into `w` as one
     sequential pass would leave it; the last line number.
 
@@ -427,8 +564,10 @@ def _walk_parallel(path: str | Source, buf: _lines.Buffer, start: int, end: int,
     relative = not declared
     if relative:
         firsts = [1] * len(bounds)
-    jobs = [(path, s, e, f, w.strict, declared, s > 0, final and e == end)
-            for (s, e), f in zip(bounds, firsts, strict=True)]
+    jobs = [
+        (path, s, e, f, w.strict, declared, s > 0, final and e == end)
+        for (s, e), f in zip(bounds, firsts, strict=True)
+    ]
     line_base = n
     for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
         if spans is not None:
@@ -453,10 +592,12 @@ def _walk_parallel(path: str | Source, buf: _lines.Buffer, start: int, end: int,
 def _pool_runner(workers: int) -> Callable[[list[tuple[Any, ...]]], Iterator[dict[str, Any]]]:
     def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
         from sealscope.core.pools import spawn_context
+
         with spawn_context().Pool(workers) as pool:
             pending = [pool.apply_async(_walk_range, job) for job in jobs]
             for job in pending:
                 yield job.get()
+
     return run
 
 
@@ -473,15 +614,24 @@ class Walked:
     `spans`: (start, end, SHA-256) of every byte span the walk read, in order, from
     the state's offset (or 0) to the end, so a caller hashing the file can prove the
     bytes it hashed are the bytes that were walked (`span_digest`)."""
+
     result: VerifyResult
     state: WalkState
     restarted: str | None = None
     spans: tuple[tuple[int, int, str], ...] = ()
 
 
-def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
-              state: WalkState | None = None, on_progress: ProgressFn | None = None,
-              workers: int | None = None, chunk_bytes: int | None = None) -> Walked:
+def walk_span(
+    path: str | None,
+    buf: _lines.Buffer,
+    *,
+    strict: bool,
+    cut: int,
+    state: WalkState | None = None,
+    on_progress: ProgressFn | None = None,
+    workers: int | None = None,
+    chunk_bytes: int | None = None,
+) -> Walked:
     """Verify the file in `buf` (a `FileSource` whose descriptor worker processes open
     again, with `path` its name; None: this process only) continuing from `state`
     (whose bytes [0, state.offset) the caller has proven to be this file's), and
@@ -499,9 +649,16 @@ def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
     if state is not None:
         why = None if strict else _redecided(state, later)
         if why is not None:
-            again = walk_span(path, buf, strict=strict, cut=cut, state=None,
-                              on_progress=on_progress, workers=workers,
-                              chunk_bytes=chunk_bytes)
+            again = walk_span(
+                path,
+                buf,
+                strict=strict,
+                cut=cut,
+                state=None,
+                on_progress=on_progress,
+                workers=workers,
+                chunk_bytes=chunk_bytes,
+            )
             return Walked(again.result, again.state, why, again.spans)
         declared = dict(state.declared)
         declared.update(later)
@@ -510,8 +667,7 @@ def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
         declared = later
         w = _Walk(strict, declared)
     spans: Spans = []
-    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress,
-                   spans)
+    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress, spans)
     at_cut = w.export(cut, n)
     h = hashlib.sha256()
     n = _walk_lines(w, buf, cut, total, n, True, on_progress, h)
@@ -519,11 +675,13 @@ def walk_span(path: str | None, buf: _lines.Buffer, *, strict: bool, cut: int,
         spans.append((cut, total, h.hexdigest()))
     return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
 
+
 def state_result(state: WalkState) -> VerifyResult:
     """The verdict of the file as if it ended at the state's offset (`verify` of
     exactly those bytes): what is known for sure while a writer may be mid-line."""
-    return _finish(_Walk.resume(state, state.declared), state.strict, state.declared,
-                   state.lines + 1)
+    return _finish(
+        _Walk.resume(state, state.declared), state.strict, state.declared, state.lines + 1
+    )
 
 
 _REDECIDABLE = ("chain mismatch", "unchained row after chain began", "declared break (")
@@ -535,15 +693,20 @@ def _redecided(state: WalkState, later: dict[int, dict[str, Any]]) -> str | None
     old = [ln for ln in later if 0 < ln <= state.lines]
     if not old:
         return None
-    hits = {n for n, _k, t in state.findings
-            if any(t.startswith(f"line {n}: {w}") for w in _REDECIDABLE)}
+    hits = {
+        n
+        for n, _k, t in state.findings
+        if any(t.startswith(f"line {n}: {w}") for w in _REDECIDABLE)
+    }
     for ln in sorted(old):
         if ln in hits:
-            return (f"a declaration after the checkpoint names line {ln}, which broke "
-                    f"before it; walked again from the start")
+            return (
+                f"a declaration after the checkpoint names line {ln}, which broke "
+                f"before it; walked again from the start"
+            )
     return None
 
 
 def _reline(text: str, old: int, new: int) -> str:
     prefix = f"line {old}: "
-    return f"line {new}: " + text[len(prefix):] if text.startswith(prefix) else text
+    return f"line {new}: " + text[len(prefix) :] if text.startswith(prefix) else text

@@ -4,6 +4,7 @@ Lines are split and numbered as the verifier does and parsed by the same reader;
 that does not parse is no row. `iter_rows` raises OSError for a file it cannot open as a
 regular file; `chain_at` answers None and `tail_chain` `genesis` instead.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,13 @@ from sealscope.core.nesting import read_value
 
 # --------------------------------------------------------------------------- reading
 
-def iter_rows(path: str | os.PathLike[str], *, needles: tuple[bytes, ...] = (),
-              on_progress: ProgressFn | None = None) -> Iterator[tuple[int, Any]]:
+
+def iter_rows(
+    path: str | os.PathLike[str],
+    *,
+    needles: tuple[bytes, ...] = (),
+    on_progress: ProgressFn | None = None,
+) -> Iterator[tuple[int, Any]]:
     """(line number, plain-parsed value) for every non-blank line that parses, lines
     split and numbered as the verifier does. With `needles`, only lines holding one of
     them (literally) are decoded at all: they are found window by window with

@@ -5,6 +5,7 @@ write under an advisory lock on `<path>.lock`, fsynced, and confirmed landed, el
 `LedgerWriteError`. Only a regular file is appended to: a FIFO or a device is refused at
 once, never waited on.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,6 +24,7 @@ from sealscope.core.jsonio import dumps_row
 from sealscope.core.ledger_read import tail_chain
 
 # --------------------------------------------------------------------------- writing
+
 
 class LedgerWriteError(OSError):
     """The bytes did not land; nothing was recorded."""
@@ -64,11 +66,17 @@ def _append_lock(path: Path, timeout: float = 15.0) -> Iterator[None]:
         os.close(fd)
 
 
-def authority(principal: str, *, capability_version: str | None = None,
-              tool_schema: Any = None, time_source: str = "local") -> dict[str, Any]:
+def authority(
+    principal: str,
+    *,
+    capability_version: str | None = None,
+    tool_schema: Any = None,
+    time_source: str = "local",
+) -> dict[str, Any]:
     """An authority block: principal, time_source, then optional capability_version and
     tool_schema_hash (first 16 hex of sha256 of the sorted default-separator dump)."""
     import json
+
     out: dict[str, Any] = {"principal": principal, "time_source": time_source}
     if capability_version is not None:
         out["capability_version"] = capability_version
@@ -78,8 +86,9 @@ def authority(principal: str, *, capability_version: str | None = None,
     return out
 
 
-def append(path: str | os.PathLike[str], record: dict[str, Any], *,
-           authority: dict[str, Any] | None = None) -> str:
+def append(
+    path: str | os.PathLike[str], record: dict[str, Any], *, authority: dict[str, Any] | None = None
+) -> str:
     """Append one row; return its chain. Stamps `ts` when absent, puts `chain` last,
     heals a missing final newline, refuses a lone surrogate (UnicodeEncodeError)
     before writing, fsyncs, and confirms the bytes landed. Only a regular file is
@@ -115,8 +124,10 @@ def append(path: str | os.PathLike[str], record: dict[str, Any], *,
                 pass
             landed = fh.tell()
         if landed < len(payload):
-            raise LedgerWriteError(f"wrote {len(payload)} bytes to {p} but the file holds "
-                                   f"{landed}; nothing was recorded")
+            raise LedgerWriteError(
+                f"wrote {len(payload)} bytes to {p} but the file holds "
+                f"{landed}; nothing was recorded"
+            )
     return chain
 
 
@@ -124,8 +135,15 @@ def _open_append(p: Path) -> BinaryIO:
     """`p` opened to append (created when missing): a regular file only. Opened
     without blocking and checked before a byte is written, so a FIFO (whose open waits
     for a reader) or a device is refused at once (`lines.NotRegularFile`, an OSError)."""
-    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
-                 | getattr(os, "O_CLOEXEC", 0), 0o644)
+    fd = os.open(
+        p,
+        os.O_WRONLY
+        | os.O_APPEND
+        | os.O_CREAT
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_CLOEXEC", 0),
+        0o644,
+    )
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise _lines.NotRegularFile(p)
@@ -137,9 +155,14 @@ def _open_append(p: Path) -> BinaryIO:
         raise
 
 
-def declare_break(path: str | os.PathLike[str], orphan_line: int, why: str, *,
-                  resume_prev: str | None = None,
-                  authority: dict[str, Any] | None = None) -> dict[str, Any]:
+def declare_break(
+    path: str | os.PathLike[str],
+    orphan_line: int,
+    why: str,
+    *,
+    resume_prev: str | None = None,
+    authority: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Append a `chain_break_declared` row pinning line `orphan_line`'s stripped text by
     sha256. Refuses (ValueError) a blank `why`, a non-int line, an unreadable file, a
     line outside the file, a blank line, or a non-string `resume_prev`."""
@@ -160,9 +183,11 @@ def declare_break(path: str | os.PathLike[str], orphan_line: int, why: str, *,
     if resume_prev is not None and not isinstance(resume_prev, str):
         raise ValueError(f"resume_prev must be a chain string, got {resume_prev!r}")
     row: dict[str, Any] = {
-        "op": DECLARE_OP, "orphan_line": orphan_line,
+        "op": DECLARE_OP,
+        "orphan_line": orphan_line,
         "orphan_sha256": hashlib.sha256(orphan.encode("utf-8", "surrogatepass")).hexdigest(),
-        "why": why.strip()}
+        "why": why.strip(),
+    }
     if resume_prev is not None:
         row["resume_prev"] = resume_prev
     chain = append(path, row, authority=authority)

@@ -7,6 +7,7 @@ empty line. U+2028, U+0085, VT, FF stay content. Here the same split is done on 
 window by window over an mmap, so memory does not grow with the file; decoding with
 replacement per line gives the same text because line ends are ASCII.
 """
+
 from __future__ import annotations
 
 import errno
@@ -21,15 +22,30 @@ from typing import BinaryIO, Protocol
 
 try:  # optional C accelerator: the same offsets, found without holding the GIL
     from sealscope.core._fastrow import line_ends as _fast_line_ends
+
     _c_line_ends: Callable[[bytes, int], bytes] | None = _fast_line_ends
 except ImportError:  # pragma: no cover - no compiler at install time
     _c_line_ends = None
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
     _c_line_ends = None
 
-__all__ = ["WINDOW", "NotRegularFile", "regular_fd", "open_regular", "read_text", "open_map",
-           "window_bounds", "iter_windows", "split_window", "window_holding",
-           "decode_line", "line_offsets", "count_lines", "FileSource", "Buffer"]
+__all__ = [
+    "WINDOW",
+    "NotRegularFile",
+    "regular_fd",
+    "open_regular",
+    "read_text",
+    "open_map",
+    "window_bounds",
+    "iter_windows",
+    "split_window",
+    "window_holding",
+    "decode_line",
+    "line_offsets",
+    "count_lines",
+    "FileSource",
+    "Buffer",
+]
 
 WINDOW = 8 << 20
 
@@ -129,7 +145,7 @@ class FileSource:
         step = 1 << 16
         pos = start
         while pos < end:
-            block = self[pos:min(end, pos + step + len(needle) - 1)]
+            block = self[pos : min(end, pos + step + len(needle) - 1)]
             i = block.find(needle)
             if i >= 0:
                 return pos + i
@@ -138,8 +154,9 @@ class FileSource:
         return -1
 
 
-def window_bounds(buf: Buffer, start: int, end: int,
-                  size: int = WINDOW) -> Iterator[tuple[int, int]]:
+def window_bounds(
+    buf: Buffer, start: int, end: int, size: int = WINDOW
+) -> Iterator[tuple[int, int]]:
     """Split [start, end) into windows that each end just after a `\\n` (or at `end`)."""
     pos = start
     while pos < end:
@@ -166,8 +183,9 @@ def split_window(data: bytes, final: bool) -> list[bytes]:
     return parts
 
 
-def iter_windows(buf: Buffer, start: int = 0, end: int | None = None,
-                 size: int = WINDOW) -> Iterator[tuple[int, int, list[bytes]]]:
+def iter_windows(
+    buf: Buffer, start: int = 0, end: int | None = None, size: int = WINDOW
+) -> Iterator[tuple[int, int, list[bytes]]]:
     """Yield (byte_start, byte_end, lines) for each window of [start, end).
 
     The range must begin at a line start; the last window of the buffer keeps the
@@ -204,8 +222,9 @@ def lines_holding(lines: list[bytes], needles: tuple[bytes, ...]) -> list[int]:
     return sorted(hits)
 
 
-def window_holding(data: bytes, final: bool, needles: tuple[bytes, ...]
-                   ) -> tuple[int, list[tuple[int, bytes]]]:
+def window_holding(
+    data: bytes, final: bool, needles: tuple[bytes, ...]
+) -> tuple[int, list[tuple[int, bytes]]]:
     """(how many lines the window has, (index, line) of each line holding a needle), as
     `split_window` and `lines_holding` give them; a window without a CR is searched
     in place, not split, and a needle whose first byte is absent costs one memchr."""
@@ -250,8 +269,9 @@ def count_lines(buf: Buffer, start: int, end: int) -> int:
     return n
 
 
-def line_offsets(buf: Buffer,
-                 on_progress: Callable[[int, int], object] | None = None) -> array[int]:
+def line_offsets(
+    buf: Buffer, on_progress: Callable[[int, int], object] | None = None
+) -> array[int]:
     """Byte offset of the start of every line (1-based line N starts at [N-1]), plus
     a final sentinel len(buf): line N spans [off[N-1], off[N]) including its end, and
     there are len(off) - 1 lines, as in the reference's split. With the C accelerator a

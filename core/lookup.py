@@ -11,6 +11,7 @@ is one string in a receipt row's `dropped.items`; its position is its 0-based in
 there (non-string entries keep their place but never match). Whether the row verifies
 is not this module's question: every receipt row's manifest is indexed.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,38 +25,54 @@ from sealscope.core.jsonio import loads
 from sealscope.core.ledger import iter_rows
 from sealscope.core.receipt import KIND, is_receipt_row
 
-__all__ = ["iter_receipt_rows", "Location", "Entry", "DropIndex", "FRAGMENT_MIN",
-           "TypedItem", "typed_items", "containing_items", "places_in"]
+__all__ = [
+    "iter_receipt_rows",
+    "Location",
+    "Entry",
+    "DropIndex",
+    "FRAGMENT_MIN",
+    "TypedItem",
+    "typed_items",
+    "containing_items",
+    "places_in",
+]
 
 ProgressFn = Callable[[int, int], None]
 
 _NEEDLE = KIND.encode()
 
-FRAGMENT_MIN = 8   # characters of a digest fragment `DropIndex.containing` searches for
+FRAGMENT_MIN = 8  # characters of a digest fragment `DropIndex.containing` searches for
 
 
 # a receipt row spells its kind literally, or with a `\\u` escape that could spell it
 _NEEDLES = (_NEEDLE, b"\\u")
 
 
-def iter_receipt_rows(path: str | os.PathLike[str], on_progress: ProgressFn | None = None,
-                      *, done_before: int = 0, grand_total: int | None = None
-                      ) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_receipt_rows(
+    path: str | os.PathLike[str],
+    on_progress: ProgressFn | None = None,
+    *,
+    done_before: int = 0,
+    grand_total: int | None = None,
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) for every receipt row of one ledger, in file order. OSError
     when the file cannot be opened. `on_progress(done, total)` gets bytes read
     (offset by `done_before` out of `grand_total` when scanning several files)."""
+
     def progress(done: int, total: int) -> None:
         if on_progress is not None:
             on_progress(done_before + done, total if grand_total is None else grand_total)
 
-    for n, obj in iter_rows(path, needles=_NEEDLES,
-                            on_progress=progress if on_progress is not None else None):
+    for n, obj in iter_rows(
+        path, needles=_NEEDLES, on_progress=progress if on_progress is not None else None
+    ):
         if is_receipt_row(obj):
             yield n, obj
 
 
 class Location(NamedTuple):
     """Where a manifest entry sits: ledger (as given), 1-based line, 0-based position."""
+
     ledger: str
     line: int
     position: int
@@ -63,6 +80,7 @@ class Location(NamedTuple):
 
 class Entry(NamedTuple):
     """A manifest entry with its digest."""
+
     ledger: str
     line: int
     position: int
@@ -101,8 +119,11 @@ def _pack(li: int, line: int, pos: int) -> int | tuple[int, int, int]:
 def _unpack(v: int | tuple[int, int, int]) -> tuple[int, int, int]:
     if isinstance(v, tuple):
         return v
-    return (v >> (_POS_BITS + _LINE_BITS), (v >> _POS_BITS) & ((1 << _LINE_BITS) - 1),
-            v & ((1 << _POS_BITS) - 1))
+    return (
+        v >> (_POS_BITS + _LINE_BITS),
+        (v >> _POS_BITS) & ((1 << _LINE_BITS) - 1),
+        v & ((1 << _POS_BITS) - 1),
+    )
 
 
 class DropIndex:
@@ -110,13 +131,16 @@ class DropIndex:
 
     def __init__(self) -> None:
         self.ledgers: list[str] = []
-        self.rows = 0          # receipt rows seen
-        self.entries = 0       # string manifest entries indexed
+        self.rows = 0  # receipt rows seen
+        self.entries = 0  # string manifest entries indexed
         self._map: dict[bytes | str, Any] = {}
 
     @classmethod
-    def build(cls, paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-              on_progress: ProgressFn | None = None) -> DropIndex:
+    def build(
+        cls,
+        paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+        on_progress: ProgressFn | None = None,
+    ) -> DropIndex:
         """Index every receipt row's `dropped.items` of the ledgers, in one pass each.
         OSError when a ledger cannot be read."""
         if isinstance(paths, (str, os.PathLike)):
@@ -130,15 +154,22 @@ class DropIndex:
             done += size
         return idx
 
-    def add_ledger(self, path: str | os.PathLike[str], on_progress: ProgressFn | None = None,
-                   *, done_before: int = 0, grand_total: int | None = None) -> None:
+    def add_ledger(
+        self,
+        path: str | os.PathLike[str],
+        on_progress: ProgressFn | None = None,
+        *,
+        done_before: int = 0,
+        grand_total: int | None = None,
+    ) -> None:
         """Add one ledger's manifests (its locations report `path` as given)."""
         name = os.fspath(path)
         li = len(self.ledgers)
         self.ledgers.append(name)
         m = self._map
-        for line, row in iter_receipt_rows(name, on_progress, done_before=done_before,
-                                           grand_total=grand_total):
+        for line, row in iter_receipt_rows(
+            name, on_progress, done_before=done_before, grand_total=grand_total
+        ):
             self.rows += 1
             dropped = row.get("dropped")
             items = dropped.get("items") if isinstance(dropped, dict) else None
@@ -206,7 +237,7 @@ class DropIndex:
             if k in held:
                 continue
             d = _unkey(k)
-            for x in (v if isinstance(v, list) else [v]):
+            for x in v if isinstance(v, list) else [v]:
                 out.append((*_unpack(x), d))
         out.sort(key=lambda t: t[:3])
         return [Entry(self.ledgers[li], line, pos, d) for li, line, pos, d in out]
@@ -214,8 +245,10 @@ class DropIndex:
 
 # --------------------------------------------------------------------------- typed text
 
+
 class TypedItem(NamedTuple):
     """An item a person typed or pasted: how it is read, its value, digest and size."""
+
     label: str
     value: Any
     digest: str
@@ -235,15 +268,15 @@ def typed_items(text: str) -> list[TypedItem]:
     if v is not None and not isinstance(v, str):
         try:
             j = item_digest(v)
-            out.append(TypedItem("typed text read as a JSON item (json-c14n)", v, j.digest,
-                                 j.size))
+            out.append(TypedItem("typed text read as a JSON item (json-c14n)", v, j.digest, j.size))
         except ValueError:
             pass
     return out
 
 
-def containing_items(pool: Iterable[_held.HeldItem], text: str,
-                     exclude: Iterable[str] = ()) -> list[_held.HeldItem]:
+def containing_items(
+    pool: Iterable[_held.HeldItem], text: str, exclude: Iterable[str] = ()
+) -> list[_held.HeldItem]:
     """The held items of `pool` whose text contains `text` (`held.containing`, the text
     stripped), one per digest (the same item held twice has the same places), leaving
     out the digests of `exclude` (the exact items themselves)."""
@@ -259,5 +292,8 @@ def containing_items(pool: Iterable[_held.HeldItem], text: str,
 def places_in(locations: Iterable[Location | Entry], ledger: str) -> list[dict[str, int]]:
     """The places of one ledger among `locations`, as `sealscope lookup --json` prints
     them: `{"line": 1-based line, "position": 0-based manifest index}`."""
-    return [{"line": loc.line, "position": loc.position} for loc in locations
-            if str(loc.ledger) == str(ledger)]
+    return [
+        {"line": loc.line, "position": loc.position}
+        for loc in locations
+        if str(loc.ledger) == str(ledger)
+    ]

@@ -25,6 +25,7 @@ deeper `unparseable`; a duplicate key in the innermost of 989+ nested objects, o
 non-object line nested 992+ deep, is `unparseable`; a declaration row is honoured by
 the pre-scan up to 989 levels.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,15 @@ from typing import Any, NamedTuple
 
 from sealscope.core.jsonio import DuplicateKeyError, dumps_body, loads, loads_strict
 
-__all__ = ["NEAR_LIMIT_BRACKETS", "near_limit", "Parsed", "read_row", "read_value",
-           "read_declaration", "row_body"]
+__all__ = [
+    "NEAR_LIMIT_BRACKETS",
+    "near_limit",
+    "Parsed",
+    "read_row",
+    "read_value",
+    "read_declaration",
+    "row_body",
+]
 
 # A line with fewer brackets than this cannot nest near the limit, and parsing it in
 # place is exact for any caller less than ~700 frames deep.
@@ -60,16 +68,19 @@ def near_limit(raw: bytes | str) -> bool:
 
 # --------------------------------------------------------------------------- results
 
+
 class Parsed(NamedTuple):
     """The verifier's reading of a line: `value` is the last-wins parse (None with
     `ok` false when the last-wins re-parse after a duplicate key failed too);
     `duplicate` is `duplicate key <repr>` when the duplicate-refusing parse found one."""
+
     value: Any
     duplicate: str | None = None
     ok: bool = True
 
 
 # ----------------------------------------------------- calls shaped like the reference
+
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -80,21 +91,21 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _strict(text: str) -> Any:   # frame of the reference's loads_strict
+def _strict(text: str) -> Any:  # frame of the reference's loads_strict
     try:
         return json.loads(text, object_pairs_hook=_reject_duplicates)
     except RecursionError as e:
         raise ValueError(f"nesting too deep to parse: {e}") from None
 
 
-def _plain(text: str) -> Any:    # frame of the reference's loads
+def _plain(text: str) -> Any:  # frame of the reference's loads
     try:
         return json.loads(text)
     except RecursionError as e:
         raise ValueError(f"nesting too deep to parse: {e}") from None
 
 
-def _walk_parse(text: str) -> Parsed:          # frame of verify_file
+def _walk_parse(text: str) -> Parsed:  # frame of verify_file
     try:
         return Parsed(_strict(text))
     except DuplicateKeyError as e:
@@ -104,27 +115,28 @@ def _walk_parse(text: str) -> Parsed:          # frame of verify_file
             return Parsed(None, str(e), False)
 
 
-def _scan_parse(text: str) -> Any:             # frame of verify_file
+def _scan_parse(text: str) -> Any:  # frame of verify_file
     return _scan_step(text)
 
 
-def _scan_step(text: str) -> Any:              # frame of _scan_declarations
+def _scan_step(text: str) -> Any:  # frame of _scan_declarations
     return _plain(text)
 
 
-def _walk_hash(obj: dict[str, Any]) -> str:              # frame of verify_file
+def _walk_hash(obj: dict[str, Any]) -> str:  # frame of verify_file
     return _chain_step(obj)
 
 
-def _chain_step(obj: dict[str, Any]) -> str:             # frame of the reference's chain
+def _chain_step(obj: dict[str, Any]) -> str:  # frame of the reference's chain
     return _body_step(obj)
 
 
-def _body_step(obj: dict[str, Any]) -> str:              # frame of body_digest
+def _body_step(obj: dict[str, Any]) -> str:  # frame of body_digest
     return json.dumps(obj, ensure_ascii=False, sort_keys=True)
 
 
 # ------------------------------------------------------------- the reference's stack
+
 
 class _AtDepth(threading.Thread):
     """Calls `fn(arg)` with `fn`'s frame at `depth` under a limit of 1000: padded with
@@ -135,7 +147,7 @@ class _AtDepth(threading.Thread):
         self.call = (depth, fn, arg)
         self.result: Any = None
         self.error: BaseException | None = None
-        self.short = 0   # frames missing (the process limit is too low to pad)
+        self.short = 0  # frames missing (the process limit is too low to pad)
 
     def run(self) -> None:
         depth, fn, arg = self.call
@@ -185,6 +197,7 @@ def _at_depth(depth: int, fn: Callable[[Any], Any], arg: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- API
+
 
 def read_row(text: str, raw: bytes | str | None = None) -> Parsed:
     """The verify walk's parse of a decoded, stripped line: duplicate-refusing, then

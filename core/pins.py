@@ -4,6 +4,7 @@ A head is the ledger's tip (the chain of its last row), its row count and a stam
 pin is refused over a ledger whose verdict is red; a bounded verdict pins. A ledger is
 checked against a pin exactly as against a witness store holding that one pin.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,18 @@ from sealscope.core import lines as _lines
 from sealscope.core import witness as _witness
 from sealscope.core.clock import utc_stamp
 
-__all__ = ["Head", "Pin", "UnverifiedLedgerError", "head", "parse_pin", "pin_from", "check_pin",
-           "rows_since_pin", "stale", "STALE_AFTER_ROWS"]
+__all__ = [
+    "Head",
+    "Pin",
+    "UnverifiedLedgerError",
+    "head",
+    "parse_pin",
+    "pin_from",
+    "check_pin",
+    "rows_since_pin",
+    "stale",
+    "STALE_AFTER_ROWS",
+]
 
 STALE_AFTER_ROWS = 100
 
@@ -42,7 +53,8 @@ class Head:
                 f"{self.first_break or 'chain broken'}. A pin is published outside your "
                 "control and asserts this log at this height; over a broken chain it asserts "
                 "something the file cannot support. Repair the log, or name the break with "
-                "declare_break(), then pin.")
+                "declare_break(), then pin."
+            )
         return f"arcaeon-ledger head chain={self.chain} rows={self.rows} as_of={self.as_of}"
 
 
@@ -73,8 +85,13 @@ def head(path: str | os.PathLike[str], *, reference_split: bool = False) -> Head
         ok, first = True, None
     elif res.verified_scope == "empty":
         ok, first = True, None
-    return Head(chain=_ledger.tail_chain(path, reference_split=reference_split),
-                rows=res.rows, as_of=utc_stamp(), ok=ok, first_break=first)
+    return Head(
+        chain=_ledger.tail_chain(path, reference_split=reference_split),
+        rows=res.rows,
+        as_of=utc_stamp(),
+        ok=ok,
+        first_break=first,
+    )
 
 
 def _absent(path: str | os.PathLike[str]) -> bool:
@@ -96,7 +113,8 @@ def parse_pin(text: str) -> Pin:
     m = _PIN.match(text or "")
     if not m:
         raise ValueError(
-            "not a head pin: expected 'arcaeon-ledger head chain=... rows=N as_of=...'")
+            "not a head pin: expected 'arcaeon-ledger head chain=... rows=N as_of=...'"
+        )
     fields: dict[str, str] = {}
     for tok in m.group("fields").split():
         key, sep, value = tok.partition("=")
@@ -130,7 +148,7 @@ def pin_from(value: str) -> Pin:
             with _lines.open_regular(text) as fh:
                 data = fh.read(PIN_FILE_MAX + 1)
         except (_lines.NotRegularFile, IsADirectoryError):
-            return parse_pin(text)   # no longer a regular file: read as text, as if at the check
+            return parse_pin(text)  # no longer a regular file: read as text, as if at the check
         except OSError as e:
             raise ValueError(f"cannot read pin file {text!r}: {e.strerror or e}") from None
         if len(data) > PIN_FILE_MAX:
@@ -144,12 +162,14 @@ def pin_from(value: str) -> Pin:
     return parse_pin(text)
 
 
-def check_pin(ledger_path: str | os.PathLike[str], pin: Pin,
-              local: _ledger.VerifyResult | None = None) -> _witness.WitnessVerdict:
+def check_pin(
+    ledger_path: str | os.PathLike[str], pin: Pin, local: _ledger.VerifyResult | None = None
+) -> _witness.WitnessVerdict:
     """Judge a ledger against one pin, as a witness store holding only that pin (an
     unchained legacy record, so the store's self-integrity is `unestablished`)."""
-    return _witness.compare_pin(pin.as_record(), "pin", ledger_path, local,
-                                integrity="unestablished")
+    return _witness.compare_pin(
+        pin.as_record(), "pin", ledger_path, local, integrity="unestablished"
+    )
 
 
 def rows_since_pin(ledger_path: str | os.PathLike[str], pin: dict[str, Any]) -> int:

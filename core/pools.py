@@ -9,6 +9,7 @@ descriptor -1 (Textual does while an app runs) makes that start fail ("bad value
 fds_to_keep"), and every pool with it. `spawn_context()` then starts the tracker first,
 with that descriptor hidden, so the tracker keeps the process's own stderr.
 """
+
 from __future__ import annotations
 
 import multiprocessing

@@ -8,12 +8,13 @@ and its `receipt_digest`; given the content it recomputes every claimed number.
 Item digests follow FORMATS.md 1.5 (`sealscope.core.digest.item_digest`); the rules
 and every note text follow FORMATS.md 5.
 """
+
 from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import digest as _digest
@@ -21,10 +22,26 @@ from sealscope.core import ledger as _ledger
 from sealscope.core import verdict as _verdict
 from sealscope.core.clock import utc_stamp
 
-__all__ = ["SCHEMA_V1", "SCHEMA_V2", "KIND", "CORE_KEYS", "ContentDigest", "DropSet",
-           "digest_content", "content_of", "infer_drops", "core_of", "build_row",
-           "CompactionReceipt", "Check", "Recomputed", "ReceiptCheck", "verify_receipt",
-           "is_receipt_row", "manifest_gaps"]
+__all__ = [
+    "SCHEMA_V1",
+    "SCHEMA_V2",
+    "KIND",
+    "CORE_KEYS",
+    "ContentDigest",
+    "DropSet",
+    "digest_content",
+    "content_of",
+    "infer_drops",
+    "core_of",
+    "build_row",
+    "CompactionReceipt",
+    "Check",
+    "Recomputed",
+    "ReceiptCheck",
+    "verify_receipt",
+    "is_receipt_row",
+    "manifest_gaps",
+]
 
 SCHEMA_V1 = "arcaeon-compact:receipt:v1"
 SCHEMA_V2 = "arcaeon-compact:receipt:v2"
@@ -36,10 +53,12 @@ _SCHEMAS = {SCHEMA_V1: ("v1", "truncation-only"), SCHEMA_V2: ("v2", "full")}
 
 # --------------------------------------------------------------------------- content
 
+
 @dataclass(frozen=True)
 class ContentDigest:
     """An ordered content list, digested: per-item digests, the whole digest (json-c14n
     of the list of item digests) and the total byte count."""
+
     items: tuple[_digest.ItemDigest, ...]
     digest: str
     bytes: int
@@ -57,8 +76,9 @@ def content_of(items: Iterable[Any]) -> ContentDigest:
     """A ContentDigest from items already digested (anything with `.digest`, `.size`,
     e.g. ItemDigest or a held item)."""
     per = tuple(_digest.ItemDigest(i.digest, i.size) for i in items)
-    return ContentDigest(per, _digest.digest_json([i.digest for i in per]),
-                         sum(i.size for i in per))
+    return ContentDigest(
+        per, _digest.digest_json([i.digest for i in per]), sum(i.size for i in per)
+    )
 
 
 def digest_content(values: Iterable[Any]) -> ContentDigest:
@@ -75,6 +95,7 @@ def _as_content(x: Any) -> ContentDigest:
 class DropSet:
     """Pre minus post as a multiset of digests, walked in pre order: what was dropped
     (digests in pre order, their bytes) and what the post holds that pre did not."""
+
     items: tuple[str, ...]
     bytes: int
     introduced_count: int
@@ -99,19 +120,31 @@ def infer_drops(pre: ContentDigest, post: ContentDigest) -> DropSet:
     for it in post.items:
         size_of.setdefault(it.digest, it.size)
     left = +left
-    return DropSet(tuple(dropped), dropped_bytes, sum(left.values()),
-                   sum(n * size_of[d] for d, n in left.items()), left)
+    return DropSet(
+        tuple(dropped),
+        dropped_bytes,
+        sum(left.values()),
+        sum(n * size_of[d] for d, n in left.items()),
+        left,
+    )
 
 
 # --------------------------------------------------------------------------- building
+
 
 def core_of(row: dict[str, Any]) -> dict[str, Any]:
     """The receipt core: exactly the seven core keys, a missing one as null."""
     return {k: row.get(k) for k in CORE_KEYS}
 
 
-def _core(schema: str, pre: ContentDigest, post: ContentDigest, drops: DropSet,
-          compactor: Any, method: Any) -> dict[str, Any]:
+def _core(
+    schema: str,
+    pre: ContentDigest,
+    post: ContentDigest,
+    drops: DropSet,
+    compactor: Any,
+    method: Any,
+) -> dict[str, Any]:
     introduced: dict[str, int] = {"count": drops.introduced_count}
     if schema == SCHEMA_V2:
         introduced["bytes"] = drops.introduced_bytes
@@ -119,16 +152,23 @@ def _core(schema: str, pre: ContentDigest, post: ContentDigest, drops: DropSet,
         "schema": schema,
         "pre": {"count": pre.count, "bytes": pre.bytes, "digest": pre.digest},
         "post": {"count": post.count, "bytes": post.bytes, "digest": post.digest},
-        "dropped": {"count": len(drops.items), "bytes": drops.bytes,
-                    "items": list(drops.items)},
+        "dropped": {"count": len(drops.items), "bytes": drops.bytes, "items": list(drops.items)},
         "introduced": introduced,
         "compactor": compactor,
         "method": method,
     }
 
 
-def build_row(pre: Any, post: Any, compactor: Any, method: Any, schema: str = "v2", *,
-              opened_at: str | None = None, envelope: bool | None = None) -> dict[str, Any]:
+def build_row(
+    pre: Any,
+    post: Any,
+    compactor: Any,
+    method: Any,
+    schema: str = "v2",
+    *,
+    opened_at: str | None = None,
+    envelope: bool | None = None,
+) -> dict[str, Any]:
     """The receipt row for pre → post, without writing it anywhere.
 
     `pre`/`post` are item lists or ContentDigests; `schema` is "v2"/"v1" (or the full
@@ -199,19 +239,23 @@ class CompactionReceipt:
         self._unsealed()
         self._claim = [_digest.item_digest(x).digest for x in items]
 
-    def seal(self, ledger_path: str | os.PathLike[str], *, compactor: Any,
-             method: Any) -> dict[str, Any]:
+    def seal(
+        self, ledger_path: str | os.PathLike[str], *, compactor: Any, method: Any
+    ) -> dict[str, Any]:
         """Build the v2 row, append it to the ledger, return it with its `chain`."""
         self._unsealed()
         if self._post is None:
-            raise ValueError("seal() before record_kept() — record the survivor first "
-                             "(an empty list is a valid survivor: everything was dropped)")
+            raise ValueError(
+                "seal() before record_kept() — record the survivor first "
+                "(an empty list is a valid survivor: everything was dropped)"
+            )
         drops = infer_drops(self._pre, self._post)
         if self._claim is not None and Counter(self._claim) != Counter(drops.items):
             raise ValueError(
                 f"record_dropped() claim disagrees with pre-minus-kept (claimed "
                 f"{len(self._claim)} item(s), inferred {len(drops.items)}); refusing "
-                f"to seal an inconsistent receipt")
+                f"to seal an inconsistent receipt"
+            )
         core = _core(SCHEMA_V2, self._pre, self._post, drops, compactor, method)
         row = dict(core)
         row["kind"] = KIND
@@ -230,9 +274,11 @@ def is_receipt_row(value: Any) -> bool:
 
 # --------------------------------------------------------------------------- verdict
 
+
 @dataclass(frozen=True)
 class Check:
     """One named check behind a verdict, for display: passed or not, and why."""
+
     name: str
     ok: bool
     detail: str = ""
@@ -242,6 +288,7 @@ class Check:
 class Recomputed:
     """What verification recomputed: the core's digest (None when the core cannot be
     canonicalised), each content side given, and, with both sides, the drop set."""
+
     receipt_digest: str | None = None
     pre: ContentDigest | None = None
     post: ContentDigest | None = None
@@ -253,6 +300,7 @@ class ReceiptCheck(_verdict.Judged):
     """`verify_receipt`'s verdict. `to_dict()` is the reference's seven fields in its
     order; `checks` (self-consistency, gates included), `content_checks` and
     `recomputed` are extra detail for display."""
+
     ok: bool = False
     self_consistent: bool = False
     content: str = "skipped"
@@ -272,10 +320,15 @@ class ReceiptCheck(_verdict.Judged):
         return _verdict.receipt(self)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "self_consistent": self.self_consistent,
-                "content": self.content, "schema": self.schema,
-                "understatement_check": self.understatement_check,
-                "verified_scope": self.verified_scope, "notes": list(self.notes)}
+        return {
+            "ok": self.ok,
+            "self_consistent": self.self_consistent,
+            "content": self.content,
+            "schema": self.schema,
+            "understatement_check": self.understatement_check,
+            "verified_scope": self.verified_scope,
+            "notes": list(self.notes),
+        }
 
 
 def _int_text(n: int) -> str:
@@ -285,7 +338,7 @@ def _int_text(n: int) -> str:
     except ValueError:
         pass
     sign, n = ("-", -n) if n < 0 else ("", n)
-    base, chunks = 10 ** 1000, []
+    base, chunks = 10**1000, []
     while n:
         n, r = divmod(n, base)
         chunks.append(r)
@@ -309,8 +362,9 @@ def _is_count(v: Any) -> bool:
 class _Gate(Exception):
     """A shape gate that failed: its name and note; verification stops there."""
 
-    def __init__(self, name: str, note: str, schema: str | None = None,
-                 under: str | None = None) -> None:
+    def __init__(
+        self, name: str, note: str, schema: str | None = None, under: str | None = None
+    ) -> None:
         super().__init__(note)
         self.name, self.note, self.schema, self.under = name, note, schema, under
 
@@ -330,8 +384,9 @@ class _Log:
 
     def compare(self, name: str, got: Any, want: Any) -> bool:
         same = not (got != want)  # noqa: SIM202 - the reference tests `!=`; keep its operator
-        return self.check(name, [] if same else
-                          [f"{name}: recomputed {_show(got)} != claimed {_show(want)}"])
+        return self.check(
+            name, [] if same else [f"{name}: recomputed {_show(got)} != claimed {_show(want)}"]
+        )
 
     @property
     def all_ok(self) -> bool:
@@ -341,6 +396,7 @@ class _Log:
 @dataclass(frozen=True)
 class _Shape:
     """A row that passed the shape gates: its version and the blocks it claims."""
+
     version: str
     under: str
     pre: dict[str, Any]
@@ -354,8 +410,10 @@ class _Shape:
 def _shape(row: Any, log: _Log) -> _Shape:
     """The shape gates, in order; raises _Gate at the first that fails."""
     if not isinstance(row, dict):
-        raise _Gate("row is an object", "malformed receipt row: expected a JSON object, "
-                    f"got {type(row).__name__}")
+        raise _Gate(
+            "row is an object",
+            f"malformed receipt row: expected a JSON object, got {type(row).__name__}",
+        )
     log.check("row is an object", [])
     label = row.get("schema")
     if not (isinstance(label, str) and label in _SCHEMAS):
@@ -365,24 +423,40 @@ def _shape(row: Any, log: _Log) -> _Shape:
     try:
         pre_b, post_b, drop_b = row["pre"], row["post"], row["dropped"]
         intro_b = row["introduced"]
-        counts = [pre_b["count"], post_b["count"], drop_b["count"], intro_b["count"],
-                  pre_b["bytes"], post_b["bytes"], drop_b["bytes"]]
+        counts = [
+            pre_b["count"],
+            post_b["count"],
+            drop_b["count"],
+            intro_b["count"],
+            pre_b["bytes"],
+            post_b["bytes"],
+            drop_b["bytes"],
+        ]
         manifest = drop_b["items"]
         intro_bytes = None
         if version == "v2":
             intro_bytes = intro_b["bytes"]
             counts.append(intro_bytes)
     except (LookupError, TypeError) as e:
-        raise _Gate("fields present", f"malformed receipt row: missing {e}",
-                    version, under) from None
+        raise _Gate(
+            "fields present", f"malformed receipt row: missing {e}", version, under
+        ) from None
     log.check("fields present", [])
     if not all(_is_count(c) for c in counts):
-        raise _Gate("counts are non-negative integers", "malformed receipt row: "
-                    "counts/bytes must be non-negative integers", version, under)
+        raise _Gate(
+            "counts are non-negative integers",
+            "malformed receipt row: counts/bytes must be non-negative integers",
+            version,
+            under,
+        )
     log.check("counts are non-negative integers", [])
     if not isinstance(manifest, list) or not all(isinstance(d, str) for d in manifest):
-        raise _Gate("dropped.items are strings", "malformed receipt row: dropped.items "
-                    "must be a list of digest strings", version, under)
+        raise _Gate(
+            "dropped.items are strings",
+            "malformed receipt row: dropped.items must be a list of digest strings",
+            version,
+            under,
+        )
     log.check("dropped.items are strings", [])
     return _Shape(version, under, pre_b, post_b, drop_b, intro_b, manifest, intro_bytes)
 
@@ -392,61 +466,104 @@ def _byte_problems(s: _Shape) -> list[str]:
     from below when something was introduced."""
     pb, qb, db = s.pre["bytes"], s.post["bytes"], s.dropped["bytes"]
     if db > pb:
-        return [(f"dropped.bytes {_int_text(db)} exceeds pre.bytes {_int_text(pb)} — "
-                 f"impossible, drops come out of pre")]
+        return [
+            (
+                f"dropped.bytes {_int_text(db)} exceeds pre.bytes {_int_text(pb)} — "
+                f"impossible, drops come out of pre"
+            )
+        ]
     if s.dropped["count"] == 0 and db != 0:
         return [f"dropped.count is 0 but dropped.bytes is {_int_text(db)}"]
     if s.version == "v2":
         want = pb - db + (s.intro_bytes or 0)
         if qb != want:
-            return [(f"bytes do not reconcile: pre.bytes - dropped.bytes + "
-                     f"introduced.bytes = {_int_text(want)}, got post.bytes {_int_text(qb)}")]
+            return [
+                (
+                    f"bytes do not reconcile: pre.bytes - dropped.bytes + "
+                    f"introduced.bytes = {_int_text(want)}, got post.bytes {_int_text(qb)}"
+                )
+            ]
         return []
     kept_bytes = pb - db
     if s.introduced["count"] == 0 and qb != kept_bytes:
-        return [(f"bytes do not reconcile: nothing was introduced, so post.bytes "
-                 f"must equal pre.bytes - dropped.bytes ({_int_text(kept_bytes)}), "
-                 f"got {_int_text(qb)}")]
+        return [
+            (
+                f"bytes do not reconcile: nothing was introduced, so post.bytes "
+                f"must equal pre.bytes - dropped.bytes ({_int_text(kept_bytes)}), "
+                f"got {_int_text(qb)}"
+            )
+        ]
     if qb < kept_bytes:
-        return [(f"bytes do not reconcile: post.bytes {_int_text(qb)} is below the "
-                 f"kept bytes it must contain ({_int_text(kept_bytes)}) -- v1 schema: "
-                 f"this is only a lower bound, not an exact pin, whenever "
-                 f"introduced.count>0 (the HIGH-1 gap; re-seal under v2 to close it)")]
+        return [
+            (
+                f"bytes do not reconcile: post.bytes {_int_text(qb)} is below the "
+                f"kept bytes it must contain ({_int_text(kept_bytes)}) -- v1 schema: "
+                f"this is only a lower bound, not an exact pin, whenever "
+                f"introduced.count>0 (the HIGH-1 gap; re-seal under v2 to close it)"
+            )
+        ]
     return []
 
 
 def _self_consistency(row: dict[str, Any], s: _Shape, log: _Log) -> str | None:
     """Every self-consistency check runs; returns the recomputed core digest (None when
     the core cannot be canonicalised)."""
-    for lab, val in (("pre.digest", s.pre.get("digest")),
-                     ("post.digest", s.post.get("digest")),
-                     ("receipt_digest", row.get("receipt_digest"))):
-        log.check(f"well-formed {lab}", [] if _digest.is_well_formed(val) else
-                  [f"{lab} is not a well-formed self-describing digest"])
-    log.check("well-formed dropped.items",
-              [f"dropped.items[{i}] is not a well-formed self-describing digest"
-               for i, d in enumerate(s.manifest) if not _digest.is_well_formed(d)])
-    pc, qc, dc, ic = (s.pre["count"], s.post["count"], s.dropped["count"],
-                      s.introduced["count"])
-    log.check("manifest length", [] if len(s.manifest) == dc else
-              [f"manifest length {len(s.manifest)} != dropped.count {_int_text(dc)}"])
+    for lab, val in (
+        ("pre.digest", s.pre.get("digest")),
+        ("post.digest", s.post.get("digest")),
+        ("receipt_digest", row.get("receipt_digest")),
+    ):
+        log.check(
+            f"well-formed {lab}",
+            []
+            if _digest.is_well_formed(val)
+            else [f"{lab} is not a well-formed self-describing digest"],
+        )
+    log.check(
+        "well-formed dropped.items",
+        [
+            f"dropped.items[{i}] is not a well-formed self-describing digest"
+            for i, d in enumerate(s.manifest)
+            if not _digest.is_well_formed(d)
+        ],
+    )
+    pc, qc, dc, ic = (s.pre["count"], s.post["count"], s.dropped["count"], s.introduced["count"])
+    log.check(
+        "manifest length",
+        []
+        if len(s.manifest) == dc
+        else [f"manifest length {len(s.manifest)} != dropped.count {_int_text(dc)}"],
+    )
     if pc - dc < 0:
         log.check("counts reconcile", ["dropped.count exceeds pre.count"])
     else:
-        log.check("counts reconcile", [] if qc - ic == pc - dc else
-                  ["counts do not reconcile: post - introduced != pre - dropped"])
+        log.check(
+            "counts reconcile",
+            []
+            if qc - ic == pc - dc
+            else ["counts do not reconcile: post - introduced != pre - dropped"],
+        )
     log.check("bytes reconcile", _byte_problems(s))
     try:
         core_digest = _digest.digest_json(core_of(row))
     except (ValueError, RecursionError) as e:
         reason = str(e).split("\n", 1)[0][:200]
-        log.check("receipt_digest reproduces",
-                  [(f"receipt_digest cannot be recomputed: the row's core cannot be "
-                    f"canonicalised ({reason}) — the row was altered")])
+        log.check(
+            "receipt_digest reproduces",
+            [
+                (
+                    f"receipt_digest cannot be recomputed: the row's core cannot be "
+                    f"canonicalised ({reason}) — the row was altered"
+                )
+            ],
+        )
         return None
-    log.check("receipt_digest reproduces", [] if row.get("receipt_digest") == core_digest
-              else [("receipt_digest does not reproduce from the row's core — the row was "
-                     "altered")])
+    log.check(
+        "receipt_digest reproduces",
+        []
+        if row.get("receipt_digest") == core_digest
+        else [("receipt_digest does not reproduce from the row's core — the row was altered")],
+    )
     return core_digest
 
 
@@ -458,9 +575,11 @@ def _missing_from_pre(manifest: list[Any], pre_c: ContentDigest) -> list[str]:
         if avail[d] > 0:
             avail[d] -= 1
         else:
-            missing.append(f"manifest digest {d[:40]}… not found in pre_content — "
-                           f"receipt claims a drop of an item the pre-content never "
-                           f"contained")
+            missing.append(
+                f"manifest digest {d[:40]}… not found in pre_content — "
+                f"receipt claims a drop of an item the pre-content never "
+                f"contained"
+            )
     return missing
 
 
@@ -481,9 +600,16 @@ def _recompute(s: _Shape, pre: Any, post: Any, log: _Log) -> Recomputed:
     if pre_c is not None and post_c is not None:
         drops = infer_drops(pre_c, post_c)
         if Counter(drops.items) != Counter(s.manifest):
-            log.check("drop manifest", [(f"drop-manifest disagrees with content: recomputed "
-                                         f"{len(drops.items)} dropped item(s), manifest "
-                                         f"claims {len(s.manifest)}")])
+            log.check(
+                "drop manifest",
+                [
+                    (
+                        f"drop-manifest disagrees with content: recomputed "
+                        f"{len(drops.items)} dropped item(s), manifest "
+                        f"claims {len(s.manifest)}"
+                    )
+                ],
+            )
         else:
             log.check("drop manifest", [])
             log.compare("dropped.bytes", drops.bytes, s.dropped["bytes"])
@@ -511,17 +637,23 @@ def _scope(s: _Shape, pre: Any, post: Any) -> tuple[str, list[str]]:
         scope += "+v1_lower_bound"
     notes = []
     if scope.startswith("bounded_no_content"):
-        notes.append("bounded scan: no content supplied, so nothing was recomputed -- "
-                     "this is self-consistency only, not proof that pre/post/dropped "
-                     f"are true (verified_scope={scope})")
+        notes.append(
+            "bounded scan: no content supplied, so nothing was recomputed -- "
+            "this is self-consistency only, not proof that pre/post/dropped "
+            f"are true (verified_scope={scope})"
+        )
     elif scope != "full":
-        notes.append("bounded scan: only one side of the content was supplied, so the "
-                     f"drop set was not recomputed (verified_scope={scope})")
+        notes.append(
+            "bounded scan: only one side of the content was supplied, so the "
+            f"drop set was not recomputed (verified_scope={scope})"
+        )
     if v1_gap:
-        notes.append("bounded scan: v1 row claiming an introduction -- post.bytes is only "
-                     "a lower bound, so dropped.bytes could be understated behind the "
-                     "claimed introduction (HIGH-1). Supply content or re-seal under v2 "
-                     "to pin it.")
+        notes.append(
+            "bounded scan: v1 row claiming an introduction -- post.bytes is only "
+            "a lower bound, so dropped.bytes could be understated behind the "
+            "claimed introduction (HIGH-1). Supply content or re-seal under v2 "
+            "to pin it."
+        )
     return scope, notes
 
 
@@ -539,8 +671,12 @@ def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
         s = _shape(row, log)
     except _Gate as g:
         log.check(g.name, [g.note])
-        return ReceiptCheck(schema=g.schema, understatement_check=g.under,
-                            notes=tuple(notes), checks=tuple(log.checks))
+        return ReceiptCheck(
+            schema=g.schema,
+            understatement_check=g.under,
+            notes=tuple(notes),
+            checks=tuple(log.checks),
+        )
     core_digest = _self_consistency(row, s, log)
     self_consistent = log.all_ok
     content_log = _Log(notes)
@@ -551,12 +687,17 @@ def verify_receipt(row: Any, pre: Any = None, post: Any = None) -> ReceiptCheck:
     scope, scope_notes = _scope(s, pre, post)
     notes.extend(scope_notes)
     return ReceiptCheck(
-        ok=self_consistent and not mismatch, self_consistent=self_consistent,
-        content=content, schema=s.version, understatement_check=s.under,
-        verified_scope=scope, notes=tuple(notes), checks=tuple(log.checks),
+        ok=self_consistent and not mismatch,
+        self_consistent=self_consistent,
+        content=content,
+        schema=s.version,
+        understatement_check=s.under,
+        verified_scope=scope,
+        notes=tuple(notes),
+        checks=tuple(log.checks),
         content_checks=tuple(content_log.checks),
-        recomputed=Recomputed(core_digest, recomputed.pre, recomputed.post,
-                              recomputed.drops))
+        recomputed=Recomputed(core_digest, recomputed.pre, recomputed.post, recomputed.drops),
+    )
 
 
 def manifest_gaps(row: Any, check: ReceiptCheck) -> tuple[list[str], list[str]]:
@@ -568,8 +709,9 @@ def manifest_gaps(row: Any, check: ReceiptCheck) -> tuple[list[str], list[str]]:
         return [], []
     dropped = row.get("dropped") if isinstance(row, dict) else None
     items = dropped.get("items") if isinstance(dropped, dict) else None
-    manifest = Counter(d for d in items if isinstance(d, str)) if isinstance(items, list) \
-        else Counter()
+    manifest = (
+        Counter(d for d in items if isinstance(d, str)) if isinstance(items, list) else Counter()
+    )
     undeclared = list((Counter(drops.items) - manifest).elements())
     phantom = list((manifest - Counter(drops.items)).elements())
     return undeclared, phantom

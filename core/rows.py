@@ -17,12 +17,12 @@ when the chain never began) prechain, every other line ok.
 
 A module of its own, so a reader that only displays rows does not load the verifier.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
 import orjson
-
 from sealscope.core.lines import decode_line
 from sealscope.core.nesting import near_limit, read_row
 
@@ -48,6 +48,7 @@ class Line(NamedTuple):
     "unparseable"; `value` the value read (last wins after a duplicate key, as the
     walk hashes it); `duplicate` the verifier's reason when the row carries a key
     twice (`duplicate key 'k'`), else None; `text` the decoded, stripped line."""
+
     state: str
     value: Any = None
     duplicate: str | None = None
@@ -92,8 +93,9 @@ def read_line(raw: bytes) -> Line:
     return Line(state, parsed.value, parsed.duplicate, text)
 
 
-def row_status(state: str, line: int, finding_kind: str | None, first_chained: int,
-               verified: bool) -> str:
+def row_status(
+    state: str, line: int, finding_kind: str | None, first_chained: int, verified: bool
+) -> str:
     """The status of line `line` read in `state` (`Line.state`), given the verifier's
     finding on it ("break", "declared" or None), the first chained line (0: none) and
     whether the verdict is in (see the module's docstring)."""

@@ -20,6 +20,7 @@ own `::error` lines a `##[` is harmless (the runner's `::` parse wins), which is
 
 Pure: no terminal, no Rich, no Textual.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,9 @@ _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 # C0 (except none), DEL, C1, bidi embeddings/overrides/isolates and marks, line/paragraph
 # separators, and lone surrogates (U+D800..U+DFFF, only reachable through surrogatepass
 # or JSON `\ud800` escapes).
-_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                  "\u2028\u2029\ud800-\udfff]")
+_BAD = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
 
 _BIDI_OVERRIDE = frozenset("\u202d\u202e")
 _BIDI_EMBED = frozenset("\u202a\u202b\u202c")
@@ -48,14 +50,13 @@ def _escape(m: re.Match[str]) -> str:
     cp = ord(ch)
     if cp <= 0xFF:
         return f"\\x{cp:02x}"
-    if 0xDC80 <= cp <= 0xDCFF:   # a byte of a non-UTF-8 name, as Python decodes it
+    if 0xDC80 <= cp <= 0xDCFF:  # a byte of a non-UTF-8 name, as Python decodes it
         return f"\\x{cp - 0xDC00:02x}"
     return f"\\u{cp:04x}"
 
 
 # what the runner's line parser skips before `::` (.NET TrimStart: Unicode whitespace)
-_LEAD = re.compile("^[\\s\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029"
-                   "\u202f\u205f\u3000]*::")
+_LEAD = re.compile("^[\\s\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*::")
 
 
 def clean(text: str) -> str:
@@ -72,7 +73,7 @@ def clean(text: str) -> str:
         text = text.replace("#[", "#\\x5b")
     m = _LEAD.match(text)
     if m is not None:
-        text = text[:m.end() - 2] + "\\x3a:" + text[m.end():]
+        text = text[: m.end() - 2] + "\\x3a:" + text[m.end() :]
     return text
 
 
@@ -120,5 +121,16 @@ def findings(text: str) -> tuple[str, ...]:
     return tuple(n for n in _ORDER if n in found)
 
 
-_ORDER = ("ESC", "CR", "C0 control", "DEL", "C1 control", "bidi override",
-          "bidi embedding", "bidi isolate", "bidi mark", "line separator", "lone surrogate")
+_ORDER = (
+    "ESC",
+    "CR",
+    "C0 control",
+    "DEL",
+    "C1 control",
+    "bidi override",
+    "bidi embedding",
+    "bidi isolate",
+    "bidi mark",
+    "line separator",
+    "lone surrogate",
+)

@@ -4,19 +4,28 @@ Each file is UTF-8 JSON read with CPython's parser. A snapshot file is loaded an
 validated into a `SealFile` whose `status` is ok / invalid / unreadable (never an
 exception); the other readers raise ValueError with a one-line reason.
 """
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from typing import Any
 
-from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
+from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
 from sealscope.core.jsonio import loads as _loads
 
-__all__ = ["Unreadable", "read_json_file", "SealFile", "load_seal", "unusable",
-           "load_tiers", "load_restated", "load_manifest"]
+__all__ = [
+    "Unreadable",
+    "read_json_file",
+    "SealFile",
+    "load_seal",
+    "unusable",
+    "load_tiers",
+    "load_restated",
+    "load_manifest",
+]
 
 
 class Unreadable(Exception):
@@ -25,7 +34,7 @@ class Unreadable(Exception):
 
 def read_json_file(path: str | os.PathLike[str]) -> Any:
     """Parse a UTF-8 JSON file. `Unreadable` when it cannot be read; ValueError
-    (`not UTF-8: …` / `not JSON: …`) when it is not UTF-8 JSON. """
+    (`not UTF-8: …` / `not JSON: …`) when it is not UTF-8 JSON."""
     try:
         with _lines.open_regular(path) as fh:
             data = fh.read()
@@ -45,6 +54,7 @@ def read_json_file(path: str | os.PathLike[str]) -> Any:
 class SealFile(_verdict.Judged):
     """One snapshot file's fate: `status` ok / invalid / unreadable; `snap` when ok,
     `error` (the exact reason) otherwise, `raw` the parsed JSON when it parsed."""
+
     path: str
     status: str
     snap: ContinuitySnapshot | None = None
@@ -67,9 +77,15 @@ class SealFile(_verdict.Judged):
             id_scheme = self.raw.get("id_scheme", "index")
             p = self.raw.get("probes")
             probes = len(p) if isinstance(p, list) else None
-        return {"path": self.path, "valid": self.status == "ok", "digest": digest,
-                "error": self.error, "label": label, "id_scheme": id_scheme,
-                "probes": probes}
+        return {
+            "path": self.path,
+            "valid": self.status == "ok",
+            "digest": digest,
+            "error": self.error,
+            "label": label,
+            "id_scheme": id_scheme,
+            "probes": probes,
+        }
 
 
 def load_seal(path: str | os.PathLike[str]) -> SealFile:
@@ -113,7 +129,8 @@ def load_tiers(path: str | os.PathLike[str]) -> dict[str, Any]:
     p = os.fspath(path)
     tiers = _read_side(p, "tiers")
     if not isinstance(tiers, dict) or not all(
-            isinstance(v, list) and all(isinstance(f, str) for f in v) for v in tiers.values()):
+        isinstance(v, list) and all(isinstance(f, str) for f in v) for v in tiers.values()
+    ):
         raise ValueError(f"tiers file {p} must be a JSON object {{tier: [field, ...]}}")
     return tiers
 
@@ -126,8 +143,9 @@ def load_restated(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ValueError(f"restated file {p} must be a JSON object {{probe_id: answer}}")
     for k, v in restated.items():
         if not isinstance(v, str):
-            raise ValueError(f"restated file {p}: the answer for {k!r} is "
-                             f"{type(v).__name__}, not text")
+            raise ValueError(
+                f"restated file {p}: the answer for {k!r} is {type(v).__name__}, not text"
+            )
     return restated
 
 

@@ -16,29 +16,74 @@ narrow for the word (the viewer's tab labels).
 The functions read results by attribute (or by key, for the dicts a report holds), so
 this module imports no other core module and every other may import it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 __all__ = [
-    "HELD", "WRONG", "USAGE", "COULD_NOT", "severity", "worst", "code_of", "Outcome",
-    "Judged", "tone",
-    "VERIFIED", "BROKEN", "COULD_NOT_LOOK", "NOT_VERIFIED", "VALID", "INVALID",
-    "FAITHFUL", "CONTAINED_ONLY", "DIVERGENCE", "INVALID_COMPARISON",
-    "FINDINGS", "REVIEW", "OK", "SEALED", "PARTLY_SEALED", "NOT_SEALED",
-    "PASS", "FAIL", "NOTED", "glyph", "GLYPHS", "chain", "combined", "check", "seal",
-    "continuation", "receipt", "receipts", "recompute", "bounded", "scope_note", "plural",
-    "kind_check", "ledger", "audit", "harn",
-    "harn_seal", "selftest", "judged", "stopped", "evidence", "beside", "tone_of",
+    "HELD",
+    "WRONG",
+    "USAGE",
+    "COULD_NOT",
+    "severity",
+    "worst",
+    "code_of",
+    "Outcome",
+    "Judged",
+    "tone",
+    "VERIFIED",
+    "BROKEN",
+    "COULD_NOT_LOOK",
+    "NOT_VERIFIED",
+    "VALID",
+    "INVALID",
+    "FAITHFUL",
+    "CONTAINED_ONLY",
+    "DIVERGENCE",
+    "INVALID_COMPARISON",
+    "FINDINGS",
+    "REVIEW",
+    "OK",
+    "SEALED",
+    "PARTLY_SEALED",
+    "NOT_SEALED",
+    "PASS",
+    "FAIL",
+    "NOTED",
+    "glyph",
+    "GLYPHS",
+    "chain",
+    "combined",
+    "check",
+    "seal",
+    "continuation",
+    "receipt",
+    "receipts",
+    "recompute",
+    "bounded",
+    "scope_note",
+    "plural",
+    "kind_check",
+    "ledger",
+    "audit",
+    "harn",
+    "harn_seal",
+    "selftest",
+    "judged",
+    "stopped",
+    "evidence",
+    "beside",
+    "tone_of",
 ]
 
 # ----------------------------------------------------------------------- exit codes
 
-HELD = 0        # the evidence held, in full
-WRONG = 1       # the evidence is wrong
-USAGE = 2       # the command was used wrongly (the CLI's own)
-COULD_NOT = 3   # could not look, or only a bounded check was possible
+HELD = 0  # the evidence held, in full
+WRONG = 1  # the evidence is wrong
+USAGE = 2  # the command was used wrongly (the CLI's own)
+COULD_NOT = 3  # could not look, or only a bounded check was possible
 
 _RANK = {HELD: 0, COULD_NOT: 1, WRONG: 2}
 
@@ -59,37 +104,65 @@ def worst(codes: Iterable[int]) -> int:
 
 # ----------------------------------------------------------------------- the words
 
-VERIFIED = "VERIFIED"                      # a chain (and its pin) held in full
-BROKEN = "BROKEN"                          # a chain, pin or receipt is wrong
-COULD_NOT_LOOK = "COULD NOT LOOK"          # unreadable, empty, or no chained row
-NOT_VERIFIED = "NOT VERIFIED"              # a verification that did not finish
-VALID = "VALID"                            # a snapshot file that loads and validates
-INVALID = "INVALID"                        # one that does not
-FAITHFUL = "FAITHFUL"                      # a restatement: exact_match
-CONTAINED_ONLY = "CONTAINED ONLY"          # containment_only (loose scoring)
-DIVERGENCE = "DIVERGENCE"                  # any other valid comparison
+VERIFIED = "VERIFIED"  # a chain (and its pin) held in full
+BROKEN = "BROKEN"  # a chain, pin or receipt is wrong
+COULD_NOT_LOOK = "COULD NOT LOOK"  # unreadable, empty, or no chained row
+NOT_VERIFIED = "NOT VERIFIED"  # a verification that did not finish
+VALID = "VALID"  # a snapshot file that loads and validates
+INVALID = "INVALID"  # one that does not
+FAITHFUL = "FAITHFUL"  # a restatement: exact_match
+CONTAINED_ONLY = "CONTAINED ONLY"  # containment_only (loose scoring)
+DIVERGENCE = "DIVERGENCE"  # any other valid comparison
 INVALID_COMPARISON = "INVALID COMPARISON"  # the comparison itself is invalid
-FINDINGS = "FINDINGS"                      # a harn file with a high-severity finding
-REVIEW = "REVIEW"                          # ... with a medium one at worst
-OK = "OK"                                  # ... with none above low
-SEALED = "SEALED"                          # harn seal: every compaction sealed
-PARTLY_SEALED = "PARTLY SEALED"            # some sealed, some skipped
-NOT_SEALED = "NOT SEALED"                  # none sealed
-PASS = "PASS"                              # one self-test or receipt check held
-FAIL = "FAIL"                              # one did not
-NOTED = "NOTED"                            # a finding recorded, not judged (a lookup)
+FINDINGS = "FINDINGS"  # a harn file with a high-severity finding
+REVIEW = "REVIEW"  # ... with a medium one at worst
+OK = "OK"  # ... with none above low
+SEALED = "SEALED"  # harn seal: every compaction sealed
+PARTLY_SEALED = "PARTLY SEALED"  # some sealed, some skipped
+NOT_SEALED = "NOT SEALED"  # none sealed
+PASS = "PASS"  # one self-test or receipt check held
+FAIL = "FAIL"  # one did not
+NOTED = "NOTED"  # a finding recorded, not judged (a lookup)
 
-_TONE = {VERIFIED: "pass", VALID: "pass", FAITHFUL: "pass", OK: "pass", SEALED: "pass",
-         PASS: "pass", NOTED: "pass", BROKEN: "fail", INVALID: "fail", DIVERGENCE: "fail",
-         INVALID_COMPARISON: "fail", FINDINGS: "fail", FAIL: "fail"}
+_TONE = {
+    VERIFIED: "pass",
+    VALID: "pass",
+    FAITHFUL: "pass",
+    OK: "pass",
+    SEALED: "pass",
+    PASS: "pass",
+    NOTED: "pass",
+    BROKEN: "fail",
+    INVALID: "fail",
+    DIVERGENCE: "fail",
+    INVALID_COMPARISON: "fail",
+    FINDINGS: "fail",
+    FAIL: "fail",
+}
 
 
 # every word's exit code: the functions below never pair a word with another code
-_CODE = {VERIFIED: HELD, BROKEN: WRONG, COULD_NOT_LOOK: COULD_NOT, NOT_VERIFIED: COULD_NOT,
-         VALID: HELD, INVALID: WRONG, FAITHFUL: HELD, CONTAINED_ONLY: COULD_NOT,
-         DIVERGENCE: WRONG, INVALID_COMPARISON: WRONG, FINDINGS: WRONG, REVIEW: HELD,
-         OK: HELD, SEALED: HELD, PARTLY_SEALED: COULD_NOT, NOT_SEALED: COULD_NOT,
-         PASS: HELD, FAIL: WRONG, NOTED: HELD}
+_CODE = {
+    VERIFIED: HELD,
+    BROKEN: WRONG,
+    COULD_NOT_LOOK: COULD_NOT,
+    NOT_VERIFIED: COULD_NOT,
+    VALID: HELD,
+    INVALID: WRONG,
+    FAITHFUL: HELD,
+    CONTAINED_ONLY: COULD_NOT,
+    DIVERGENCE: WRONG,
+    INVALID_COMPARISON: WRONG,
+    FINDINGS: WRONG,
+    REVIEW: HELD,
+    OK: HELD,
+    SEALED: HELD,
+    PARTLY_SEALED: COULD_NOT,
+    NOT_SEALED: COULD_NOT,
+    PASS: HELD,
+    FAIL: WRONG,
+    NOTED: HELD,
+}
 
 
 def code_of(word: str) -> int:
@@ -101,7 +174,7 @@ def code_of(word: str) -> int:
 
 
 def tone(word: str) -> str:
-    """"pass", "fail" or "warn" (every other word: could not look, bounded, review,
+    """ "pass", "fail" or "warn" (every other word: could not look, bounded, review,
     not finished, partly sealed)."""
     return _TONE.get(word, "warn")
 
@@ -118,6 +191,7 @@ def glyph(word: str | None) -> str:
 
 class Outcome(NamedTuple):
     """A verdict word and its exit code."""
+
     verdict: str
     exit_code: int
 
@@ -125,6 +199,7 @@ class Outcome(NamedTuple):
 class Judged:
     """A result type's `.verdict` and `.exit_code`, both read from its `outcome()`
     (which calls one of the functions below)."""
+
     __slots__ = ()
 
     def outcome(self) -> Outcome:
@@ -144,6 +219,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 
 
 # ----------------------------------------------------------------------- ledgers
+
 
 def chain(res: Any) -> Outcome:
     """A chain walk (`VerifyResult`): COULD NOT LOOK when unreadable or nothing was
@@ -177,8 +253,7 @@ def ledger(res: Any, receipt_checks: Iterable[Any] = ()) -> Outcome:
     its report, `export`): the chain's verdict, made BROKEN 1 by a compaction receipt
     that fails on its own (`receipt`; one within a bound is VERIFIED, its scope stated
     beside it)."""
-    return audit(chain(res), *(o for o in map(receipt, receipt_checks)
-                               if o.exit_code == WRONG))
+    return audit(chain(res), *(o for o in map(receipt, receipt_checks) if o.exit_code == WRONG))
 
 
 def audit(own: Outcome, *checks: Outcome) -> Outcome:
@@ -209,8 +284,11 @@ def _record_outcome(r: Any) -> Outcome:
     return Outcome(str(_get(r, "verdict", NOTED)), code if isinstance(code, int) else WRONG)
 
 
-_STOPPED = {"alarm": Outcome(BROKEN, WRONG), "error": Outcome(COULD_NOT_LOOK, COULD_NOT),
-            "cancelled": Outcome(NOT_VERIFIED, COULD_NOT)}
+_STOPPED = {
+    "alarm": Outcome(BROKEN, WRONG),
+    "error": Outcome(COULD_NOT_LOOK, COULD_NOT),
+    "cancelled": Outcome(NOT_VERIFIED, COULD_NOT),
+}
 
 
 def stopped(state: str) -> Outcome | None:
@@ -247,6 +325,7 @@ def tone_of(out: Outcome | None) -> str | None:
 
 # ----------------------------------------------------------------------- seals
 
+
 def seal(status: str) -> Outcome:
     """A snapshot file by `SealFile.status`: ok VALID 0, invalid INVALID 1, else
     (unreadable) COULD NOT LOOK 3."""
@@ -271,6 +350,7 @@ def continuation(v: Any) -> Outcome:
 
 
 # ----------------------------------------------------------------------- receipts
+
 
 def bounded(c: Any) -> bool:
     """A receipt check (`ReceiptCheck` or its dict) that is `ok` only within a bound:
@@ -308,13 +388,16 @@ def scope_note(checks: Iterable[Any]) -> str:
     if full:
         parts.append(f"{plural(full, 'receipt')} verified in full")
     if within:
-        parts.append(f"{plural(within, 'receipt')} self-consistent, content not checked"
-                     if not full else f"{within} within a bound (content not checked)")
+        parts.append(
+            f"{plural(within, 'receipt')} self-consistent, content not checked"
+            if not full
+            else f"{within} within a bound (content not checked)"
+        )
     return ", ".join(parts)
 
 
 def plural(n: int, noun: str, many: str | None = None) -> str:
-    """"1 receipt", "2 receipts" (or the plural given)."""
+    """ "1 receipt", "2 receipts" (or the plural given)."""
     return f"{n} {noun if n == 1 else (many or noun + 's')}"
 
 
@@ -326,6 +409,7 @@ def recompute(c: Any) -> Outcome:
 
 
 # ----------------------------------------------------------------------- other kinds
+
 
 def kind_check(ok: bool | None, word: str | None = None) -> Outcome:
     """One kind's own check (`sealscope check`, KINDS.md §0.1): the reference's own
@@ -340,6 +424,7 @@ def kind_check(ok: bool | None, word: str | None = None) -> Outcome:
 
 
 # ----------------------------------------------------------------------- harn
+
 
 def harn(worst_severity: str | None, *, readable: bool = True) -> Outcome:
     """A harn transcript by its worst finding: high FINDINGS 1, medium REVIEW 0,
@@ -360,6 +445,7 @@ def harn_seal(sealed: int, skipped: int, error: str | None) -> Outcome:
 
 
 # ----------------------------------------------------------------------- self-test
+
 
 def selftest(ok: bool) -> Outcome:
     """One self-test check, or the whole run: PASS 0 or FAIL 1."""

@@ -6,6 +6,7 @@ The metadata is read when `__version__` is first asked for (a module `__getattr_
 PEP 562), not on import: `importlib.metadata` costs more than a viewer's first screen
 can spare, and only `--version`, the MCP server and a few reports need it.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -28,5 +29,5 @@ def __getattr__(name: str) -> str:
         found = version("sealscope")
     except PackageNotFoundError:  # imported from a source tree that was never installed
         found = UNKNOWN
-    globals()["__version__"] = found   # asked once: later reads find the global
+    globals()["__version__"] = found  # asked once: later reads find the global
     return found

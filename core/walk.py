@@ -6,6 +6,7 @@ A row parses by the C accelerator when built, else orjson, else the exact reader
 three give the same body. Declarations (`chain_break_declared` rows) are found before the
 walk, so a break they excuse is judged with them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-
 from sealscope.core import lines as _lines
 from sealscope.core.chain import _DECLARE_OP_B, DECLARE_OP, GENESIS, Declared, Findings, _link_of
 from sealscope.core.jsonio import dumps_body
@@ -24,6 +24,7 @@ from sealscope.core.nesting import near_limit, read_declaration, read_row, row_b
 try:  # optional C accelerator: same bodies, computed from the bytes in one pass
     from sealscope.core._fastrow import body as _fast_body
     from sealscope.core._fastrow import run as _fast_run
+
     _c_body: Callable[[bytes], tuple[bytes, str] | None] | None = _fast_body
     _c_run: RunFn | None = _fast_run
 except ImportError:  # pragma: no cover - no compiler at install time
@@ -64,6 +65,7 @@ class WalkState:
     after a line break: with the file's bytes from `offset` on, enough to finish
     exactly as an uninterrupted walk would. `declared` holds the declarations found
     in [0, offset), reduced to what the walk reads."""
+
     offset: int
     lines: int
     strict: bool
@@ -80,17 +82,26 @@ class WalkState:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able (strings may hold lone surrogates: dump with ensure_ascii)."""
-        return {"offset": self.offset, "lines": self.lines, "strict": self.strict,
-                "prev": self.prev, "began": self.began, "rows": self.rows,
-                "chained": self.chained, "prechain": self.prechain, "breaks": self.breaks,
-                "declared_breaks": self.declared_breaks,
-                "first_chained": self.first_chained,
-                "findings": [list(f) for f in self.findings],
-                "declared": [[n, _decl_core(d)] for n, d in sorted(self.declared.items())]}
+        return {
+            "offset": self.offset,
+            "lines": self.lines,
+            "strict": self.strict,
+            "prev": self.prev,
+            "began": self.began,
+            "rows": self.rows,
+            "chained": self.chained,
+            "prechain": self.prechain,
+            "breaks": self.breaks,
+            "declared_breaks": self.declared_breaks,
+            "first_chained": self.first_chained,
+            "findings": [list(f) for f in self.findings],
+            "declared": [[n, _decl_core(d)] for n, d in sorted(self.declared.items())],
+        }
 
     @classmethod
     def from_dict(cls, d: Any) -> WalkState:
         """The inverse of `to_dict`; ValueError naming the first thing out of shape."""
+
         def want(key: str, typ: type) -> Any:
             v = d.get(key)
             if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
@@ -98,29 +109,47 @@ class WalkState:
             if isinstance(v, int) and typ is int and v < 0:
                 raise ValueError(f"walk state: `{key}` is negative")
             return v
+
         if not isinstance(d, dict):
             raise ValueError("walk state is not an object")
         findings = []
         for f in want("findings", list):
-            if not (isinstance(f, list) and len(f) == 3 and isinstance(f[0], int)
-                    and f[1] in ("break", "declared") and isinstance(f[2], str)):
+            if not (
+                isinstance(f, list)
+                and len(f) == 3
+                and isinstance(f[0], int)
+                and f[1] in ("break", "declared")
+                and isinstance(f[2], str)
+            ):
                 raise ValueError("walk state: a finding is out of shape")
             findings.append((f[0], f[1], f[2]))
         declared: Declared = {}
         for item in want("declared", list):
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
-                    and isinstance(item[1], dict)
-                    and isinstance(item[1].get("orphan_sha256"), str)
-                    and isinstance(item[1].get("why"), str)):
+            if not (
+                isinstance(item, list)
+                and len(item) == 2
+                and isinstance(item[0], int)
+                and isinstance(item[1], dict)
+                and isinstance(item[1].get("orphan_sha256"), str)
+                and isinstance(item[1].get("why"), str)
+            ):
                 raise ValueError("walk state: a declaration is out of shape")
             declared[item[0]] = _decl_core(item[1])
-        return cls(offset=want("offset", int), lines=want("lines", int),
-                   strict=want("strict", bool), prev=want("prev", str),
-                   began=want("began", bool), rows=want("rows", int),
-                   chained=want("chained", int), prechain=want("prechain", int),
-                   breaks=want("breaks", int), declared_breaks=want("declared_breaks", int),
-                   first_chained=want("first_chained", int), findings=tuple(findings),
-                   declared=declared)
+        return cls(
+            offset=want("offset", int),
+            lines=want("lines", int),
+            strict=want("strict", bool),
+            prev=want("prev", str),
+            began=want("began", bool),
+            rows=want("rows", int),
+            chained=want("chained", int),
+            prechain=want("prechain", int),
+            breaks=want("breaks", int),
+            declared_breaks=want("declared_breaks", int),
+            first_chained=want("first_chained", int),
+            findings=tuple(findings),
+            declared=declared,
+        )
 
 
 def _decl_core(d: dict[str, Any]) -> dict[str, Any]:
@@ -139,8 +168,21 @@ class _Walk:
     held back until the first row carrying a non-null chain, because until then the
     outcome depends on state from before this range; a merge replays them."""
 
-    __slots__ = ("strict", "declared", "prev", "began", "rows", "chained", "prechain",
-                 "breaks", "declared_breaks", "findings", "pending", "held", "first_chained")
+    __slots__ = (
+        "strict",
+        "declared",
+        "prev",
+        "began",
+        "rows",
+        "chained",
+        "prechain",
+        "breaks",
+        "declared_breaks",
+        "findings",
+        "pending",
+        "held",
+        "first_chained",
+    )
 
     def __init__(self, strict: bool, declared: Declared, detached: bool = False):
         self.strict = strict
@@ -156,12 +198,21 @@ class _Walk:
     def export(self, offset: int, lines: int) -> WalkState:
         """The complete state after line `lines`, which ends at byte `offset`."""
         assert self.pending is None, "a detached walk has no state of its own yet"
-        return WalkState(offset=offset, lines=lines, strict=self.strict, prev=self.prev,
-                         began=self.began, rows=self.rows, chained=self.chained,
-                         prechain=self.prechain, breaks=self.breaks,
-                         declared_breaks=self.declared_breaks,
-                         first_chained=self.first_chained, findings=tuple(self.findings),
-                         declared=dict(self.declared))
+        return WalkState(
+            offset=offset,
+            lines=lines,
+            strict=self.strict,
+            prev=self.prev,
+            began=self.began,
+            rows=self.rows,
+            chained=self.chained,
+            prechain=self.prechain,
+            breaks=self.breaks,
+            declared_breaks=self.declared_breaks,
+            first_chained=self.first_chained,
+            findings=tuple(self.findings),
+            declared=dict(self.declared),
+        )
 
     @classmethod
     def resume(cls, state: WalkState, declared: Declared) -> _Walk:
@@ -247,8 +298,11 @@ class _Walk:
                 self.declared_breaks += 1
                 self.findings.append((n, "declared", f"line {n}: declared break ({d['why']})"))
             elif not self.strict and n in self.declared:
-                self._break(n, f"line {n}: chain mismatch; a declaration exists but its "
-                               f"orphan_sha256 does not match these bytes")
+                self._break(
+                    n,
+                    f"line {n}: chain mismatch; a declaration exists but its "
+                    f"orphan_sha256 does not match these bytes",
+                )
             else:
                 self._break(n, f"line {n}: chain mismatch")
         self.prev = claimed
@@ -263,8 +317,11 @@ class _Walk:
                 self.prev = rp if isinstance(rp, str) and rp else GENESIS
                 return
             if not self.strict and n in self.declared:
-                self._break(n, f"line {n}: unchained row after chain began; a declaration "
-                               f"exists but its orphan_sha256 does not match these bytes")
+                self._break(
+                    n,
+                    f"line {n}: unchained row after chain began; a declaration "
+                    f"exists but its orphan_sha256 does not match these bytes",
+                )
             else:
                 self._break(n, f"line {n}: unchained row after chain began")
             return
@@ -361,10 +418,15 @@ def _qualifying_declaration(text: str) -> tuple[int, dict[str, Any]] | None:
     if not isinstance(d, dict) or d.get("op") != DECLARE_OP:
         return None
     line_no, sha, why = d.get("orphan_line"), d.get("orphan_sha256"), d.get("why")
-    if (isinstance(line_no, int) and not isinstance(line_no, bool)
-            and isinstance(sha, str) and len(sha) == 64
-            and isinstance(why, str) and why.strip()
-            and isinstance(d.get("chain"), str)):
+    if (
+        isinstance(line_no, int)
+        and not isinstance(line_no, bool)
+        and isinstance(sha, str)
+        and len(sha) == 64
+        and isinstance(why, str)
+        and why.strip()
+        and isinstance(d.get("chain"), str)
+    ):
         return line_no, d
     return None
 

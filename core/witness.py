@@ -5,6 +5,7 @@ A record's `self` is the first 32 hex of sha256 of the record without `prev`/`se
 (sorted keys, default separators, surrogatepass); `prev` is the previous record's
 digest or `witness-genesis`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,9 +21,21 @@ from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import dumps_body, encode_body, loads
 
-__all__ = ["WITNESS_GENESIS", "WitnessVerdict", "StoreCheck", "record_digest",
-           "verify_store", "latest", "history", "namespaces", "verify_against_witness",
-           "compare_pin", "record", "STAMP_TOLERANCE_S", "since_pin"]
+__all__ = [
+    "WITNESS_GENESIS",
+    "WitnessVerdict",
+    "StoreCheck",
+    "record_digest",
+    "verify_store",
+    "latest",
+    "history",
+    "namespaces",
+    "verify_against_witness",
+    "compare_pin",
+    "record",
+    "STAMP_TOLERANCE_S",
+    "since_pin",
+]
 
 WITNESS_GENESIS = "witness-genesis"
 STAMP_TOLERANCE_S = 300
@@ -33,13 +46,14 @@ RED_VERDICTS = frozenset({"truncated", "rewritten", "local_broken", "witness_bro
 def record_digest(rec: dict[str, Any]) -> str:
     """The digest of a pin record: its content without `prev` and `self`."""
     body = dumps_body({k: v for k, v in rec.items() if k not in ("prev", "self")})
-    return hashlib.sha256(encode_body(body)).hexdigest()[:_ledger.CHAIN_LEN]
+    return hashlib.sha256(encode_body(body)).hexdigest()[: _ledger.CHAIN_LEN]
 
 
 @dataclass(frozen=True)
 class StoreCheck:
     """A witness store's own chain: `ok` True, None (legacy pins only, or no pins) or
     False."""
+
     ok: bool | None
     pins: int = 0
     chained: int = 0
@@ -48,14 +62,20 @@ class StoreCheck:
     first_break: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "pins": self.pins, "chained": self.chained,
-                "unchained": self.unchained, "breaks": self.breaks,
-                "first_break": self.first_break}
+        return {
+            "ok": self.ok,
+            "pins": self.pins,
+            "chained": self.chained,
+            "unchained": self.unchained,
+            "breaks": self.breaks,
+            "first_break": self.first_break,
+        }
 
 
 @dataclass(frozen=True)
 class WitnessVerdict:
     """A ledger judged against a witness pin. Green only when `consistent`."""
+
     verdict: str
     detail: str
     witness_rows: Any = None
@@ -76,10 +96,14 @@ class WitnessVerdict:
         return _verdict.check(self).exit_code
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "detail": self.detail,
-                "witness_rows": self.witness_rows, "witness_chain": self.witness_chain,
-                "local_rows": self.local_rows,
-                "witness_self_integrity": self.witness_self_integrity}
+        return {
+            "verdict": self.verdict,
+            "detail": self.detail,
+            "witness_rows": self.witness_rows,
+            "witness_chain": self.witness_chain,
+            "local_rows": self.local_rows,
+            "witness_self_integrity": self.witness_self_integrity,
+        }
 
 
 def _store_lines(path: str | os.PathLike[str]) -> list[str]:
@@ -137,8 +161,9 @@ def verify_store(path: str | os.PathLike[str]) -> StoreCheck:
         ok = None
     if ok and pins == 0:
         ok = None
-    return StoreCheck(ok=ok, pins=pins, chained=chained, unchained=unchained,
-                      breaks=breaks, first_break=first)
+    return StoreCheck(
+        ok=ok, pins=pins, chained=chained, unchained=unchained, breaks=breaks, first_break=first
+    )
 
 
 def _safe_digest(rec: dict[str, Any]) -> str:
@@ -191,45 +216,73 @@ def _integrity(check: StoreCheck) -> str:
     return {True: "verified", False: "broken"}.get(check.ok, "unestablished")  # type: ignore[arg-type]
 
 
-def compare_pin(pin: dict[str, Any] | None, namespace: str, ledger_path: str | os.PathLike[str],
-                local: _ledger.VerifyResult | None = None,
-                integrity: str = "unestablished") -> WitnessVerdict:
+def compare_pin(
+    pin: dict[str, Any] | None,
+    namespace: str,
+    ledger_path: str | os.PathLike[str],
+    local: _ledger.VerifyResult | None = None,
+    integrity: str = "unestablished",
+) -> WitnessVerdict:
     """Judge a ledger against one pin record (`rows`, `chain`), after its own chain.
 
     Steps, first match wins: local chain red → local_broken; no pin → no_record;
     non-integer rows → no_record; zero rows → no_record; fewer local rows →
     truncated; no chain at the pinned row → truncated; different chain → rewritten;
     else consistent. A bool row count is an integer, as in the reference."""
+
     def v(verdict: str, detail: str, **kw: Any) -> WitnessVerdict:
         return WitnessVerdict(verdict, detail, witness_self_integrity=integrity, **kw)
 
     lv = local if local is not None else _ledger.verify(ledger_path)
     if lv.ok is False:
-        return v("local_broken", f"the log fails its own chain ({lv.first_break}): witness "
-                 "agreement at the pinned row does not make a locally tampered log consistent")
+        return v(
+            "local_broken",
+            f"the log fails its own chain ({lv.first_break}): witness "
+            "agreement at the pinned row does not make a locally tampered log consistent",
+        )
     if pin is None:
         return v("no_record", f"witness holds no pin for namespace {namespace!r}")
     w_rows, w_chain = pin.get("rows"), pin.get("chain")
     local_rows = lv.rows
     if not isinstance(w_rows, int):
-        return v("no_record", "witness pin missing a valid row count",
-                 witness_chain=w_chain, local_rows=local_rows)
+        return v(
+            "no_record",
+            "witness pin missing a valid row count",
+            witness_chain=w_chain,
+            local_rows=local_rows,
+        )
     if w_rows == 0:
-        return v("no_record", f"the witness pin for namespace {namespace!r} was taken over "
-                 "an EMPTY log (0 rows): it constrains nothing and cannot confirm this or any "
-                 "other log. Re-pin against a non-empty head.",
-                 witness_rows=0, witness_chain=w_chain, local_rows=local_rows)
+        return v(
+            "no_record",
+            f"the witness pin for namespace {namespace!r} was taken over "
+            "an EMPTY log (0 rows): it constrains nothing and cannot confirm this or any "
+            "other log. Re-pin against a non-empty head.",
+            witness_rows=0,
+            witness_chain=w_chain,
+            local_rows=local_rows,
+        )
     kw = {"witness_rows": w_rows, "witness_chain": w_chain, "local_rows": local_rows}
     if local_rows < w_rows:
-        return v("truncated", f"log has {local_rows} rows but the witness recorded {w_rows}: "
-                 f"{w_rows - local_rows} witnessed row(s) are missing (truncation)", **kw)
+        return v(
+            "truncated",
+            f"log has {local_rows} rows but the witness recorded {w_rows}: "
+            f"{w_rows - local_rows} witnessed row(s) are missing (truncation)",
+            **kw,
+        )
     at = _ledger.chain_at(ledger_path, w_rows)
     if at is None:
-        return v("truncated", f"cannot reach row {w_rows} in the log to compare against the "
-                 "witness", **kw)
+        return v(
+            "truncated",
+            f"cannot reach row {w_rows} in the log to compare against the witness",
+            **kw,
+        )
     if at != w_chain:
-        return v("rewritten", f"log's chain at the witnessed row {w_rows} differs from the "
-                 "pin: history was rewritten from at or before that point", **kw)
+        return v(
+            "rewritten",
+            f"log's chain at the witnessed row {w_rows} differs from the "
+            "pin: history was rewritten from at or before that point",
+            **kw,
+        )
     detail = "log matches the witness at the witnessed row"
     grew = local_rows - w_rows
     if grew:
@@ -237,9 +290,12 @@ def compare_pin(pin: dict[str, Any] | None, namespace: str, ledger_path: str | o
     return v("consistent", detail, **kw)
 
 
-def verify_against_witness(store_path: str | os.PathLike[str], namespace: str,
-                           ledger_path: str | os.PathLike[str],
-                           local: _ledger.VerifyResult | None = None) -> WitnessVerdict:
+def verify_against_witness(
+    store_path: str | os.PathLike[str],
+    namespace: str,
+    ledger_path: str | os.PathLike[str],
+    local: _ledger.VerifyResult | None = None,
+) -> WitnessVerdict:
     """The store's own chain first (witness_broken when red with pins), then
     `compare_pin` against the namespace's latest pin. Pass `local` to reuse a verdict
     already computed for the ledger."""
@@ -250,15 +306,17 @@ def verify_against_witness(store_path: str | os.PathLike[str], namespace: str,
             "witness_broken",
             f"the witness pin file fails its own chain ({check.first_break}): a pin from a "
             "tampered witness cannot be trusted, so no comparison is meaningful",
-            witness_self_integrity=integrity)
+            witness_self_integrity=integrity,
+        )
     lv = local if local is not None else _ledger.verify(ledger_path)
     if lv.ok is False:
         return compare_pin(None, namespace, ledger_path, lv, integrity)
     return compare_pin(latest(store_path, namespace), namespace, ledger_path, lv, integrity)
 
 
-def since_pin(ledger_path: str | os.PathLike[str], store_path: str | os.PathLike[str],
-              namespace: str) -> dict[str, Any]:
+def since_pin(
+    ledger_path: str | os.PathLike[str], store_path: str | os.PathLike[str], namespace: str
+) -> dict[str, Any]:
     """The `since_pin` object of `verify --witness` (as the reference CLI reports it):
     `rows_since_pin` = the ledger's rows (counted as a head counts them) minus the rows
     of the namespace's latest pin, with `namespace`, `pinned_rows`, `pinned_chain`; a
@@ -278,25 +336,38 @@ def since_pin(ledger_path: str | os.PathLike[str], store_path: str | os.PathLike
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        return {"rows_since_pin": None, "reason": "the pin file cannot be read: it is not "
-                                                  "UTF-8 text (a binary file?)"}
+        return {
+            "rows_since_pin": None,
+            "reason": "the pin file cannot be read: it is not UTF-8 text (a binary file?)",
+        }
     pin = latest(store, namespace)
     if not pin:
-        return {"rows_since_pin": None, "namespace": namespace,
-                "reason": f"no pin for {namespace} in {store}"}
+        return {
+            "rows_since_pin": None,
+            "namespace": namespace,
+            "reason": f"no pin for {namespace} in {store}",
+        }
     r = pin.get("rows")
     if not isinstance(r, int) or isinstance(r, bool) or r < 0:
-        return {"rows_since_pin": None, "namespace": namespace,
-                "reason": f"pin rows is not a non-negative integer: {r!r}"}
+        return {
+            "rows_since_pin": None,
+            "namespace": namespace,
+            "reason": f"pin rows is not a non-negative integer: {r!r}",
+        }
     n = _ledger.verify(ledger_path).rows - r
-    out: dict[str, Any] = {"rows_since_pin": n, "namespace": namespace,
-                           "pinned_rows": r, "pinned_chain": pin.get("chain")}
+    out: dict[str, Any] = {
+        "rows_since_pin": n,
+        "namespace": namespace,
+        "pinned_rows": r,
+        "pinned_chain": pin.get("chain"),
+    }
     if n < 0:
         out["truncated"] = True
     return out
 
 
 # --------------------------------------------------------------------------- writing
+
 
 def _parse_stamp(s: Any) -> datetime | None:
     if not isinstance(s, str) or not s:
@@ -329,35 +400,53 @@ def _tail_digest(path: Path) -> str:
     return WITNESS_GENESIS
 
 
-def record(store_path: str | os.PathLike[str], namespace: str, rows: int, chain: Any, as_of: str,
-           received_at: str | None = None) -> dict[str, Any]:
+def record(
+    store_path: str | os.PathLike[str],
+    namespace: str,
+    rows: int,
+    chain: Any,
+    as_of: str,
+    received_at: str | None = None,
+) -> dict[str, Any]:
     """Append a pin record. Refuses (ValueError) a row count below the namespace's
     high-water mark, and a publisher stamp more than 300 s ahead of `received_at`."""
     path = Path(store_path)
-    marks: list[int] = [r["rows"] for r in history(path, namespace)
-                        if isinstance(r.get("rows"), int) and not isinstance(r["rows"], bool)]
+    marks: list[int] = [
+        r["rows"]
+        for r in history(path, namespace)
+        if isinstance(r.get("rows"), int) and not isinstance(r["rows"], bool)
+    ]
     if marks and rows < max(marks):
         raise ValueError(
             f"monotonic violation: a witness never goes backward — namespace {namespace!r} "
             f"high-water is {max(marks)} rows, submitted {rows}. A shrinking log is exactly "
             "the truncation this witness exists to catch; if the log was legitimately reset, "
-            "use a new namespace rather than rewriting this one's history.")
+            "use a new namespace rather than rewriting this one's history."
+        )
     if received_at is not None:
         a, r = _parse_stamp(as_of), _parse_stamp(received_at)
         if a is None or r is None:
-            raise ValueError(f"stamp-ordering violation: cannot compare stamps for namespace "
-                             f"{namespace!r}: as_of={as_of!r} received_at={received_at!r}")
+            raise ValueError(
+                f"stamp-ordering violation: cannot compare stamps for namespace "
+                f"{namespace!r}: as_of={as_of!r} received_at={received_at!r}"
+            )
         ahead = (a - r).total_seconds()
         if ahead > STAMP_TOLERANCE_S:
-            raise ValueError(f"stamp-ordering violation: publisher as_of {as_of} is "
-                             f"{ahead:.0f}s AHEAD of the witness's received_at {received_at} "
-                             f"(tolerance {STAMP_TOLERANCE_S}s) for namespace {namespace!r}")
-    rec: dict[str, Any] = {"namespace": namespace, "rows": rows, "chain": chain,
-                           "as_of": as_of, "received_at": received_at,
-                           "prev": _tail_digest(path)}
+            raise ValueError(
+                f"stamp-ordering violation: publisher as_of {as_of} is "
+                f"{ahead:.0f}s AHEAD of the witness's received_at {received_at} "
+                f"(tolerance {STAMP_TOLERANCE_S}s) for namespace {namespace!r}"
+            )
+    rec: dict[str, Any] = {
+        "namespace": namespace,
+        "rows": rows,
+        "chain": chain,
+        "as_of": as_of,
+        "received_at": received_at,
+        "prev": _tail_digest(path),
+    }
     rec["self"] = record_digest(rec)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as fh:
         fh.write((json.dumps(rec) + "\n").encode("utf-8"))
     return rec
-

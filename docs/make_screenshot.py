@@ -4,6 +4,7 @@
     python docs/make_screenshot.py [OUT.svg]
 
 Deterministic: the samples are fixed, paths are shown relative to the repository."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,11 +20,12 @@ async def shoot(out: Path) -> None:
 
     app = SealscopeApp([Path("sample_ledgers")])
     async with app.run_test(size=(120, 36)) as pilot:
-        for _ in range(600):                       # every ledger verified, no worker left
+        for _ in range(600):  # every ledger verified, no worker left
             await pilot.pause()
             await app.workers.wait_for_complete()
-            if all(t.result is not None or t.source.error for t in app.ledger_tabs()) \
-                    and not any(w.is_running for w in app.workers):
+            if all(t.result is not None or t.source.error for t in app.ledger_tabs()) and not any(
+                w.is_running for w in app.workers
+            ):
                 break
             await asyncio.sleep(0.01)
         await pilot.pause()

@@ -5,6 +5,7 @@ onto it (`package-dir`), so an editable install reads these files in place and a
 an sdist or a pipx install carries them as package data. `FOLDER` is where they are on
 disk for whatever install is running; the generators (`make_*.py`) stay in the source
 and the sdist, not in the wheel."""
+
 from __future__ import annotations
 
 from importlib.resources import files

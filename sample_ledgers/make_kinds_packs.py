@@ -9,6 +9,7 @@ export --format agent-audit-trail`). Build and export times are fixed, so a rebu
 gives byte-identical files. The files are data: nothing of the reference enters
 sealscope, which only reads them. See README.md beside this file, "Units".
 """
+
 from __future__ import annotations
 
 import shutil
@@ -34,11 +35,22 @@ def main(out: Path = OUT) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         # the pack: its zip only (the folder it is zipped from stays behind)
         folder = Path(tmp) / "session-pack"
-        build_pack(SOURCE, folder, system_id="agent-7", provider="sealscope samples",
-                   built_at=BUILT_AT, zip_out=True)
+        build_pack(
+            SOURCE,
+            folder,
+            system_id="agent-7",
+            provider="sealscope samples",
+            built_at=BUILT_AT,
+            zip_out=True,
+        )
         shutil.copyfile(folder.with_suffix(".zip"), out / "session-pack.zip")
-    export_bundle(SOURCE, out / "session-bundle", system_id="agent-7",
-                  provider="sealscope samples", generated_at=BUILT_AT)
+    export_bundle(
+        SOURCE,
+        out / "session-bundle",
+        system_id="agent-7",
+        provider="sealscope samples",
+        generated_at=BUILT_AT,
+    )
     export_aat(SOURCE, out / "session-aat.jsonl")
 
 

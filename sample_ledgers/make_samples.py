@@ -5,6 +5,7 @@
 Every `ts`, `opened_at`, `as_of` and `received_at` is a fixed value, so running this
 again gives byte-identical files. See README.md beside this file for what each shows.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,8 +21,7 @@ HERE = Path(__file__).resolve().parent
 HELD = HERE / "held"
 WITNESS = HERE / "witness"
 
-AGENT = ledger.authority("agent-7", capability_version="2026.03",
-                         tool_schema={"name": "fetch"})
+AGENT = ledger.authority("agent-7", capability_version="2026.03", tool_schema={"name": "fetch"})
 
 
 def stamp(i: int) -> str:
@@ -45,8 +45,9 @@ def put(path: Path, record: dict, ts: str, **kw) -> str:
 def write_held(path: Path, items: list) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
-                        encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8"
+        )
     else:
         path.write_text(json.dumps(items, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
@@ -80,30 +81,70 @@ V1_POST = ["the quick brown fox", "summary: user said hello"]
 
 def session(path: Path) -> None:
     c = Clock()
-    put(path, {"kind": "session_start", "agent": "agent-7",
-               "task": "summarise the incident reports"}, c())
-    put(path, {"tool": "search", "args": {"query": "incident reports march"},
-               "result": "3 hits"}, c(), authority=AGENT)
-    put(path, {"tool": "fetch", "url": "https://intranet.example/reports/1",
-               "status": 200, "bytes": 1834}, c(), authority=AGENT)
-    put(path, {"tool": "fetch", "url": "https://intranet.example/reports/2",
-               "status": 200, "bytes": 2210}, c(), authority=AGENT)
-    row = receipt.build_row(V1_PRE, V1_POST, "legacy-summarizer", "truncate:v0", "v1",
-                            opened_at=c(), envelope=True)
+    put(
+        path,
+        {"kind": "session_start", "agent": "agent-7", "task": "summarise the incident reports"},
+        c(),
+    )
+    put(
+        path,
+        {"tool": "search", "args": {"query": "incident reports march"}, "result": "3 hits"},
+        c(),
+        authority=AGENT,
+    )
+    put(
+        path,
+        {
+            "tool": "fetch",
+            "url": "https://intranet.example/reports/1",
+            "status": 200,
+            "bytes": 1834,
+        },
+        c(),
+        authority=AGENT,
+    )
+    put(
+        path,
+        {
+            "tool": "fetch",
+            "url": "https://intranet.example/reports/2",
+            "status": 200,
+            "bytes": 2210,
+        },
+        c(),
+        authority=AGENT,
+    )
+    row = receipt.build_row(
+        V1_PRE, V1_POST, "legacy-summarizer", "truncate:v0", "v1", opened_at=c(), envelope=True
+    )
     put(path, row, c())
-    put(path, {"tool": "read_file", "path": "reports/3.txt", "bytes": 977}, c(),
-        authority=AGENT)
-    row = receipt.build_row(SESSION_PRE, SESSION_POST, "agent-7/compactor", "llm-summary:v2",
-                            "v2", opened_at=c())
+    put(path, {"tool": "read_file", "path": "reports/3.txt", "bytes": 977}, c(), authority=AGENT)
+    row = receipt.build_row(
+        SESSION_PRE, SESSION_POST, "agent-7/compactor", "llm-summary:v2", "v2", opened_at=c()
+    )
     put(path, row, c())
-    put(path, {"kind": "continuity_snapshot", "label": "incident-summary",
-               "manifest_digest": "sha256:json-c14n:v1:" + hashlib.sha256(b"manifest").hexdigest(),
-               "probe_set_digest": "sha256:json-c14n:v1:" + hashlib.sha256(b"probes").hexdigest(),
-               "aggregate_mean": 1.0}, c())
+    put(
+        path,
+        {
+            "kind": "continuity_snapshot",
+            "label": "incident-summary",
+            "manifest_digest": "sha256:json-c14n:v1:" + hashlib.sha256(b"manifest").hexdigest(),
+            "probe_set_digest": "sha256:json-c14n:v1:" + hashlib.sha256(b"probes").hexdigest(),
+            "aggregate_mean": 1.0,
+        },
+        c(),
+    )
     put(path, {"tool": "write_file", "path": "summary.md", "bytes": 912}, c(), authority=AGENT)
-    put(path, {"kind": "message", "role": "assistant",
-               "text": "Summary written to summary.md: disk full on db-2, 41 s failover, "
-                       "no data lost."}, c())
+    put(
+        path,
+        {
+            "kind": "message",
+            "role": "assistant",
+            "text": "Summary written to summary.md: disk full on db-2, 41 s failover, "
+            "no data lost.",
+        },
+        c(),
+    )
     put(path, {"kind": "session_end", "outcome": "ok", "rows_written": 11}, c())
 
 
@@ -130,11 +171,19 @@ def liar(path: Path) -> None:
     c = Clock(120)
     put(path, {"kind": "session_start", "agent": "agent-9", "task": "tidy the workspace"}, c())
     put(path, {"tool": "list_files", "path": "/var/log/audit", "result": "3 files"}, c())
-    row = receipt.build_row(LIAR_PRE, LIAR_PRE, "agent-9/compactor", "llm-summary:v2", "v2",
-                            opened_at=c())
+    row = receipt.build_row(
+        LIAR_PRE, LIAR_PRE, "agent-9/compactor", "llm-summary:v2", "v2", opened_at=c()
+    )
     put(path, row, c())
-    put(path, {"kind": "message", "role": "assistant",
-               "text": "Workspace tidied. Nothing notable in the conversation."}, c())
+    put(
+        path,
+        {
+            "kind": "message",
+            "role": "assistant",
+            "text": "Workspace tidied. Nothing notable in the conversation.",
+        },
+        c(),
+    )
     write_held(HELD / "liar-pre.json", LIAR_PRE)
     write_held(HELD / "liar-post.json", LIAR_POST)
 
@@ -147,23 +196,50 @@ def declared(path: Path) -> None:
         fh.write((dumps_row({"note": "hand-appended during the 09:03 incident"}) + "\n").encode())
     put(path, {"tool": "fetch", "url": "https://example.com/radar"}, c())
     orphan = path.read_text(encoding="utf-8").split("\n")[2].strip()
-    put(path, {"op": ledger.DECLARE_OP, "orphan_line": 3,
-               "orphan_sha256": hashlib.sha256(orphan.encode("utf-8")).hexdigest(),
-               "why": "line 3 was appended by hand during the 09:03 incident"}, c())
+    put(
+        path,
+        {
+            "op": ledger.DECLARE_OP,
+            "orphan_line": 3,
+            "orphan_sha256": hashlib.sha256(orphan.encode("utf-8")).hexdigest(),
+            "why": "line 3 was appended by hand during the 09:03 incident",
+        },
+        c(),
+    )
     put(path, {"kind": "session_end", "outcome": "ok"}, c())
 
 
 def hostile(path: Path) -> None:
     c = Clock(300)
     put(path, {"tool": "shell", "cmd": "ls reports/", "result": "1.txt 2.txt 3.txt"}, c())
-    put(path, {"kind": "approval", "decision": "APPROVED\rREJECTED",
-               "reviewer": "[bold red]FORGED[/] [@click=app.quit]click to continue[/]"}, c())
-    put(path, {"kind": "tool_output",
-               "stdout": "\x1b[32mall tests passed\x1b[0m \x1b[8mhidden\x1b[0m",
-               "title": "\x1b]0;sealscope: all clear\x07",
-               "link": "\x1b]8;;https://evil.example/\x1b\\open the report\x1b]8;;\x1b\\"}, c())
-    put(path, {"kind": "attachment", "filename": "invoice_\u202efdp.exe",
-               "note": "looks like a PDF, is an .exe"}, c())
+    put(
+        path,
+        {
+            "kind": "approval",
+            "decision": "APPROVED\rREJECTED",
+            "reviewer": "[bold red]FORGED[/] [@click=app.quit]click to continue[/]",
+        },
+        c(),
+    )
+    put(
+        path,
+        {
+            "kind": "tool_output",
+            "stdout": "\x1b[32mall tests passed\x1b[0m \x1b[8mhidden\x1b[0m",
+            "title": "\x1b]0;sealscope: all clear\x07",
+            "link": "\x1b]8;;https://evil.example/\x1b\\open the report\x1b]8;;\x1b\\",
+        },
+        c(),
+    )
+    put(
+        path,
+        {
+            "kind": "attachment",
+            "filename": "invoice_\u202efdp.exe",
+            "note": "looks like a PDF, is an .exe",
+        },
+        c(),
+    )
     put(path, {"kind": "session_end", "outcome": "ok"}, c())
 
 
@@ -190,8 +266,9 @@ def main() -> None:
     rows = len(s.read_bytes().split(b"\n")) - 1
     chain = ledger.tail_chain(s)
     for ns in ("session", "truncated", "tampered"):
-        witness.record(store, ns, rows, chain, "2026-03-01T09:01:00Z",
-                       received_at="2026-03-01T09:01:02Z")
+        witness.record(
+            store, ns, rows, chain, "2026-03-01T09:01:00Z", received_at="2026-03-01T09:01:02Z"
+        )
     for p in HERE.rglob("*.lock"):
         p.unlink()
 

@@ -1,4 +1,5 @@
 """Shared fixtures. Tests that need `../shared` (spec corpus) skip cleanly without it."""
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,11 @@ def run_conformance(only: str) -> subprocess.CompletedProcess:
     """Run check.py for one family; the caller asserts on its closing line."""
     return subprocess.run(
         [sys.executable, str(CHECK), "--cmd", sealscope_cmd(), "--only", only, str(CORPUS)],
-        capture_output=True, text=True, timeout=900, check=False)
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
 
 
 def assert_conformance(only: str) -> None:

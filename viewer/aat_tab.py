@@ -11,25 +11,25 @@ tool, outcome, timestamp, prev_hash), the line the chain breaks at marked ✗.
 
 The check and the listing run in a thread worker; the file is only read.
 """
+
 from __future__ import annotations
 
 import os
 from typing import Any
 
 from rich.text import Text
-from textual import work
-from textual.app import ComposeResult
-from textual.css.query import NoMatches
-from textual.reactive import reactive
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
-
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
 from sealscope.viewer.kind_view import AAT, KIND_TITLE, KindBanner, RowJson, line_of, run_check
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import aat_rows
+from textual import work
+from textual.app import ComposeResult
+from textual.css.query import NoMatches
+from textual.reactive import reactive
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 __all__ = ["AatTab", "AatRows", "aat_prompt"]
 
@@ -64,8 +64,16 @@ class AatRows(OptionList):
     """The lines of an AAT export, one each (its marks in the key help)."""
 
     LEGEND_TITLE = "AAT export lines"
-    LEGEND = (("✗", "bold red", ("the line the export's own chain breaks at (its "
-                                "prev_hash is not the hash of the line before)")),)
+    LEGEND = (
+        (
+            "✗",
+            "bold red",
+            (
+                "the line the export's own chain breaks at (its "
+                "prev_hash is not the hash of the line before)"
+            ),
+        ),
+    )
 
 
 class AatTab(EvidenceTab):
@@ -90,8 +98,9 @@ class AatTab(EvidenceTab):
 
     BINDINGS = [CLEAR_CHECKS]
 
-    def __init__(self, path: str | os.PathLike[str], *, id: str | None = None,
-                 check: KindCheck | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, id: str | None = None, check: KindCheck | None = None
+    ) -> None:
         self.path = os.fspath(path)
         self.tab_name = tab_label(os.path.basename(self.path))
         super().__init__(tab_title(self.tab_name, None), id=id)
@@ -122,8 +131,7 @@ class AatTab(EvidenceTab):
     def break_line(self) -> int | None:
         """The line core's check says the chain breaks at (None when it holds)."""
         d = self.check.detail if self.check is not None else {}
-        line = d.get("line") if isinstance(d, dict) and self.check and not self.check.ok \
-            else None
+        line = d.get("line") if isinstance(d, dict) and self.check and not self.check.ok else None
         return line if isinstance(line, int) and not isinstance(line, bool) else None
 
     def watch_check(self) -> None:
@@ -138,22 +146,28 @@ class AatTab(EvidenceTab):
             return
         try:
             ol = self.query_one("#aat-rows", OptionList)
-        except NoMatches:   # not composed yet
+        except NoMatches:  # not composed yet
             return
         keep = ol.highlighted
         ol.clear_options()
         bad = self.break_line
-        ol.add_options([Option(aat_prompt(n, rec, n == bad), id=f"line-{n}")
-                        for n, rec in self.rows])
+        ol.add_options(
+            [Option(aat_prompt(n, rec, n == bad), id=f"line-{n}") for n, rec in self.rows]
+        )
         if self.read_error:
-            ol.add_option(Option(Text("  " + shown(self.read_error), style="yellow"),
-                                 disabled=True))
+            ol.add_option(
+                Option(Text("  " + shown(self.read_error), style="yellow"), disabled=True)
+            )
         elif self.total > len(self.rows):
-            ol.add_option(Option(Text(f"  … {self.total - len(self.rows):,} more lines",
-                                      style="dim"), disabled=True))
+            ol.add_option(
+                Option(
+                    Text(f"  … {self.total - len(self.rows):,} more lines", style="dim"),
+                    disabled=True,
+                )
+            )
         if keep is not None and keep < len(self.rows):
             ol.highlighted = keep
-        elif self.rows:   # the line the chain breaks at, else the first
+        elif self.rows:  # the line the chain breaks at, else the first
             ol.highlighted = bad - 1 if bad is not None and bad <= len(self.rows) else 0
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -168,7 +182,7 @@ class AatTab(EvidenceTab):
     def checks_changed(self) -> None:
         try:
             banner = self.query_one(KindBanner)
-        except NoMatches:   # not composed yet
+        except NoMatches:  # not composed yet
             return
         banner.check = self.check
         banner.checks = tuple(self.session)

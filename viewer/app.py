@@ -19,6 +19,7 @@ opens load on first use (`viewer.lazy`). `sealscope` (`first_paint=True`) draws 
 ledger's first screen with one widget (`viewer.first_paint`) and builds the tabs hidden
 behind it, holding the keys typed meanwhile for them.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,14 +28,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
-from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
-from textual.css.query import NoMatches
-from textual.screen import Screen
-from textual.widgets import Header, TabbedContent
-from textual.widgets.tabbed_content import ContentTab, ContentTabs
-
 from sealscope.core import kinds
 from sealscope.core.kinds import classify
 from sealscope.core.sanitize import clean
@@ -45,8 +38,15 @@ from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, front_comma
 from sealscope.viewer.first_paint import FirstPaint, tab_labels
 from sealscope.viewer.footer import FitFooter
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
-from sealscope.viewer.source import LedgerSource
 from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
+from sealscope.viewer.source import LedgerSource
+from textual import events
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import Header, TabbedContent
+from textual.widgets.tabbed_content import ContentTab, ContentTabs
 
 if TYPE_CHECKING:  # annotations: a tab's module loads when a file of its kind opens
     from sealscope.viewer.ledger_tab import LedgerTab
@@ -58,9 +58,15 @@ if TYPE_CHECKING:  # annotations: a tab's module loads when a file of its kind o
 # manifests, the tampered seal and the run record are inputs or extra cases: open them
 # with `o` or on the command line.
 SAMPLE_TABS = (
-    "session.jsonl", "tampered.jsonl", "truncated.jsonl", "liar.jsonl",
-    "declared-break.jsonl", "hostile.jsonl",
-    "seals/seals-ledger.jsonl", "seals/seal-day1.json", "seals/seal-day2.json",
+    "session.jsonl",
+    "tampered.jsonl",
+    "truncated.jsonl",
+    "liar.jsonl",
+    "declared-break.jsonl",
+    "hostile.jsonl",
+    "seals/seals-ledger.jsonl",
+    "seals/seal-day1.json",
+    "seals/seal-day2.json",
     "harn/session-transcript.json",
 )
 
@@ -68,10 +74,16 @@ SAMPLE_TABS = (
 # The other evidence kinds (KINDS.md §12, `kinds.classify`'s `check_kind`) and the tab
 # each opens in: a whole document in a kind tab, a pack or bundle (folder or zip) in a
 # unit tab, an AAT export in its own chain's tab, a call record as the ledger it is.
-KIND_TABS = {"receipt": "KindTab", "distill-receipt": "KindTab",
-             "portable-receipt": "KindTab", "continuity-verdict": "KindTab",
-             "evidence-pack": "UnitTab", "audit-bundle": "UnitTab", "aat-export": "AatTab",
-             "call-record": "LedgerTab"}
+KIND_TABS = {
+    "receipt": "KindTab",
+    "distill-receipt": "KindTab",
+    "portable-receipt": "KindTab",
+    "continuity-verdict": "KindTab",
+    "evidence-pack": "UnitTab",
+    "audit-bundle": "UnitTab",
+    "aat-export": "AatTab",
+    "call-record": "LedgerTab",
+}
 
 
 def own_tab(what: kinds.FileKind) -> str | None:
@@ -117,37 +129,81 @@ def expand_paths(paths: Sequence[os.PathLike | str]) -> list[Path]:
 class SealscopeApp(App[None]):
     """The terminal audit viewer."""
 
-    CSS_PATH = Path(__file__).with_name("app.tcss")   # absolute: subclasses elsewhere too
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere too
     TITLE = "sealscope"
     SUB_TITLE = "audit viewer"
 
     BINDINGS = [
-        PaletteBinding("l", "lookup", "Look up", title="Look up an item",
-                       help="Digest an item and find it in drop manifests"),
-        PaletteBinding("c", "check", "Pin", title="Check a pin or witness",
-                       help="Compare this ledger with a head pin or a witness store"),
-        PaletteBinding("x", "export", "Export", title="Export this tab's audit report",
-                       help="Write the report (Markdown and JSON) of the tab in front"),
-        PaletteBinding("o", "open", "Open", title="Open a file",
-                       help="Open a ledger, snapshot, harn file or folder in a new tab"),
-        PaletteBinding("question_mark,f1", "key_help", "Keys", title="Key help",
-                       help="Every key of the tab in front, grouped, and what its marks "
-                            "mean (? or F1)"),
-        PaletteBinding("R", "samples_readme", "Samples README", show=False,
-                       title="Samples README",
-                       help="What each bundled sample is and what it should show (R)"),
+        PaletteBinding(
+            "l",
+            "lookup",
+            "Look up",
+            title="Look up an item",
+            help="Digest an item and find it in drop manifests",
+        ),
+        PaletteBinding(
+            "c",
+            "check",
+            "Pin",
+            title="Check a pin or witness",
+            help="Compare this ledger with a head pin or a witness store",
+        ),
+        PaletteBinding(
+            "x",
+            "export",
+            "Export",
+            title="Export this tab's audit report",
+            help="Write the report (Markdown and JSON) of the tab in front",
+        ),
+        PaletteBinding(
+            "o",
+            "open",
+            "Open",
+            title="Open a file",
+            help="Open a ledger, snapshot, harn file or folder in a new tab",
+        ),
+        PaletteBinding(
+            "question_mark,f1",
+            "key_help",
+            "Keys",
+            title="Key help",
+            help="Every key of the tab in front, grouped, and what its marks mean (? or F1)",
+        ),
+        PaletteBinding(
+            "R",
+            "samples_readme",
+            "Samples README",
+            show=False,
+            title="Samples README",
+            help="What each bundled sample is and what it should show (R)",
+        ),
         Binding("escape", "hide_help_panel", "Close the palette's keys panel", show=False),
-        PaletteBinding("right_square_bracket", "next_tab", "Next tab", show=False,
-                       title="Next tab", help="Bring the next tab to the front (])"),
-        PaletteBinding("left_square_bracket", "prev_tab", "Previous tab", show=False,
-                       title="Previous tab", help="Bring the previous tab to the front ([)"),
-        *[Binding(str(n), f"tab({n})", "Bring tab n to the front", show=False)
-          for n in range(1, 10)],
+        PaletteBinding(
+            "right_square_bracket",
+            "next_tab",
+            "Next tab",
+            show=False,
+            title="Next tab",
+            help="Bring the next tab to the front (])",
+        ),
+        PaletteBinding(
+            "left_square_bracket",
+            "prev_tab",
+            "Previous tab",
+            show=False,
+            title="Previous tab",
+            help="Bring the previous tab to the front ([)",
+        ),
+        *[
+            Binding(str(n), f"tab({n})", "Bring tab n to the front", show=False)
+            for n in range(1, 10)
+        ],
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, paths: Sequence[os.PathLike[str] | str] = (), *,
-                 first_paint: bool = False, **kw: Any) -> None:
+    def __init__(
+        self, paths: Sequence[os.PathLike[str] | str] = (), *, first_paint: bool = False, **kw: Any
+    ) -> None:
         """`first_paint`: when the first path is a ledger, its first screen is drawn by
         one widget (`viewer.first_paint`) while the tabs are built behind it, and keys
         typed meanwhile are held and replayed on the real widgets (what `sealscope`
@@ -163,7 +219,8 @@ class SealscopeApp(App[None]):
                 title = Text(self.TITLE, end="")
                 title.append(f" — {self.SUB_TITLE}", "dim")
                 self.first_paint = LedgerFirstPaint(
-                    LedgerSource(what.path), tab_labels(self.paths), title)
+                    LedgerSource(what.path), tab_labels(self.paths), title
+                )
 
     def compose(self) -> ComposeResult:
         if self.first_paint is not None:
@@ -182,8 +239,12 @@ class SealscopeApp(App[None]):
     async def _open_at_start(self) -> None:
         # a tab chosen on the tab bar gives its pane the keyboard at once (a watcher
         # runs as the bar moves, before the next key is dispatched)
-        self.watch(self.query_one(TabbedContent).query_one(ContentTabs), "active",
-                   self._tab_bar_moved, init=False)
+        self.watch(
+            self.query_one(TabbedContent).query_one(ContentTabs),
+            "active",
+            self._tab_bar_moved,
+            init=False,
+        )
         for p in self.paths:
             await self.open_path(p, activate=False)
         if not self.paths:
@@ -215,15 +276,19 @@ class SealscopeApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         """Keys typed while the first paint shows wait for the real widgets."""
-        if self.first_paint is not None and isinstance(event, events.Key) \
-                and not event.is_forwarded:
+        if (
+            self.first_paint is not None
+            and isinstance(event, events.Key)
+            and not event.is_forwarded
+        ):
             self._held_keys.append(event)
             return
         await super().on_event(event)
 
     # ------------------------------------------------------------------ tabs
-    async def open_path(self, path: os.PathLike[str] | str, *,
-                        activate: bool = True) -> EvidenceTab | None:
+    async def open_path(
+        self, path: os.PathLike[str] | str, *, activate: bool = True
+    ) -> EvidenceTab | None:
         """Open one file in a new tab (or show the tab that has it open): the tab, or
         None when the file cannot be opened (a notification says why)."""
         p = Path(path)
@@ -239,14 +304,22 @@ class SealscopeApp(App[None]):
             return have
         what = classify(p)
         if not what.opens and what.kind != kinds.FOLDER and own_tab(what) is None:
-            self.notify("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
-                        title="not opened", markup=False, severity="error")
+            self.notify(
+                "cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
+                title="not opened",
+                markup=False,
+                severity="error",
+            )
             return None
         try:
             tab = await self._add(self._make_tab(what))
         except Exception as e:  # noqa: BLE001 - never a traceback for a file
-            self.notify("cannot open " + clean(str(p)) + f": {type(e).__name__}: "
-                        + clean(str(e)), title="not opened", markup=False, severity="error")
+            self.notify(
+                "cannot open " + clean(str(p)) + f": {type(e).__name__}: " + clean(str(e)),
+                title="not opened",
+                markup=False,
+                severity="error",
+            )
             return None
         if activate:
             self.show_tab(tab)
@@ -406,16 +479,20 @@ class SealscopeApp(App[None]):
         main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) and
         the key help on the main screen only (an Input in front takes them as text);
         escape closes the palette's keys panel while it shows."""
-        if self.first_paint is not None:   # the footer shows the keys as they will be
+        if self.first_paint is not None:  # the footer shows the keys as they will be
             return True
         if action in ("next_tab", "prev_tab", "tab", "key_help"):
             return bool(self.screen_stack) and self.screen is self.screen_stack[0]
-        if action == "hide_help_panel":   # escape: only while the palette's keys panel shows
+        if action == "hide_help_panel":  # escape: only while the palette's keys panel shows
             return bool(self.screen_stack) and bool(self.screen.query("HelpPanel"))
         if action == "export":
             tab = self.current_tab()
-            return bool(self.screen_stack) and self.screen is self.screen_stack[0] and \
-                tab is not None and tab.has_report
+            return (
+                bool(self.screen_stack)
+                and self.screen is self.screen_stack[0]
+                and tab is not None
+                and tab.has_report
+            )
         if action == "check":
             return self.current_ledger() is not None
         return True
@@ -437,8 +514,10 @@ class SealscopeApp(App[None]):
     def on_jump_to_seal(self, m: JumpToSeal) -> None:
         seal = lazy.find_seal_tab(self.seal_tabs(), m.row)
         if seal is None:
-            self.notify("no open seal matches this row's digests — open its snapshot "
-                        "file with o", markup=False)
+            self.notify(
+                "no open seal matches this row's digests — open its snapshot file with o",
+                markup=False,
+            )
             return
         self.show_tab(seal)
 
@@ -483,17 +562,27 @@ class SealscopeApp(App[None]):
                 self.notify("no such file: " + clean(value), markup=False, severity="warning")
                 return
             await self.open_paths([p])
-        self.push_screen(lazy.PromptScreen("Open a file", "path to a ledger, a snapshot, a "
-                                           "harn transcript, a receipt, a pack (folder or "
-                                           "zip) or a folder",
-                                           suggester=lazy.PathSuggester(), id="open-prompt"),
-                         done)
+
+        self.push_screen(
+            lazy.PromptScreen(
+                "Open a file",
+                "path to a ledger, a snapshot, a "
+                "harn transcript, a receipt, a pack (folder or "
+                "zip) or a folder",
+                suggester=lazy.PathSuggester(),
+                id="open-prompt",
+            ),
+            done,
+        )
 
     async def open_paths(self, paths: Sequence[os.PathLike[str] | str]) -> list[EvidenceTab]:
         """Open files and folders (as on the command line); the last one opened is
         brought to the front."""
-        got = [t for t in [await self.open_path(q, activate=False)
-                           for q in expand_paths(paths)] if t is not None]
+        got = [
+            t
+            for t in [await self.open_path(q, activate=False) for q in expand_paths(paths)]
+            if t is not None
+        ]
         if got:
             self.show_tab(got[-1])
         return got

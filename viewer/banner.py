@@ -9,22 +9,23 @@ indexed or verified, never green before a finished, uncancelled verification.
 The text comes from pure builders (`banner_text`, re-exported here: `badge`,
 `ledger_detail`, `check_detail`), so the first paint draws the same text as the widget.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
-from textual.reactive import reactive
-from textual.widgets import Static
-
 from sealscope.core import verdict
 from sealscope.viewer.banner_text import BUSY, badge, check_detail, ledger_detail
 from sealscope.viewer.style import BANNER_CLASS, BANNER_CSS
+from textual.reactive import reactive
+from textual.widgets import Static
 
 __all__ = ["Banner", "VERDICT_CLASSES", "badge", "ledger_detail", "check_detail", "BUSY"]
 
 VERDICT_CLASSES = tuple(BANNER_CLASS.values())
 """The banner's colour classes: exactly one is set (`Banner.verdict_class`)."""
+
 
 class Banner(Static):
     """A tab's verdict banner. Reactive `outcome` (the tab's verdict: its colour),
@@ -45,13 +46,19 @@ class Banner(Static):
     outcome: reactive[verdict.Outcome | None] = reactive(None, init=False)
     detail: reactive[Text] = reactive(Text(""), init=False, always_update=True)
 
-    def __init__(self, detail: Text | str = "", *, outcome: verdict.Outcome | None = None,
-                 state: str = "done", **kw: Any) -> None:
+    def __init__(
+        self,
+        detail: Text | str = "",
+        *,
+        outcome: verdict.Outcome | None = None,
+        state: str = "done",
+        **kw: Any,
+    ) -> None:
         super().__init__("", **kw)
         self.set_reactive(Banner.detail, detail if isinstance(detail, Text) else Text(detail))
         self.set_reactive(Banner.outcome, outcome)
         self.set_reactive(Banner.state, state)
-        self._painted: tuple[str, int, int] | None = None   # state, length, lines painted
+        self._painted: tuple[str, int, int] | None = None  # state, length, lines painted
 
     def on_mount(self) -> None:
         self._paint()
@@ -62,8 +69,7 @@ class Banner(Static):
 
     watch_state = watch_outcome = watch_detail = _repaint
 
-    def show(self, outcome: verdict.Outcome | None, detail: Text, state: str = "done"
-             ) -> None:
+    def show(self, outcome: verdict.Outcome | None, detail: Text, state: str = "done") -> None:
         """The tab's verdict, its text and its reading's state: one repaint."""
         self.set_reactive(Banner.outcome, outcome)
         self.set_reactive(Banner.state, state)
@@ -83,7 +89,7 @@ class Banner(Static):
 
     def _paint(self) -> None:
         want = self.verdict_class
-        for c in VERDICT_CLASSES:   # only a class that changes restyles the banner
+        for c in VERDICT_CLASSES:  # only a class that changes restyles the banner
             self.set_class(c == want, c)
         t = self.detail
         # a progress step changes only the percentage's digits: the banner keeps its

@@ -5,13 +5,13 @@ they make, and the first paint draws the same before any widget exists.
 banner in every reading state), `check_detail` / `check_lines` (each check run on the
 file, with its own word). `BUSY`: the reading states with no verdict yet.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean
 from sealscope.viewer.style import CHECK_STYLE
@@ -64,10 +64,19 @@ def check_lines(t: Text, checks: Sequence[SessionRecord]) -> None:
             t.append(" " + clean(detail))
 
 
-def ledger_detail(name: str, state: str, *, pct: float = 0.0, result: Any = None,
-                  message: str = "", outcome: verdict.Outcome | None = None,
-                  scope: str = "", checks: Sequence[SessionRecord] = (),
-                  failed: Sequence[int] = (), explained: Any = None) -> Text:
+def ledger_detail(
+    name: str,
+    state: str,
+    *,
+    pct: float = 0.0,
+    result: Any = None,
+    message: str = "",
+    outcome: verdict.Outcome | None = None,
+    scope: str = "",
+    checks: Sequence[SessionRecord] = (),
+    failed: Sequence[int] = (),
+    explained: Any = None,
+) -> Text:
     """A ledger's banner text. `state`: "indexing" | "verifying" | "done" |
     "cancelled" | "error" | "alarm" (the file changed under a follower); `pct` the
     progress; `result` the chain's VerifyResult; `message` why it is cancelled, in
@@ -86,8 +95,10 @@ def ledger_detail(name: str, state: str, *, pct: float = 0.0, result: Any = None
         t.append(f" {clean(message)} ", "bold reverse")
         t.append(f"  {name}")
         if result is not None:
-            t.append(f"\n rows {result.rows:,} shown as they were read · the file "
-                     f"no longer holds what was verified")
+            t.append(
+                f"\n rows {result.rows:,} shown as they were read · the file "
+                f"no longer holds what was verified"
+            )
     elif state in ("cancelled", "error") or result is None:
         word = outcome.verdict if outcome is not None else verdict.COULD_NOT_LOOK
         t.append_text(badge(word))
@@ -104,9 +115,11 @@ def ledger_detail(name: str, state: str, *, pct: float = 0.0, result: Any = None
             t.append(" · ")
         if checks or failed:
             t.append(f"chain {r.verdict} · ")
-        t.append(f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
-                 f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
-                 f"declared breaks {r.declared_breaks:,}")
+        t.append(
+            f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
+            f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
+            f"declared breaks {r.declared_breaks:,}"
+        )
         if r.first_break:
             t.append("\n first break: ", "bold")
             t.append(clean(r.first_break))

@@ -8,6 +8,7 @@ the key. The app yields them from `get_system_commands`, which Textual's system
 commands provider puts in the palette. `declared_bindings(node)` is every binding a
 node's class declares (palette or not), what the key help lists.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -33,13 +34,11 @@ def declared_bindings(node: DOMNode) -> list[Binding]:
     out: list[Binding] = []
     keys: set[str] = set()
     for cls in type(node).__mro__:
-        mine = [b if isinstance(b, Binding) else Binding(*b)
-                for b in vars(cls).get("BINDINGS", ())]
+        mine = [b if isinstance(b, Binding) else Binding(*b) for b in vars(cls).get("BINDINGS", ())]
         for b in mine:
             free = [k for k in _key_list(b) if k not in keys]
             if free:
-                out.append(b if len(free) == len(_key_list(b)) else
-                           replace(b, key=",".join(free)))
+                out.append(b if len(free) == len(_key_list(b)) else replace(b, key=",".join(free)))
         keys |= {k for b in mine for k in _key_list(b)}
     return out
 

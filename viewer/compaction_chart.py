@@ -9,20 +9,20 @@ transcript plots estimated tokens. Bars scale to the largest `pre` (or `post`) s
 and to the screen's width, so the chart reads at 80×24. Colours name the series and
 so do the words `pre`, `post`, `dropped` on every bar.
 """
+
 from __future__ import annotations
 
-from statistics import median
 from collections.abc import Sequence
+from statistics import median
 
 from rich.text import Text
+from sealscope.core.compaction_series import SeriesPoint, series
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
-
-from sealscope.core.compaction_series import SeriesPoint, series
 
 __all__ = ["CompactionChart", "chart_entry", "SERIES_STYLE"]
 
@@ -47,8 +47,9 @@ def _bar(value: int | None, top: int, width: int) -> str:
 def chart_entry(p: SeriesPoint, items: bool, top: int, width: int, med: float | None) -> Text:
     """The three lines of one compaction: a header column, then a bar per series."""
     unit = "items" if items else p.unit
-    pre, post, dropped = ((p.pre_items, p.post_items, p.dropped_items) if items
-                          else (p.pre, p.post, p.dropped))
+    pre, post, dropped = (
+        (p.pre_items, p.post_items, p.dropped_items) if items else (p.pre, p.post, p.dropped)
+    )
     where = f"line {p.where}" if p.unit == "bytes" else f"event {p.where}"
     # a receipt's own check; a harn event has none here (its findings are the tab's)
     status = " " if p.unit == "tokens" else "✗" if not p.ok else ("~" if p.bounded else "✓")
@@ -140,17 +141,19 @@ class CompactionChart(ModalScreen[int | None]):
         self.query_one("#chart-title", Static).update(title)
         ol.clear_options()
         if not self.points:
-            ol.add_option(Option(Text("no compaction in this file", style="dim"),
-                                 disabled=True))
+            ol.add_option(Option(Text("no compaction in this file", style="dim"), disabled=True))
             return
-        vals = [(p.pre_items, p.post_items) if self.items else (p.pre, p.post)
-                for p in self.points]
+        vals = [(p.pre_items, p.post_items) if self.items else (p.pre, p.post) for p in self.points]
         top = max([v for pair in vals for v in pair if v is not None] or [0])
         shares = [s for p in self.points if (s := p.share(self.items)) is not None]
         med = median(shares) if shares else None
         width = max(6, (self.size.width or self.app.size.width) - 66)
-        ol.add_options([Option(chart_entry(p, self.items, top, width, med), id=f"c{i}")
-                        for i, p in enumerate(self.points)])
+        ol.add_options(
+            [
+                Option(chart_entry(p, self.items, top, width, med), id=f"c{i}")
+                for i, p in enumerate(self.points)
+            ]
+        )
         ol.highlighted = keep if keep is not None and keep < len(self.points) else 0
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

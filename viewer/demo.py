@@ -17,6 +17,7 @@ the step, `q` quits; every other key, paste or click is ignored so a presenter c
 knock the story off its rails. `speed` divides every pause; `step_mode` waits for `→`
 after every step; `loop` starts over with a new workspace.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -25,23 +26,40 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from rich.text import Text
+from sealscope.viewer import demo_story as story
+from sealscope.viewer.app import SealscopeApp
+from sealscope.viewer.demo_script import (
+    DEMO_KEYS,
+    KEY_GAP,
+    STEP_TIMEOUT,
+    STEPS,
+    Beat,
+    DemoFailed,
+    Step,
+    _typed,
+    total_pause,
+)
+from sealscope.viewer.ledger_tab import LedgerTab
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static, TabbedContent
 
-from sealscope.viewer import demo_story as story
-from sealscope.viewer.app import SealscopeApp
-from sealscope.viewer.ledger_tab import LedgerTab
-from sealscope.viewer.demo_script import (DEMO_KEYS, KEY_GAP, STEP_TIMEOUT, STEPS, Beat,
-                                          DemoFailed, Step, _typed, total_pause)
-
-__all__ = ["Beat", "Step", "STEPS", "DemoApp", "DemoFailed", "CaptionBar", "total_pause",
-           "unsettled"]
+__all__ = [
+    "Beat",
+    "Step",
+    "STEPS",
+    "DemoApp",
+    "DemoFailed",
+    "CaptionBar",
+    "total_pause",
+    "unsettled",
+]
 
 
 # --------------------------------------------------------------------------- settling
+
 
 def unsettled(app: DemoApp) -> str:
     """What on screen still lags the app's state ("" once the screen has settled):
@@ -55,15 +73,19 @@ def unsettled(app: DemoApp) -> str:
     tab = app.current_tab()
     if isinstance(tab, LedgerTab) and tab.is_mounted:
         if tab.strip.viewport != tab.viewport_lines():
-            return (f"the strip marks lines {tab.strip.viewport}, the rows show "
-                    f"{tab.viewport_lines()}")
+            return (
+                f"the strip marks lines {tab.strip.viewport}, the rows show {tab.viewport_lines()}"
+            )
         if tab.detail_line != tab.rows.current_line:
-            return (f"the detail pane shows line {tab.detail_line}, the cursor is on "
-                    f"line {tab.rows.current_line}")
+            return (
+                f"the detail pane shows line {tab.detail_line}, the cursor is on "
+                f"line {tab.rows.current_line}"
+            )
     return ""
 
 
 # --------------------------------------------------------------------------- caption bar
+
 
 class CaptionBar(Horizontal):
     """The narration: "k/N — caption", the keys pressed so far in this step, and the
@@ -90,8 +112,15 @@ class CaptionBar(Horizontal):
         yield Static(id="caption")
         yield Static(Text("␣  pause\n→  next\nq  quit", no_wrap=True), id="controls")
 
-    def show(self, index: int, total: int, caption: str, keys: Sequence[str],
-             result: str = "", state: str = "") -> None:
+    def show(
+        self,
+        index: int,
+        total: int,
+        caption: str,
+        keys: Sequence[str],
+        result: str = "",
+        state: str = "",
+    ) -> None:
         t = Text(end="")
         t.append(f" {index}/{total} ", "bold reverse")
         t.append(" — " + caption, "bold")
@@ -126,6 +155,7 @@ class CaptionBar(Horizontal):
 
 # --------------------------------------------------------------------------- the app
 
+
 class DemoApp(SealscopeApp):
     """The viewer, driven by `STEPS` in a fresh workspace."""
 
@@ -137,11 +167,19 @@ class DemoApp(SealscopeApp):
         Binding("ctrl+c", "demo_quit", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, *, speed: float = 1.0, step_mode: bool = False, loop: bool = False,
-                 steps: Sequence[Step] = STEPS, stop_at: int | None = None,
-                 on_step: Callable[[DemoApp, int], Awaitable[None]] | None = None,
-                 workspace_parent: str | None = None, step_timeout: float = STEP_TIMEOUT,
-                 **kw: Any) -> None:
+    def __init__(
+        self,
+        *,
+        speed: float = 1.0,
+        step_mode: bool = False,
+        loop: bool = False,
+        steps: Sequence[Step] = STEPS,
+        stop_at: int | None = None,
+        on_step: Callable[[DemoApp, int], Awaitable[None]] | None = None,
+        workspace_parent: str | None = None,
+        step_timeout: float = STEP_TIMEOUT,
+        **kw: Any,
+    ) -> None:
         super().__init__((), **kw)
         self.paths = []
         self.speed = max(float(speed), 1e-3)
@@ -152,23 +190,23 @@ class DemoApp(SealscopeApp):
         self.step_timeout = step_timeout
         self.follow_poll = min(0.5, max(0.05, 0.5 / self.speed))
         self.paused = False
-        self.rush = False            # → pressed: the rest of this step without pauses
+        self.rush = False  # → pressed: the rest of this step without pauses
         self.next_pressed = False
         self._wake = asyncio.Event()
         self.ws: story.Workspace = None  # type: ignore[assignment]  # set by each run
         self.workspaces: list[story.Workspace] = []
         self.home = os.getcwd()
         self.failure: str | None = None
-        self.done_steps = 0          # steps whose check held, in this run
+        self.done_steps = 0  # steps whose check held, in this run
         self.runs = 0
-        self.stopped = False         # held at `stop_at`
+        self.stopped = False  # held at `stop_at`
         self.step_index = 0
         self.keys_shown: list[str] = []
         self.result = ""
 
     @on(events.Mount)
     async def _demo_mount(self, event: events.Mount) -> None:
-        event.prevent_default()   # not the viewer's mount: no samples, no "no files" toast
+        event.prevent_default()  # not the viewer's mount: no samples, no "no files" toast
         self.screen_change_signal.subscribe(self, self._caption_on)
         self._caption_on(self.screen)
         self.run_worker(self._main(), name="demo", group="demo", exit_on_error=False)
@@ -188,8 +226,17 @@ class DemoApp(SealscopeApp):
         clicks are dropped."""
         if isinstance(event, events.Key) and event.key not in DEMO_KEYS:
             return
-        if isinstance(event, (events.Paste, events.MouseDown, events.MouseUp, events.Click,
-                              events.MouseScrollDown, events.MouseScrollUp)):
+        if isinstance(
+            event,
+            (
+                events.Paste,
+                events.MouseDown,
+                events.MouseUp,
+                events.Click,
+                events.MouseScrollDown,
+                events.MouseScrollUp,
+            ),
+        ):
             return
         await super().on_event(event)
 
@@ -221,8 +268,7 @@ class DemoApp(SealscopeApp):
             self._wake.clear()
             t0 = asyncio.get_running_loop().time()
             try:
-                await asyncio.wait_for(self._wake.wait(),
-                                       timeout=None if self.paused else left)
+                await asyncio.wait_for(self._wake.wait(), timeout=None if self.paused else left)
             except asyncio.TimeoutError:
                 pass
             if not self.paused:
@@ -241,8 +287,7 @@ class DemoApp(SealscopeApp):
                     raise DemoFailed(f"timed out waiting until {what}")
                 await asyncio.sleep(0.02)
             try:
-                await asyncio.wait_for(self.screen.wait_for_refresh(),
-                                       max(0.01, end - loop.time()))
+                await asyncio.wait_for(self.screen.wait_for_refresh(), max(0.01, end - loop.time()))
             except asyncio.TimeoutError:
                 raise DemoFailed(f"timed out waiting until {what}") from None
             if pred():
@@ -258,13 +303,22 @@ class DemoApp(SealscopeApp):
         if not self.step_index:
             return
         step = self.steps[self.step_index - 1]
-        state = "⏸ paused — Space resumes" if self.paused else \
-            ("→ for the next step" if self.step_mode and self.result else "")
+        state = (
+            "⏸ paused — Space resumes"
+            if self.paused
+            else ("→ for the next step" if self.step_mode and self.result else "")
+        )
         for screen in self.screen_stack:
             for bar in screen.query(CaptionBar):
                 if bar.is_mounted:
-                    bar.show(self.step_index, len(self.steps), step.caption,
-                             self.keys_shown, self.result, state)
+                    bar.show(
+                        self.step_index,
+                        len(self.steps),
+                        step.caption,
+                        self.keys_shown,
+                        self.result,
+                        state,
+                    )
 
     async def _main(self) -> None:
         ended = False
@@ -283,10 +337,9 @@ class DemoApp(SealscopeApp):
         except DemoFailed as e:
             self._fail(str(e))
         except Exception as e:  # noqa: BLE001 - a demo that breaks says where, then ends
-            self._fail(f"step {self.step_index}/{len(self.steps)} failed: "
-                       f"{type(e).__name__}: {e}")
+            self._fail(f"step {self.step_index}/{len(self.steps)} failed: {type(e).__name__}: {e}")
         finally:
-            if not (ended or self.stopped):   # failed or cancelled (q, Ctrl-C)
+            if not (ended or self.stopped):  # failed or cancelled (q, Ctrl-C)
                 self.cleanup()
 
     def _fail(self, why: str) -> None:
@@ -329,13 +382,15 @@ class DemoApp(SealscopeApp):
             def ok() -> bool:
                 holds[:] = [step.check(self)]
                 return holds[0][0] and not unsettled(self)
+
             await self.until(ok, "it holds on a settled screen")
         except DemoFailed as e:
             seen = step.check(self)[1]
             if step.check(self)[0]:
                 seen = f"{seen}; but {unsettled(self)}"
-            raise DemoFailed(f"step {k}/{len(self.steps)} ({step.name}) failed: {e} "
-                             f"(saw: {seen})") from None
+            raise DemoFailed(
+                f"step {k}/{len(self.steps)} ({step.name}) failed: {e} (saw: {seen})"
+            ) from None
         self.result = holds[0][1]
         self.done_steps = k
         self._repaint()

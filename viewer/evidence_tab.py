@@ -20,11 +20,17 @@ The tab's label is the glyph of `tab_verdict`'s word (`core.verdict.glyph`, colo
 by tone; … while None) before its name (`tab_title`), redrawn whenever `tab_verdict`
 changes, so the open files can be triaged at a glance.
 """
+
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Any
 
+from sealscope.core import verdict
+from sealscope.core.sanitize import clean
+from sealscope.core.verdict import Outcome
+from sealscope.viewer.commands import PaletteBinding, binding_commands
+from sealscope.viewer.style import TONE_STYLE
 from textual import events
 from textual.app import SystemCommand
 from textual.content import Content
@@ -33,12 +39,6 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane
-
-from sealscope.core import verdict
-from sealscope.core.sanitize import clean
-from sealscope.core.verdict import Outcome
-from sealscope.viewer.commands import PaletteBinding, binding_commands
-from sealscope.viewer.style import TONE_STYLE
 
 if TYPE_CHECKING:  # annotations: the report's modules load with the first check or export
     from pathlib import Path
@@ -49,8 +49,12 @@ if TYPE_CHECKING:  # annotations: the report's modules load with the first check
 __all__ = ["EvidenceTab", "front_commands", "tab_label", "tab_title", "CLEAR_CHECKS"]
 
 CLEAR_CHECKS = PaletteBinding(
-    "delete", "clear_checks", "Clear checks", title="Clear this tab's checks",
-    help="Forget the pin, witness, held content, restatements and lookups run on this tab")
+    "delete",
+    "clear_checks",
+    "Clear checks",
+    title="Clear this tab's checks",
+    help="Forget the pin, witness, held content, restatements and lookups run on this tab",
+)
 """The key that clears a tab's checks: last in a tab's BINDINGS (the footer shows it
 only while the tab holds a check)."""
 
@@ -208,7 +212,7 @@ class EvidenceTab(TabPane):
             return
         word = self.tab_verdict.verdict if self.tab_verdict is not None else None
         title = tab_title(self.tab_name, word)
-        self._title = title   # what a re-added pane's tab is built from
+        self._title = title  # what a re-added pane's tab is built from
         try:
             tab = self.query_ancestor(TabbedContent).get_tab(self)
         except (NoMatches, ValueError):  # not in a TabbedContent (yet)

@@ -18,6 +18,7 @@ Each tab builds its own: `tab.export_screen()` (see `EvidenceTab`), which is
 `ExportScreen(path, kind=..., session=[...], verify_result=..., seal=...)`. It is
 dismissed with the list of written paths, or None when cancelled.
 """
+
 from __future__ import annotations
 
 import io
@@ -30,16 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from sealscope.core import export
+from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import ExportProgress
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
-
-from sealscope.core import export
-from sealscope.core.sanitize import clean
-from sealscope.viewer.messages import ExportProgress
 
 __all__ = ["ExportScreen", "default_base", "check_target", "write_report", "report_zip"]
 
@@ -57,8 +57,9 @@ def default_base(evidence: str | os.PathLike, cwd: str | os.PathLike | None = No
     stem = ev.stem or ev.name or "evidence"
     base = folder / f"{stem}-audit"
     n = 1
-    while base.with_name(base.name + ".md").exists() or \
-            base.with_name(base.name + ".json").exists():
+    while (
+        base.with_name(base.name + ".md").exists() or base.with_name(base.name + ".json").exists()
+    ):
         n += 1
         base = folder / f"{stem}-audit-{n}"
     return base
@@ -90,9 +91,13 @@ def check_target(base: str | os.PathLike, protected: Iterable[str | os.PathLike]
     return None
 
 
-def write_report(report: export.AuditReport, base: str | os.PathLike, *,
-                 create: bool = False, cancelled: Callable[[], bool] | None = None
-                 ) -> list[str]:
+def write_report(
+    report: export.AuditReport,
+    base: str | os.PathLike,
+    *,
+    create: bool = False,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[str]:
     """Write `<base>.md` and `<base>.json`; the written paths. The folder is created
     only with `create` (the user asked for it). `export.Cancelled` when `cancelled()`
     says so before both are written; then, as on any failure, nothing written stays
@@ -134,10 +139,14 @@ def report_zip(report: export.AuditReport, name: str) -> tuple[str, bytes]:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).name).strip("._") or "audit"
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr(zipfile.ZipInfo(f"{safe}.md", (1980, 1, 1, 0, 0, 0)),
-                   report.to_markdown().encode("utf-8"))
-        z.writestr(zipfile.ZipInfo(f"{safe}.json", (1980, 1, 1, 0, 0, 0)),
-                   (report.to_json() + "\n").encode("utf-8"))
+        z.writestr(
+            zipfile.ZipInfo(f"{safe}.md", (1980, 1, 1, 0, 0, 0)),
+            report.to_markdown().encode("utf-8"),
+        )
+        z.writestr(
+            zipfile.ZipInfo(f"{safe}.json", (1980, 1, 1, 0, 0, 0)),
+            (report.to_json() + "\n").encode("utf-8"),
+        )
     return f"{safe}.zip", buf.getvalue()
 
 
@@ -165,11 +174,18 @@ class ExportScreen(ModalScreen[list[str] | None]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, path: str | os.PathLike, *, kind: str | None = None,
-                 session: Sequence[export.SessionRecord] = (), verify_result: Any = None,
-                 seal: export.SealFile | None = None,
-                 protected: Sequence[str | os.PathLike] = (),
-                 cwd: str | os.PathLike | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        kind: str | None = None,
+        session: Sequence[export.SessionRecord] = (),
+        verify_result: Any = None,
+        seal: export.SealFile | None = None,
+        protected: Sequence[str | os.PathLike] = (),
+        cwd: str | os.PathLike | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.path = os.fspath(path)
         self.kind = kind
@@ -184,8 +200,8 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.web = False  # set on mount: in a browser the report is downloaded
         self.written: list[str] | None = None
         self.report: export.AuditReport | None = None
-        self.cancel_event: threading.Event | None = None   # set while an export runs
-        self._create: Path | None = None   # the missing folder a second Enter creates
+        self.cancel_event: threading.Event | None = None  # set while an export runs
+        self._create: Path | None = None  # the missing folder a second Enter creates
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-box"):
@@ -195,21 +211,30 @@ class ExportScreen(ModalScreen[list[str] | None]):
             what.append(f"  ·  {self.kind or 'detect kind'}", "dim")
             what.append(f"  ·  {len(self.session)} session record(s)", "dim")
             yield Static(what, id="export-what")
-            yield Input(value=str(self.base), id="export-input",
-                        placeholder="base path: writes <base>.md and <base>.json")
+            yield Input(
+                value=str(self.base),
+                id="export-input",
+                placeholder="base path: writes <base>.md and <base>.json",
+            )
             with Horizontal(id="export-running"):
                 yield ProgressBar(total=100, show_eta=False, id="export-progress")
                 yield Button("Cancel", id="export-cancel", variant="error")
-            yield Static(Text("enter writes <base>.md and <base>.json · escape cancels",
-                              style="dim"), id="export-status")
+            yield Static(
+                Text("enter writes <base>.md and <base>.json · escape cancels", style="dim"),
+                id="export-status",
+            )
 
     def on_mount(self) -> None:
         self.web = self.app.is_web
         if self.web:
             self.query_one("#export-input", Input).value = self.base.name
-            self.query_one("#export-status", Static).update(Text(
-                "enter downloads <name>.zip (Markdown and JSON) to this browser · "
-                "escape cancels", style="dim"))
+            self.query_one("#export-status", Static).update(
+                Text(
+                    "enter downloads <name>.zip (Markdown and JSON) to this browser · "
+                    "escape cancels",
+                    style="dim",
+                )
+            )
 
     @property
     def running(self) -> bool:
@@ -237,10 +262,17 @@ class ExportScreen(ModalScreen[list[str] | None]):
             missing = export.missing_folder(outputs_of(value)[0])
             if missing is not None and (self._create != folder or os.path.exists(folder)):
                 self._create = None if os.path.exists(folder) else folder
-                status.update(Text(clean(missing) + (
-                    ": enter again creates it and writes there, or change the path"
-                    if self._create is not None else ": choose another path"),
-                    style="yellow"))
+                status.update(
+                    Text(
+                        clean(missing)
+                        + (
+                            ": enter again creates it and writes there, or change the path"
+                            if self._create is not None
+                            else ": choose another path"
+                        ),
+                        style="yellow",
+                    )
+                )
                 return
             create = missing is not None
         self._show_running(True)
@@ -261,15 +293,25 @@ class ExportScreen(ModalScreen[list[str] | None]):
     def _export(self, base: str, create: bool, cancel: threading.Event | None) -> None:
         stop = cancel.is_set if cancel is not None else None
         try:
-            report = export.build_report(self.path, kind=self.kind, session=self.session,
-                                         verify_result=self.verify_result, seal=self.seal,
-                                         on_progress=self._progress, cancelled=stop)
+            report = export.build_report(
+                self.path,
+                kind=self.kind,
+                session=self.session,
+                verify_result=self.verify_result,
+                seal=self.seal,
+                on_progress=self._progress,
+                cancelled=stop,
+            )
             if self.web:
                 if stop is not None and stop():
                     raise export.Cancelled
                 name, data = report_zip(report, base)
-                self.app.call_from_thread(self.app.deliver_binary, io.BytesIO(data),
-                                          save_filename=name, mime_type="application/zip")
+                self.app.call_from_thread(
+                    self.app.deliver_binary,
+                    io.BytesIO(data),
+                    save_filename=name,
+                    mime_type="application/zip",
+                )
                 written = [name]
             else:
                 written = write_report(report, base, create=create, cancelled=stop)
@@ -292,7 +334,8 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self._show_running(False)
         self.query_one("#export-input", Input).focus()
         self.query_one("#export-status", Static).update(
-            Text("could not export: " + clean(message), style="red"))
+            Text("could not export: " + clean(message), style="red")
+        )
 
     def _cancelled(self) -> None:
         self._show_running(False)
@@ -303,8 +346,7 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self._show_running(False)
         self.report, self.written = report, written
         what = f"sent {written[0]}" if self.web else f"wrote {written[0]} and .json"
-        self.app.notify(clean(f"{what} ({report.verdict}, exit {report.exit_code})"),
-                        markup=False)
+        self.app.notify(clean(f"{what} ({report.verdict}, exit {report.exit_code})"), markup=False)
         self.dismiss(written)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -320,4 +362,5 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.cancel_event.set()
         self.query_one("#export-cancel", Button).disabled = True
         self.query_one("#export-status", Static).update(
-            Text("cancelling… nothing will be written", style="yellow"))
+            Text("cancelling… nothing will be written", style="yellow")
+        )

@@ -15,6 +15,7 @@ dict of tuples they replace; what it keeps per finding is
 13 bytes a finding, against ~150 for a dict entry holding a tuple; a ledger without
 findings costs nothing a row.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -78,7 +79,7 @@ class FindingIndex(Mapping[int, tuple[str, str]]):
             if self._lines and self._lines[-1] >= line:
                 if self._lines[-1] > line:
                     return False
-                if f.kind == "break":            # a shared line: the break wins
+                if f.kind == "break":  # a shared line: the break wins
                     self._kinds[-1], self._where[-1] = code, i
                 continue
             self._lines.append(line)
@@ -128,5 +129,8 @@ class FindingIndex(Mapping[int, tuple[str, str]]):
 
     def nbytes(self) -> int:
         """Bytes the arrays hold (what this index adds to the result it reads)."""
-        return (self._lines.itemsize * len(self._lines) + len(self._kinds)
-                + self._where.itemsize * len(self._where))
+        return (
+            self._lines.itemsize * len(self._lines)
+            + len(self._kinds)
+            + self._where.itemsize * len(self._where)
+        )

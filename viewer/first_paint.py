@@ -17,6 +17,7 @@ app and replayed once the real widgets are up).
 The app swaps it for the real widgets in one refresh, once they are mounted with the
 first tab's rows loaded; the detail pane's text is the one part that appears then.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -26,10 +27,6 @@ from rich.console import OverflowMethod
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.renderables.bar import Bar
-from textual.strip import Strip
-from textual.widget import Widget
-
 from sealscope.core.sanitize import clean
 from sealscope.core.verdict import glyph
 from sealscope.viewer.banner_text import ledger_detail
@@ -38,6 +35,9 @@ from sealscope.viewer.ledger_status import count_words, status_text
 from sealscope.viewer.overview_strip import LEGEND, bin_starts
 from sealscope.viewer.row_list import columns_text, line_digits, row_text
 from sealscope.viewer.source import LedgerSource, status_of
+from textual.renderables.bar import Bar
+from textual.strip import Strip
+from textual.widget import Widget
 
 __all__ = ["FirstPaint", "tab_labels"]
 
@@ -72,20 +72,29 @@ class FirstPaint(Widget, can_focus=True):
     FirstPaint > .first-paint--scrollbar-thumb { background: $scrollbar; }
     """
     COMPONENT_CLASSES = {
-        "first-paint--header", "first-paint--tab", "first-paint--tab-active",
-        "first-paint--underline", "first-paint--banner", "first-paint--bar",
-        "first-paint--boost", "first-paint--status", "first-paint--border",
-        "first-paint--ground", "first-paint--cursor", "first-paint--scrollbar",
+        "first-paint--header",
+        "first-paint--tab",
+        "first-paint--tab-active",
+        "first-paint--underline",
+        "first-paint--banner",
+        "first-paint--bar",
+        "first-paint--boost",
+        "first-paint--status",
+        "first-paint--border",
+        "first-paint--ground",
+        "first-paint--cursor",
+        "first-paint--scrollbar",
         "first-paint--scrollbar-thumb",
     }
 
-    def __init__(self, source: LedgerSource, labels: Sequence[tuple[str, str]], title: Text,
-                 **kw) -> None:
+    def __init__(
+        self, source: LedgerSource, labels: Sequence[tuple[str, str]], title: Text, **kw
+    ) -> None:
         super().__init__(**kw)
         self.source = source
         self.labels = list(labels)
         self.heading = title
-        self.rows_drawn = 0          # screen lines holding a ledger row drawn so far
+        self.rows_drawn = 0  # screen lines holding a ledger row drawn so far
         self._lines: list[Strip] | None = None
         self._drawn_size = (0, 0)
         self._rows_end = 0
@@ -94,7 +103,7 @@ class FirstPaint(Widget, can_focus=True):
         self.source.quick_index()
 
     def on_unmount(self) -> None:
-        self.source.close()     # the tab opens the file again for itself
+        self.source.close()  # the tab opens the file again for itself
 
     # ------------------------------------------------------------------ layout
     def render_line(self, y: int) -> Strip:
@@ -111,8 +120,9 @@ class FirstPaint(Widget, can_focus=True):
     def _style(self, part: str) -> Style:
         return self.get_component_rich_style(f"first-paint--{part}")
 
-    def _text_line(self, t: Text, width: int, base: Style | None = None,
-                   overflow: OverflowMethod = "crop") -> list[Segment]:
+    def _text_line(
+        self, t: Text, width: int, base: Style | None = None, overflow: OverflowMethod = "crop"
+    ) -> list[Segment]:
         t.truncate(width, overflow=overflow, pad=True)
         if base is not None:
             t.stylize_before(base)
@@ -145,22 +155,32 @@ class FirstPaint(Widget, can_focus=True):
         ground = self._style("ground")
         add(self._text_line(t, width, ground))
         under = self._style("underline")
-        bar = Bar(highlight_range=(0, first_width),
-                  highlight_style=Style.from_color(under.color),
-                  background_style=Style.from_color(under.bgcolor))
+        bar = Bar(
+            highlight_range=(0, first_width),
+            highlight_style=Style.from_color(under.color),
+            background_style=Style.from_color(under.bgcolor),
+        )
         opts = self.app.console.options.update_width(width - 1)
-        add(list(Segment.apply_style([Segment(" "), *self.app.console.render(bar, opts)],
-                                     ground)))
+        add(list(Segment.apply_style([Segment(" "), *self.app.console.render(bar, opts)], ground)))
         # banner and progress bar, as a ledger starts indexing
-        t = Text(" ", end="")   # the banner's padding
+        t = Text(" ", end="")  # the banner's padding
         t.append_text(ledger_detail(self.source.name, "indexing"))
         add(self._text_line(t, width, self._style("banner")))
         fill = self._style("bar")
-        bar = Bar(highlight_range=(0, 0), highlight_style=Style.from_color(fill.color),
-                  background_style=Style.from_color(fill.bgcolor))
+        bar = Bar(
+            highlight_range=(0, 0),
+            highlight_style=Style.from_color(fill.color),
+            background_style=Style.from_color(fill.bgcolor),
+        )
         opts = self.app.console.options.update_width(max(1, width - 7))
-        add(list(Segment.apply_style([Segment(" "), *self.app.console.render(bar, opts),
-                                      Segment(f"{'0%':>5} ")], ground)))
+        add(
+            list(
+                Segment.apply_style(
+                    [Segment(" "), *self.app.console.render(bar, opts), Segment(f"{'0%':>5} ")],
+                    ground,
+                )
+            )
+        )
         # the list pane (3 of 5 columns), the detail pane's border beside it
         pane = width * 3 // 5
         border = Segment("▏", self._style("border"))
@@ -173,19 +193,19 @@ class FirstPaint(Widget, can_focus=True):
         overflow = not self.source.complete or self.source.shown_lines > fit
         rows = fit - 1 if overflow and fit else fit
         text_w = pane - 3 if overflow else pane - 2
-        starts = bin_starts(self.source.line_count, fit)   # the strip bins every line
+        starts = bin_starts(self.source.line_count, fit)  # the strip bins every line
         shown = min(rows, self.source.shown_lines)
-        self._rows_end = 6 + shown          # the screen lines holding a ledger row
+        self._rows_end = 6 + shown  # the screen lines holding a ledger row
         track, thumb = self._style("scrollbar"), self._style("scrollbar-thumb")
         for i in range(fit):
             line = i + 1
-            if i == rows:   # the list's horizontal scrollbar
+            if i == rows:  # the list's horizontal scrollbar
                 body = [Segment(" " * text_w, thumb), Segment(" ", track)]
             else:
                 if i < shown:
                     info = self.source.row(line)
                     t = row_text(info, line, status_of(info, None, 0, False), digits, text_w)
-                    if line == 1:   # the cursor, on the first row
+                    if line == 1:  # the cursor, on the first row
                         t.stylize(self._style("cursor"))
                     body = self._text_line(t, text_w)
                 else:
@@ -197,8 +217,6 @@ class FirstPaint(Widget, can_focus=True):
                 cell.append("▶" if starts[i] <= shown else " ", "bold")
                 cell.append(_PENDING_GLYPH, _PENDING_STYLE)
             add(body + self._text_line(cell, 2) + [border, detail])
-        t = status_text(1, count_words(self.source.shown_lines),
-                        complete=self.source.complete)
+        t = status_text(1, count_words(self.source.shown_lines), complete=self.source.complete)
         add(self._text_line(t, pane, self._style("status")) + [border, detail])
         return out
-

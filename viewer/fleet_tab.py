@@ -13,6 +13,7 @@ opens the selected ledger in its own tab at its first break (`OpenAtFirstBreak`,
 the app). Verdict words come from `core.verdict`; paths are shown relative to the
 folder, through the sanitizer, as `Text`.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,14 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.content import Content
-from textual.reactive import reactive
-from textual.widgets import DataTable, ProgressBar, Static
-from textual.worker import get_current_worker
-
 from sealscope.core import fleet
 from sealscope.core import verdict as _verdict
 from sealscope.core.fleet import FleetEntry
@@ -38,11 +31,18 @@ from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.messages import FleetDone, FleetEntries, FleetPlanned, OpenAtFirstBreak
 from sealscope.viewer.style import verdict_style
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import DataTable, ProgressBar, Static
+from textual.worker import get_current_worker
 
 __all__ = ["FleetTab", "FleetTable", "COLUMNS", "VERDICT_FILTERS", "BATCH_SECONDS", "BATCH_ENTRIES"]
 
-BATCH_SECONDS = 0.25   # a batch of entries is posted at most this often ...
-BATCH_ENTRIES = 256    # ... or as soon as it holds this many
+BATCH_SECONDS = 0.25  # a batch of entries is posted at most this often ...
+BATCH_ENTRIES = 256  # ... or as soon as it holds this many
 VERDICT_FILTERS = (None, _verdict.BROKEN, _verdict.COULD_NOT_LOOK, _verdict.VERIFIED)
 _WORDS = VERDICT_FILTERS[1:]
 
@@ -80,7 +80,7 @@ COLUMNS: tuple[tuple[str, Callable[[FleetEntry], Any] | None], ...] = (
     ("size", lambda e: e.size if e.size is not None else -1),
     ("path", lambda e: e.path),
 )
-_DESCENDING = {1, 2, 3, 4, 5}   # counts and sizes sort largest first
+_DESCENDING = {1, 2, 3, 4, 5}  # counts and sizes sort largest first
 
 
 class FleetTable(DataTable[Text]):
@@ -101,15 +101,32 @@ class FleetTab(EvidenceTab):
     """
 
     BINDINGS = [
-        PaletteBinding("enter", "open_ledger", "Open at first break", show=False,
-                       title="Open ledger at its first break",
-                       help="Open the selected ledger in its own tab, at its first break"),
-        PaletteBinding("s", "sort", "Sort", title="Sort fleet",
-                       help="Sort by the next column (s); S reverses"),
-        PaletteBinding("S", "reverse", "Reverse sort", show=False, title="Reverse fleet sort",
-                       help="Reverse the sort order"),
-        PaletteBinding("v", "verdict_filter", "Verdict", title="Filter fleet by verdict",
-                       help="Show only one verdict; again for the next, then all"),
+        PaletteBinding(
+            "enter",
+            "open_ledger",
+            "Open at first break",
+            show=False,
+            title="Open ledger at its first break",
+            help="Open the selected ledger in its own tab, at its first break",
+        ),
+        PaletteBinding(
+            "s", "sort", "Sort", title="Sort fleet", help="Sort by the next column (s); S reverses"
+        ),
+        PaletteBinding(
+            "S",
+            "reverse",
+            "Reverse sort",
+            show=False,
+            title="Reverse fleet sort",
+            help="Reverse the sort order",
+        ),
+        PaletteBinding(
+            "v",
+            "verdict_filter",
+            "Verdict",
+            title="Filter fleet by verdict",
+            help="Show only one verdict; again for the next, then all",
+        ),
     ]
 
     has_report = False
@@ -123,11 +140,11 @@ class FleetTab(EvidenceTab):
         self.root = Path(root)
         self.path = str(root)
         super().__init__(Content(clean(self.root.name or self.path) + "/"), id=id)
-        self.entries: list[FleetEntry] = []     # every audited ledger, in arrival order
-        self.shown: list[FleetEntry] = []       # the table's rows, in order
-        self.total: int | None = None           # ledgers found by the walk
+        self.entries: list[FleetEntry] = []  # every audited ledger, in arrival order
+        self.shown: list[FleetEntry] = []  # the table's rows, in order
+        self.total: int | None = None  # ledgers found by the walk
         self.total_bytes = 0
-        self.left_out = 0                       # paths the walk found that are not evidence
+        self.left_out = 0  # paths the walk found that are not evidence
         self.done = False
         self.stopped: str | None = None
 
@@ -198,7 +215,7 @@ class FleetTab(EvidenceTab):
         """Take audited ledgers: appended to the table in arrival order, or the table
         re-sorted when a sort column is set."""
         left = sum(not e.evidence for e in entries)
-        if left:   # listed by the walk, but not evidence: not a row, out of the total
+        if left:  # listed by the walk, but not evidence: not a row, out of the total
             self.left_out += left
             entries = [e for e in entries if e.evidence]
             if self.total is not None:
@@ -235,14 +252,18 @@ class FleetTab(EvidenceTab):
 
     def _cells(self, e: FleetEntry) -> tuple[Text, ...]:
         r, res = e.receipts, e.result
-        return (Text(f" {e.verdict} ", verdict_style(e.verdict) + " reverse"),
-                Text(f"{res.rows:,}", justify="right"),
-                Text(str(res.breaks), "bold red" if res.breaks else "", justify="right"),
-                Text(str(r.failed), "bold red" if r.failed else "", justify="right"),
-                Text(str(r.bounded), "yellow" if r.bounded else "", justify="right"),
-                Text(_size(e.size), justify="right"),
-                Text(clean(self._rel(e.path) + ("" if e.check is None
-                                                else f"  [{e.check.kind}]")), no_wrap=True))
+        return (
+            Text(f" {e.verdict} ", verdict_style(e.verdict) + " reverse"),
+            Text(f"{res.rows:,}", justify="right"),
+            Text(str(res.breaks), "bold red" if res.breaks else "", justify="right"),
+            Text(str(r.failed), "bold red" if r.failed else "", justify="right"),
+            Text(str(r.bounded), "yellow" if r.bounded else "", justify="right"),
+            Text(_size(e.size), justify="right"),
+            Text(
+                clean(self._rel(e.path) + ("" if e.check is None else f"  [{e.check.kind}]")),
+                no_wrap=True,
+            ),
+        )
 
     def _set_columns(self) -> None:
         column, rev = self.order
@@ -292,8 +313,7 @@ class FleetTab(EvidenceTab):
         if self.verdict_filter is not None:
             t.append(f"· showing {self.verdict_filter} ", "italic")
         if column is not None:
-            t.append(f"· sorted by {COLUMNS[column][0]}{' (reversed)' if rev else ''} ",
-                     "italic")
+            t.append(f"· sorted by {COLUMNS[column][0]}{' (reversed)' if rev else ''} ", "italic")
         if self.stopped is not None:
             t.append("· stopped: " + clean(self.stopped), "bold yellow")
         elif not self.done:

@@ -18,21 +18,20 @@ stops, and the rows already shown stay as they were read.
 It polls (as toolong's tail does) rather than using watchfiles: no new dependency,
 the same behaviour on Linux and macOS, and appends on NFS are seen.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import work
-from textual.reactive import reactive
-from textual.timer import Timer
-from textual.worker import Worker, get_current_worker
-
-from textual.widget import Widget
-
 from sealscope.core.ledger import VerifyResult
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import Followed
+from textual import work
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.worker import Worker, get_current_worker
 
 if TYPE_CHECKING:  # loaded when following starts, after the verdict; the tab imports this
     from sealscope.core.follow import Follower
@@ -52,10 +51,10 @@ class FollowMode(Widget):
         super().__init__(**kw)
         self.tab = tab
 
-    following: reactive[bool] = reactive(False, init=False)   # polling the file
-    pinned: reactive[bool] = reactive(False, init=False)      # the cursor rides the last row
-    unseen: reactive[int] = reactive(0, init=False)           # rows arrived while unpinned
-    follow_alarm: reactive[str] = reactive("", init=False)    # what stopped following, in words
+    following: reactive[bool] = reactive(False, init=False)  # polling the file
+    pinned: reactive[bool] = reactive(False, init=False)  # the cursor rides the last row
+    unseen: reactive[int] = reactive(0, init=False)  # rows arrived while unpinned
+    follow_alarm: reactive[str] = reactive("", init=False)  # what stopped following, in words
 
     follow_poll = FOLLOW_POLL
     _follower: Follower | None = None
@@ -118,8 +117,16 @@ class FollowMode(Widget):
         grew = events[0]
         assert f.state is not None
         offsets, first = self.tab.source.offsets_to(f.state.offset)
-        self.post_message(Followed(f.result, added=grew.rows, offsets=offsets, first=first,
-                                   cut=f.state.offset, events=tuple(events[1:])))
+        self.post_message(
+            Followed(
+                f.result,
+                added=grew.rows,
+                offsets=offsets,
+                first=first,
+                cut=f.state.offset,
+                events=tuple(events[1:]),
+            )
+        )
 
     def on_followed(self, m: Followed) -> None:
         m.stop()

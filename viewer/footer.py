@@ -12,6 +12,7 @@ FooterKey (their CSS, columns and colours; the key under the mouse highlighted, 
 tooltip shown): a Footer composes a FooterKey widget per key, and mounting, styling and
 rendering a dozen of them cost more than the rest of the first screen.
 """
+
 from __future__ import annotations
 
 from typing import Any, NamedTuple
@@ -29,8 +30,8 @@ from textual.widget import Widget
 
 __all__ = ["FitFooter", "HELP_ACTION", "ShownKey", "key_width"]
 
-HELP_ACTION = "key_help"   # the app's action that opens the key help: always shown
-PALETTE_WIDTH = 13         # the palette key on the right: border, " ^p palette "
+HELP_ACTION = "key_help"  # the app's action that opens the key help: always shown
+PALETTE_WIDTH = 13  # the palette key on the right: border, " ^p palette "
 
 
 def key_width(key_display: str, description: str) -> int:
@@ -40,7 +41,8 @@ def key_width(key_display: str, description: str) -> int:
 
 class ShownKey(NamedTuple):
     """One key the footer shows."""
-    key: str            # what a click presses
+
+    key: str  # what a click presses
     display: str
     description: str
     action: str
@@ -50,6 +52,7 @@ class ShownKey(NamedTuple):
 
 class _Ink(NamedTuple):
     """Colours and text style folded down the DOM, as DOMNode.rich_style folds them."""
+
     background: Color
     color: Color
     style: Style
@@ -75,7 +78,8 @@ class _Ink(NamedTuple):
         background, color = self.background, self.color
         return self.style + Style.from_color(
             (background + color).rich_color if (background.a or color.a) else None,
-            background.rich_color if background.a else None)
+            background.rich_color if background.a else None,
+        )
 
 
 class FitFooter(Widget, can_focus=False):
@@ -83,8 +87,11 @@ class FitFooter(Widget, can_focus=False):
 
     ALLOW_SELECT = False
     COMPONENT_CLASSES = {
-        "footer-key--key", "footer-key--description",       # FooterKey's own
-        "fit-footer--item", "fit-footer--hover", "fit-footer--border",
+        "footer-key--key",
+        "footer-key--description",  # FooterKey's own
+        "fit-footer--item",
+        "fit-footer--hover",
+        "fit-footer--border",
     }
     # Footer's and FooterKey's CSS (textual.widgets._footer); a key is an "item" under
     # its key and description, "hover" under the mouse; the palette key's left border
@@ -117,17 +124,23 @@ class FitFooter(Widget, can_focus=False):
     show_command_palette = reactive(True)
     """Show the command palette's key on the right (Footer's)."""
 
-    def __init__(self, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None, show_command_palette: bool = True,
-                 compact: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        show_command_palette: bool = True,
+        compact: bool = False,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.set_reactive(FitFooter.show_command_palette, show_command_palette)
         self.set_reactive(FitFooter.compact, compact)
         self.set_class(compact, "-compact", update=False)
         self._bindings_ready = False
         self._shown: tuple[Any, ...] | None = None  # the plan drawn: (width, keys, palette)
-        self._line: Strip | None = None             # the line drawn, until a change
-        self._spans: list[tuple[int, int, ShownKey]] = []   # x from, x to, key
+        self._line: Strip | None = None  # the line drawn, until a change
+        self._spans: list[tuple[int, int, ShownKey]] = []  # x from, x to, key
         self._hover: ShownKey | None = None
         self._styles: dict[tuple[str, bool, bool], Style] = {}
 
@@ -151,7 +164,7 @@ class FitFooter(Widget, can_focus=False):
             if binding.show and binding.action not in actions:
                 actions.add(binding.action)
                 shown.append((binding, enabled, tooltip))
-        shown.sort(key=lambda s: s[0].action != HELP_ACTION)   # stable: help first
+        shown.sort(key=lambda s: s[0].action != HELP_ACTION)  # stable: help first
         keys = []
         for binding, enabled, tooltip in shown:
             display = self.app.get_key_display(binding)
@@ -161,16 +174,24 @@ class FitFooter(Widget, can_focus=False):
                     continue
                 break
             room -= need
-            keys.append(ShownKey(binding.key, display, binding.description, binding.action,
-                                 enabled, tooltip))
+            keys.append(
+                ShownKey(
+                    binding.key, display, binding.description, binding.action, enabled, tooltip
+                )
+            )
         palette = None
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             got = active.get(self.app.COMMAND_PALETTE_BINDING)
             if got is not None:
                 _node, binding, enabled, _tooltip = got
-                palette = ShownKey(binding.key, self.app.get_key_display(binding),
-                                   binding.description, binding.action, enabled,
-                                   binding.tooltip or binding.description)
+                palette = ShownKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    enabled,
+                    binding.tooltip or binding.description,
+                )
         return width, tuple(keys), palette
 
     def _update(self) -> None:
@@ -197,16 +218,17 @@ class FitFooter(Widget, can_focus=False):
             ink = _Ink(Color(0, 0, 0, 0), Color(255, 255, 255, 0), Style(), 1.0)
             for node in reversed(self.ancestors_with_self):
                 ink = ink.over(node.styles)
-            if part == "fit-footer--border":    # the border's colour is over the footer's
+            if part == "fit-footer--border":  # the border's colour is over the footer's
                 footer = ink.background
-                ink = ink.over(self.get_component_styles(
-                    "fit-footer--hover" if hover else "fit-footer--item"))
+                ink = ink.over(
+                    self.get_component_styles("fit-footer--hover" if hover else "fit-footer--item")
+                )
                 color = self.get_component_styles(part).color.multiply_alpha(ink.opacity)
-                got = Style.from_color((footer + color).rich_color,
-                                       ink.background.rich_color)
+                got = Style.from_color((footer + color).rich_color, ink.background.rich_color)
             else:
-                ink = ink.over(self.get_component_styles(
-                    "fit-footer--hover" if hover else "fit-footer--item"))
+                ink = ink.over(
+                    self.get_component_styles("fit-footer--hover" if hover else "fit-footer--item")
+                )
                 if not enabled:
                     ink = ink._replace(style=ink.style + Style(dim=True))
                 if part:
@@ -220,7 +242,7 @@ class FitFooter(Widget, can_focus=False):
     def _build(self, width: int) -> Strip:
         """The footer's line: the keys from the left, the palette's key on the right."""
         compact = self.compact
-        blank = Style(bgcolor=self.rich_style.bgcolor)     # the footer's own
+        blank = Style(bgcolor=self.rich_style.bgcolor)  # the footer's own
         segments: list[Segment] = []
         spans: list[tuple[int, int, ShownKey]] = []
         x = 0
@@ -234,19 +256,17 @@ class FitFooter(Widget, can_focus=False):
             segments += drawn
             spans.append((x, x + n, shown))
             x += n
-            if compact:                       # Footer.-compact FooterKey: margin-right 1
+            if compact:  # Footer.-compact FooterKey: margin-right 1
                 segments.append(Segment(" ", blank))
                 x += 1
         tail: list[Segment] = []
         if palette is not None:
             hover = palette == self._hover
             # always FooterKey's compact padding (its default, the palette's not bound)
-            tail.append(Segment("▏", self._style("fit-footer--border", hover,
-                                                 palette.enabled)))
+            tail.append(Segment("▏", self._style("fit-footer--border", hover, palette.enabled)))
             tail += self._key(palette, True)
             # Footer's CSS: padding-right 1, margin-right 1 when compact
-            tail.append(Segment(" ", blank if compact else self._style("", hover,
-                                                                         palette.enabled)))
+            tail.append(Segment(" ", blank if compact else self._style("", hover, palette.enabled)))
             n = sum(cell_len(s.text) for s in tail)
             spans.append((width - n, width - (1 if compact else 0), palette))
         tail_width = sum(cell_len(s.text) for s in tail)
@@ -263,10 +283,14 @@ class FitFooter(Widget, can_focus=False):
             return [Segment(shown.display, key_style)]
         description_style = self._style("footer-key--description", hover, shown.enabled)
         if compact:
-            return [Segment(shown.display, key_style),
-                    Segment(" " + shown.description, description_style)]
-        return [Segment(f" {shown.display} ", key_style),
-                Segment(shown.description + " ", description_style)]
+            return [
+                Segment(shown.display, key_style),
+                Segment(" " + shown.description, description_style),
+            ]
+        return [
+            Segment(f" {shown.display} ", key_style),
+            Segment(shown.description + " ", description_style),
+        ]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width

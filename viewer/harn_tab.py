@@ -11,6 +11,7 @@ Mount it with a path (or a loaded `HarnDocument`): `HarnTab("run.json", id="harn
 A file that cannot be read shows its one-line error in place of the panels. In the
 app it sits in a `HarnPane` (an `EvidenceTab`): `HarnPane(doc_or_path, id="harn-3")`.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,6 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
-from textual.widget import Widget
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
-
 from sealscope.core import harn
 from sealscope.core import verdict as _verdict
 from sealscope.core.compaction_series import SeriesPoint, harn_event_point
@@ -36,12 +31,16 @@ from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.style import FINDING_STYLE, shown
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 __all__ = ["HarnTab", "HarnPane"]
 
 BAR_WIDTH = 32
 MESSAGE_LIMIT = 4000  # characters of one archived message shown before eliding the rest
-
 
 
 EVENT_MARKS = {"high": "✖", "medium": "!", "low": "·", "info": "·"}  # by worst finding
@@ -56,8 +55,7 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     try:
-        return json.dumps(harn.bounded(content, 16), ensure_ascii=False, indent=2,
-                          allow_nan=True)
+        return json.dumps(harn.bounded(content, 16), ensure_ascii=False, indent=2, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         return repr(content)
 
@@ -70,10 +68,12 @@ class HarnTab(Widget):
     """Compaction events of one harn transcript or run record; read-only."""
 
     LEGEND_TITLE = "compaction event marks"
-    LEGEND = (("✖", FINDING_STYLE["high"], "a high-severity finding"),
-              ("!", FINDING_STYLE["medium"], "a medium one at worst"),
-              ("·", FINDING_STYLE["low"], "low or info findings only"),
-              ("✓", "green", "no finding"))
+    LEGEND = (
+        ("✖", FINDING_STYLE["high"], "a high-severity finding"),
+        ("!", FINDING_STYLE["medium"], "a medium one at worst"),
+        ("·", FINDING_STYLE["low"], "low or info findings only"),
+        ("✓", "green", "no finding"),
+    )
 
     DEFAULT_CSS = """
     HarnTab { height: 1fr; layout: vertical; }
@@ -85,9 +85,14 @@ class HarnTab(Widget):
     HarnTab .harn-error { padding: 1 2; color: $error; }
     """
 
-    def __init__(self, source: str | os.PathLike | harn.HarnDocument, *,
-                 name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str | os.PathLike | harn.HarnDocument,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._source = source
         self.document: harn.HarnDocument | None = None
@@ -118,9 +123,14 @@ class HarnTab(Widget):
         if self.error is not None:
             return
         with Horizontal(id="harn-body"):
-            yield OptionList(*[Option(self._event_line(i, c), id=f"event-{i}")
-                               for i, c in enumerate(self.checks)],
-                             id="harn-events", markup=False)
+            yield OptionList(
+                *[
+                    Option(self._event_line(i, c), id=f"event-{i}")
+                    for i, c in enumerate(self.checks)
+                ],
+                id="harn-events",
+                markup=False,
+            )
             with VerticalScroll(id="harn-detail"):
                 yield Static(Text("no compaction events", style="dim"), id="harn-receipt")
                 yield Static(Text(""), id="harn-archived")
@@ -159,9 +169,14 @@ class HarnTab(Widget):
                 ol = self.query_one("#harn-events", OptionList)
                 ol.highlighted = event - 1
                 ol.focus()
+
         name = os.path.basename(str(getattr(self.document, "path", "") or "harn"))
-        self.app.push_screen(CompactionChart(f"Compactions of {clean(name)}",
-                                             self.chart_points(), id="compaction-chart"), done)
+        self.app.push_screen(
+            CompactionChart(
+                f"Compactions of {clean(name)}", self.chart_points(), id="compaction-chart"
+            ),
+            done,
+        )
 
     # ------------------------------------------------------------------ renderers
 
@@ -189,27 +204,38 @@ class HarnTab(Widget):
         t.append(f"  {what}")
         if doc.run_id:
             t.append(f" {shown(doc.run_id)}")
-        t.append(f" · {len(doc.transcripts)} transcript(s) · {len(self.checks)} compaction(s)"
-                 " · findings: ")
-        t.append_text(Text.assemble((f"{counts['high']} high", FINDING_STYLE["high"]), ", ",
-                                    (f"{counts['medium']} medium",
-                                     FINDING_STYLE["medium"]), ", ",
-                                    (f"{counts['low']} low", FINDING_STYLE["low"]), ", ",
-                                    (f"{counts['info']} info", FINDING_STYLE["info"])))
+        t.append(
+            f" · {len(doc.transcripts)} transcript(s) · {len(self.checks)} compaction(s)"
+            " · findings: "
+        )
+        t.append_text(
+            Text.assemble(
+                (f"{counts['high']} high", FINDING_STYLE["high"]),
+                ", ",
+                (f"{counts['medium']} medium", FINDING_STYLE["medium"]),
+                ", ",
+                (f"{counts['low']} low", FINDING_STYLE["low"]),
+                ", ",
+                (f"{counts['info']} info", FINDING_STYLE["info"]),
+            )
+        )
         return t
 
     def _event_line(self, i: int, check: harn.CompactionCheck) -> Text:
         ev = check.event
         worst = check.worst
         mark = EVENT_MARKS.get(worst or "", "✓")
-        t = Text.assemble((f"{mark} ", FINDING_STYLE.get(worst or "", "green")),
-                          (f"#{i + 1} ", "bold"))
+        t = Text.assemble(
+            (f"{mark} ", FINDING_STYLE.get(worst or "", "green")), (f"#{i + 1} ", "bold")
+        )
         ident = ev.id or "(no id)"
         t.append(shown(ident if len(ident) <= 30 else "…" + ident[-29:]))
         t.append("\n   ")
-        t.append(f"{'receipt v' + str(ev.schema_version) if ev.path == 'receipt' else 'legacy v0'}"
-                 f" · {shown(ev.mode or '?')} · {shown(ev.engine_strategy or ev.strategy or '?')}",
-                 style="dim")
+        t.append(
+            f"{'receipt v' + str(ev.schema_version) if ev.path == 'receipt' else 'legacy v0'}"
+            f" · {shown(ev.mode or '?')} · {shown(ev.engine_strategy or ev.strategy or '?')}",
+            style="dim",
+        )
         if self.document is not None and self.document.kind == "run":
             t.append("\n   ")
             t.append(shown(check.transcript.stage_id or ev.location), style="dim italic")
@@ -237,8 +263,11 @@ class HarnTab(Widget):
         t.append(f"#{i + 1} ", style="bold")
         t.append(shown(ev.id or "(no id)"), style="bold")
         t.append("\n")
-        path = (f"receipt · schema_version {ev.schema_version}" if ev.path == "receipt"
-                else "legacy flat metadata · schema_version 0")
+        path = (
+            f"receipt · schema_version {ev.schema_version}"
+            if ev.path == "receipt"
+            else "legacy flat metadata · schema_version 0"
+        )
         t.append(path, style="cyan")
         if ev.receipt_error:
             t.append("  (embedded receipt unreadable: ", style="yellow")
@@ -246,29 +275,63 @@ class HarnTab(Widget):
             t.append(")", style="yellow")
         t.append("\n")
         rows: list[tuple[str, Text]] = [
-            ("where", Text(f"{shown(ev.location)} · event {ev.event_index}"
-                           + (f" · stage {shown(check.transcript.stage_id)}"
-                              if check.transcript.stage_id else ""))),
+            (
+                "where",
+                Text(
+                    f"{shown(ev.location)} · event {ev.event_index}"
+                    + (
+                        f" · stage {shown(check.transcript.stage_id)}"
+                        if check.transcript.stage_id
+                        else ""
+                    )
+                ),
+            ),
             ("mode", Text(f"{shown(ev.mode or '—')} · reason {shown(ev.reason or '—')}")),
-            ("strategy", Text(f"{shown(ev.strategy or '—')} · engine "
-                              f"{shown(ev.engine_strategy or '—')}"
-                              + (f" · requested {shown(ev.requested_strategy)}"
-                                 if ev.requested_strategy is not None else ""))),
+            (
+                "strategy",
+                Text(
+                    f"{shown(ev.strategy or '—')} · engine "
+                    f"{shown(ev.engine_strategy or '—')}"
+                    + (
+                        f" · requested {shown(ev.requested_strategy)}"
+                        if ev.requested_strategy is not None
+                        else ""
+                    )
+                ),
+            ),
         ]
         if ev.resolved_threshold_tokens is not None or ev.hard_limit_tokens is not None:
             threshold = ev.resolved_threshold_tokens
-            rows.append(("threshold", Text(
-                f"{threshold if threshold is not None else '—'}"
-                f" ({shown(ev.threshold_source or 'source not recorded')}) · hard limit "
-                f"{ev.hard_limit_tokens if ev.hard_limit_tokens is not None else '—'}")))
+            rows.append(
+                (
+                    "threshold",
+                    Text(
+                        f"{threshold if threshold is not None else '—'}"
+                        f" ({shown(ev.threshold_source or 'source not recorded')}) · hard limit "
+                        f"{ev.hard_limit_tokens if ev.hard_limit_tokens is not None else '—'}"
+                    ),
+                )
+            )
         if ev.session_id is not None or ev.receipt_id is not None:
-            rows.append(("identity", Text(f"receipt {shown(ev.receipt_id or '—')} · session "
-                                          f"{shown(ev.session_id or '—')}")))
+            rows.append(
+                (
+                    "identity",
+                    Text(
+                        f"receipt {shown(ev.receipt_id or '—')} · session "
+                        f"{shown(ev.session_id or '—')}"
+                    ),
+                )
+            )
         arch = Text(f"{ev.archived_messages} claimed")
         if check.inference is not None:
             inf = check.inference
-            style = ("bold red" if inf.archived > ev.archived_messages else
-                     "yellow" if inf.archived < ev.archived_messages else "green")
+            style = (
+                "bold red"
+                if inf.archived > ev.archived_messages
+                else "yellow"
+                if inf.archived < ev.archived_messages
+                else "green"
+            )
             arch.append(" · content shows ")
             arch.append(f"{inf.archived} gone", style=style)
             arch.append(f", {inf.prefix} kept before the summary, {inf.kept} after it")
@@ -279,10 +342,17 @@ class HarnTab(Widget):
         rows.append(("archived", arch))
         if ev.recap is not None:
             r = ev.recap
-            rows.append(("recap", Text(f"{r.recap_bytes} / {r.budget_bytes} bytes · "
-                                       f"{r.kept_results_count} results kept · "
-                                       f"{r.dropped_count} dropped · prior recap "
-                                       f"{'carried' if r.carried_prior_recap else 'not carried'}")))
+            rows.append(
+                (
+                    "recap",
+                    Text(
+                        f"{r.recap_bytes} / {r.budget_bytes} bytes · "
+                        f"{r.kept_results_count} results kept · "
+                        f"{r.dropped_count} dropped · prior recap "
+                        f"{'carried' if r.carried_prior_recap else 'not carried'}"
+                    ),
+                )
+            )
         else:
             rows.append(("recap", Text("none recorded", style="dim")))
         sm = ev.source_measurement
@@ -290,10 +360,12 @@ class HarnTab(Widget):
             rows.append(("measured", Text("no source measurement (not measured)", style="dim")))
         else:
             m = Text()
-            for label, v in (("source messages", sm.source_message_count),
-                             ("source bytes", sm.source_bytes),
-                             ("summary bytes", sm.summary_bytes),
-                             ("carried", sm.carried_source_bytes)):
+            for label, v in (
+                ("source messages", sm.source_message_count),
+                ("source bytes", sm.source_bytes),
+                ("summary bytes", sm.summary_bytes),
+                ("carried", sm.carried_source_bytes),
+            ):
                 if m:
                     m.append(" · ")
                 m.append(f"{label} ")
@@ -302,21 +374,34 @@ class HarnTab(Widget):
         if check.snapshot is not None:
             snap = check.snapshot
             count = "no messages" if snap.messages is None else f"{len(snap.messages)} messages"
-            rows.append(("snapshot", Text(f"{shown(snap.asset_id)} at {shown(snap.location)} · "
-                                          f"{count}")))
+            rows.append(
+                ("snapshot", Text(f"{shown(snap.asset_id)} at {shown(snap.location)} · {count}"))
+            )
         else:
-            rows.append(("snapshot", Text(
-                "none named" if not ev.snapshot_asset_id
-                else f"{shown(ev.snapshot_asset_id)} (not found)", style="yellow")))
+            rows.append(
+                (
+                    "snapshot",
+                    Text(
+                        "none named"
+                        if not ev.snapshot_asset_id
+                        else f"{shown(ev.snapshot_asset_id)} (not found)",
+                        style="yellow",
+                    ),
+                )
+            )
         if check.following is not None:
             fs = check.following
-            src = ("the transcript's current messages" if fs.source == "current"
-                   else f"the next snapshot {shown(fs.asset_id or '')}")
+            src = (
+                "the transcript's current messages"
+                if fs.source == "current"
+                else f"the next snapshot {shown(fs.asset_id or '')}"
+            )
             rows.append(("followed", Text(f"{len(fs.messages)} messages ({src})")))
         else:
             rows.append(("followed", Text("not recorded", style="dim")))
-        rows.append(("tokens", self._token_bar(ev.estimated_tokens_before,
-                                               ev.estimated_tokens_after)))
+        rows.append(
+            ("tokens", self._token_bar(ev.estimated_tokens_before, ev.estimated_tokens_after))
+        )
         grid = Table.grid(padding=(0, 2), expand=True)
         grid.add_column(justify="right", style="bold", no_wrap=True)
         grid.add_column(ratio=1)
@@ -326,11 +411,12 @@ class HarnTab(Widget):
         findings.add_column(no_wrap=True)
         findings.add_column(ratio=1)
         for f in check.findings:
-            findings.add_row(Text(f.severity.upper(), style=FINDING_STYLE.get(f.severity, "")),
-                             Text.assemble((shown(f.code), "bold"), "  ", shown(f.message)))
+            findings.add_row(
+                Text(f.severity.upper(), style=FINDING_STYLE.get(f.severity, "")),
+                Text.assemble((shown(f.code), "bold"), "  ", shown(f.message)),
+            )
         if not check.findings:
-            findings.add_row(Text("none", style="green"), Text("every check held",
-                                                               style="green"))
+            findings.add_row(Text("none", style="green"), Text("every check held", style="green"))
         t.rstrip()
         return Group(t, grid, Text(""), Text("findings", style="bold"), findings)
 
@@ -338,8 +424,14 @@ class HarnTab(Widget):
         head = Text("archived messages", style="bold")
         archived = check.archived
         if check.inference is None or check.snapshot is None:
-            return Group(head, Text("  not available: the snapshot or the messages that "
-                                    "followed are not in the file", style="dim"))
+            return Group(
+                head,
+                Text(
+                    "  not available: the snapshot or the messages that "
+                    "followed are not in the file",
+                    style="dim",
+                ),
+            )
         start = check.inference.prefix
         end = start + len(archived) - 1 if archived else start
         head.append(f" ({len(archived)}, positions {start}–{end} of snapshot ")
@@ -352,10 +444,14 @@ class HarnTab(Widget):
             pos = start + offset
             if isinstance(message, dict):
                 role = message.get("role")
-                title = Text(shown(role) if isinstance(role, str) else "(no role)",
-                             style="bold cyan")
-                extras = [f"{shown(k)}={shown(v)}" for k, v in message.items()
-                          if k in ("name", "tool_call_id") and isinstance(v, str)]
+                title = Text(
+                    shown(role) if isinstance(role, str) else "(no role)", style="bold cyan"
+                )
+                extras = [
+                    f"{shown(k)}={shown(v)}"
+                    for k, v in message.items()
+                    if k in ("name", "tool_call_id") and isinstance(v, str)
+                ]
                 if "tool_calls" in message:
                     extras.append("tool_calls")
                 if extras:
@@ -383,8 +479,13 @@ class HarnPane(EvidenceTab):
     HarnPane { layout: vertical; padding: 0; height: 1fr; }
     """
 
-    def __init__(self, source: str | os.PathLike | harn.HarnDocument, *,
-                 path: str | os.PathLike | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str | os.PathLike | harn.HarnDocument,
+        *,
+        path: str | os.PathLike | None = None,
+        id: str | None = None,
+    ) -> None:
         if path is None:
             path = (source.path if isinstance(source, harn.HarnDocument) else source) or ""
         self.path = os.fspath(path)
@@ -393,9 +494,13 @@ class HarnPane(EvidenceTab):
         super().__init__(tab_title(self.tab_name, self.own_outcome().verdict), self.harn, id=id)
 
     BINDINGS = [
-        PaletteBinding("C", "chart", "Chart", title="Compaction chart",
-                       help="Estimated tokens before and after each compaction; Enter "
-                            "selects the event"),
+        PaletteBinding(
+            "C",
+            "chart",
+            "Chart",
+            title="Compaction chart",
+            help="Estimated tokens before and after each compaction; Enter selects the event",
+        ),
     ]
 
     def action_chart(self) -> None:

@@ -8,6 +8,7 @@ Loading is `sealscope.core.held.load_held`; the verdict is
 or from a paste anywhere on this screen (dragging a file onto a terminal pastes its
 path).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -15,13 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static
-
 from sealscope.core.export import recompute_record
 from sealscope.core.held import item_label, values_of
 from sealscope.core.receipt import manifest_gaps
@@ -31,6 +25,12 @@ from sealscope.viewer.messages import LookUp
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
 from sealscope.viewer.receipt_panel import check_receipt, render_receipt
 from sealscope.viewer.style import shown
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, Static
 
 if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
@@ -55,12 +55,15 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
         for it in items:
             by_digest.setdefault(it.digest, []).append((side, it))
 
-    t.append(f"drop manifest: {len(manifest)} entr{'y' if len(manifest) == 1 else 'ies'}\n",
-             "bold underline")
+    t.append(
+        f"drop manifest: {len(manifest)} entr{'y' if len(manifest) == 1 else 'ies'}\n",
+        "bold underline",
+    )
     unexplained = []
     for pos, d in enumerate(manifest):
-        hits = [it for side, it in by_digest.get(d, []) if side == "pre"] or \
-               [it for side, it in by_digest.get(d, [])]
+        hits = [it for side, it in by_digest.get(d, []) if side == "pre"] or [
+            it for side, it in by_digest.get(d, [])
+        ]
         t.append(f"  [{pos}] ", "bold")
         t.append(short(d, 40))
         if hits:
@@ -83,11 +86,16 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
         hidden, invented = manifest_gaps(row, check)
         undeclared, phantom = Counter(hidden), Counter(invented)
         t.append("\n recomputed from the held content\n", "bold underline")
-        t.append(f"  dropped {len(drops.items)} item(s), {drops.bytes:,} B; introduced "
-                 f"{drops.introduced_count} item(s), {drops.introduced_bytes:,} B\n")
+        t.append(
+            f"  dropped {len(drops.items)} item(s), {drops.bytes:,} B; introduced "
+            f"{drops.introduced_count} item(s), {drops.introduced_bytes:,} B\n"
+        )
         if undeclared:
-            t.append(f"  ⚠ {sum(undeclared.values())} drop(s) the manifest does not declare "
-                     "(the receipt hides them):\n", "bold red")
+            t.append(
+                f"  ⚠ {sum(undeclared.values())} drop(s) the manifest does not declare "
+                "(the receipt hides them):\n",
+                "bold red",
+            )
             for d, n in undeclared.items():
                 for _side, it in by_digest.get(d, [])[:1]:
                     t.append(f"    {short(d, 40)} ", "red")
@@ -97,14 +105,18 @@ def match_report(row: dict, pre: list | None, post: list | None, check: Any) -> 
                     t.append(preview(it.value, 60), "italic")
                     t.append("\n")
         if phantom:
-            t.append(f"  ⚠ {sum(phantom.values())} manifest entr(ies) claim a drop the content "
-                     "does not show\n", "bold yellow")
+            t.append(
+                f"  ⚠ {sum(phantom.values())} manifest entr(ies) claim a drop the content "
+                "does not show\n",
+                "bold yellow",
+            )
         if not undeclared and not phantom:
             t.append("  ✓ the manifest matches the drops recomputed from the content\n", "green")
 
     if unexplained:
-        t.append(f"\n manifest entries no held item explains: {len(unexplained)}\n",
-                 "bold underline")
+        t.append(
+            f"\n manifest entries no held item explains: {len(unexplained)}\n", "bold underline"
+        )
         for pos, d in unexplained:
             t.append(f"  [{pos}] {short(d, 84)}\n", "yellow")
     return t
@@ -149,8 +161,9 @@ class HeldContentScreen(Screen):
         Binding("ctrl+l", "lookup", "Look up"),
     ]
 
-    def __init__(self, tab: LedgerTab, line: int, pre: Path | None = None,
-                 post: Path | None = None) -> None:
+    def __init__(
+        self, tab: LedgerTab, line: int, pre: Path | None = None, post: Path | None = None
+    ) -> None:
         super().__init__()
         self.tab, self.line = tab, line
         self.row = tab.source.row(line).obj
@@ -167,13 +180,21 @@ class HeldContentScreen(Screen):
         yield Static(title, classes="screen-title")
         with Horizontal(classes="field-row"):
             yield Label("pre content")
-            yield Input(value=str(self.pre_path or ""), placeholder="path to the pre content "
-                        "(.json array, .jsonl, any file, or a folder) — or paste/drag it here",
-                        suggester=PathSuggester(), id="pre")
+            yield Input(
+                value=str(self.pre_path or ""),
+                placeholder="path to the pre content "
+                "(.json array, .jsonl, any file, or a folder) — or paste/drag it here",
+                suggester=PathSuggester(),
+                id="pre",
+            )
         with Horizontal(classes="field-row"):
             yield Label("post content")
-            yield Input(value=str(self.post_path or ""), placeholder="path to the post "
-                        "(survivor) content", suggester=PathSuggester(), id="post")
+            yield Input(
+                value=str(self.post_path or ""),
+                placeholder="path to the post (survivor) content",
+                suggester=PathSuggester(),
+                id="post",
+            )
         with Horizontal(id="held-results"):
             with VerticalScroll(id="held-left"):
                 yield Static(id="held-verdict")
@@ -246,8 +267,11 @@ class HeldContentScreen(Screen):
                 errors["post"] = err
         check, cerr = None, None
         try:
-            check, cerr = check_receipt(self.row, values_of(pre) if pre is not None else None,
-                                        values_of(post) if post is not None else None)
+            check, cerr = check_receipt(
+                self.row,
+                values_of(pre) if pre is not None else None,
+                values_of(post) if post is not None else None,
+            )
         except ValueError as e:
             cerr = f"held content cannot be digested: {e}"
         self.app.call_from_thread(self._show, pre, post, errors, check, cerr)
@@ -261,10 +285,14 @@ class HeldContentScreen(Screen):
         pre_p = self.pre_path if pre is not None else None
         post_p = self.post_path if post is not None else None
         try:
-            record = recompute_record(self.line, check, row=self.row,
-                                      held=[*(pre or []), *(post or [])],
-                                      pre=str(pre_p) if pre_p else None,
-                                      post=str(post_p) if post_p else None)
+            record = recompute_record(
+                self.line,
+                check,
+                row=self.row,
+                held=[*(pre or []), *(post or [])],
+                pre=str(pre_p) if pre_p else None,
+                post=str(post_p) if post_p else None,
+            )
         except Exception:  # noqa: BLE001 - a check the report cannot hold is not recorded
             return
         self.tab.held_content(self.line, pre_p, post_p, check, record)
@@ -283,17 +311,19 @@ class HeldContentScreen(Screen):
             if which in self.errors:
                 t.append(clean(self.errors[which]), "bold red")
             elif items is not None:
-                t.append(f"{len(items)} item(s), {sum(i.size for i in items):,} B from "
-                         f"{clean(Path(str(path)).name)}")
+                t.append(
+                    f"{len(items)} item(s), {sum(i.size for i in items):,} B from "
+                    f"{clean(Path(str(path)).name)}"
+                )
             else:
                 t.append("not loaded", "dim")
             t.append("\n")
         t.append("\n")
         title = "recomputed" if (pre or post) else "self-consistency only"
-        t.append_text(render_receipt(self.row, check, cerr, compact=True, bar_width=30,
-                                     title=title))
+        t.append_text(
+            render_receipt(self.row, check, cerr, compact=True, bar_width=30, title=title)
+        )
         if check is not None:
             t.append_text(content_report(check))
         self.query_one("#held-verdict", Static).update(t)
-        self.query_one("#held-matches", Static).update(
-            match_report(self.row, pre, post, check))
+        self.query_one("#held-matches", Static).update(match_report(self.row, pre, post, check))

@@ -12,6 +12,7 @@ of mark, style, meaning) and the help lists them, after the tab labels' own mark
 project's own (key names, titles, legends), never evidence; the tab's name is
 sanitized. Escape, `?` or F1 closes the help; `R` opens the samples README.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -21,6 +22,12 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from sealscope.core import verdict
+from sealscope.core.sanitize import clean
+from sealscope.viewer.commands import PaletteBinding, declared_bindings
+from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.readme_screen import SamplesReadmeScreen
+from sealscope.viewer.style import TONE_STYLE
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -29,18 +36,15 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from sealscope.core import verdict
-from sealscope.core.sanitize import clean
-from sealscope.viewer.commands import PaletteBinding, declared_bindings
-from sealscope.viewer.evidence_tab import EvidenceTab
-from sealscope.viewer.readme_screen import SamplesReadmeScreen
-from sealscope.viewer.style import TONE_STYLE
-
 __all__ = ["KeyHelpScreen", "key_lines", "legends", "help_text"]
 
-KEY_COLUMN = 10   # "shift+tab", "pgup pgdn"
-TONE_MEANING = {"pass": "held", "fail": "wrong", "warn": "could not look in full",
-                None: "not verified yet"}
+KEY_COLUMN = 10  # "shift+tab", "pgup pgdn"
+TONE_MEANING = {
+    "pass": "held",
+    "fail": "wrong",
+    "warn": "could not look in full",
+    None: "not verified yet",
+}
 
 
 def _words(tone: str) -> list[str]:
@@ -51,8 +55,11 @@ def _words(tone: str) -> list[str]:
 
 
 def _keys(app: App[Any], binding: Binding) -> list[str]:
-    return [app.get_key_display(replace(binding, key=k.strip()))
-            for k in binding.key.split(",") if k.strip()]
+    return [
+        app.get_key_display(replace(binding, key=k.strip()))
+        for k in binding.key.split(",")
+        if k.strip()
+    ]
 
 
 def key_lines(app: App[Any], bindings: Iterable[Binding]) -> list[tuple[str, str, str]]:
@@ -60,7 +67,7 @@ def key_lines(app: App[Any], bindings: Iterable[Binding]) -> list[tuple[str, str
     (or of one action with different arguments and one description, as `tab(1)`…
     `tab(9)`) on one line;
     bindings with no description and Textual's system ones are left out."""
-    rows: list[tuple[str, list[str], str, str]] = []   # action, keys, what, help
+    rows: list[tuple[str, list[str], str, str]] = []  # action, keys, what, help
     for b in bindings:
         if b.system or not b.description:
             continue
@@ -92,8 +99,9 @@ def legends(pane: Widget) -> list[tuple[str, Sequence[tuple[str, str, str]]]]:
         legend = getattr(cls, "LEGEND", None)
         if legend and cls not in seen:
             seen.add(cls)
-            rows = [(r.glyph, r.style, r.meaning) if hasattr(r, "meaning") else tuple(r)
-                    for r in legend]
+            rows = [
+                (r.glyph, r.style, r.meaning) if hasattr(r, "meaning") else tuple(r) for r in legend
+            ]
             out.append((str(getattr(cls, "LEGEND_TITLE", cls.__name__)), rows))
     return out
 
@@ -101,14 +109,18 @@ def legends(pane: Widget) -> list[tuple[str, Sequence[tuple[str, str, str]]]]:
 def _tab_marks() -> list[tuple[str, str, str]]:
     rows = []
     for tone in ("pass", "fail", "warn"):
-        rows.append((verdict.GLYPHS[tone], TONE_STYLE[tone],
-                     f"{TONE_MEANING[tone]}: " + ", ".join(_words(tone))))
+        rows.append(
+            (
+                verdict.GLYPHS[tone],
+                TONE_STYLE[tone],
+                f"{TONE_MEANING[tone]}: " + ", ".join(_words(tone)),
+            )
+        )
     rows.append((verdict.GLYPHS[None], TONE_STYLE[None], TONE_MEANING[None]))
     return rows
 
 
-def help_text(app: App[Any], pane: EvidenceTab | None,
-              everywhere: Sequence[DOMNode]) -> Group:
+def help_text(app: App[Any], pane: EvidenceTab | None, everywhere: Sequence[DOMNode]) -> Group:
     """The key help of `pane` (None: no tab open) with the keys of `everywhere` (the
     main screen, the app): a heading and a two-column grid per group."""
     parts: list[RenderableType] = []
@@ -136,19 +148,20 @@ def help_text(app: App[Any], pane: EvidenceTab | None,
         return rows
 
     if pane is not None:
-        section(f"this {pane.kind_name} tab: {clean(pane.tab_name)}",
-                keys(key_lines(app, declared_bindings(pane))))
+        section(
+            f"this {pane.kind_name} tab: {clean(pane.tab_name)}",
+            keys(key_lines(app, declared_bindings(pane))),
+        )
         main = pane.main_widget()
         if main is not None:
             section("in its list", keys(key_lines(app, declared_bindings(main))))
     every = [line for node in everywhere for line in key_lines(app, declared_bindings(node))]
     palette = Binding(app.COMMAND_PALETTE_BINDING, "command_palette")
-    every.append((app.get_key_display(palette), "Command palette",
-                  "every command here, by name"))
-    section("everywhere on the main screen (a field takes digits and brackets as text)",
-            keys(every))
-    marks: list[tuple[str, Sequence[tuple[str, str, str]]]] = [
-        ("tab label marks", _tab_marks())]
+    every.append((app.get_key_display(palette), "Command palette", "every command here, by name"))
+    section(
+        "everywhere on the main screen (a field takes digits and brackets as text)", keys(every)
+    )
+    marks: list[tuple[str, Sequence[tuple[str, str, str]]]] = [("tab label marks", _tab_marks())]
     if pane is not None:
         marks += legends(pane)
     for title, legend in marks:
@@ -177,9 +190,13 @@ class KeyHelpScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape,question_mark,f1", "close", "Close"),
-        PaletteBinding("R", "samples_readme", "Samples README",
-                       title="Samples README",
-                       help="What each bundled sample is and what it should show"),
+        PaletteBinding(
+            "R",
+            "samples_readme",
+            "Samples README",
+            title="Samples README",
+            help="What each bundled sample is and what it should show",
+        ),
     ]
 
     def __init__(self, pane: EvidenceTab | None, everywhere: Sequence[DOMNode]) -> None:
@@ -194,8 +211,9 @@ class KeyHelpScreen(ModalScreen[None]):
             yield Static(Text("Keys"), id="key-help-title")
             with VerticalScroll(id="key-help-scroll"):
                 yield Static(self.content, id="key-help-body")
-            yield Static(Text("esc ? F1 close · ↑ ↓ scroll · R the samples README"),
-                         id="key-help-foot")
+            yield Static(
+                Text("esc ? F1 close · ↑ ↓ scroll · R the samples README"), id="key-help-foot"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#key-help-scroll").focus()

@@ -18,6 +18,7 @@ found for a portable receipt in its own tab.
 The check runs in a thread worker (`run_check`); the document is read once, through
 `lines.open_regular`, never written. Every value goes through `style.shown`.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,13 +28,6 @@ from typing import Any, cast
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import work
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
-from textual.css.query import NoMatches
-from textual.reactive import reactive
-from textual.widgets import Static
-
 from sealscope.core import lines as _lines
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
@@ -41,19 +35,32 @@ from sealscope.core.jsonio import loads
 from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
-from sealscope.viewer.kind_view import (CONTINUITY, DISTILL, KIND_TITLE, PORTABLE, RECEIPT,
-                                        KindBanner, run_check)
+from sealscope.viewer.kind_view import (
+    CONTINUITY,
+    DISTILL,
+    KIND_TITLE,
+    PORTABLE,
+    RECEIPT,
+    KindBanner,
+    run_check,
+)
 from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.receipt_panel import check_receipt, render_receipt
 from sealscope.viewer.style import shown
 from sealscope.viewer.verdict_view import render_verdict
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
+from textual.reactive import reactive
+from textual.widgets import Static
 
 __all__ = ["KindTab", "read_document", "fields_text", "kind_panel", "MAX_DOCUMENT"]
 
 MAX_DOCUMENT = 64 << 20
 """A document over this many bytes is not read for display (its check still runs)."""
 
-FIELD_WIDTH = 400   # characters of one field's value shown before it is cut
+FIELD_WIDTH = 400  # characters of one field's value shown before it is cut
 
 
 def read_document(path: str) -> tuple[Any, str | None]:
@@ -105,16 +112,21 @@ def _blocks(title: str, d: Any, keys: tuple[str, ...] | None = None) -> Text:
 
 
 def _distill_panel(doc: Any) -> Text:
-    rec = doc.get("receipt") if isinstance(doc, dict) and isinstance(doc.get("receipt"),
-                                                                      dict) else doc
+    rec = (
+        doc.get("receipt")
+        if isinstance(doc, dict) and isinstance(doc.get("receipt"), dict)
+        else doc
+    )
     t = Text(end="")
     t.append(" distill receipt ", "bold reverse")
     if not isinstance(rec, dict):
         t.append("\n  not an object\n", "bold red")
         return t
-    t.append(f"  strategy {shown(rec.get('strategy'))} · budget "
-             f"{shown(rec.get('budget_tokens'))} tokens · truncated "
-             f"{shown(rec.get('truncated'))}\n")
+    t.append(
+        f"  strategy {shown(rec.get('strategy'))} · budget "
+        f"{shown(rec.get('budget_tokens'))} tokens · truncated "
+        f"{shown(rec.get('truncated'))}\n"
+    )
     for side in ("full", "distilled"):
         d = rec.get(side)
         t.append(f"  {side:<10}", "bold")
@@ -128,9 +140,11 @@ def _distill_panel(doc: Any) -> Text:
     for i, dr in enumerate(drops if isinstance(drops, list) else []):
         t.append(f"  [{i}] ", "bold")
         if isinstance(dr, dict):
-            t.append(f"{shown(dr.get('kind'))} at {shown(dr.get('path'))} · "
-                     f"{shown(dr.get('dropped_bytes'))} B · {shown(dr.get('dropped_count'))}"
-                     f" item(s) · {shown(dr.get('digest'))}\n")
+            t.append(
+                f"{shown(dr.get('kind'))} at {shown(dr.get('path'))} · "
+                f"{shown(dr.get('dropped_bytes'))} B · {shown(dr.get('dropped_count'))}"
+                f" item(s) · {shown(dr.get('digest'))}\n"
+            )
         else:
             t.append(shown(dr) + "\n", "red")
     if drops is not None and not isinstance(drops, list):
@@ -144,14 +158,18 @@ def _portable_panel(doc: Any) -> Text:
     if not isinstance(doc, dict):
         t.append("\n  not an object\n", "bold red")
         return t
-    t.append(f"  {shown(doc.get('receipt_version'))} · {shown(doc.get('kind'))} · issued "
-             f"{shown(doc.get('issued_at'))}\n")
+    t.append(
+        f"  {shown(doc.get('receipt_version'))} · {shown(doc.get('kind'))} · issued "
+        f"{shown(doc.get('issued_at'))}\n"
+    )
     t.append("  body digest: ", "bold")
     t.append(shown(doc.get("body_digest")) + "\n")
     t.append_text(_blocks("subject", doc.get("subject")))
     checks = doc.get("checks")
-    t.append(f"\n checks: {len(checks) if isinstance(checks, list) else shown(checks)}\n",
-             "bold underline")
+    t.append(
+        f"\n checks: {len(checks) if isinstance(checks, list) else shown(checks)}\n",
+        "bold underline",
+    )
     for c in checks if isinstance(checks, list) else []:
         t.append("  • " + _cut(shown(c), 160) + "\n")
     scope = doc.get("scope")
@@ -176,24 +194,32 @@ def _continuity_panel(doc: Any, kc: KindCheck | None) -> RenderableType:
         t = Text(end="")
         t.append(" continuity verdict ", "bold reverse")
         why = d.get("error") if d else None
-        t.append("\n  not loaded" + (f": {shown(why)}" if why else "") +
-                 " — its fields are shown as written, not as a verdict\n", "bold yellow")
+        t.append(
+            "\n  not loaded"
+            + (f": {shown(why)}" if why else "")
+            + " — its fields are shown as written, not as a verdict\n",
+            "bold yellow",
+        )
         return t
     divs = doc.get("divergences")
     v = SimpleNamespace(
         policy=doc.get("policy") if isinstance(doc.get("policy"), dict) else {},
-        comparison=d.get("comparison"), faithful=d.get("faithful"), valid=d.get("valid"),
-        divergences=[x for x in divs if isinstance(x, dict)] if isinstance(divs, list)
-        else [],
+        comparison=d.get("comparison"),
+        faithful=d.get("faithful"),
+        valid=d.get("valid"),
+        divergences=[x for x in divs if isinstance(x, dict)] if isinstance(divs, list) else [],
         claimed_property=doc.get("claimed_property"),
         notes=[n for n in doc.get("notes", []) if isinstance(n, str)]
-        if isinstance(doc.get("notes"), list) else [],
-        verdict_digest=d.get("verdict_digest"))
+        if isinstance(doc.get("notes"), list)
+        else [],
+        verdict_digest=d.get("verdict_digest"),
+    )
     return render_verdict(v)
 
 
-def kind_panel(kind: str | None, doc: Any, kc: KindCheck | None,
-               held: Any = None) -> RenderableType:
+def kind_panel(
+    kind: str | None, doc: Any, kc: KindCheck | None, held: Any = None
+) -> RenderableType:
     """The left panel of a kind's tab (`held`: a receipt recomputed with held content)."""
     if kind == RECEIPT:
         if held is not None:
@@ -246,22 +272,37 @@ class KindTab(EvidenceTab):
     KindTab #kind-panel, KindTab #kind-fields { height: auto; }
     """
 
-    has_report = False   # the report of these kinds is not written yet
+    has_report = False  # the report of these kinds is not written yet
 
     check: reactive[KindCheck | None] = reactive(None, init=False)
     """Core's check of the file (None while it runs); a change repaints the tab."""
 
     BINDINGS = [
-        PaletteBinding("h", "held", "Held content", title="Held content for this receipt",
-                       help="Recompute this receipt file against its pre/post content"),
-        PaletteBinding("L", "open_ledger", "Open its ledger",
-                       title="Open the ledger this receipt names",
-                       help="The ledger its check found (named by its ledger block)"),
+        PaletteBinding(
+            "h",
+            "held",
+            "Held content",
+            title="Held content for this receipt",
+            help="Recompute this receipt file against its pre/post content",
+        ),
+        PaletteBinding(
+            "L",
+            "open_ledger",
+            "Open its ledger",
+            title="Open the ledger this receipt names",
+            help="The ledger its check found (named by its ledger block)",
+        ),
         CLEAR_CHECKS,
     ]
 
-    def __init__(self, path: str | os.PathLike[str], kind: str, *, id: str | None = None,
-                 check: KindCheck | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        kind: str,
+        *,
+        id: str | None = None,
+        check: KindCheck | None = None,
+    ) -> None:
         """`check`: core's result when the caller already has it (else it is run)."""
         self.path = os.fspath(path)
         self.kind = kind
@@ -271,7 +312,7 @@ class KindTab(EvidenceTab):
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.doc, self.doc_error = read_document(self.path)
         self.source = _DocumentSource(self.path, self.doc)
-        self.held: Any = None           # the ReceiptCheck recomputed with held content
+        self.held: Any = None  # the ReceiptCheck recomputed with held content
         self._given = check
 
     def compose(self) -> ComposeResult:
@@ -309,7 +350,7 @@ class KindTab(EvidenceTab):
         """The banner and panel show the check, the tab's verdict and its checks."""
         try:
             banner = self.banner
-        except NoMatches:   # not composed yet: on_mount syncs
+        except NoMatches:  # not composed yet: on_mount syncs
             return
         banner.check = self.check
         banner.checks = tuple(self.session)
@@ -346,8 +387,9 @@ class KindTab(EvidenceTab):
         # the screen reads a ledger tab's source and reports back through held_content
         self.app.push_screen(lazy.HeldContentScreen(cast(Any, self), 1, pre=pre))
 
-    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
-                     record: Any) -> None:
+    def held_content(
+        self, line: int, pre: Path | None, post: Path | None, check: Any, record: Any
+    ) -> None:
         """Held content recomputed this receipt: the tab's state until cleared."""
         self.held = check
         self.add_session(record, key=("recompute", line))

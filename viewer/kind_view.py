@@ -11,6 +11,7 @@ the kind and the file, then every check the kind carries with its own word
 (`check_lines`), then the checks the auditor ran in the tab (held content), each with
 its word. Every value from the evidence goes through `style.shown`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -19,21 +20,38 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.reactive import reactive
-from textual.widgets import Static
-
 from sealscope.core import verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.sanitize import clean
 from sealscope.viewer.style import shown
+from textual.reactive import reactive
+from textual.widgets import Static
 
 if TYPE_CHECKING:  # annotations only: a check's record loads with the first check
     from sealscope.core.export import SessionRecord
 
-__all__ = ["RECEIPT", "DISTILL", "PORTABLE", "CONTINUITY", "PACK", "BUNDLE", "AAT",
-           "DOCUMENT_KINDS", "UNIT_KINDS", "TAB_KINDS", "KIND_TITLE", "run_check",
-           "CheckLine", "check_lines", "banner_text", "KindBanner", "verdict_class",
-           "word_style", "RowJson", "line_of"]
+__all__ = [
+    "RECEIPT",
+    "DISTILL",
+    "PORTABLE",
+    "CONTINUITY",
+    "PACK",
+    "BUNDLE",
+    "AAT",
+    "DOCUMENT_KINDS",
+    "UNIT_KINDS",
+    "TAB_KINDS",
+    "KIND_TITLE",
+    "run_check",
+    "CheckLine",
+    "check_lines",
+    "banner_text",
+    "KindBanner",
+    "verdict_class",
+    "word_style",
+    "RowJson",
+    "line_of",
+]
 
 # the kind names of KINDS.md §12, as core's classifier answers them
 RECEIPT = "receipt"
@@ -51,19 +69,33 @@ UNIT_KINDS = (PACK, BUNDLE)
 TAB_KINDS = (*DOCUMENT_KINDS, *UNIT_KINDS, AAT)
 """Every kind one of these tabs opens (an AAT export: `aat_tab.AatTab`)."""
 
-KIND_TITLE = {RECEIPT: "compaction receipt", DISTILL: "distill receipt",
-              PORTABLE: "portable receipt", CONTINUITY: "continuity verdict",
-              PACK: "evidence pack", BUNDLE: "audit bundle", AAT: "AAT export"}
+KIND_TITLE = {
+    RECEIPT: "compaction receipt",
+    DISTILL: "distill receipt",
+    PORTABLE: "portable receipt",
+    CONTINUITY: "continuity verdict",
+    PACK: "evidence pack",
+    BUNDLE: "audit bundle",
+    AAT: "AAT export",
+}
 
-NOTE_WIDTH = 72   # characters of a check's note in the banner
+NOTE_WIDTH = 72  # characters of a check's note in the banner
 
 # the kind's own checker module, when the dispatcher is not there to ask
-_MODULES = {RECEIPT: "receipt_file", DISTILL: "distill", PORTABLE: "portable",
-            CONTINUITY: "continuity_verdict", PACK: "pack", BUNDLE: "bundle", AAT: "aat"}
+_MODULES = {
+    RECEIPT: "receipt_file",
+    DISTILL: "distill",
+    PORTABLE: "portable",
+    CONTINUITY: "continuity_verdict",
+    PACK: "pack",
+    BUNDLE: "bundle",
+    AAT: "aat",
+}
 
 
-def run_check(path: str | os.PathLike[str], kind: str,
-              ctx: CheckContext | None = None) -> KindCheck:
+def run_check(
+    path: str | os.PathLike[str], kind: str, ctx: CheckContext | None = None
+) -> KindCheck:
     """Core's check of `path` (classified as `kind`): the dispatcher's result for it,
     else the kind module's `check(path, ctx)`. Never raises: a checker that is missing
     or raises is COULD NOT LOOK with `detail.error` naming why (KINDS.md §0.1 rule 2)."""
@@ -84,17 +116,23 @@ def run_check(path: str | os.PathLike[str], kind: str,
             return got
         raise TypeError(f"the {kind} checker returned {type(got).__name__}")
     except Exception as e:  # noqa: BLE001 - never a traceback for a file
-        return KindCheck(p, kind, None, {"error": type(e).__name__},
-                         reason=f"could not check this {KIND_TITLE.get(kind, kind)}: "
-                                f"{type(e).__name__}: {e}")
+        return KindCheck(
+            p,
+            kind,
+            None,
+            {"error": type(e).__name__},
+            reason=f"could not check this {KIND_TITLE.get(kind, kind)}: {type(e).__name__}: {e}",
+        )
 
 
 # ------------------------------------------------------------------ the kind's checks
+
 
 @dataclass(frozen=True)
 class CheckLine:
     """One check of a kind as the banner lists it: its name, its word (a verdict word,
     or the status the reference's result spells) and a note."""
+
     name: str
     word: str
     note: str = ""
@@ -106,8 +144,9 @@ def _sub(d: Any, key: str) -> Any:
 
 
 def _flag(value: Any, yes: str, no: str) -> str:
-    return "—" if value is None else (yes if value is True else no if value is False
-                                      else shown(value))
+    return (
+        "—" if value is None else (yes if value is True else no if value is False else shown(value))
+    )
 
 
 def check_lines(kc: KindCheck) -> list[CheckLine]:
@@ -118,59 +157,96 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
     if "error" in d and d.get("error") is not None and kc.kind != CONTINUITY:
         out.append(CheckLine("verifier", verdict.COULD_NOT_LOOK, shown(d["error"])))
     if kc.kind == RECEIPT:
-        out += [CheckLine("self-consistent", _flag(d.get("self_consistent"), "yes", "no")),
-                CheckLine("content", shown(d.get("content"))),
-                CheckLine("schema", shown(d.get("schema"))),
-                CheckLine("understatement check", shown(d.get("understatement_check"))),
-                CheckLine("verified scope", shown(d.get("verified_scope")))]
+        out += [
+            CheckLine("self-consistent", _flag(d.get("self_consistent"), "yes", "no")),
+            CheckLine("content", shown(d.get("content"))),
+            CheckLine("schema", shown(d.get("schema"))),
+            CheckLine("understatement check", shown(d.get("understatement_check"))),
+            CheckLine("verified scope", shown(d.get("verified_scope"))),
+        ]
     elif kc.kind == DISTILL:
-        out += [CheckLine("verified scope", shown(d.get("verified_scope"))),
-                CheckLine("read from", shown(d.get("source")))]
+        out += [
+            CheckLine("verified scope", shown(d.get("verified_scope"))),
+            CheckLine("read from", shown(d.get("source"))),
+        ]
     elif kc.kind == PORTABLE:
-        out += [CheckLine("body digest", _flag(d.get("body_digest_ok"), "ok", "mismatch")),
-                CheckLine("ledger", shown(_sub(d, "ledger").get("status"))),
-                CheckLine("witness", shown(_sub(d, "witness").get("verdict"))),
-                CheckLine("attestation signature",
-                          shown(_sub(d, "attestation_signature").get("verdict")))]
+        out += [
+            CheckLine("body digest", _flag(d.get("body_digest_ok"), "ok", "mismatch")),
+            CheckLine("ledger", shown(_sub(d, "ledger").get("status"))),
+            CheckLine("witness", shown(_sub(d, "witness").get("verdict"))),
+            CheckLine(
+                "attestation signature", shown(_sub(d, "attestation_signature").get("verdict"))
+            ),
+        ]
         if d.get("duplicate_keys"):
             out.append(CheckLine("duplicate keys", "refused", shown(d["duplicate_keys"])))
     elif kc.kind == CONTINUITY:
-        out.append(CheckLine("loaded", _flag(d.get("loaded"), "yes", "no"),
-                             shown(d.get("error")) if d.get("error") else ""))
+        out.append(
+            CheckLine(
+                "loaded",
+                _flag(d.get("loaded"), "yes", "no"),
+                shown(d.get("error")) if d.get("error") else "",
+            )
+        )
         if d.get("loaded"):
-            out += [CheckLine("faithful", _flag(d.get("faithful"), "yes", "no")),
-                    CheckLine("valid", _flag(d.get("valid"), "yes", "no")),
-                    CheckLine("comparison", shown(d.get("comparison"))),
-                    CheckLine("verdict digest (recomputed)", shown(d.get("verdict_digest")),
-                              "" if d.get("verdict_digest") else "unbound: no verdict_digest")]
+            out += [
+                CheckLine("faithful", _flag(d.get("faithful"), "yes", "no")),
+                CheckLine("valid", _flag(d.get("valid"), "yes", "no")),
+                CheckLine("comparison", shown(d.get("comparison"))),
+                CheckLine(
+                    "verdict digest (recomputed)",
+                    shown(d.get("verdict_digest")),
+                    "" if d.get("verdict_digest") else "unbound: no verdict_digest",
+                ),
+            ]
     elif kc.kind == PACK:
         for c in d.get("checks") or []:
             if isinstance(c, dict):
                 note = c.get("finding") or c.get("reason") or c.get("note")
-                out.append(CheckLine(shown(c.get("check")), shown(c.get("verdict")),
-                                     shown(note) if note else ""))
+                out.append(
+                    CheckLine(
+                        shown(c.get("check")), shown(c.get("verdict")), shown(note) if note else ""
+                    )
+                )
     elif kc.kind == BUNDLE:
         if d.get("reason_word") and "rows" not in d:
-            out.append(CheckLine("records.jsonl", verdict.COULD_NOT_LOOK,
-                                 shown(d.get("reason_word"))))
+            out.append(
+                CheckLine("records.jsonl", verdict.COULD_NOT_LOOK, shown(d.get("reason_word")))
+            )
         else:
             out.append(CheckLine("records chain", kc.verdict, _chain_note(d)))
-        out.append(CheckLine("manifest, integrity file, summary", "not covered",
-                             "the reference's audit verify reads only the chain"))
+        out.append(
+            CheckLine(
+                "manifest, integrity file, summary",
+                "not covered",
+                "the reference's audit verify reads only the chain",
+            )
+        )
     elif kc.kind == AAT and "error" not in d:
         if kc.ok:
-            out += [CheckLine("AAT chain over line bytes", kc.verdict,
-                              f"{shown(d.get('records'))} records"),
-                    CheckLine("head (the last line's hash)", shown(d.get("head")))]
+            out += [
+                CheckLine(
+                    "AAT chain over line bytes", kc.verdict, f"{shown(d.get('records'))} records"
+                ),
+                CheckLine("head (the last line's hash)", shown(d.get("head"))),
+            ]
         else:
-            out.append(CheckLine("AAT chain over line bytes", kc.verdict,
-                                 shown(d.get("finding") or f"line {shown(d.get('line'))}")))
+            out.append(
+                CheckLine(
+                    "AAT chain over line bytes",
+                    kc.verdict,
+                    shown(d.get("finding") or f"line {shown(d.get('line'))}"),
+                )
+            )
     return out
 
 
 def _chain_note(d: dict[str, Any]) -> str:
-    parts = [f"rows {shown(d.get('rows'))}", f"chained {shown(d.get('chained'))}",
-             f"scope {shown(d.get('verified_scope'))}"]
+    parts = [
+        f"rows {shown(d.get('rows'))}",
+        f"chained {shown(d.get('chained'))}",
+        f"scope {shown(d.get('verified_scope'))}",
+    ]
     if d.get("first_break"):
         parts.append(f"first break: {shown(d.get('first_break'))}")
     return " · ".join(parts)
@@ -178,11 +254,11 @@ def _chain_note(d: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------ the banner
 
+
 def word_style(word: str) -> str:
     """A verdict word's colour by its tone; any other status word (a scope, `ok`) dim."""
     if word in (verdict.VERIFIED, verdict.BROKEN, verdict.COULD_NOT_LOOK):
-        return {"pass": "bold green", "fail": "bold red"}.get(verdict.tone(word),
-                                                               "bold yellow")
+        return {"pass": "bold green", "fail": "bold red"}.get(verdict.tone(word), "bold yellow")
     return "cyan"
 
 
@@ -193,8 +269,13 @@ def verdict_class(word: str | None) -> str:
     return {"pass": "-verified", "fail": "-broken"}.get(verdict.tone(word), "-couldnot")
 
 
-def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None = None,
-                checks: tuple[SessionRecord, ...] = (), waiting: str = "checking…") -> Text:
+def banner_text(
+    name: str,
+    kc: KindCheck | None,
+    outcome: verdict.Outcome | None = None,
+    checks: tuple[SessionRecord, ...] = (),
+    waiting: str = "checking…",
+) -> Text:
     """The banner of one kind's tab: the word (the tab's verdict `outcome` when checks
     were run, else `kc`'s), the bound beside VERIFIED, the kind and file, why it could
     not look, then each check of the kind and each check run in the tab."""
@@ -212,8 +293,11 @@ def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None
     if checks:
         t.append(f"  · own check {kc.verdict}")
     lines = check_lines(kc)
-    if kc.reason and word != verdict.VERIFIED and \
-            all(line.note != shown(kc.reason) for line in lines):
+    if (
+        kc.reason
+        and word != verdict.VERIFIED
+        and all(line.note != shown(kc.reason) for line in lines)
+    ):
         t.append("\n ")
         t.append(shown(kc.reason), "italic")
     for line in lines:
@@ -223,7 +307,7 @@ def banner_text(name: str, kc: KindCheck | None, outcome: verdict.Outcome | None
             t.append(f" {line.word} ", word_style(line.word) + " reverse")
         else:
             t.append(line.word, word_style(line.word))
-        if line.note:   # one screen line: the whole note is in the kind's panel or JSON
+        if line.note:  # one screen line: the whole note is in the kind's panel or JSON
             note = line.note if len(line.note) <= NOTE_WIDTH else line.note[: NOTE_WIDTH - 1] + "…"
             t.append("  " + note, "dim")
     for rec in checks:
@@ -283,6 +367,7 @@ class KindBanner(Static):
 
 
 # ------------------------------------------------------------------ one row, literally
+
 
 def line_of(option_id: str | None) -> int | None:
     """The line number of a row list's option (`line-N`), or None."""

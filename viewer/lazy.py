@@ -13,6 +13,7 @@ first screen takes: it loads the module to answer.
 This module imports nothing of the viewer's at run time, and no Textual: the verify
 child (`verify_child`, a plain Python process) reads the follower through it too.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -40,12 +41,31 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.seal_tab import SealTab, find_seal_tab
     from sealscope.viewer.unit_tab import UnitTab
 
-__all__ = ["compaction_series", "export", "pins", "witness", "receipt_point", "Follower",
-           "verify_receipt",
-           "CompactionChart", "ExportScreen", "FleetTab", "HarnPane", "HeldContentScreen",
-           "KeyHelpScreen", "LedgerTab", "LookupScreen", "PinScreen", "PathSuggester",
-           "PromptScreen", "pasted_path", "SamplesReadmeScreen", "SealTab", "find_seal_tab"]
-__all__ += ["KindTab", "UnitTab", "AatTab"]   # the tabs of the other evidence kinds
+__all__ = [
+    "compaction_series",
+    "export",
+    "pins",
+    "witness",
+    "receipt_point",
+    "Follower",
+    "verify_receipt",
+    "CompactionChart",
+    "ExportScreen",
+    "FleetTab",
+    "HarnPane",
+    "HeldContentScreen",
+    "KeyHelpScreen",
+    "LedgerTab",
+    "LookupScreen",
+    "PinScreen",
+    "PathSuggester",
+    "PromptScreen",
+    "pasted_path",
+    "SamplesReadmeScreen",
+    "SealTab",
+    "find_seal_tab",
+]
+__all__ += ["KindTab", "UnitTab", "AatTab"]  # the tabs of the other evidence kinds
 
 _LAZY = {
     # core: the checks, the report, the follower

@@ -7,16 +7,16 @@ check becomes a `core.export.SessionRecord` in the tab's session: the tab's verd
 its banner, the row badge of a recomputed receipt, its receipt panel and its report
 read it there. `check_inputs` / `held_inputs` give a dialog reopened what it used.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
-from textual.widget import Widget
-
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
+from textual import work
+from textual.widget import Widget
 
 if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab imports this
     from sealscope.core.export import SessionRecord
@@ -48,10 +48,10 @@ class LedgerChecks(Widget):
         """Judge the ledger against a head pin; the record joins the tab's state."""
         try:
             rec = lazy.export.check_record(
-                "pin", lazy.pins.check_pin(self.tab.source.path, pin), pin=pin.text)
+                "pin", lazy.pins.check_pin(self.tab.source.path, pin), pin=pin.text
+            )
         except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = lazy.export.check_error_record("pin", f"{type(e).__name__}: {e}",
-                                                 pin=pin.text)
+            rec = lazy.export.check_error_record("pin", f"{type(e).__name__}: {e}", pin=pin.text)
         self.post_message(CheckDone(rec, ("pin",)))
 
     @work(thread=True, exclusive=False, group="check")
@@ -59,11 +59,13 @@ class LedgerChecks(Widget):
         """Judge the ledger against a witness store's namespace; kept as `check_pin`."""
         inputs = {"witness": str(store), "namespace": namespace}
         try:
-            rec = lazy.export.check_record("witness", lazy.witness.verify_against_witness(
-                store, namespace, self.tab.source.path), **inputs)
+            rec = lazy.export.check_record(
+                "witness",
+                lazy.witness.verify_against_witness(store, namespace, self.tab.source.path),
+                **inputs,
+            )
         except Exception as e:  # noqa: BLE001 - any failure is "could not check", shown
-            rec = lazy.export.check_error_record("witness", f"{type(e).__name__}: {e}",
-                                                 **inputs)
+            rec = lazy.export.check_error_record("witness", f"{type(e).__name__}: {e}", **inputs)
         self.post_message(CheckDone(rec, ("witness",)))
 
     # ------------------------------------------------------------------ held content
@@ -77,8 +79,9 @@ class LedgerChecks(Widget):
             post = had_post
         self.app.push_screen(lazy.HeldContentScreen(self.tab, line, pre=pre, post=post))
 
-    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
-                     record: SessionRecord) -> None:
+    def held_content(
+        self, line: int, pre: Path | None, post: Path | None, check: Any, record: SessionRecord
+    ) -> None:
         """Held content recomputed the receipt at `line`: kept as the tab's state (the
         row's badge, its receipt panel, the banner, the report) until cleared."""
         self.held[line] = (pre, post, check)

@@ -10,6 +10,7 @@ any other status by a scan of every line, in a worker posting `FilterProgress` a
 and saying so, and counts the matches for the status line's "match k of n" (at once up
 to `COUNT_AT_ONCE` bytes, in a worker beyond: `SearchCounted`).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -17,25 +18,24 @@ from array import array
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from sealscope.core.rows import STATUSES
+from sealscope.core.sanitize import clean
+from sealscope.viewer import lazy
+from sealscope.viewer.messages import Filtered, FilterProgress, SearchCounted
+from sealscope.viewer.verify_child import Cancelled
+from sealscope.viewer.worker_progress import Progress
 from textual import work
 from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.worker import get_current_worker
-
-from sealscope.core.rows import STATUSES
-from sealscope.core.sanitize import clean
-from sealscope.viewer import lazy
-from sealscope.viewer.messages import FilterProgress, Filtered, SearchCounted
-from sealscope.viewer.verify_child import Cancelled
-from sealscope.viewer.worker_progress import Progress
 
 if TYPE_CHECKING:  # the tab it is composed into (imports this module)
     from sealscope.viewer.ledger_tab import LedgerTab
 
 __all__ = ["RowFinder", "COUNT_AT_ONCE"]
 
-COUNT_AT_ONCE = 16 << 20   # bytes: a search's matches are counted at once up to this size,
-                           # in a worker beyond it
+COUNT_AT_ONCE = 16 << 20  # bytes: a search's matches are counted at once up to this size,
+# in a worker beyond it
 
 
 class RowFinder(Widget):
@@ -48,10 +48,10 @@ class RowFinder(Widget):
         super().__init__(**kw)  # type: ignore[arg-type]
         self.tab = tab
         self.filter_label = ""
-        self.filtering: tuple[str, float] | None = None   # a filter being found: (label, %)
+        self.filtering: tuple[str, float] | None = None  # a filter being found: (label, %)
         self.last_search = ""
-        self.search_at: int | None = None             # the line of the match selected
-        self.search_wrapped = ""                       # how the last step wrapped, in words
+        self.search_at: int | None = None  # the line of the match selected
+        self.search_wrapped = ""  # how the last step wrapped, in words
         # ((text, line count), every line it matches), for "match k of n"
         self.search_count: tuple[tuple[str, int], array] | None = None
 
@@ -61,12 +61,16 @@ class RowFinder(Widget):
         source = self.tab.source
         kinds = sorted({i.kind for i in list(source._rows.values()) if i.kind})
         choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
-        self.app.push_screen(lazy.PromptScreen(
-            "Filter rows",
-            "a status, or kind:NAME",
-            suggester=SuggestFromList(choices, case_sensitive=False),
-            hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:NAME · empty clears",
-            id="filter-prompt"), self.apply_filter)
+        self.app.push_screen(
+            lazy.PromptScreen(
+                "Filter rows",
+                "a status, or kind:NAME",
+                suggester=SuggestFromList(choices, case_sensitive=False),
+                hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:NAME · empty clears",
+                id="filter-prompt",
+            ),
+            self.apply_filter,
+        )
 
     def apply_filter(self, spec: str | None) -> None:
         """Show only the rows of `spec` (empty: clear; None: nothing), once the index
@@ -90,8 +94,14 @@ class RowFinder(Widget):
         if spec in ("break", "declared") and tab.result is not None:
             want = spec
             rows = tab.rows
-            view = array("q", sorted(n for n, (k, _t) in rows.findings.items()
-                                     if k == want and rows.status(n) == want))
+            view = array(
+                "q",
+                sorted(
+                    n
+                    for n, (k, _t) in rows.findings.items()
+                    if k == want and rows.status(n) == want
+                ),
+            )
             self.post_message(Filtered(view, spec))
             return
         self.filter_worker(spec)
@@ -103,15 +113,18 @@ class RowFinder(Widget):
         candidate lines parsed), a status by a scan of every line."""
         worker = get_current_worker()
         rl, source = self.tab.rows, self.tab.source
-        progress = Progress(self, worker, 2.0, lambda pct, _done: FilterProgress(spec, pct),
-                            start=0.0)
+        progress = Progress(
+            self, worker, 2.0, lambda pct, _done: FilterProgress(spec, pct), start=0.0
+        )
         try:
             if spec.startswith(("kind:", "kind=")):
-                view = source.kind_lines(spec[5:].strip(), lambda: worker.is_cancelled,
-                                         progress)
+                view = source.kind_lines(spec[5:].strip(), lambda: worker.is_cancelled, progress)
             else:
-                view = source.scan(lambda n, info: rl.status(n, info) == spec,
-                                   lambda: worker.is_cancelled, progress)
+                view = source.scan(
+                    lambda n, info: rl.status(n, info) == spec,
+                    lambda: worker.is_cancelled,
+                    progress,
+                )
         except Cancelled:
             return
         if not worker.is_cancelled:
@@ -140,9 +153,16 @@ class RowFinder(Widget):
             if value:
                 self.last_search = value
                 self.search(backwards=False)
-        self.app.push_screen(lazy.PromptScreen("Search text", "text to find (as stored)",
-                                               value=self.last_search, id="search-prompt"),
-                             done)
+
+        self.app.push_screen(
+            lazy.PromptScreen(
+                "Search text",
+                "text to find (as stored)",
+                value=self.last_search,
+                id="search-prompt",
+            ),
+            done,
+        )
 
     def step(self, backwards: bool) -> None:
         """The next (or previous) match of the last search; the prompt when none."""
@@ -157,11 +177,12 @@ class RowFinder(Widget):
             tab.when_indexed(lambda: self.search(backwards), "search")
             return
         cur = tab.rows.current_line or 0
-        if tab.source.size > COUNT_AT_ONCE:   # a big file is searched off the UI thread
+        if tab.source.size > COUNT_AT_ONCE:  # a big file is searched off the UI thread
             self.search_worker(self.last_search, cur, backwards)
             return
-        self._searched(self.last_search, tab.source.find_text(self.last_search, cur,
-                                                              backwards), cur, backwards)
+        self._searched(
+            self.last_search, tab.source.find_text(self.last_search, cur, backwards), cur, backwards
+        )
 
     @work(thread=True, exclusive=True, group="search")
     def search_worker(self, needle: str, cur: int, backwards: bool) -> None:
@@ -184,8 +205,9 @@ class RowFinder(Widget):
         source = self.tab.source
         wrapped = n <= cur if not backwards else n >= cur
         self.search_at = n
-        self.search_wrapped = ("" if not wrapped else
-                               "wrapped to the bottom" if backwards else "wrapped to the top")
+        self.search_wrapped = (
+            "" if not wrapped else "wrapped to the bottom" if backwards else "wrapped to the top"
+        )
         key = (self.last_search, source.line_count)
         if self.search_count is None or self.search_count[0] != key:
             self.search_count = None
@@ -196,8 +218,7 @@ class RowFinder(Widget):
         self.tab.goto_row(n)
         self.tab.refresh_status()
         if wrapped:
-            self.app.notify(f"search {self.search_wrapped}: " + self._match_words(),
-                            markup=False)
+            self.app.notify(f"search {self.search_wrapped}: " + self._match_words(), markup=False)
 
     @work(thread=True, exclusive=True, group="search-count")
     def count_worker(self, needle: str, line_count: int) -> None:
@@ -213,7 +234,7 @@ class RowFinder(Widget):
             self.tab.refresh_status()
 
     def _match_words(self) -> str:
-        """"match k of n" for the selected match ("match k of …" while counting)."""
+        """ "match k of n" for the selected match ("match k of …" while counting)."""
         if self.search_count is None:
             return "match … (counting)"
         lines = self.search_count[1]

@@ -1,40 +1,83 @@
 """The ledger tab's keys: `LedgerTab.BINDINGS`, and what the first paint's footer shows
 before the tab exists (`viewer.first_paint`), so both list the same keys."""
-from __future__ import annotations
 
-from textual.binding import Binding, BindingType
+from __future__ import annotations
 
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS
+from textual.binding import Binding, BindingType
 
 __all__ = ["LEDGER_KEYS"]
 
 LEDGER_KEYS: list[BindingType] = [
-    PaletteBinding("b", "first_break", "Break", title="Jump to first break",
-                   help="Select the first break in this ledger"),
-    PaletteBinding("n", "next_break", "Next", title="Jump to next break",
-                   help="Select the next break after the cursor"),
-    PaletteBinding("p", "prev_break", "Prev break", show=False,
-                   title="Jump to previous break", help="Select the previous break"),
-    PaletteBinding("g", "goto", "Go to", title="Go to line",
-                   help="Select a line by number"),
-    PaletteBinding("f", "filter", "Filter", title="Filter rows",
-                   help="Show only rows of a status or kind"),
-    PaletteBinding("F", "clear_filter", "Clear filter", show=False,
-                   title="Clear filter", help="Show every row again"),
-    PaletteBinding("slash", "search", "Search", title="Search text",
-                   help="Find text in the ledger"),
+    PaletteBinding(
+        "b",
+        "first_break",
+        "Break",
+        title="Jump to first break",
+        help="Select the first break in this ledger",
+    ),
+    PaletteBinding(
+        "n",
+        "next_break",
+        "Next",
+        title="Jump to next break",
+        help="Select the next break after the cursor",
+    ),
+    PaletteBinding(
+        "p",
+        "prev_break",
+        "Prev break",
+        show=False,
+        title="Jump to previous break",
+        help="Select the previous break",
+    ),
+    PaletteBinding("g", "goto", "Go to", title="Go to line", help="Select a line by number"),
+    PaletteBinding(
+        "f", "filter", "Filter", title="Filter rows", help="Show only rows of a status or kind"
+    ),
+    PaletteBinding(
+        "F",
+        "clear_filter",
+        "Clear filter",
+        show=False,
+        title="Clear filter",
+        help="Show every row again",
+    ),
+    PaletteBinding(
+        "slash", "search", "Search", title="Search text", help="Find text in the ledger"
+    ),
     Binding("s", "search_next", "Next match", show=False),
     Binding("S", "search_prev", "Prev match", show=False),
-    PaletteBinding("h", "held", "Held", title="Held content for this receipt",
-                   help="Load pre/post content and recompute"),
+    PaletteBinding(
+        "h",
+        "held",
+        "Held",
+        title="Held content for this receipt",
+        help="Load pre/post content and recompute",
+    ),
     Binding("enter", "held", "Held content", show=False),
-    PaletteBinding("j", "jump_seal", "Seal", show=False, title="Jump to the seal of this row",
-                   help="From a continuity_snapshot row to its open seal tab"),
-    PaletteBinding("m", "strip", "Strip", title="Overview strip",
-                   help="The strip takes the keyboard (0-9, arrows, Enter, ? legend); "
-                        "m again hides it"),
-    PaletteBinding("C", "chart", "Chart", title="Compaction chart",
-                   help="pre, post and dropped sizes of every receipt; Enter jumps"),
+    PaletteBinding(
+        "j",
+        "jump_seal",
+        "Seal",
+        show=False,
+        title="Jump to the seal of this row",
+        help="From a continuity_snapshot row to its open seal tab",
+    ),
+    PaletteBinding(
+        "m",
+        "strip",
+        "Strip",
+        title="Overview strip",
+        help="The strip takes the keyboard (0-9, arrows, Enter, ? legend); m again hides it",
+    ),
+    PaletteBinding(
+        "C",
+        "chart",
+        "Chart",
+        title="Compaction chart",
+        help="pre, post and dropped sizes of every receipt; Enter jumps",
+    ),
     CLEAR_CHECKS,
 ]

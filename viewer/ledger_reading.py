@@ -16,11 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual import work
-from textual.widget import Widget
-from textual.widgets import ProgressBar
-from textual.worker import Worker, get_current_worker
-
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import (
     Indexed,
@@ -32,6 +27,10 @@ from sealscope.viewer.messages import (
 )
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
 from sealscope.viewer.worker_progress import Progress
+from textual import work
+from textual.widget import Widget
+from textual.widgets import ProgressBar
+from textual.worker import Worker, get_current_worker
 
 if TYPE_CHECKING:  # the tab imports this
     from sealscope.viewer.ledger_tab import LedgerTab

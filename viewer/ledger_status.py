@@ -6,12 +6,12 @@ list (the cursor's line, a search's match k of n, a filter being found or shown,
 file's size, "(indexing…)" until the index is complete, the follow badges).
 `strip_keys_text`: what it says instead while the overview strip has the keyboard.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from rich.text import Text
-
 from sealscope.core.sanitize import clean
 
 __all__ = ["count_words", "status_text", "strip_keys_text"]
@@ -31,11 +31,17 @@ def count_words(lines: int, rows: int | None = None) -> str:
     return f"{_n(lines, 'line')}, {_n(rows, 'row')}"
 
 
-def status_text(line: int | None, counted: str, *, complete: bool = True,
-                view: int | None = None, filter_label: str = "",
-                filtering: tuple[str, float] | None = None,
-                search: Callable[[Text], None] | None = None,
-                badges: Callable[[Text], None] | None = None) -> Text:
+def status_text(
+    line: int | None,
+    counted: str,
+    *,
+    complete: bool = True,
+    view: int | None = None,
+    filter_label: str = "",
+    filtering: tuple[str, float] | None = None,
+    search: Callable[[Text], None] | None = None,
+    badges: Callable[[Text], None] | None = None,
+) -> Text:
     """The status line: `line` the cursor's (None: none), `counted` the file's size
     (`count_words`), `complete` whether the index is, `view` how many rows a filter
     (`filter_label`) shows (None: no filter), `filtering` a filter being found (label,
@@ -64,6 +70,5 @@ def strip_keys_text() -> Text:
     """The status line while the overview strip has the keyboard: its keys."""
     t = Text(no_wrap=True, end="")
     t.append(" strip: ", "bold")
-    t.append("0-9 jump to that tenth · ↑↓ bin by bin · Enter · Esc rows · m hides · "
-             "? legend")
+    t.append("0-9 jump to that tenth · ↑↓ bin by bin · Enter · Esc rows · m hides · ? legend")
     return t

@@ -72,9 +72,7 @@ class BreakSteps:
         if tab.result is not None and self._finding_lines():
             tab.action_first_break()
 
-    def _no_breaks(
-        self, what: str = "no breaks", retry: Callable[[], None] | None = None
-    ) -> None:
+    def _no_breaks(self, what: str = "no breaks", retry: Callable[[], None] | None = None) -> None:
         """No break to go to; while the chain is still being verified, `retry` runs
         once the verdict is in (the key is kept, not dropped)."""
         tab = self.tab
@@ -93,9 +91,7 @@ class BreakSteps:
                 self.goto_line(int(value.strip()))
 
         self.tab.app.push_screen(
-            lazy.PromptScreen(
-                "Go to line", "line number", restrict=r"[0-9]*", id="goto-prompt"
-            ),
+            lazy.PromptScreen("Go to line", "line number", restrict=r"[0-9]*", id="goto-prompt"),
             done,
         )
 

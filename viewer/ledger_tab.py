@@ -19,6 +19,7 @@ banner, the row badge of a recomputed receipt, its receipt panel and the tab's
 verdict show them, a dialog reopened shows what it loaded, and the audit report
 holds each one (`EvidenceTab`).
 """
+
 from __future__ import annotations
 
 import time
@@ -28,31 +29,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
-from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import ProgressBar, Static
-from textual.timer import Timer
-
 from sealscope.core import verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
+from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.ledger_checks import LedgerChecks
 from sealscope.viewer.ledger_find import RowFinder
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
 from sealscope.viewer.ledger_reading import LedgerReading
+from sealscope.viewer.ledger_status import count_words, status_text, strip_keys_text
 from sealscope.viewer.ledger_steps import BreakSteps
 from sealscope.viewer.ledger_strip import StripFeed
-from sealscope.viewer.ledger_status import count_words, status_text, strip_keys_text
-from sealscope.viewer.messages import (CheckDone, Followed, JumpToSeal, RowSelected, StripJump,
-                                       StripLeft, ViewportMoved)
+from sealscope.viewer.messages import (
+    CheckDone,
+    Followed,
+    JumpToSeal,
+    RowSelected,
+    StripJump,
+    StripLeft,
+    ViewportMoved,
+)
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
 from sealscope.viewer.source import LedgerSource
-from sealscope.viewer.follow_mode import FollowMode
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import ProgressBar, Static
 
 if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
     from sealscope.core.compaction_series import SeriesPoint
@@ -61,8 +68,8 @@ if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (
     from sealscope.viewer.export_action import ExportScreen
 
 
-INDEX_WAIT = 0.5       # seconds: a tab not in view indexes its file after this at the latest
-DETAIL_SETTLE = 0.15   # seconds: a navigation key this soon after another defers the detail
+INDEX_WAIT = 0.5  # seconds: a tab not in view indexes its file after this at the latest
+DETAIL_SETTLE = 0.15  # seconds: a navigation key this soon after another defers the detail
 
 
 class LedgerTab(EvidenceTab):
@@ -104,30 +111,29 @@ class LedgerTab(EvidenceTab):
         self.tab_name = tab_label(self.source.name)
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
-        self.finder = RowFinder(self, id="finder")    # filter and search
-        self.follow = FollowMode(self, id="follow")   # following the file as it grows
+        self.finder = RowFinder(self, id="finder")  # filter and search
+        self.follow = FollowMode(self, id="follow")  # following the file as it grows
         self.receipts: list[int] | None = None
-        self.series: list[SeriesPoint] | None = None     # the compaction chart's points
-        self.receipt_ok: dict[int, bool] = {}   # receipt line → its own check holds
+        self.series: list[SeriesPoint] | None = None  # the compaction chart's points
+        self.receipt_ok: dict[int, bool] = {}  # receipt line → its own check holds
         self.checks = LedgerChecks(self, id="checks")  # pin, witness, held content
         self.reading_part = LedgerReading(self, id="reading")  # index, verify, receipts
-        self.strip_feed = StripFeed(self)   # the overview strip and the compaction chart
-        self.steps = BreakSteps(self)       # to a line, between breaks
-        self.detail_line = 0          # the line the detail pane shows
-        self.clock = time.monotonic   # when keys arrive (a test holds it still)
-        self._last_nav = 0.0          # clock time of the last navigation-key move
+        self.strip_feed = StripFeed(self)  # the overview strip and the compaction chart
+        self.steps = BreakSteps(self)  # to a line, between breaks
+        self.detail_line = 0  # the line the detail pane shows
+        self.clock = time.monotonic  # when keys arrive (a test holds it still)
+        self._last_nav = 0.0  # clock time of the last navigation-key move
         self._detail_timer: Timer | None = None
         self.break_on_verify = False  # select the first break once verified (from a fleet)
         self._explained: dict[int, Mismatch | None] = {}
-        self.reading_state = "indexing"   # where the reading is: see `set_reading`
-        self.pct = 0.0                    # its progress while indexing or verifying
-        self.message = ""                 # why it is cancelled, in error or alarmed
-        self.first_explained: Mismatch | None = None   # the first break, when a mismatch
+        self.reading_state = "indexing"  # where the reading is: see `set_reading`
+        self.pct = 0.0  # its progress while indexing or verifying
+        self.message = ""  # why it is cancelled, in error or alarmed
+        self.first_explained: Mismatch | None = None  # the first break, when a mismatch
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        yield Banner(ledger_detail(self.source.name, "indexing"), state="indexing",
-                     id="banner")
+        yield Banner(ledger_detail(self.source.name, "indexing"), state="indexing", id="banner")
         yield ProgressBar(total=100, show_eta=False, id="progress")
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
@@ -156,7 +162,8 @@ class LedgerTab(EvidenceTab):
 
     def on_mount(self) -> None:
         self.query_one("#columns", Static).update(
-            columns_text(line_digits(self.source.shown_lines)))
+            columns_text(line_digits(self.source.shown_lines))
+        )
         if self.source.error:
             self.set_reading("error", message=self.source.error)
             self.query_one(ProgressBar).display = False
@@ -192,7 +199,7 @@ class LedgerTab(EvidenceTab):
         list and banner show the new verdict."""
         if m.offsets is None:
             return
-        first = max(1, self.source.line_count)   # the last line may have been partial
+        first = max(1, self.source.line_count)  # the last line may have been partial
         self.call_later(self.reading_part.appended_marks_worker, first)
         self.source.grow_to(m.offsets, m.first, m.cut)
         self.result = m.result
@@ -255,18 +262,21 @@ class LedgerTab(EvidenceTab):
         first = next((f for f in result.findings if f.kind == "break"), None)
         self.first_explained = self.explained(first.line) if first is not None else None
         self.set_reading("done")
-        self.paint_banner()   # the result changed even when the state did not
+        self.paint_banner()  # the result changed even when the state did not
 
     def explained(self, line: int) -> Mismatch | None:
         """What the chain shows at line `line` when it is a chain mismatch
         (`ledger.explain_mismatch`, reading only the lines around it), else None."""
         if line not in self._explained:
             f = self.rows.findings.get(line)
-            is_mismatch = f is not None and f[0] == "break" and \
-                reason_of(f[1]).startswith("chain mismatch")
-            self._explained[line] = explain_mismatch(
-                self.source.path, line, offsets=self.source.offsets) \
-                if is_mismatch and self.source.complete else None
+            is_mismatch = (
+                f is not None and f[0] == "break" and reason_of(f[1]).startswith("chain mismatch")
+            )
+            self._explained[line] = (
+                explain_mismatch(self.source.path, line, offsets=self.source.offsets)
+                if is_mismatch and self.source.complete
+                else None
+            )
         return self._explained[line]
 
     def when_verified(self, act: Callable[[], None], what: str) -> None:
@@ -282,8 +292,7 @@ class LedgerTab(EvidenceTab):
         """Where the file's reading is (`verdict.evidence`): `reading_state`."""
         return self.reading_state
 
-    def set_reading(self, state: str, pct: float | None = None, message: str | None = None
-                    ) -> None:
+    def set_reading(self, state: str, pct: float | None = None, message: str | None = None) -> None:
         """The reading moved on: "indexing" | "verifying" (with `pct`) | "done" |
         "cancelled" | "error" (with `message`, why) | "alarm" (a followed file was
         truncated, replaced or rewritten while open). A new state judges the tab
@@ -309,13 +318,27 @@ class LedgerTab(EvidenceTab):
             return
         failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
         points = self.checked_series()
-        scope = verdict.beside(self.tab_verdict, lazy.compaction_series.scope_checks(
-            points or [])) if points else ""
-        self.banner.show(self.tab_verdict, ledger_detail(
-            self.source.name, self.reading_state, pct=self.pct, result=self.result,
-            message=self.message, outcome=self.tab_verdict, scope=scope,
-            checks=tuple(self.session), failed=failed if self.reading_state == "done" else (),
-            explained=self.first_explained), self.reading_state)
+        scope = (
+            verdict.beside(self.tab_verdict, lazy.compaction_series.scope_checks(points or []))
+            if points
+            else ""
+        )
+        self.banner.show(
+            self.tab_verdict,
+            ledger_detail(
+                self.source.name,
+                self.reading_state,
+                pct=self.pct,
+                result=self.result,
+                message=self.message,
+                outcome=self.tab_verdict,
+                scope=scope,
+                checks=tuple(self.session),
+                failed=failed if self.reading_state == "done" else (),
+                explained=self.first_explained,
+            ),
+            self.reading_state,
+        )
 
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, and receipts failing on their
@@ -344,8 +367,9 @@ class LedgerTab(EvidenceTab):
         if points is not None:
             self.strip_feed.receipts_checked(points)
         self.paint_banner()
-        self.rows.set_check_marks({n: verdict.recompute(c).verdict
-                                   for n, (_pre, _post, c) in self.checks.held.items()})
+        self.rows.set_check_marks(
+            {n: verdict.recompute(c).verdict for n, (_pre, _post, c) in self.checks.held.items()}
+        )
         if self.detail_line:
             self.show_detail(self.detail_line)
 
@@ -384,9 +408,14 @@ class LedgerTab(EvidenceTab):
             of = self.rows.findings.get(ol) if isinstance(ol, int) else None
             honored = bool(of and of[0] == "declared")
         recomputed = self.checks.recomputed(line)
-        self.query_one(RowDetail).show(info, st, f[1] if f else None, honored,
-                                       recomputed=recomputed,
-                                       explained=self.explained(line) if f else None)
+        self.query_one(RowDetail).show(
+            info,
+            st,
+            f[1] if f else None,
+            honored,
+            recomputed=recomputed,
+            explained=self.explained(line) if f else None,
+        )
 
     def _sync_strip(self, force: bool = True) -> None:
         self.strip_feed.sync(force)
@@ -423,13 +452,20 @@ class LedgerTab(EvidenceTab):
         if self.is_mounted:
             self._sync_strip(force=False)
         if self.is_mounted and self.app.focused is self.strip:
-            self._show_status(strip_keys_text(), wrap=False)   # the strip's keys: its height stays
+            self._show_status(strip_keys_text(), wrap=False)  # the strip's keys: its height stays
             return
-        self._show_status(status_text(
-            rl.current_line, self.count_words(), complete=self.source.complete,
-            view=len(rl.view) if rl.view is not None else None,
-            filter_label=self.filter_label, filtering=self.filtering,
-            search=self.finder.search_badge, badges=self.follow.badges))
+        self._show_status(
+            status_text(
+                rl.current_line,
+                self.count_words(),
+                complete=self.source.complete,
+                view=len(rl.view) if rl.view is not None else None,
+                filter_label=self.filter_label,
+                filtering=self.filtering,
+                search=self.finder.search_badge,
+                badges=self.follow.badges,
+            )
+        )
 
     def _show_status(self, t: Text, wrap: bool = True) -> None:
         """The status line; when it is wider than the list pane (80 columns, a search
@@ -456,7 +492,7 @@ class LedgerTab(EvidenceTab):
         """Select `line` (clearing a filter that hides it); False when there is none."""
         return self.steps.goto_row(line, focus)
 
-    _goto = goto_row   # the name the app and the demo call
+    _goto = goto_row  # the name the app and the demo call
 
     def action_first_break(self) -> None:
         self.steps.first_break()
@@ -539,8 +575,9 @@ class LedgerTab(EvidenceTab):
     def open_held(self, line: int, pre: Path | None = None, post: Path | None = None) -> None:
         self.checks.open_held(line, pre, post)
 
-    def held_content(self, line: int, pre: Path | None, post: Path | None, check: Any,
-                     record: SessionRecord) -> None:
+    def held_content(
+        self, line: int, pre: Path | None, post: Path | None, check: Any, record: SessionRecord
+    ) -> None:
         self.checks.held_content(line, pre, post, check, record)
 
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -568,6 +605,6 @@ class LedgerTab(EvidenceTab):
     def export_screen(self) -> ExportScreen:
         """Its verdict (re-verified when not finished yet), its receipts, and the
         session: held content recomputed, items looked up."""
-        return lazy.ExportScreen(self.path, kind="ledger", session=self.session,
-                                 verify_result=self.result)
-
+        return lazy.ExportScreen(
+            self.path, kind="ledger", session=self.session, verify_result=self.result
+        )

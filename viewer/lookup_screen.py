@@ -14,13 +14,20 @@ Digests are `sealscope.core.digest.item_digest`; the index is
 `sealscope.core.lookup.DropIndex` over the open ledgers (built once, in a worker, which
 also loads the held content of the ledgers' checks).
 """
+
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from sealscope.core import held
+from sealscope.core.export import ledger_lookup
+from sealscope.core.lookup import DropIndex, Entry, containing_items, typed_items
+from sealscope.core.sanitize import clean
+from sealscope.viewer.messages import JumpToLedgerRow
+from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,18 +36,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from sealscope.core import held
-from sealscope.core.export import ledger_lookup
-from sealscope.core.lookup import DropIndex, Entry, containing_items, typed_items
-from sealscope.core.sanitize import clean
-from sealscope.viewer.messages import JumpToLedgerRow
-from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
-
 if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
 
 
-DIGEST_HITS_SHOWN = 200   # manifest entries listed for a digest fragment
+DIGEST_HITS_SHOWN = 200  # manifest entries listed for a digest fragment
 
 
 class _Item:
@@ -94,22 +94,26 @@ class LookupScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
-    def __init__(self, ledgers: Sequence[LedgerTab], path: Path | None = None,
-                 origin: LedgerTab | None = None) -> None:
+    def __init__(
+        self,
+        ledgers: Sequence[LedgerTab],
+        path: Path | None = None,
+        origin: LedgerTab | None = None,
+    ) -> None:
         super().__init__()
         self.ledgers = list(ledgers)  # the open ledger tabs, searched
         self.start_path = path
-        self.origin = origin          # the ledger tab in front when the lookup began
+        self.origin = origin  # the ledger tab in front when the lookup began
         self.held_path: str | None = None
         self.index: DropIndex | None = None
         self.index_error: str | None = None
         self.items: list[_Item] = []
         self.typed: str | None = None  # the text typed, searched in the held content
-        self.file_items: list[held.HeldItem] = []     # the held file loaded here
-        self.checks_held: list[held.HeldItem] = []    # held content the ledgers' checks loaded
-        self.partial: list[held.HeldItem] = []        # held items containing the typed text
-        self.digest_hits: list[Entry] = []            # manifest entries whose digest has it
-        self.hits: list[tuple[LedgerTab | None, int]] = []   # (tab, line) per option
+        self.file_items: list[held.HeldItem] = []  # the held file loaded here
+        self.checks_held: list[held.HeldItem] = []  # held content the ledgers' checks loaded
+        self.partial: list[held.HeldItem] = []  # held items containing the typed text
+        self.digest_hits: list[Entry] = []  # manifest entries whose digest has it
+        self.hits: list[tuple[LedgerTab | None, int]] = []  # (tab, line) per option
         self.exact_places = self.partial_places = 0
         self._jump_pending = False
 
@@ -117,13 +121,17 @@ class LookupScreen(Screen[None]):
         yield Static(Text(" look up an item ", "bold reverse"), classes="screen-title")
         with Horizontal(classes="field-row"):
             yield Label("text")
-            yield Input(placeholder="type or paste the item's text, Enter to look it up",
-                        id="lookup-text")
+            yield Input(
+                placeholder="type or paste the item's text, Enter to look it up", id="lookup-text"
+            )
         with Horizontal(classes="field-row"):
             yield Label("or a file")
-            yield Input(value=str(self.start_path or ""), placeholder="a held content file "
-                        "or folder: each item is looked up",
-                        suggester=PathSuggester(), id="lookup-file")
+            yield Input(
+                value=str(self.start_path or ""),
+                placeholder="a held content file or folder: each item is looked up",
+                suggester=PathSuggester(),
+                id="lookup-file",
+            )
         yield Static(id="lookup-summary")
         yield Static(Text(" places (Enter jumps to the receipt row)", "bold"), classes="pane-title")
         yield OptionList(id="lookup-hits")
@@ -151,8 +159,9 @@ class LookupScreen(Screen[None]):
             items += got or []
         self.app.call_from_thread(self._set_index, idx, "; ".join(errors) or None, items)
 
-    def _set_index(self, idx: DropIndex, error: str | None,
-                   checks_held: list[held.HeldItem]) -> None:
+    def _set_index(
+        self, idx: DropIndex, error: str | None, checks_held: list[held.HeldItem]
+    ) -> None:
         self.index = idx
         self.index_error = error
         self.checks_held = checks_held
@@ -186,8 +195,9 @@ class LookupScreen(Screen[None]):
         """Held items (the file here, then the checks') whose text contains `text`,
         one per digest (the same item held twice has the same places), leaving out
         the exact item itself."""
-        return containing_items([*self.file_items, *self.checks_held], text,
-                                (i.digest for i in self.items))
+        return containing_items(
+            [*self.file_items, *self.checks_held], text, (i.digest for i in self.items)
+        )
 
     def jump_first(self) -> None:
         """Go to the first hit (exact before partial), saying how many there are;
@@ -199,22 +209,32 @@ class LookupScreen(Screen[None]):
         if not found:
             return
         tab, line = found[0]
-        self.app.notify(f"{self._counts()} — showing {clean(tab.source.name)} line {line}",
-                        title="look up", markup=False)
+        self.app.notify(
+            f"{self._counts()} — showing {clean(tab.source.name)} line {line}",
+            title="look up",
+            markup=False,
+        )
         self._jump(tab, line)
 
     def _counts(self) -> str:
         """How many hits: "N exact hits, M partial hits (K held items contain the text)"."""
+
         def n(count: int, word: str) -> str:
             return f"{count} {word}{'s' if count != 1 else ''}"
+
         text = n(self.exact_places, "exact hit")
         if self.typed is not None:
             contain = "contains" if len(self.partial) == 1 else "contain"
-            digests = (f", {n(len(self.digest_hits), 'manifest digest')} "
-                       f"{'contains' if len(self.digest_hits) == 1 else 'contain'} it"
-                       if self.digest_hits else "")
-            text += (f", {n(self.partial_places, 'partial hit')} "
-                     f"({n(len(self.partial), 'held item')} {contain} the text{digests})")
+            digests = (
+                f", {n(len(self.digest_hits), 'manifest digest')} "
+                f"{'contains' if len(self.digest_hits) == 1 else 'contain'} it"
+                if self.digest_hits
+                else ""
+            )
+            text += (
+                f", {n(self.partial_places, 'partial hit')} "
+                f"({n(len(self.partial), 'held item')} {contain} the text{digests})"
+            )
         return text
 
     def on_paste(self, event: events.Paste) -> None:
@@ -254,8 +274,11 @@ class LookupScreen(Screen[None]):
         if self.index is None:
             summary.append(" indexing drop manifests of the open ledgers…\n", "italic")
         else:
-            summary.append(f" {self.index.rows} receipt row(s), {self.index.entries} manifest "
-                           f"entr(ies) in {len(tabs)} open ledger(s)\n", "dim")
+            summary.append(
+                f" {self.index.rows} receipt row(s), {self.index.entries} manifest "
+                f"entr(ies) in {len(tabs)} open ledger(s)\n",
+                "dim",
+            )
             if self.index_error:
                 summary.append(" " + clean(self.index_error) + "\n", "red")
         ol = self.query_one(OptionList)
@@ -274,9 +297,12 @@ class LookupScreen(Screen[None]):
                 summary.append("\n")
                 continue
             locs = self.index.where(item.digest)
-            summary.append(f"\n   found in {len(locs)} place(s)\n" if locs else
-                           "\n   not in any open ledger's drop manifest\n",
-                           "green" if locs else "yellow")
+            summary.append(
+                f"\n   found in {len(locs)} place(s)\n"
+                if locs
+                else "\n   not in any open ledger's drop manifest\n",
+                "green" if locs else "yellow",
+            )
             self.exact_places += len(locs)
             for loc in locs:
                 self._add_hit(ol, by_path, loc, item.value, "")
@@ -295,8 +321,9 @@ class LookupScreen(Screen[None]):
         line = len(so_far) - so_far.rfind("\n") - 1
         return max(40, self.size.width - 4 - line - after)
 
-    def _add_hit(self, ol: OptionList, by_path: dict[str, LedgerTab], loc: Any, value: Any,
-                 tag: str) -> None:
+    def _add_hit(
+        self, ol: OptionList, by_path: dict[str, LedgerTab], loc: Any, value: Any, tag: str
+    ) -> None:
         tab = by_path.get(str(loc.ledger))
         prompt = Text(end="")
         if tag:
@@ -307,15 +334,18 @@ class LookupScreen(Screen[None]):
         self.hits.append((tab, loc.line))
         ol.add_option(Option(prompt))
 
-    def _partial_summary(self, summary: Text, ol: OptionList,
-                         by_path: dict[str, LedgerTab]) -> None:
+    def _partial_summary(
+        self, summary: Text, ol: OptionList, by_path: dict[str, LedgerTab]
+    ) -> None:
         """The held items containing the typed text, with their places (as hits)."""
         assert self.index is not None and self.typed is not None
         pool = len(self.file_items) + len(self.checks_held)
         if not self.partial:
-            summary.append(f" no held item contains the text ({pool} held item(s) "
-                           "loaded: a file here, or the ledgers' held-content checks)\n",
-                           "dim")
+            summary.append(
+                f" no held item contains the text ({pool} held item(s) "
+                "loaded: a file here, or the ledgers' held-content checks)\n",
+                "dim",
+            )
         else:
             summary.append(f" {len(self.partial)} held item(s) contain the text:\n", "bold")
         for h in self.partial:
@@ -325,22 +355,25 @@ class LookupScreen(Screen[None]):
             summary.append(_held_label(h), "bold")
             summary.append(": ")
             summary.append(preview(h.value, self._room(summary.plain, 28)), "italic")
-            summary.append(f" — {len(locs)} place(s)\n" if locs else
-                           " — in no open ledger's drop manifest\n",
-                           "green" if locs else "yellow")
+            summary.append(
+                f" — {len(locs)} place(s)\n" if locs else " — in no open ledger's drop manifest\n",
+                "green" if locs else "yellow",
+            )
             for loc in locs:
                 self._add_hit(ol, by_path, loc, h.value, "partial")
         self._digest_summary(summary, ol, by_path)
 
-    def _digest_summary(self, summary: Text, ol: OptionList,
-                        by_path: dict[str, LedgerTab]) -> None:
+    def _digest_summary(self, summary: Text, ol: OptionList, by_path: dict[str, LedgerTab]) -> None:
         """The manifest entries whose digest contains the typed text (as hits; the
         first DIGEST_HITS_SHOWN of them in the list)."""
         if not self.digest_hits:
             return
-        summary.append(f" {len(self.digest_hits)} manifest entr"
-                       f"{'y has' if len(self.digest_hits) == 1 else 'ies have'} a digest "
-                       "containing the text\n", "bold")
+        summary.append(
+            f" {len(self.digest_hits)} manifest entr"
+            f"{'y has' if len(self.digest_hits) == 1 else 'ies have'} a digest "
+            "containing the text\n",
+            "bold",
+        )
         self.partial_places += len(self.digest_hits)
         for e in self.digest_hits[:DIGEST_HITS_SHOWN]:
             self._add_hit(ol, by_path, e, e.digest, "digest")
@@ -356,10 +389,15 @@ class LookupScreen(Screen[None]):
         if self.index is None or not self.items or tab is None or tab not in tabs:
             return
         key = ("lookup", self.held_path, self.typed, tuple(i.digest for i in self.items))
-        rec, _hit = ledger_lookup(self.index, str(tab.source.path), self.items,
-                                  held=[self.held_path] if self.held_path else [],
-                                  text=self.typed, containing=self.partial,
-                                  digest_hits=self.digest_hits)
+        rec, _hit = ledger_lookup(
+            self.index,
+            str(tab.source.path),
+            self.items,
+            held=[self.held_path] if self.held_path else [],
+            text=self.typed,
+            containing=self.partial,
+            digest_hits=self.digest_hits,
+        )
         tab.add_session(rec, key=key)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -5,6 +5,7 @@ and the tab's handler reads it there, so no message carries its tab to be compar
 Progress messages `can_replace` an older one of their kind still queued, so a flood
 of progress coalesces into the latest figure.
 """
+
 from __future__ import annotations
 
 from array import array
@@ -21,17 +22,39 @@ if TYPE_CHECKING:  # the fields' types (dataclasses read annotations as text)
     from sealscope.core.ledger import VerifyResult
     from sealscope.viewer.ledger_tab import LedgerTab
 
-__all__ = ["IndexProgress", "Indexed", "VerifyProgress", "Verified", "VerifyStopped",
-           "FilterProgress", "Filtered", "RowSelected", "JumpToLedgerRow", "JumpToSeal",
-           "LookUp", "RestatementScored", "Followed", "Marked", "ViewportMoved", "StripJump",
-           "StripLeft", "FleetPlanned", "FleetEntries", "FleetDone", "OpenAtFirstBreak",
-           "CheckDone", "SearchCounted", "ExportProgress"]
+__all__ = [
+    "IndexProgress",
+    "Indexed",
+    "VerifyProgress",
+    "Verified",
+    "VerifyStopped",
+    "FilterProgress",
+    "Filtered",
+    "RowSelected",
+    "JumpToLedgerRow",
+    "JumpToSeal",
+    "LookUp",
+    "RestatementScored",
+    "Followed",
+    "Marked",
+    "ViewportMoved",
+    "StripJump",
+    "StripLeft",
+    "FleetPlanned",
+    "FleetEntries",
+    "FleetDone",
+    "OpenAtFirstBreak",
+    "CheckDone",
+    "SearchCounted",
+    "ExportProgress",
+]
 
 
 @dataclass
 class IndexProgress(Message):
     """The line index of a ledger has reached `pct` percent of the file (`done`
     bytes)."""
+
     pct: float
     done: int = 0
 
@@ -48,6 +71,7 @@ class Indexed(Message):
 class VerifyProgress(Message):
     """The verification of a ledger has reached `pct` percent of its rows; `done`:
     the bytes verified so far (every line ending before it is verified)."""
+
     pct: float
     done: int = 0
 
@@ -59,6 +83,7 @@ class VerifyProgress(Message):
 class Verified(Message):
     """The verification finished with `result`; `snapshot` (a `Follower.snapshot()`)
     when the tab may follow the file from there."""
+
     result: VerifyResult
     snapshot: dict[str, Any] | None = None
 
@@ -66,12 +91,14 @@ class Verified(Message):
 @dataclass
 class VerifyStopped(Message):
     """The verification did not finish (cancelled or failed): `why`, in words."""
+
     why: str
 
 
 @dataclass
 class FilterProgress(Message):
     """A filter (`label`) has read `pct` percent of the file."""
+
     label: str
     pct: float
 
@@ -82,6 +109,7 @@ class FilterProgress(Message):
 @dataclass
 class Filtered(Message):
     """A filter's matching lines (`view`; None shows every line), labelled `label`."""
+
     view: array | None
     label: str
 
@@ -90,6 +118,7 @@ class Filtered(Message):
 class RowSelected(Message):
     """The row list's cursor moved to `line`; `nav` when a navigation key (up, down,
     page, home, end) moved it, so the detail pane may coalesce a run of them."""
+
     line: int
     nav: bool = False
 
@@ -98,6 +127,7 @@ class RowSelected(Message):
 class SearchCounted(Message):
     """Every line a search for `needle` stops on, in order, counted over `line_count`
     lines."""
+
     needle: str
     line_count: int
     lines: array
@@ -106,6 +136,7 @@ class SearchCounted(Message):
 @dataclass
 class JumpToLedgerRow(Message):
     """Show line `line` of the open ledger at `path` (a seal's sealing row)."""
+
     path: str
     line: int
 
@@ -113,6 +144,7 @@ class JumpToLedgerRow(Message):
 @dataclass
 class JumpToSeal(Message):
     """Show the open seal that this `continuity_snapshot` row sealed."""
+
     row: dict[str, Any]
 
 
@@ -120,6 +152,7 @@ class JumpToSeal(Message):
 class LookUp(Message):
     """Open the look-up screen, with the items of held content at `path` loaded and
     `origin` the ledger tab the look-up began from."""
+
     path: Path | None = None
     origin: LedgerTab | None = None
 
@@ -127,6 +160,7 @@ class LookUp(Message):
 @dataclass
 class RestatementScored(Message):
     """A restatement was scored against a seal; `record` went into its session."""
+
     record: SessionRecord
 
 
@@ -137,6 +171,7 @@ class Followed(Message):
     (`LedgerSource.offsets_to`) up to byte `cut`, or None; `added` rows appended;
     `alarm` (kind, text) when the file was truncated, replaced or rewritten; `events`
     the new findings and receipts."""
+
     result: VerifyResult
     added: int = 0
     offsets: array | None = None
@@ -152,6 +187,7 @@ class Marked(Message):
     a followed file appended): `receipts` maps a receipt's line to whether its own
     check holds, `seals` lists the seal rows' lines, `points` are the receipts'
     `compaction_series` points in file order."""
+
     receipts: dict[int, bool]
     seals: list[int]
     points: list[SeriesPoint]
@@ -166,6 +202,7 @@ class ViewportMoved(Message):
 class StripJump(Message):
     """A cell of the overview strip was chosen: show line `line`; `stay` keeps the
     keyboard on the strip (a bin-by-bin step)."""
+
     line: int
     stay: bool = False
 
@@ -178,6 +215,7 @@ class StripLeft(Message):
 @dataclass
 class FleetPlanned(Message):
     """A fleet's walk found `total` ledgers (`bytes` in all) to audit."""
+
     total: int
     bytes: int = 0
 
@@ -186,12 +224,14 @@ class FleetPlanned(Message):
 class FleetEntries(Message):
     """Audited ledgers of a fleet, in arrival order: a batch (the worker posts at most a
     few a second), so thousands of ledgers do not flood the queue. Never replaced."""
+
     entries: list[FleetEntry]
 
 
 @dataclass
 class FleetDone(Message):
     """The fleet audit ended; `why` says why it stopped early (None: it finished)."""
+
     why: str | None = None
 
 
@@ -199,6 +239,7 @@ class FleetDone(Message):
 class OpenAtFirstBreak(Message):
     """Open the ledger at `path` in its own tab (or show it) and select its first break
     once it is verified."""
+
     path: str
 
 
@@ -206,6 +247,7 @@ class OpenAtFirstBreak(Message):
 class CheckDone(Message):
     """A check run in a worker finished: `record` goes into the tab's state under
     `key` (replacing the same check run before)."""
+
     record: SessionRecord
     key: Any = None
 
@@ -213,6 +255,7 @@ class CheckDone(Message):
 @dataclass
 class ExportProgress(Message):
     """An export has read `pct` percent of what its report reads."""
+
     pct: float
 
     def can_replace(self, message: Message) -> bool:

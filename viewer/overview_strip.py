@@ -20,6 +20,7 @@ that tenth of the file, up/down one bin, home/end (the rows follow, the keyboard
 on the strip); Enter or escape hand the keyboard back to the rows; `?` shows the
 legend (`StripLegend`). A click jumps to the clicked bin's first (matching) row.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rich.text import Text
+from sealscope.viewer.messages import StripJump, StripLeft
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -38,16 +40,22 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
-from sealscope.viewer.messages import StripJump, StripLeft
-
-__all__ = ["CLASSES", "LEGEND", "LegendRow", "StripModel", "OverviewStrip", "StripLegend",
-           "bin_starts", "legend_text"]
-
+__all__ = [
+    "CLASSES",
+    "LEGEND",
+    "LegendRow",
+    "StripModel",
+    "OverviewStrip",
+    "StripLegend",
+    "bin_starts",
+    "legend_text",
+]
 
 
 class LegendRow(NamedTuple):
     """One class of the strip: its name, the glyph drawn for it, its Rich style (the
     colour) and what it means, in words."""
+
     cls: str
     glyph: str
     style: str
@@ -56,19 +64,22 @@ class LegendRow(NamedTuple):
 
 # The legend as plain data, worst first: the strip's `?` modal and any key help
 # (an app-wide `?`/F1 for the tab in front) read the same rows.
-LEGEND: tuple[LegendRow, ...] = tuple(LegendRow(*r) for r in (
-    ("break", "✗", "bold white on red", "break"),
-    ("declared", "≠", "bold black on yellow", "declared break"),
-    ("bounded", "○", "black on cyan", "bounded (prechain, not checked)"),
-    ("receipt_fail", "!", "bold white on magenta", "receipt that fails"),
-    ("receipt", "R", "black on blue", "receipt"),
-    ("seal", "S", "black on bright_green", "seal row"),
-    ("verified", "·", "green on grey23", "verified"),
-    ("walked", "-", "grey70 on grey23", "walked, verdict pending"),
-    ("pending", "░", "grey50", "not yet verified"),
-))
+LEGEND: tuple[LegendRow, ...] = tuple(
+    LegendRow(*r)
+    for r in (
+        ("break", "✗", "bold white on red", "break"),
+        ("declared", "≠", "bold black on yellow", "declared break"),
+        ("bounded", "○", "black on cyan", "bounded (prechain, not checked)"),
+        ("receipt_fail", "!", "bold white on magenta", "receipt that fails"),
+        ("receipt", "R", "black on blue", "receipt"),
+        ("seal", "S", "black on bright_green", "seal row"),
+        ("verified", "·", "green on grey23", "verified"),
+        ("walked", "-", "grey70 on grey23", "walked, verdict pending"),
+        ("pending", "░", "grey50", "not yet verified"),
+    )
+)
 CLASSES = tuple(c for c, *_ in LEGEND)
-_RANK = {c: i for i, c in enumerate(CLASSES)}       # lower is worse
+_RANK = {c: i for i, c in enumerate(CLASSES)}  # lower is worse
 _LOOK = {c: (g, s) for c, g, s, _w in LEGEND}
 
 
@@ -95,14 +106,15 @@ def bin_starts(lines: int, cells: int) -> list[int]:
 @dataclass
 class StripModel:
     """Everything the bins are computed from (no file access)."""
+
     lines: int = 0
-    verified_through: int = 0          # lines 1..this are walked (verified once `verified`)
+    verified_through: int = 0  # lines 1..this are walked (verified once `verified`)
     findings: Mapping[int, tuple[str, str]] = field(default_factory=dict)  # a FindingIndex
     first_chained: int = 0
-    verified: bool = False             # the verdict has arrived
-    receipts: dict[int, bool] = field(default_factory=dict)   # line → the receipt's own check ok
+    verified: bool = False  # the verdict has arrived
+    receipts: dict[int, bool] = field(default_factory=dict)  # line → the receipt's own check ok
     seals: list[int] = field(default_factory=list)
-    view: array | None = None          # filter: matching lines, sorted
+    view: array | None = None  # filter: matching lines, sorted
 
     def classes(self, cells: int) -> list[str]:
         """The class of each bin (fewer than `cells` when the file is shorter)."""
@@ -111,8 +123,7 @@ class StripModel:
         if nb <= 0:
             return []
         done = "verified" if self.verified else "walked"
-        out = [done if starts[i + 1] - 1 <= self.verified_through else "pending"
-               for i in range(nb)]
+        out = [done if starts[i + 1] - 1 <= self.verified_through else "pending" for i in range(nb)]
 
         def mark(line: int, cls: str) -> None:
             if 1 <= line <= self.lines:
@@ -142,8 +153,10 @@ class StripModel:
         if self.view is None:
             return [True] * nb
         v = self.view
-        return [bisect.bisect_left(v, starts[i + 1]) > bisect.bisect_left(v, starts[i])
-                for i in range(nb)]
+        return [
+            bisect.bisect_left(v, starts[i + 1]) > bisect.bisect_left(v, starts[i])
+            for i in range(nb)
+        ]
 
     def first_row(self, b: int, cells: int) -> int | None:
         """The first (matching) line of bin `b`; None when it has none."""
@@ -171,7 +184,7 @@ class OverviewStrip(Widget, can_focus=False):
     OverviewStrip:focus { background: $accent 40%; }
     """
 
-    LEGEND_TITLE = "overview strip (m)"   # what the key help lists for the tab
+    LEGEND_TITLE = "overview strip (m)"  # what the key help lists for the tab
     LEGEND = LEGEND
 
     BINDINGS = [
@@ -185,12 +198,12 @@ class OverviewStrip(Widget, can_focus=False):
         *[Binding(str(k), f"to_fraction({k})", f"{k}0%", show=False) for k in range(10)],
     ]
 
-    mark: reactive[int] = reactive(0)   # the bin the position keys move
+    mark: reactive[int] = reactive(0)  # the bin the position keys move
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.model = StripModel()
-        self.viewport: tuple[int, int] = (0, 0)     # first and last line on screen
+        self.viewport: tuple[int, int] = (0, 0)  # first and last line on screen
         self.tooltip = legend_text()
         self._drawn: tuple[int, list[int], list[str], list[bool]] | None = None
         self._strips: dict[tuple[bool, bool, str | None, int], Strip] = {}
@@ -209,8 +222,7 @@ class OverviewStrip(Widget, can_focus=False):
         cells = self.cells
         if self._drawn is None or self._drawn[0] != cells:
             m = self.model
-            self._drawn = (cells, bin_starts(m.lines, cells), m.classes(cells),
-                           m.matching(cells))
+            self._drawn = (cells, bin_starts(m.lines, cells), m.classes(cells), m.matching(cells))
         return self._drawn
 
     @property
@@ -236,14 +248,16 @@ class OverviewStrip(Widget, can_focus=False):
         focus_mark = self.has_focus and y == self.mark
         key = (in_view, focus_mark, classes[y] if matching[y] else None, width)
         strip = self._strips.get(key)
-        if strip is None:   # a handful of distinct cells: each is drawn once
+        if strip is None:  # a handful of distinct cells: each is drawn once
             strip = self._strips[key] = self._draw(*key)
         return strip
 
     def _draw(self, in_view: bool, focus_mark: bool, cls: str | None, width: int) -> Strip:
         t = Text(end="", no_wrap=True)
-        t.append("▶" if in_view else ("›" if focus_mark else " "),
-                 "bold reverse" if focus_mark else "bold")
+        t.append(
+            "▶" if in_view else ("›" if focus_mark else " "),
+            "bold reverse" if focus_mark else "bold",
+        )
         if cls is not None:
             glyph, style = _LOOK[cls]
             t.append(glyph, style)
@@ -280,7 +294,7 @@ class OverviewStrip(Widget, can_focus=False):
             self._jump(self.mark, stay=True)
 
     def action_choose(self) -> None:
-        self._jump(self.mark)   # and the rows take the keyboard
+        self._jump(self.mark)  # and the rows take the keyboard
 
     def action_leave(self) -> None:
         self.post_message(StripLeft())
@@ -296,7 +310,7 @@ class OverviewStrip(Widget, can_focus=False):
         self.refresh()
 
     def on_blur(self) -> None:
-        if self.app.screen is self.screen:   # not when the legend opens over it
+        if self.app.screen is self.screen:  # not when the legend opens over it
             self.can_focus = False
         self.refresh()
 
@@ -324,6 +338,9 @@ class StripLegend(ModalScreen[None]):
             t.append(f"  {words}\n")
         t.append(" ▶", "bold")
         t.append("  the bins on screen; a blank cell: no row matches the filter\n\n")
-        t.append("m: the strip takes the keyboard (0-9 tenths, ↑↓ bins, Home/End, Enter, "
-                 "Esc); m again hides it. Click a cell: its first row.", "dim")
+        t.append(
+            "m: the strip takes the keyboard (0-9 tenths, ↑↓ bins, Home/End, Enter, "
+            "Esc); m again hides it. Click a cell: its first row.",
+            "dim",
+        )
         yield Static(t, id="legend-box")

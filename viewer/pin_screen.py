@@ -7,11 +7,15 @@ The check runs in the tab's worker and becomes part of the tab's state (its bann
 verdict and report) until cleared; reopened, the screen shows the pin or the store
 and namespace last checked.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from sealscope.core import pins, witness
+from sealscope.core.sanitize import clean
+from sealscope.viewer.prompt import PathSuggester, pasted_path
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,16 +24,11 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Static
 
-from sealscope.core import pins, witness
-from sealscope.core.sanitize import clean
-from sealscope.viewer.prompt import PathSuggester, pasted_path
-
 if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
 
 
 class PinScreen(ModalScreen[None]):
-
     DEFAULT_CSS = """
     PinScreen { align: center middle; }
     #pin-box {
@@ -60,8 +59,11 @@ class PinScreen(ModalScreen[None]):
             yield Static(Text("  or", "dim"))
             with Horizontal(classes="field-row"):
                 yield Label("witness store")
-                yield Input(placeholder="path to a witness store (.jsonl)",
-                            suggester=PathSuggester(), id="store")
+                yield Input(
+                    placeholder="path to a witness store (.jsonl)",
+                    suggester=PathSuggester(),
+                    id="store",
+                )
             with Horizontal(classes="field-row"):
                 yield Label("namespace")
                 yield Input(placeholder="namespace in the store", id="namespace")
@@ -129,8 +131,12 @@ class PinScreen(ModalScreen[None]):
         guess = stem if stem in self.namespaces else (self.namespaces[0] if self.namespaces else "")
         if not ns_input.value:
             ns_input.value = guess
-        self._say("namespaces: " + ", ".join(clean(n) for n in self.namespaces)
-                  if self.namespaces else "the store holds no namespaces", "")
+        self._say(
+            "namespaces: " + ", ".join(clean(n) for n in self.namespaces)
+            if self.namespaces
+            else "the store holds no namespaces",
+            "",
+        )
         ns_input.focus()
 
     def check_witness(self) -> None:

@@ -1,16 +1,18 @@
 """Small shared pieces: a one-line prompt modal, a modal offering a few choices or a
 path, a path suggester, and the reading of a path pasted (or dragged) into the
 terminal."""
+
 from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from collections.abc import Sequence
-
 from rich.text import Text
+from sealscope.core.sanitize import clean
+from sealscope.viewer.style import json_text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,9 +21,6 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
-
-from sealscope.core.sanitize import clean
-from sealscope.viewer.style import json_text
 
 
 class PathSuggester(Suggester):
@@ -36,15 +35,14 @@ class PathSuggester(Suggester):
         expanded = os.path.expanduser(value)
         head, tail = os.path.split(expanded)
         try:
-            names = sorted(e.name + ("/" if e.is_dir() else "")
-                           for e in os.scandir(head or "."))
+            names = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(head or "."))
         except OSError:
             return None
         for name in names:
             if name.startswith(tail) and name != tail:
                 if name.startswith(".") and not tail.startswith("."):
                     continue
-                return value + name[len(tail):]
+                return value + name[len(tail) :]
         return None
 
 
@@ -95,9 +93,16 @@ class PromptScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, placeholder: str = "", value: str = "",
-                 suggester: Suggester | None = None, hint: str = "",
-                 restrict: str | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        placeholder: str = "",
+        value: str = "",
+        suggester: Suggester | None = None,
+        hint: str = "",
+        restrict: str | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self._title, self._placeholder, self._value = title, placeholder, value
         self._suggester, self._hint, self._restrict = suggester, hint, restrict
@@ -105,8 +110,13 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-box"):
             yield Label(Text(self._title, "bold"), id="prompt-title")
-            yield Input(value=self._value, placeholder=self._placeholder,
-                        suggester=self._suggester, restrict=self._restrict, id="prompt-input")
+            yield Input(
+                value=self._value,
+                placeholder=self._placeholder,
+                suggester=self._suggester,
+                restrict=self._restrict,
+                id="prompt-input",
+            )
             if self._hint:
                 yield Label(Text(self._hint, "dim"), id="prompt-hint")
 
@@ -141,8 +151,13 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, choices: Sequence[tuple[Text, str]],
-                 placeholder: str = "or a path", id: str | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        choices: Sequence[tuple[Text, str]],
+        placeholder: str = "or a path",
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self._title, self._placeholder = title, placeholder
         self.choices = list(choices)
@@ -150,12 +165,19 @@ class ChoiceScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="choice-box"):
             yield Label(Text(self._title, "bold"), id="choice-title")
-            yield OptionList(*[Option(label) for label, _v in self.choices],
-                             id="choice-list", markup=False)
-            yield Input(placeholder=self._placeholder, suggester=PathSuggester(),
-                        select_on_focus=False, id="choice-input")
-            yield Label(Text("↑ ↓ and Enter pick an open one · or type a path, Enter · "
-                             "Esc cancels", "dim"), id="choice-hint")
+            yield OptionList(
+                *[Option(label) for label, _v in self.choices], id="choice-list", markup=False
+            )
+            yield Input(
+                placeholder=self._placeholder,
+                suggester=PathSuggester(),
+                select_on_focus=False,
+                id="choice-input",
+            )
+            yield Label(
+                Text("↑ ↓ and Enter pick an open one · or type a path, Enter · Esc cancels", "dim"),
+                id="choice-hint",
+            )
 
     def on_mount(self) -> None:
         ol = self.query_one(OptionList)

@@ -3,14 +3,14 @@ palette): what each sample file is and what the viewer should show for it. It is
 from the installed samples (`sealscope.sample_ledgers`), so it is the same text in a
 checkout and in a wheel. The README is the project's own text, not evidence, so it is
 rendered as Markdown."""
+
 from __future__ import annotations
 
+from sealscope.sample_ledgers import README
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, MarkdownViewer
-
-from sealscope.sample_ledgers import README
 
 
 class SamplesReadmeScreen(Screen):

@@ -3,24 +3,25 @@ self-consistency check, counts and bytes drawn as a bar, verified scope, notes.
 
 The verdict is `sealscope.core.receipt.verify_receipt`'s; this module only lays it out.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.widgets import Static
-
 from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
 from sealscope.viewer.style import shown
+from textual.widgets import Static
 
 if TYPE_CHECKING:  # the receipt checker loads with the first receipt shown
     from sealscope.core.receipt import ReceiptCheck
 
 
-def check_receipt(row: Any, pre: Any = None,
-                  post: Any = None) -> tuple[ReceiptCheck | None, str | None]:
+def check_receipt(
+    row: Any, pre: Any = None, post: Any = None
+) -> tuple[ReceiptCheck | None, str | None]:
     """(ReceiptCheck, None) or (None, why it could not be checked)."""
     try:
         return lazy.verify_receipt(row, pre, post), None
@@ -70,9 +71,14 @@ def byte_bars(row: dict, width: int = 24) -> Text:
     return t
 
 
-def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = None,
-                   title: str = "compaction receipt", compact: bool = False,
-                   bar_width: int = 24) -> Text:
+def render_receipt(
+    row: Any,
+    check: ReceiptCheck | None,
+    error: str | None = None,
+    title: str = "compaction receipt",
+    compact: bool = False,
+    bar_width: int = 24,
+) -> Text:
     t = Text(end="")
     schema = row.get("schema") if isinstance(row, dict) else None
     ver = check.schema if check is not None else None
@@ -92,8 +98,10 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
         t.append("\n")
         ok = check.ok
         t.append("  ok ", "bold")
-        t.append(f" {_verdict.recompute(check).verdict} ",
-                 "bold black on green" if ok else "bold white on red")
+        t.append(
+            f" {_verdict.recompute(check).verdict} ",
+            "bold black on green" if ok else "bold white on red",
+        )
         t.append("   self-consistent ", "bold")
         sc = check.self_consistent
         t.append("yes" if sc else "NO", "green" if sc else "bold red")
@@ -150,6 +158,11 @@ def render_receipt(row: Any, check: ReceiptCheck | None, error: str | None = Non
 class ReceiptPanel(Static):
     """A receipt row's verdict, laid out."""
 
-    def show(self, row: Any, check: ReceiptCheck | None = None,
-             error: str | None = None, title: str = "compaction receipt") -> None:
+    def show(
+        self,
+        row: Any,
+        check: ReceiptCheck | None = None,
+        error: str | None = None,
+        title: str = "compaction receipt",
+    ) -> None:
         self.update(render_receipt(row, check, error, title=title))

@@ -2,6 +2,7 @@
 pretty-printed. Strings are shown literally: every one passes through `sanitize.clean`
 and reaches the screen as a `Text`, so markup, escape sequences and bidi overrides in
 the evidence are displayed, never obeyed."""
+
 from __future__ import annotations
 
 import json
@@ -9,26 +10,29 @@ import re
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
-
 from sealscope.core.ledger import Mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer.receipt_panel import ReceiptPanel, check_receipt
 from sealscope.viewer.row_list import STATUS_LOOK
 from sealscope.viewer.source import RowInfo
 from sealscope.viewer.style import shown
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
 
-MAX_PRETTY = 200_000   # characters of pretty JSON drawn; the rest is cut with a note
+MAX_PRETTY = 200_000  # characters of pretty JSON drawn; the rest is cut with a note
 MAX_RAW = 20_000
 
 _KEY = re.compile(r'^\s*"(?:[^"\\]|\\.)*"(?=: )', re.M)
 
 STATUS_WORDS = {
-    "ok": "chain ok", "break": "BREAK", "declared": "declared break (excused)",
+    "ok": "chain ok",
+    "break": "BREAK",
+    "declared": "declared break (excused)",
     "prechain": "prechain (before the chain began; not verified)",
-    "unparseable": "unparseable", "blank": "blank line", "pending": "not verified yet",
+    "unparseable": "unparseable",
+    "blank": "blank line",
+    "pending": "not verified yet",
 }
 
 
@@ -59,11 +63,17 @@ def declared_panel(obj: dict, honored: bool | None) -> Text:
             t.append(f"  {key}: ", "bold")
             t.append(shown(obj[key]) + "\n")
     if honored is True:
-        t.append("  the verifier honoured it: the orphan line is excused; the verdict is "
-                 "bounded (scope bounded_declared_break), never green\n", "yellow")
+        t.append(
+            "  the verifier honoured it: the orphan line is excused; the verdict is "
+            "bounded (scope bounded_declared_break), never green\n",
+            "yellow",
+        )
     elif honored is False:
-        t.append("  the verifier did not use it (the orphan line is not a break, or its "
-                 "bytes no longer match orphan_sha256)\n", "dim")
+        t.append(
+            "  the verifier did not use it (the orphan line is not a break, or its "
+            "bytes no longer match orphan_sha256)\n",
+            "dim",
+        )
     return t
 
 
@@ -74,8 +84,11 @@ def snapshot_panel(obj: dict) -> Text:
     for key in ("label", "manifest_digest", "probe_set_digest", "aggregate_mean"):
         t.append(f"  {key}: ", "bold")
         t.append(shown(obj.get(key)) + "\n")
-    t.append("  j jumps to its seal when the snapshot file is open (o opens it); there a "
-             "restatement can be scored\n", "dim")
+    t.append(
+        "  j jumps to its seal when the snapshot file is open (o opens it); there a "
+        "restatement can be scored\n",
+        "dim",
+    )
     return t
 
 
@@ -124,9 +137,15 @@ class RowDetail(VerticalScroll, can_focus=True):
         self.query_one("#receipt-panel").display = False
         self.query_one("#kind-panel").display = False
 
-    def show(self, info: RowInfo, status: str, finding: str | None,
-             honored: bool | None = None, recomputed: Any = None,
-             explained: Mismatch | None = None) -> None:
+    def show(
+        self,
+        info: RowInfo,
+        status: str,
+        finding: str | None,
+        honored: bool | None = None,
+        recomputed: Any = None,
+        explained: Mismatch | None = None,
+    ) -> None:
         """Draw one row; `recomputed` is its receipt's check with held content, when
         the auditor ran one (the panel shows it instead of self-consistency only);
         `explained` what the chain shows when the row is a chain mismatch."""

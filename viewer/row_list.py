@@ -4,6 +4,7 @@ source's LRU cache and keeps a bounded cache of finished strips.
 
 Every string from the file goes through `sanitize.clean` and into a `rich.text.Text`.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -11,6 +12,11 @@ from array import array
 from collections.abc import Callable
 
 from rich.text import Text
+from sealscope.core import verdict
+from sealscope.core.sanitize import clean
+from sealscope.viewer.finding_index import FindingIndex
+from sealscope.viewer.messages import RowSelected, ViewportMoved
+from sealscope.viewer.source import LedgerSource, RowInfo, status_of
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -18,12 +24,6 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-
-from sealscope.core import verdict
-from sealscope.core.sanitize import clean
-from sealscope.viewer.finding_index import FindingIndex
-from sealscope.viewer.messages import RowSelected, ViewportMoved
-from sealscope.viewer.source import LedgerSource, RowInfo, status_of
 
 # status → (mark, mark style, row style)
 STATUS_LOOK = {
@@ -40,14 +40,18 @@ STATUS_LOOK = {
 # what the marks mean, for the key help: (mark, style, meaning)
 LEGEND_TITLE = "row marks"
 LEGEND = (
-    *((STATUS_LOOK[st][0], STATUS_LOOK[st][1], meaning) for st, meaning in (
-        ("ok", "chained, and the chain holds here"),
-        ("break", "the chain breaks here (the reason follows in brackets)"),
-        ("declared", "a break a later row declares (not verified past it)"),
-        ("prechain", "before the first chained row"),
-        ("unparseable", "not a JSON object, or the reader cannot parse it"),
-        ("blank", "an empty line"),
-        ("pending", "not verified yet"))),
+    *(
+        (STATUS_LOOK[st][0], STATUS_LOOK[st][1], meaning)
+        for st, meaning in (
+            ("ok", "chained, and the chain holds here"),
+            ("break", "the chain breaks here (the reason follows in brackets)"),
+            ("declared", "a break a later row declares (not verified past it)"),
+            ("prechain", "before the first chained row"),
+            ("unparseable", "not a JSON object, or the reader cannot parse it"),
+            ("blank", "an empty line"),
+            ("pending", "not verified yet"),
+        )
+    ),
     ("⚠", "bold magenta", "holds control or bidi characters (shown escaped)"),
 )
 
@@ -71,8 +75,15 @@ def columns_text(digits: int) -> Text:
     return head
 
 
-def row_text(info: RowInfo, line: int, st: str, digits: int, width: int,
-             finding: tuple[str, str] | None = None, checked: str | None = None) -> Text:
+def row_text(
+    info: RowInfo,
+    line: int,
+    st: str,
+    digits: int,
+    width: int,
+    finding: tuple[str, str] | None = None,
+    checked: str | None = None,
+) -> Text:
     """One row as the list draws it, `width` cells: its mark (status `st`, or the held
     content check's verdict `checked`), the line number in `digits` columns, ts, kind,
     the finding's reason and the row's summary (or raw text), every string sanitized.
@@ -80,14 +91,18 @@ def row_text(info: RowInfo, line: int, st: str, digits: int, width: int,
     mark, mark_style, row_style = STATUS_LOOK[st]
     if checked is not None and st not in ("break", "unparseable"):
         mark, mark_style = {"pass": ("✓", "bold green"), "fail": ("✗", "bold red")}.get(
-            verdict.tone(checked), ("◐", "bold yellow"))
+            verdict.tone(checked), ("◐", "bold yellow")
+        )
     t = Text(no_wrap=True, overflow="ellipsis", end="")
     t.append(mark, mark_style)
     t.append("⚠" if info.marks else " ", "bold magenta")
     t.append(f" {line:>{digits}} ", "dim" if st != "break" else "bold red")
     t.append(f"{clean(info.ts)[:20]:<20} ", "dim")
-    kind = info.kind or {"blank": "", "unparseable": "(unparseable)",
-                         "nonobject": "(not an object)"}.get(info.state, "")
+    kind = info.kind or {
+        "blank": "",
+        "unparseable": "(unparseable)",
+        "nonobject": "(not an object)",
+    }.get(info.state, "")
     t.append(f"{clean(kind)[:22]:<22} ", "bold" if info.kind else "italic dim")
     if finding and st in ("break", "declared", "unparseable"):
         t.append(f"[{clean(reason_of(finding[1]))}] ", mark_style)
@@ -138,8 +153,8 @@ class RowList(ScrollView, can_focus=True):
         super().__init__(**kw)
         self.source = source
         self.view: array | None = None
-        self.findings: FindingIndex = FindingIndex()   # 13 bytes a finding, none a row
-        self.check_marks: dict[int, str] = {}   # line → the word of a check run on it
+        self.findings: FindingIndex = FindingIndex()  # 13 bytes a finding, none a row
+        self.check_marks: dict[int, str] = {}  # line → the word of a check run on it
         self.first_chained = 0
         self.verified = False
         self._gen = 0
@@ -148,8 +163,8 @@ class RowList(ScrollView, can_focus=True):
         self._after_paint: Callable[[], object] | None = None
         self._last_selected = -1
         self._nav = False
-        self._end_pending = False   # `end` pressed while indexing: the last line, once known
-        self._rows_shown = 0        # rows that fit, as of the last resize
+        self._end_pending = False  # `end` pressed while indexing: the last line, once known
+        self._rows_shown = 0  # rows that fit, as of the last resize
 
     # ------------------------------------------------------------------ data
     @property
@@ -312,7 +327,7 @@ class RowList(ScrollView, can_focus=True):
 
     def watch_show_horizontal_scrollbar(self, old: bool, new: bool) -> None:
         if old != new:
-            self._fit_changed()   # the scrollbar took a row or gave it back
+            self._fit_changed()  # the scrollbar took a row or gave it back
 
     def _fit_changed(self) -> None:
         """As many rows show as now fit: the tab hears the viewport moved (the strip's
@@ -356,8 +371,15 @@ class RowList(ScrollView, can_focus=True):
 
     def _build(self, line: int, width: int, selected: bool) -> Strip:
         info = self.source.row(line)
-        t = row_text(info, line, self.status(line, info), line_digits(self.source.shown_lines),
-                     width, self.findings.get(line), self.check_marks.get(line))
+        t = row_text(
+            info,
+            line,
+            self.status(line, info),
+            line_digits(self.source.shown_lines),
+            width,
+            self.findings.get(line),
+            self.check_marks.get(line),
+        )
         if selected:
             cur = self.get_component_rich_style("rowlist--cursor")
             t.stylize(cur)

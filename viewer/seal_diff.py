@@ -14,30 +14,29 @@ tiers_path=None)` where prev/cur are `core.export.SealFile`s (or paths), both va
 Every string from the snapshots or the tiers file goes through `sanitize.clean` and
 is shown as `rich.text.Text`.
 """
+
 from __future__ import annotations
 
 import os
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
-
 from sealscope.core import export
 from sealscope.core.continuity import ContinuitySnapshot, diff_seals
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
 from sealscope.viewer.style import shown, tier_style
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
 
 __all__ = ["SealDiffScreen", "KIND_STYLE"]
 
 KIND_STYLE = {"changed": "yellow", "added": "green", "removed": "red", "unchanged": "dim"}
 KIND_MARK = {"changed": "~", "added": "+", "removed": "-", "unchanged": "="}
 CELL = 36
-
 
 
 def _cell(value: Any, width: int = CELL) -> Text:
@@ -82,34 +81,76 @@ class SealDiffScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        PaletteBinding("n", "next_change", "Next change", title="Next change",
-                       help="Select the next changed, added or removed probe"),
-        PaletteBinding("p", "prev_change", "Prev change", title="Previous change",
-                       help="Select the previous change"),
-        PaletteBinding("u", "toggle_unchanged", "Unchanged",
-                       title="Show or hide unchanged probes", help="Expand the unchanged count"),
-        PaletteBinding("t", "tiers", "Tiers", title="Load severity tiers",
-                       help="Colour the diff by a tiers file"),
-        PaletteBinding("e", "export", "Export", title="Export the audit report",
-                       help="The current seal's report, this diff included"),
+        PaletteBinding(
+            "n",
+            "next_change",
+            "Next change",
+            title="Next change",
+            help="Select the next changed, added or removed probe",
+        ),
+        PaletteBinding(
+            "p",
+            "prev_change",
+            "Prev change",
+            title="Previous change",
+            help="Select the previous change",
+        ),
+        PaletteBinding(
+            "u",
+            "toggle_unchanged",
+            "Unchanged",
+            title="Show or hide unchanged probes",
+            help="Expand the unchanged count",
+        ),
+        PaletteBinding(
+            "t",
+            "tiers",
+            "Tiers",
+            title="Load severity tiers",
+            help="Colour the diff by a tiers file",
+        ),
+        PaletteBinding(
+            "e",
+            "export",
+            "Export",
+            title="Export the audit report",
+            help="The current seal's report, this diff included",
+        ),
     ]
 
-    def __init__(self, previous: Any, current: Any, *, tiers: dict | None = None,
-                 tiers_path: str | None = None, doc: dict | None = None,
-                 owner: Any = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        previous: Any,
+        current: Any,
+        *,
+        tiers: dict | None = None,
+        tiers_path: str | None = None,
+        doc: dict | None = None,
+        owner: Any = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
-        self.previous = previous if isinstance(previous, export.SealFile) \
+        self.previous = (
+            previous
+            if isinstance(previous, export.SealFile)
             else export.load_seal(os.fspath(previous))
-        self.current = current if isinstance(current, export.SealFile) \
+        )
+        self.current = (
+            current
+            if isinstance(current, export.SealFile)
             else export.load_seal(os.fspath(current))
+        )
         self.previous_snap, self.current_snap = snap_of(self.previous), snap_of(self.current)
         self.tiers, self.tiers_path = tiers, tiers_path
         self.owner = owner
-        self.doc = doc if doc is not None else diff_seals(
-            self.previous_snap, self.current_snap, tiers=tiers)
+        self.doc = (
+            doc
+            if doc is not None
+            else diff_seals(self.previous_snap, self.current_snap, tiers=tiers)
+        )
         self.show_unchanged = False
-        self.cell = CELL                         # value column width (set on mount)
-        self.rows: list[tuple[str, dict]] = []   # (kind, entry) per table row
+        self.cell = CELL  # value column width (set on mount)
+        self.rows: list[tuple[str, dict]] = []  # (kind, entry) per table row
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -125,10 +166,16 @@ class SealDiffScreen(Screen[None]):
         table.add_column("", key="mark", width=1)
         table.add_column("id", key="id", width=26)
         table.add_column("severity", key="severity", width=9)
-        table.add_column(Text(f"previous · {shown(os.path.basename(self.previous.path))}"),
-                         key="previous", width=self.cell)
-        table.add_column(Text(f"current · {shown(os.path.basename(self.current.path))}"),
-                         key="current", width=self.cell)
+        table.add_column(
+            Text(f"previous · {shown(os.path.basename(self.previous.path))}"),
+            key="previous",
+            width=self.cell,
+        )
+        table.add_column(
+            Text(f"current · {shown(os.path.basename(self.current.path))}"),
+            key="current",
+            width=self.cell,
+        )
         self._fill()
         table.focus()
         self.action_next_change(from_top=True)
@@ -166,11 +213,18 @@ class SealDiffScreen(Screen[None]):
 
     def _unchanged(self) -> list[dict]:
         def answers(s: Any) -> dict:
-            return {p["id"]: (p.get("scoring") or {}).get("answer") for p in s.snap.probes
-                    if (p.get("scoring") or {}).get("type") == "exact_match"}
+            return {
+                p["id"]: (p.get("scoring") or {}).get("answer")
+                for p in s.snap.probes
+                if (p.get("scoring") or {}).get("type") == "exact_match"
+            }
+
         old, new = answers(self.previous), answers(self.current)
-        return [{"id": pid, "declared": old[pid], "restated": new[pid]}
-                for pid in sorted(set(old) & set(new), key=str) if old[pid] == new[pid]]
+        return [
+            {"id": pid, "declared": old[pid], "restated": new[pid]}
+            for pid in sorted(set(old) & set(new), key=str)
+            if old[pid] == new[pid]
+        ]
 
     def _fill(self) -> None:
         table = self.query_one(DataTable)
@@ -185,8 +239,13 @@ class SealDiffScreen(Screen[None]):
                 self._add(table, "unchanged", e)
         elif n:
             self.rows.append(("more", {}))
-            table.add_row(Text("="), Text(f"{n} unchanged", style="dim"), Text(""),
-                          Text("u to show them", style="dim italic"), Text(""))
+            table.add_row(
+                Text("="),
+                Text(f"{n} unchanged", style="dim"),
+                Text(""),
+                Text("u to show them", style="dim italic"),
+                Text(""),
+            )
         if not self.rows:
             self.rows.append(("none", {}))
             table.add_row(Text(""), Text("no probes", style="dim"), Text(""), Text(""), Text(""))
@@ -197,12 +256,13 @@ class SealDiffScreen(Screen[None]):
         self.rows.append((kind, e))
         idt = _cell(e.get("id"), 26)
         idt.stylize(style)
-        table.add_row(Text(KIND_MARK[kind], style=style), idt,
-                      Text(shown(sev), style=style) if sev is not None else Text(""),
-                      _cell(e.get("declared"), self.cell) if kind != "added"
-                      else Text("—", style="dim"),
-                      _cell(e.get("restated"), self.cell) if kind != "removed"
-                      else Text("—", style="dim"))
+        table.add_row(
+            Text(KIND_MARK[kind], style=style),
+            idt,
+            Text(shown(sev), style=style) if sev is not None else Text(""),
+            _cell(e.get("declared"), self.cell) if kind != "added" else Text("—", style="dim"),
+            _cell(e.get("restated"), self.cell) if kind != "removed" else Text("—", style="dim"),
+        )
 
     # ------------------------------------------------------------------ detail
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -215,8 +275,12 @@ class SealDiffScreen(Screen[None]):
             return
         kind, e = self.rows[index]
         if kind in ("more", "none"):
-            box.update(Text(f"{self.doc['n_unchanged']} probe(s) declare the same value in "
-                            "both seals", style="dim"))
+            box.update(
+                Text(
+                    f"{self.doc['n_unchanged']} probe(s) declare the same value in both seals",
+                    style="dim",
+                )
+            )
             return
         t = Text()
         t.append(f"{kind} ", KIND_STYLE.get(kind, ""))
@@ -275,9 +339,12 @@ class SealDiffScreen(Screen[None]):
         self.tiers, self.tiers_path = tiers, path
         self.doc = diff_seals(self.previous_snap, self.current_snap, tiers=tiers)
         if self.owner is not None:
-            self.owner.add_session(export.diff_record(
-                self.doc, self.previous.path, self.current.path, tiers_path=path),
-                key=("diff", self.previous.path, self.current.path))
+            self.owner.add_session(
+                export.diff_record(
+                    self.doc, self.previous.path, self.current.path, tiers_path=path
+                ),
+                key=("diff", self.previous.path, self.current.path),
+            )
         self.query_one("#diff-header", Static).update(self._header())
         self._fill()
         self.action_next_change(from_top=True)
@@ -291,16 +358,24 @@ class SealDiffScreen(Screen[None]):
                     self.notify("no such file: " + shown(value), markup=False, severity="warning")
                 else:
                     self.set_tiers(str(p))
-        self.app.push_screen(PromptScreen("Severity tiers", "path to a JSON object "
-                                          "{tier: [field, ...]}", suggester=PathSuggester(),
-                                          id="diff-tiers-prompt"), done)
+
+        self.app.push_screen(
+            PromptScreen(
+                "Severity tiers",
+                "path to a JSON object {tier: [field, ...]}",
+                suggester=PathSuggester(),
+                id="diff-tiers-prompt",
+            ),
+            done,
+        )
 
     def action_export(self) -> None:
         if self.owner is not None:
             self.app.push_screen(self.owner.export_screen())
             return
-        rec = export.diff_record(self.doc, self.previous.path, self.current.path,
-                                 tiers_path=self.tiers_path)
-        self.app.push_screen(ExportScreen(self.current.path, kind="snapshot", session=[rec],
-                                          seal=self.current))
-
+        rec = export.diff_record(
+            self.doc, self.previous.path, self.current.path, tiers_path=self.tiers_path
+        )
+        self.app.push_screen(
+            ExportScreen(self.current.path, kind="snapshot", session=[rec], seal=self.current)
+        )

@@ -22,6 +22,7 @@ Everything is `TabPane` content: `SealTab(path, id="seal-1")`, added with
 `TabbedContent.add_pane`. Every string from the snapshot, a restatement or a tiers
 file goes through `sanitize.clean` and is shown as `rich.text.Text`.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,16 +31,14 @@ from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual import work
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
-from textual.reactive import reactive
-from textual.widgets import Static, Tree
-
 from sealscope.core import export
 from sealscope.core import verdict as _verdict
-from sealscope.core.continuity import (added_since_seal, derive_probes, diff_seals,
-                                       verify_continuation)
+from sealscope.core.continuity import (
+    added_since_seal,
+    derive_probes,
+    diff_seals,
+    verify_continuation,
+)
 from sealscope.viewer.banner import Banner, badge
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
@@ -49,12 +48,16 @@ from sealscope.viewer.prompt import ChoiceScreen, PathSuggester, PromptScreen, p
 from sealscope.viewer.seal_diff import SealDiffScreen, snap_of
 from sealscope.viewer.style import TONE_STYLE, json_text, shown, tier_style
 from sealscope.viewer.verdict_view import VerdictView
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static, Tree
 
 __all__ = ["SealTab", "find_seal_tab", "manifest_tree_labels"]
 
 VALUE_WIDTH = 60
-TREE_TEXT = 36   # characters of a manifest leaf label (the tree is 46 columns wide)
-
+TREE_TEXT = 36  # characters of a manifest leaf label (the tree is 46 columns wide)
 
 
 def _short(text: str, width: int = VALUE_WIDTH) -> str:
@@ -142,25 +145,65 @@ class SealTab(EvidenceTab):
     tiers_error: reactive[str | None] = reactive(None, init=False)
 
     BINDINGS = [
-        PaletteBinding("r", "restate", "Score restatement", title="Score a restatement",
-                       help="Score a restatement file against this seal"),
-        PaletteBinding("s", "toggle_strict", "Strict/loose", title="Strict / loose scoring",
-                       help="Re-score in the other mode (loose never judges faithful)"),
-        PaletteBinding("t", "tiers", "Tiers", title="Load severity tiers",
-                       help="Colour divergences and diffs by a tiers file"),
-        PaletteBinding("a", "added", "Added since seal", title="Added since this seal",
-                       help="Load a newer manifest or seal: what it adds"),
-        PaletteBinding("d", "diff", "Diff seals", title="Diff against another seal",
-                       help="Two seals side by side, aligned by probe id"),
-        PaletteBinding("j", "jump_ledger", "Ledger row", title="Jump to the sealing ledger row",
-                       help="Show the continuity_snapshot row of this seal"),
-        PaletteBinding("e", "export", "Export", title="Export the audit report",
-                       help="Write this seal's report as Markdown and JSON"),
+        PaletteBinding(
+            "r",
+            "restate",
+            "Score restatement",
+            title="Score a restatement",
+            help="Score a restatement file against this seal",
+        ),
+        PaletteBinding(
+            "s",
+            "toggle_strict",
+            "Strict/loose",
+            title="Strict / loose scoring",
+            help="Re-score in the other mode (loose never judges faithful)",
+        ),
+        PaletteBinding(
+            "t",
+            "tiers",
+            "Tiers",
+            title="Load severity tiers",
+            help="Colour divergences and diffs by a tiers file",
+        ),
+        PaletteBinding(
+            "a",
+            "added",
+            "Added since seal",
+            title="Added since this seal",
+            help="Load a newer manifest or seal: what it adds",
+        ),
+        PaletteBinding(
+            "d",
+            "diff",
+            "Diff seals",
+            title="Diff against another seal",
+            help="Two seals side by side, aligned by probe id",
+        ),
+        PaletteBinding(
+            "j",
+            "jump_ledger",
+            "Ledger row",
+            title="Jump to the sealing ledger row",
+            help="Show the continuity_snapshot row of this seal",
+        ),
+        PaletteBinding(
+            "e",
+            "export",
+            "Export",
+            title="Export the audit report",
+            help="Write this seal's report as Markdown and JSON",
+        ),
         CLEAR_CHECKS,
     ]
 
-    def __init__(self, path: str | os.PathLike, *, id: str | None = None,
-                 tiers: str | os.PathLike | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        id: str | None = None,
+        tiers: str | os.PathLike | None = None,
+    ) -> None:
         self.path = os.fspath(path)
         self.seal = export.load_seal(self.path)
         self.tab_name = tab_label(self.path)
@@ -297,8 +340,9 @@ class SealTab(EvidenceTab):
             tree.root.add_leaf(Text(_short(shown(json_text(manifest))), style="red"))
             return
         for key, items in manifest_tree_labels(manifest, scheme):
-            node = tree.root.add(Text.assemble((shown(key), "bold"),
-                                               (f"  {len(items)}", "dim")), expand=True)
+            node = tree.root.add(
+                Text.assemble((shown(key), "bold"), (f"  {len(items)}", "dim")), expand=True
+            )
             for pid, value_text in items:
                 label = Text()
                 room = TREE_TEXT
@@ -312,13 +356,19 @@ class SealTab(EvidenceTab):
 
     def _probes(self) -> Any:
         s = self.seal
-        probes = self.snap.probes if s.status == "ok" else (
-            s.raw.get("probes") if isinstance(s.raw, dict) else None)
+        probes = (
+            self.snap.probes
+            if s.status == "ok"
+            else (s.raw.get("probes") if isinstance(s.raw, dict) else None)
+        )
         if not isinstance(probes, list) or not probes:
             return Text("no probes", style="dim")
         scores = {}
-        reg = (self.snap.registration if s.status == "ok" else
-               (s.raw.get("registration") if isinstance(s.raw, dict) else None))
+        reg = (
+            self.snap.registration
+            if s.status == "ok"
+            else (s.raw.get("registration") if isinstance(s.raw, dict) else None)
+        )
         if isinstance(reg, dict) and isinstance(reg.get("items"), list):
             for it in reg["items"]:
                 if isinstance(it, dict):
@@ -327,8 +377,14 @@ class SealTab(EvidenceTab):
         if self.verdict is not None:
             for d in self.verdict.divergences:
                 diverged[str(d.get("id"))] = d.get("severity", "untiered")
-        t = Table(title=Text(f"probes ({len(probes)})", style="bold"), title_justify="left",
-                  box=None, expand=True, pad_edge=False, padding=(0, 1))
+        t = Table(
+            title=Text(f"probes ({len(probes)})", style="bold"),
+            title_justify="left",
+            box=None,
+            expand=True,
+            pad_edge=False,
+            padding=(0, 1),
+        )
         longest = max((len(shown(p.get("id"))) for p in probes if isinstance(p, dict)), default=2)
         t.add_column("id", no_wrap=True, min_width=min(longest, 30), max_width=30)
         t.add_column("declared answer", ratio=1)
@@ -341,14 +397,17 @@ class SealTab(EvidenceTab):
                 continue
             scoring = p["scoring"] if isinstance(p.get("scoring"), dict) else {}
             pid = str(p.get("id"))
-            row = [Text(shown(pid), style="cyan"), Text(shown(json_text(scoring.get("answer")))),
-                   Text(shown(scores.get(pid, "—")))]
+            row = [
+                Text(shown(pid), style="cyan"),
+                Text(shown(json_text(scoring.get("answer")))),
+                Text(shown(scores.get(pid, "—"))),
+            ]
             if self.verdict is not None:
                 if pid in diverged:
                     sev = diverged[pid]
                     row.append(Text(f"✗ {shown(sev)}", style=tier_style(sev)))
                 elif self.verdict.valid and not (self.verdict.policy or {}).get("strict", True):
-                    row.append(Text("contained", style="yellow"))   # loose: never a pass
+                    row.append(Text("contained", style="yellow"))  # loose: never a pass
                 elif self.verdict.valid:
                     row.append(Text("✓ exact", style="green"))
                 else:
@@ -364,17 +423,24 @@ class SealTab(EvidenceTab):
         self.query_one("#seal-probes", Static).update(self.probes_view)
         view = self.query_one(VerdictView)
         if self.verdict is not None:
-            view.show(self.verdict, restated_path=self.restated_path,
-                      tiers_path=self.tiers_path, added=self.added,
-                      added_source=self.added_source)
+            view.show(
+                self.verdict,
+                restated_path=self.restated_path,
+                tiers_path=self.tiers_path,
+                added=self.added,
+                added_source=self.added_source,
+            )
         elif self.added is not None:
             view.show_added(self.added, self.added_source or "")
 
     # ------------------------------------------------------------------ verdicts
     def _need_seal(self) -> bool:
         if self.seal.status != "ok":
-            self.notify("this seal is not valid: " + shown(self.seal.error), markup=False,
-                        severity="warning")
+            self.notify(
+                "this seal is not valid: " + shown(self.seal.error),
+                markup=False,
+                severity="warning",
+            )
             return False
         return True
 
@@ -388,8 +454,9 @@ class SealTab(EvidenceTab):
             self.strict = strict
         try:
             restated = export.load_restated(path)
-            v = verify_continuation(self.snap, restated=restated, strict=self.strict,
-                                    tiers=self.tiers)
+            v = verify_continuation(
+                self.snap, restated=restated, strict=self.strict, tiers=self.tiers
+            )
         except (ValueError, TypeError) as e:
             self.query_one(VerdictView).show_error(str(e))
             self.notify("could not score: " + shown(e), markup=False, severity="error")
@@ -417,8 +484,9 @@ class SealTab(EvidenceTab):
         """Use a tiers file for severities (re-scores a loaded restatement)."""
         ok = self._set_tiers(os.fspath(path))
         if not ok:
-            self.notify("tiers not loaded: " + shown(self.tiers_error), markup=False,
-                        severity="error")
+            self.notify(
+                "tiers not loaded: " + shown(self.tiers_error), markup=False, severity="error"
+            )
         if self.is_mounted:
             self._rescore()
         return ok
@@ -451,11 +519,13 @@ class SealTab(EvidenceTab):
         if str(snap_of(got).created_at) < str(self.snap.created_at):
             prev, cur = got, self.seal
         doc = diff_seals(snap_of(prev), snap_of(cur), tiers=self.tiers)
-        self.add_session(export.diff_record(doc, prev.path, cur.path,
-                                            tiers_path=self.tiers_path),
-                         key=("diff", prev.path, cur.path))
-        screen = SealDiffScreen(prev, cur, tiers=self.tiers, tiers_path=self.tiers_path,
-                                doc=doc, owner=self)
+        self.add_session(
+            export.diff_record(doc, prev.path, cur.path, tiers_path=self.tiers_path),
+            key=("diff", prev.path, cur.path),
+        )
+        screen = SealDiffScreen(
+            prev, cur, tiers=self.tiers, tiers_path=self.tiers_path, doc=doc, owner=self
+        )
         self.app.push_screen(screen)
         return screen
 
@@ -485,16 +555,17 @@ class SealTab(EvidenceTab):
 
     def action_jump_ledger(self) -> None:
         if not self.ledger_links:
-            self.notify("no open ledger holds this seal's continuity_snapshot row",
-                        markup=False)
+            self.notify("no open ledger holds this seal's continuity_snapshot row", markup=False)
             return
         ref = self.ledger_links[0]
         self.post_message(JumpToLedgerRow(ref.path, ref.line))
 
     # ------------------------------------------------------------------ prompts
-    def _ask(self, title: str, placeholder: str, then,
-             choices: list[tuple[Text, str]] | None = None) -> None:
+    def _ask(
+        self, title: str, placeholder: str, then, choices: list[tuple[Text, str]] | None = None
+    ) -> None:
         """Ask for a path (or one of `choices`, when there are any), then `then(path)`."""
+
         def done(value: str | None) -> None:
             if not value:
                 return
@@ -503,12 +574,15 @@ class SealTab(EvidenceTab):
                 self.notify("no such file: " + shown(value), markup=False, severity="warning")
                 return
             then(str(p))
+
         if choices:
-            self.app.push_screen(ChoiceScreen(title, choices, "or " + placeholder,
-                                              id="seal-choice"), done)
+            self.app.push_screen(
+                ChoiceScreen(title, choices, "or " + placeholder, id="seal-choice"), done
+            )
         else:
-            self.app.push_screen(PromptScreen(title, placeholder, suggester=PathSuggester(),
-                                              id="seal-prompt"), done)
+            self.app.push_screen(
+                PromptScreen(title, placeholder, suggester=PathSuggester(), id="seal-prompt"), done
+            )
 
     def open_seal_choices(self) -> list[tuple[Text, str]]:
         """The other seals open in the app, valid ones first, as (label, path)."""
@@ -532,30 +606,37 @@ class SealTab(EvidenceTab):
 
     def action_restate(self) -> None:
         if self._need_seal():
-            self._ask("Score a restatement against this seal",
-                      "path to a JSON object {probe_id: answer}", self.score)
+            self._ask(
+                "Score a restatement against this seal",
+                "path to a JSON object {probe_id: answer}",
+                self.score,
+            )
 
     def action_toggle_strict(self) -> None:
         self.strict = not self.strict
-        self.notify(f"{'strict' if self.strict else 'loose (containment)'} mode",
-                    markup=False)
+        self.notify(f"{'strict' if self.strict else 'loose (containment)'} mode", markup=False)
         self._rescore()
 
     def action_tiers(self) -> None:
-        self._ask("Severity tiers", "path to a JSON object {tier: [field, ...]}",
-                  self.load_tiers)
+        self._ask("Severity tiers", "path to a JSON object {tier: [field, ...]}", self.load_tiers)
 
     def action_added(self) -> None:
         if self._need_seal():
-            self._ask("What was added since this seal?",
-                      "path to a newer manifest or a newer snapshot",
-                      self.load_newer_manifest)
+            self._ask(
+                "What was added since this seal?",
+                "path to a newer manifest or a newer snapshot",
+                self.load_newer_manifest,
+            )
 
     def action_diff(self) -> None:
         """Diff against one of the other open seals, or a snapshot file by path."""
         if self._need_seal():
-            self._ask("Diff against another seal", "path to another snapshot file",
-                      self.open_diff, choices=self.open_seal_choices())
+            self._ask(
+                "Diff against another seal",
+                "path to another snapshot file",
+                self.open_diff,
+                choices=self.open_seal_choices(),
+            )
 
     def action_export(self) -> None:
         self.app.push_screen(self.export_screen())

@@ -17,6 +17,7 @@ Lines are read by the verifier's reader and get their status by its rules
 and first chained line; a row the verifier refuses for a duplicate key shows that
 reason, with no kind.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -26,23 +27,30 @@ import os
 import re
 from array import array
 from collections import OrderedDict
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sealscope.core import lines as _lines
-from sealscope.core.lazy import load as _lazy_load
 from sealscope.core import sanitize
+from sealscope.core.lazy import load as _lazy_load
 from sealscope.core.rows import STATUSES, read_line, row_status
 from sealscope.viewer.style import json_text
 
-__all__ = ["LedgerSource", "RowInfo", "STATUSES", "summary_of", "row_findings",
-           "status_of", "release_freed"]
+__all__ = [
+    "LedgerSource",
+    "RowInfo",
+    "STATUSES",
+    "summary_of",
+    "row_findings",
+    "status_of",
+    "release_freed",
+]
 
 
 _PAGE = mmap.PAGESIZE
-_SCAN_STEP = 4 << 20     # bytes read at a time by a byte search of the whole file
+_SCAN_STEP = 4 << 20  # bytes read at a time by a byte search of the whole file
 
 
 _trim: Callable[[int], int] | None = None
@@ -57,7 +65,7 @@ def release_freed() -> None:
     end of each pass (a few calls a file, each well under a millisecond)."""
     global _trim
     if _trim is None:
-        try:   # ctypes loads on this first call (2 ms), not with the first screen
+        try:  # ctypes loads on this first call (2 ms), not with the first screen
             _trim = _lazy_load("ctypes").CDLL(None).malloc_trim
         except (OSError, AttributeError, ImportError):
             _trim = lambda _pad: 0  # noqa: E731 - not glibc: nothing to trim
@@ -93,14 +101,15 @@ class _ReleasingMap:
 @dataclass(frozen=True)
 class RowInfo:
     """One line, parsed for display."""
+
     line: int
-    raw: str                 # decoded, stripped text (unsanitized: sanitize at display)
-    state: str               # "object" | "blank" | "unparseable" | "nonobject"
+    raw: str  # decoded, stripped text (unsanitized: sanitize at display)
+    state: str  # "object" | "blank" | "unparseable" | "nonobject"
     obj: Any = None
     kind: str = ""
     ts: str = ""
-    summary: str = ""        # unsanitized one-line summary
-    marks: tuple[str, ...] = ()   # sanitize findings over the row's strings
+    summary: str = ""  # unsanitized one-line summary
+    marks: tuple[str, ...] = ()  # sanitize findings over the row's strings
     duplicate: str | None = None  # the verifier refuses the row: "duplicate key 'k'"
 
 
@@ -206,16 +215,19 @@ def summary_of(obj: Any, kind: str) -> str:
             pre, post = obj.get("pre") or {}, obj.get("post") or {}
             dr, intro = obj.get("dropped") or {}, obj.get("introduced") or {}
             g = lambda d, k: _given(d, k, 20) if isinstance(d, dict) else "?"  # noqa: E731
-            return (f"receipt {ver}: pre {g(pre, 'count')} items/{g(pre, 'bytes')} B → post "
-                    f"{g(post, 'count')}/{g(post, 'bytes')} B, dropped {g(dr, 'count')} "
-                    f"({g(dr, 'bytes')} B), introduced {g(intro, 'count')} · "
-                    f"{_short(obj.get('compactor'), 30)}")
+            return (
+                f"receipt {ver}: pre {g(pre, 'count')} items/{g(pre, 'bytes')} B → post "
+                f"{g(post, 'count')}/{g(post, 'bytes')} B, dropped {g(dr, 'count')} "
+                f"({g(dr, 'bytes')} B), introduced {g(intro, 'count')} · "
+                f"{_short(obj.get('compactor'), 30)}"
+            )
         if kind == "chain_break_declared":
-            return (f"declares line {_given(obj, 'orphan_line')} broken: "
-                    f"{_given(obj, 'why', 80)}")
+            return f"declares line {_given(obj, 'orphan_line')} broken: {_given(obj, 'why', 80)}"
         if kind == "continuity_snapshot":
-            return (f"seal {_given(obj, 'label', 30)} · mean {_given(obj, 'aggregate_mean')} · "
-                    f"{_given(obj, 'manifest_digest', 40)}")
+            return (
+                f"seal {_given(obj, 'label', 30)} · mean {_given(obj, 'aggregate_mean')} · "
+                f"{_given(obj, 'manifest_digest', 40)}"
+            )
         if kind == "tool" and isinstance(obj.get("tool"), str):
             parts = [obj["tool"]]
             for k, v in obj.items():
@@ -233,8 +245,7 @@ def summary_of(obj: Any, kind: str) -> str:
     return " · ".join(parts)
 
 
-def status_of(info: RowInfo, finding_kind: str | None, first_chained: int,
-              verified: bool) -> str:
+def status_of(info: RowInfo, finding_kind: str | None, first_chained: int, verified: bool) -> str:
     """The status key of one line (`rows.row_status`, the core's rule)."""
     return row_status(info.state, info.line, finding_kind, first_chained, verified)
 
@@ -263,8 +274,9 @@ class LedgerSource:
             self.buf = b""
         self.size = len(self.buf)
         # whole-file scans read through pread, so their pages are not charged to RSS
-        self.scan_buf: Any = (_lines.FileSource(self._fh)
-                              if self._fh is not None and self.size else self.buf)
+        self.scan_buf: Any = (
+            _lines.FileSource(self._fh) if self._fh is not None and self.size else self.buf
+        )
 
     def _find_any(self, needles: tuple[bytes, ...], start: int, end: int) -> int:
         """The first position in [start, end) where one of `needles` lies wholly, -1 if
@@ -275,9 +287,8 @@ class LedgerSource:
         pos, step = start, max(1 << 16, overlap + 1)
         while pos < end:
             hi = min(end, pos + step)
-            block = self.scan_buf[pos:min(end, hi + overlap)]
-            hits = [i for i in (block.find(x, 0, hi - pos + len(x) - 1) for x in needles)
-                    if i >= 0]
+            block = self.scan_buf[pos : min(end, hi + overlap)]
+            hits = [i for i in (block.find(x, 0, hi - pos + len(x) - 1) for x in needles) if i >= 0]
             if hits:
                 return pos + min(hits)
             pos, step = hi, max(min(step * 2, _SCAN_STEP), overlap + 1)
@@ -290,9 +301,9 @@ class LedgerSource:
         hi, step = end, max(1 << 16, overlap + 1)
         while hi > start:
             lo = max(start, hi - step)
-            block = self.scan_buf[lo:min(end, hi + overlap)]
+            block = self.scan_buf[lo : min(end, hi + overlap)]
             hits = [i for i in (block.rfind(x) for x in needles) if i >= 0]
-            if hits:     # none starts at or after `hi`: the window above had none
+            if hits:  # none starts at or after `hi`: the window above had none
                 return lo + max(hits)
             hi, step = lo, max(min(step * 2, _SCAN_STEP), overlap + 1)
         return -1
@@ -346,9 +357,9 @@ class LedgerSource:
         last indexed one are kept as they are (a worker calls this; `grow_to`
         installs the result)."""
         offs = self.offsets
-        keep = max(0, len(offs) - 2)       # the last indexed line may have been partial
-        if keep and self.scan_buf[offs[keep] - 1:offs[keep]] == b"\r":
-            keep -= 1                      # ... or its "\r" may have met its "\n"
+        keep = max(0, len(offs) - 2)  # the last indexed line may have been partial
+        if keep and self.scan_buf[offs[keep] - 1 : offs[keep]] == b"\r":
+            keep -= 1  # ... or its "\r" may have met its "\n"
         start = offs[keep]
         src = _lines.FileSource(self._fh) if self._fh is not None else self.scan_buf
         tail = _lines.line_offsets(src[start:cut])
@@ -369,7 +380,7 @@ class LedgerSource:
     def raw_bytes(self, n: int) -> bytes:
         if not 1 <= n <= self.line_count:
             return b""
-        return _strip_end(self.scan_buf[self.offsets[n - 1]: self.offsets[n]])
+        return _strip_end(self.scan_buf[self.offsets[n - 1] : self.offsets[n]])
 
     def row(self, n: int) -> RowInfo:
         return self._rows.get_or(n, lambda: self._make_row(n))
@@ -379,17 +390,34 @@ class LedgerSource:
         if info.state == "unparseable":
             return RowInfo(n, info.raw, "unparseable", marks=sanitize.findings(info.raw))
         if info.state == "nonobject":
-            return RowInfo(n, info.raw, "nonobject", info.obj, summary=_short(info.obj, 120),
-                           marks=row_findings(info.obj))
+            return RowInfo(
+                n,
+                info.raw,
+                "nonobject",
+                info.obj,
+                summary=_short(info.obj, 120),
+                marks=row_findings(info.obj),
+            )
         if info.state != "object":
             return info
         obj, kind = info.obj, info.kind
         ts = obj.get("ts")
-        summary = (f"{info.duplicate}: the verifier refuses this row" if info.duplicate
-                   else summary_of(obj, kind))
-        return RowInfo(n, info.raw, "object", obj, kind=kind,
-                       ts=ts if isinstance(ts, str) else ("" if ts is None else _short(ts, 20)),
-                       summary=summary, marks=row_findings(obj), duplicate=info.duplicate)
+        summary = (
+            f"{info.duplicate}: the verifier refuses this row"
+            if info.duplicate
+            else summary_of(obj, kind)
+        )
+        return RowInfo(
+            n,
+            info.raw,
+            "object",
+            obj,
+            kind=kind,
+            ts=ts if isinstance(ts, str) else ("" if ts is None else _short(ts, 20)),
+            summary=summary,
+            marks=row_findings(obj),
+            duplicate=info.duplicate,
+        )
 
     # ------------------------------------------------------------------ search
     @staticmethod
@@ -417,8 +445,7 @@ class LedgerSource:
             pos = self._rfind_any(pats, end, self.size)
         return self.line_of_offset(pos) if pos >= 0 else None
 
-    def match_lines(self, needle: str, cancelled: Callable[[], bool] = lambda: False
-                    ) -> array:
+    def match_lines(self, needle: str, cancelled: Callable[[], bool] = lambda: False) -> array:
         """Every line `find_text` can stop on for `needle`, in order: the indexed lines
         holding one of its `_patterns`, found window by window (`_hit_lines`). Costs 8
         bytes a matching line; no set of every hit is built (a common word on a
@@ -436,9 +463,12 @@ class LedgerSource:
 
     MARKED_KINDS = (b"compaction_receipt", b"continuity_snapshot")
 
-    def marked_rows(self, cancelled: Callable[[], bool] = lambda: False, first: int = 1,
-                    keep: Callable[[str, int, Any], Any] | None = None
-                    ) -> dict[str, list[tuple[int, Any]]]:
+    def marked_rows(
+        self,
+        cancelled: Callable[[], bool] = lambda: False,
+        first: int = 1,
+        keep: Callable[[str, int, Any], Any] | None = None,
+    ) -> dict[str, list[tuple[int, Any]]]:
         """{kind: [(line, row)]} for the receipt and seal rows (`MARKED_KINDS`) from
         line `first` on: ONE windowed pass over those bytes for both names, then only
         the lines that mention one are parsed (not cached: receipts can be large).
@@ -452,23 +482,27 @@ class LedgerSource:
         overlap = max(len(k) for k in self.MARKED_KINDS) - 1
         step, pos, seen = 4 << 20, self.offsets[first - 1], -1
         while pos < self.size and not cancelled():
-            block = self.scan_buf[pos:min(self.size, pos + step + overlap)]
+            block = self.scan_buf[pos : min(self.size, pos + step + overlap)]
             for m in pat.finditer(block):
                 n = self.line_of_offset(pos + m.start())
                 if n <= seen:
                     continue
                 seen = n
-                info = _read_line(n, self.raw_bytes(n))   # the kind and value only
+                info = _read_line(n, self.raw_bytes(n))  # the kind and value only
                 if info.kind in out:
                     out[info.kind].append(
-                        (n, info.obj if keep is None else keep(info.kind, n, info.obj)))
+                        (n, info.obj if keep is None else keep(info.kind, n, info.obj))
+                    )
             pos += step
         release_freed()
         return out
 
-    def _hit_lines(self, needles: tuple[bytes, ...], cancelled: Callable[[], bool],
-                   on_progress: Callable[[int, int], None] | None = None
-                   ) -> Iterator[tuple[int, bytes, int]]:
+    def _hit_lines(
+        self,
+        needles: tuple[bytes, ...],
+        cancelled: Callable[[], bool],
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[tuple[int, bytes, int]]:
         """(line, window, window start) for each indexed line, once and in order, where
         one of `needles` begins (wholly inside the indexed bytes), found by a windowed
         byte search (nothing parsed; a hit moves the search on to the next line);
@@ -478,14 +512,14 @@ class LedgerSource:
         if not self.size or not needles:
             return
         offsets, last = self.offsets, self.line_count
-        limit = offsets[last]                 # the end of the indexed lines
+        limit = offsets[last]  # the end of the indexed lines
         overlap = max(len(x) for x in needles) - 1
         pos, seen = 0, 0
         while pos < limit:
             if cancelled():
                 return
             end = min(limit, pos + _SCAN_STEP)
-            block = self.scan_buf[pos:min(limit, end + overlap)]
+            block = self.scan_buf[pos : min(limit, end + overlap)]
             found: set[int] = set()
             for x in needles:
                 i = block.find(x, 0, end - pos + len(x) - 1)
@@ -502,10 +536,12 @@ class LedgerSource:
             if on_progress is not None:
                 on_progress(pos, limit)
 
-    def candidate_lines(self, needles: tuple[bytes, ...],
-                        cancelled: Callable[[], bool] = lambda: False,
-                        on_progress: Callable[[int, int], None] | None = None
-                        ) -> Iterator[tuple[int, bytes]]:
+    def candidate_lines(
+        self,
+        needles: tuple[bytes, ...],
+        cancelled: Callable[[], bool] = lambda: False,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[tuple[int, bytes]]:
         """(line, bytes as `raw_bytes` gives them) for each line, once and in order,
         whose bytes hold one of `needles`, found by a windowed byte search of the file
         (`_hit_lines`: nothing parsed); `on_progress(done, total)` in bytes after each
@@ -513,11 +549,17 @@ class LedgerSource:
         offsets = self.offsets
         for n, block, pos in self._hit_lines(needles, cancelled, on_progress):
             lo, hi = offsets[n - 1] - pos, offsets[n] - pos
-            yield n, (_strip_end(block[lo:hi]) if lo >= 0 and hi <= len(block)
-                      else self.raw_bytes(n))
+            yield (
+                n,
+                (_strip_end(block[lo:hi]) if lo >= 0 and hi <= len(block) else self.raw_bytes(n)),
+            )
 
-    def kind_lines(self, kind: str, cancelled: Callable[[], bool] = lambda: False,
-                   on_progress: Callable[[int, int], None] | None = None) -> array:
+    def kind_lines(
+        self,
+        kind: str,
+        cancelled: Callable[[], bool] = lambda: False,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> array:
         """The lines whose row kind (`RowInfo.kind`, as the list shows it) is `kind`,
         equal to parsing every line, found fast: a row of kind K spells K in its line
         (as `kind`'s or `op`'s value, or the `tool` key for "tool") between quotes,
@@ -537,9 +579,12 @@ class LedgerSource:
         release_freed()
         return out
 
-    def scan(self, pred: Callable[[int, RowInfo], bool],
-             cancelled: Callable[[], bool] = lambda: False,
-             on_progress: Callable[[int, int], None] | None = None) -> array:
+    def scan(
+        self,
+        pred: Callable[[int, RowInfo], bool],
+        cancelled: Callable[[], bool] = lambda: False,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> array:
         """Lines for which pred(line, info) holds; `info` is read without the cache
         and without its summary and marks (line, raw text, state, value, kind)."""
         out = array("q")
@@ -575,4 +620,3 @@ class LedgerSource:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
-

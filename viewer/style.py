@@ -10,6 +10,7 @@ the same with None for no verdict yet; `BANNER_CLASS` / `BANNER_BACKGROUND` the 
 banner's colour by tone (every tab's banner, `viewer.banner`). The CLI
 keeps its own ANSI tables (cli/cmd_continuity.py, cli/cmd_harn.py) for now.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,26 +19,48 @@ from typing import Any
 from sealscope.core import verdict as _verdict
 from sealscope.core.sanitize import clean
 
-__all__ = ["VERDICT_STYLE", "verdict_style", "TONE_STYLE", "FINDING_STYLE", "TIER_STYLE",
-           "tier_style", "shown", "json_text", "BANNER_CLASS", "BANNER_BACKGROUND",
-           "BANNER_CSS", "CHECK_STYLE"]
+__all__ = [
+    "VERDICT_STYLE",
+    "verdict_style",
+    "TONE_STYLE",
+    "FINDING_STYLE",
+    "TIER_STYLE",
+    "tier_style",
+    "shown",
+    "json_text",
+    "BANNER_CLASS",
+    "BANNER_BACKGROUND",
+    "BANNER_CSS",
+    "CHECK_STYLE",
+]
 
 VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "warn": "bold yellow"}
 FINDING_STYLE = {"high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
-TIER_STYLE = {"critical": "bold red", "notable": "yellow", "advisory": "cyan",
-              "untiered": "magenta"}
-TONE_STYLE: dict[str | None, str] = {None: "dim"}   # None: no verdict yet
+TIER_STYLE = {
+    "critical": "bold red",
+    "notable": "yellow",
+    "advisory": "cyan",
+    "untiered": "magenta",
+}
+TONE_STYLE: dict[str | None, str] = {None: "dim"}  # None: no verdict yet
 TONE_STYLE.update(VERDICT_STYLE)
-CHECK_STYLE = VERDICT_STYLE   # a check's word on a banner line, by its tone
+CHECK_STYLE = VERDICT_STYLE  # a check's word on a banner line, by its tone
 
 # the verdict banner of every tab: its class by the verdict's tone (None: no verdict
 # yet, still reading), and each class's background
-BANNER_CLASS: dict[str | None, str] = {None: "-pending", "pass": "-verified",
-                                       "fail": "-broken", "warn": "-couldnot"}
-BANNER_BACKGROUND = {"-pending": "$panel", "-verified": "$success-darken-2",
-                     "-broken": "$error-darken-2", "-couldnot": "$warning-darken-3"}
-BANNER_CSS = "\n".join(f"Banner.{c} {{ background: {bg}; }}"
-                       for c, bg in BANNER_BACKGROUND.items())
+BANNER_CLASS: dict[str | None, str] = {
+    None: "-pending",
+    "pass": "-verified",
+    "fail": "-broken",
+    "warn": "-couldnot",
+}
+BANNER_BACKGROUND = {
+    "-pending": "$panel",
+    "-verified": "$success-darken-2",
+    "-broken": "$error-darken-2",
+    "-couldnot": "$warning-darken-3",
+}
+BANNER_CSS = "\n".join(f"Banner.{c} {{ background: {bg}; }}" for c, bg in BANNER_BACKGROUND.items())
 
 
 def tier_style(severity: Any) -> str:

@@ -13,43 +13,45 @@ extraction, a folder's symlinks never followed out of it, a zip's entries stream
 in place within its bounds. A zip it refuses (a bomb, traversal or duplicate names,
 a CRC failure) lists its entry names from the central directory, none read.
 """
+
 from __future__ import annotations
 
 import os
 import zipfile
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import lines as _lines
 from sealscope.core.checks import zipread as Z
 from sealscope.core.jsonio import loads
 
-__all__ = ["Member", "UnitView", "read_unit", "MAX_ROWS",
-           "MAX_MEMBERS", "aat_rows"]
+__all__ = ["Member", "UnitView", "read_unit", "MAX_ROWS", "MAX_MEMBERS", "aat_rows"]
 
-MAX_ROWS = 20_000           # ledger rows listed (the rest are counted, not shown)
-MAX_MEMBERS = 5_000         # members listed
-MAX_MANIFEST = 64 << 20     # a manifest.json larger than this is not read for its listing
-_SKIP = ("manifest.json", "manifest.sha256")   # not listed in `files` by the format
+MAX_ROWS = 20_000  # ledger rows listed (the rest are counted, not shown)
+MAX_MEMBERS = 5_000  # members listed
+MAX_MANIFEST = 64 << 20  # a manifest.json larger than this is not read for its listing
+_SKIP = ("manifest.json", "manifest.sha256")  # not listed in `files` by the format
 
 
 @dataclass(frozen=True)
 class Member:
     """One member: `listed` the manifest's sha256 hex (None: not listed), `actual` the
     sha256 hex of its bytes now (None: `note` says why: missing, unreadable, not read)."""
+
     name: str
     listed: str | None
     actual: str | None
     note: str = ""
-    matches: bool | None = None   # core's answer, when its result lists the members
+    matches: bool | None = None  # core's answer, when its result lists the members
 
 
 @dataclass
 class UnitView:
     """A unit as its tab lists it."""
+
     members: list[Member] = field(default_factory=list)
-    rows: list[tuple[int, Any]] = field(default_factory=list)   # (line, parsed row or raw)
+    rows: list[tuple[int, Any]] = field(default_factory=list)  # (line, parsed row or raw)
     rows_total: int = 0
     window: frozenset[int] = frozenset()
     errors: list[str] = field(default_factory=list)
@@ -108,13 +110,17 @@ def _window(lines: Iterable[bytes]) -> frozenset[int]:
     out: set[int] = set()
     for raw in lines:
         w = _parse_json(raw) if raw.strip() else None
-        if isinstance(w, dict) and isinstance(w.get("line"), int) \
-                and not isinstance(w.get("line"), bool):
+        if (
+            isinstance(w, dict)
+            and isinstance(w.get("line"), int)
+            and not isinstance(w.get("line"), bool)
+        ):
             out.add(w["line"])
     return frozenset(out)
 
 
 # ------------------------------------------------------------------ members
+
 
 def _read(m: Z.Members, name: str, cap: int = MAX_MANIFEST) -> bytes | None:
     """A small member's bytes (the manifest), or None over `cap` or unreadable."""
@@ -131,7 +137,7 @@ def _list(m: Z.Members, view: UnitView) -> None:
     """Every member core's reader sees and every member the manifest lists."""
     listed = _listed(_parse_json(_read(m, "manifest.json")))
     names = m.names()[:MAX_MEMBERS]
-    skip = _SKIP if listed else ()   # a unit listing no digests (a bundle) lists them all
+    skip = _SKIP if listed else ()  # a unit listing no digests (a bundle) lists them all
     for name in sorted(set(listed) | {n for n in names if n not in skip}):
         actual, note = None, ""
         if name not in names:
@@ -158,8 +164,9 @@ def _refused_zip(path: str, refused: Z.ZipRefused, view: UnitView) -> None:
     except (OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError):
         return
     for i in infos:
-        view.members.append(Member(i.filename, None, None,
-                                   f"declares {i.file_size:,} bytes: not read"))
+        view.members.append(
+            Member(i.filename, None, None, f"declares {i.file_size:,} bytes: not read")
+        )
 
 
 def _given_members(detail: Any) -> list[Member] | None:
@@ -175,9 +182,15 @@ def _given_members(detail: Any) -> list[Member] | None:
             if not note and listed is None and name in _SKIP:
                 note = "the manifest"
             matches = m.get("matches")
-            out.append(Member(name, listed if isinstance(listed, str) else None,
-                              actual if isinstance(actual, str) else None, note,
-                              matches if isinstance(matches, bool) else None))
+            out.append(
+                Member(
+                    name,
+                    listed if isinstance(listed, str) else None,
+                    actual if isinstance(actual, str) else None,
+                    note,
+                    matches if isinstance(matches, bool) else None,
+                )
+            )
     return out
 
 
@@ -217,8 +230,11 @@ def aat_rows(path: str) -> tuple[list[tuple[int, Any]], int, str | None]:
             for total, raw in enumerate(fh, 1):
                 if len(rows) >= MAX_ROWS:
                     continue
-                text = raw[:-1].decode("utf-8", "replace") if raw.endswith(b"\n") \
+                text = (
+                    raw[:-1].decode("utf-8", "replace")
+                    if raw.endswith(b"\n")
                     else raw.decode("utf-8", "replace")
+                )
                 try:
                     rows.append((total, loads(text)))
                 except (ValueError, MemoryError):

@@ -12,6 +12,7 @@ feature; a zip's ledger is never extracted to open one).
 
 The check and the listing run in a thread worker; nothing is written or extracted.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,6 +21,24 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from sealscope.core import verdict
+from sealscope.core.checks.result import KindCheck
+from sealscope.core.rows import row_kind
+from sealscope.viewer.commands import PaletteBinding
+from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
+from sealscope.viewer.kind_view import (
+    BUNDLE,
+    KIND_TITLE,
+    PACK,
+    KindBanner,
+    RowJson,
+    check_lines,
+    line_of,
+    run_check,
+)
+from sealscope.viewer.messages import OpenAtFirstBreak
+from sealscope.viewer.style import shown
+from sealscope.viewer.unit_read import Member, UnitView, read_unit
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -28,20 +47,9 @@ from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from sealscope.core import verdict
-from sealscope.core.checks.result import KindCheck
-from sealscope.core.rows import row_kind
-from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
-from sealscope.viewer.kind_view import (BUNDLE, KIND_TITLE, PACK, KindBanner, RowJson,
-                                        check_lines, line_of, run_check)
-from sealscope.viewer.messages import OpenAtFirstBreak
-from sealscope.viewer.style import shown
-from sealscope.viewer.unit_read import Member, UnitView, read_unit
-
 __all__ = ["UnitTab", "UnitRows", "row_prompt", "members_table", "ROW_TEXT"]
 
-ROW_TEXT = 160   # characters of a row's JSON in the row list
+ROW_TEXT = 160  # characters of a row's JSON in the row list
 
 
 def _short_hex(h: str | None, n: int = 8) -> str:
@@ -55,8 +63,7 @@ def row_prompt(line: int, obj: Any, mark: bool = False, bad: bool = False) -> Te
     """One row as the unit's row list draws it: its line, ▶ when marked (a pack's
     window row), its kind, its JSON (sanitized, cut); ✗ and red when `bad`."""
     t = Text(no_wrap=True, overflow="ellipsis", end="")
-    t.append("✗ " if bad else ("▶ " if mark else "  "),
-             "bold red" if bad else "bold cyan")
+    t.append("✗ " if bad else ("▶ " if mark else "  "), "bold red" if bad else "bold cyan")
     t.append(f"{line:>5} ", "bold red" if bad else "dim")
     kind = row_kind(obj) if isinstance(obj, dict) else ""
     t.append(f"{shown(kind)[:22]:<22} ", "bold" if kind else "dim")
@@ -69,19 +76,23 @@ def members_table(members: list[Member], listed: bool = True) -> Table:
     """Member · listed digest · actual digest · note (a digest that differs from the one
     listed is drawn red; the word on it is the `file hashes` check's). `listed` False:
     a unit whose manifest lists no digests (an audit bundle), the actual digest only."""
-    t = Table(show_header=True, header_style="bold", box=None, expand=True,
-              pad_edge=False, padding=(0, 1))
+    t = Table(
+        show_header=True, header_style="bold", box=None, expand=True, pad_edge=False, padding=(0, 1)
+    )
     t.add_column("member", no_wrap=True, overflow="ellipsis", min_width=22, ratio=1)
     if listed:
         t.add_column("listed", no_wrap=True)
     t.add_column("actual", no_wrap=True)
     t.add_column("", no_wrap=True, overflow="ellipsis", min_width=8)
     for m in members:
-        if m.matches is not None:   # core's answer for the member
+        if m.matches is not None:  # core's answer for the member
             differs = not m.matches and m.listed is not None
         else:
-            differs = m.listed is not None and m.actual is not None and \
-                m.listed.lower() != m.actual.lower()
+            differs = (
+                m.listed is not None
+                and m.actual is not None
+                and m.listed.lower() != m.actual.lower()
+            )
         unlisted = listed and m.listed is None and m.actual is not None and not m.note
         style = "bold red" if differs or unlisted else ""
         note = m.note or ("differs" if differs else "not listed" if unlisted else "")
@@ -97,9 +108,17 @@ class UnitRows(OptionList):
     """The rows of a unit's `records.jsonl`, one line each (its marks in the key help)."""
 
     LEGEND_TITLE = "records.jsonl rows"
-    LEGEND = (("▶", "bold cyan", "a row of the pack's window (window.jsonl)"),
-              ("✗", "bold red", ("a row the unit's check names: where the chain first "
-                                "breaks, or a window row that differs from its line")))
+    LEGEND = (
+        ("▶", "bold cyan", "a row of the pack's window (window.jsonl)"),
+        (
+            "✗",
+            "bold red",
+            (
+                "a row the unit's check names: where the chain first "
+                "breaks, or a window row that differs from its line"
+            ),
+        ),
+    )
 
 
 class UnitTab(EvidenceTab):
@@ -127,20 +146,31 @@ class UnitTab(EvidenceTab):
     }
     """
 
-    has_report = False   # the unit's report is not written yet
+    has_report = False  # the unit's report is not written yet
 
     check: reactive[KindCheck | None] = reactive(None, init=False)
     view: reactive[UnitView | None] = reactive(None, init=False)
 
     BINDINGS = [
-        PaletteBinding("L", "open_ledger", "Ledger tab", title="Open records.jsonl as a ledger",
-                       help="The unit's ledger in its own tab, with every ledger feature "
-                            "(a folder's; a zip is never extracted)"),
+        PaletteBinding(
+            "L",
+            "open_ledger",
+            "Ledger tab",
+            title="Open records.jsonl as a ledger",
+            help="The unit's ledger in its own tab, with every ledger feature "
+            "(a folder's; a zip is never extracted)",
+        ),
         CLEAR_CHECKS,
     ]
 
-    def __init__(self, path: str | os.PathLike[str], kind: str, *, id: str | None = None,
-                 check: KindCheck | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        kind: str,
+        *,
+        id: str | None = None,
+        check: KindCheck | None = None,
+    ) -> None:
         self.path = os.fspath(path)
         self.kind = kind if kind in (PACK, BUNDLE) else PACK
         self.kind_name = KIND_TITLE[self.kind]
@@ -181,7 +211,7 @@ class UnitTab(EvidenceTab):
     def _sync(self) -> None:
         try:
             banner = self.banner
-        except NoMatches:   # not composed yet
+        except NoMatches:  # not composed yet
             return
         banner.check = self.check
         banner.checks = tuple(self.session)
@@ -204,16 +234,27 @@ class UnitTab(EvidenceTab):
         rows = self.query_one("#unit-rows", OptionList)
         rows.clear_options()
         bad = self.flagged_lines()
-        rows.add_options([Option(row_prompt(n, obj, n in v.window, n in bad), id=f"line-{n}")
-                          for n, obj in v.rows])
+        rows.add_options(
+            [
+                Option(row_prompt(n, obj, n in v.window, n in bad), id=f"line-{n}")
+                for n, obj in v.rows
+            ]
+        )
         if v.rows_total > len(v.rows):
-            rows.add_option(Option(Text(f"  … {v.rows_total - len(v.rows):,} more rows: "
-                                        "open the ledger tab (L)", style="dim"),
-                                   disabled=True))
+            rows.add_option(
+                Option(
+                    Text(
+                        f"  … {v.rows_total - len(v.rows):,} more rows: open the ledger tab (L)",
+                        style="dim",
+                    ),
+                    disabled=True,
+                )
+            )
         if not v.rows:
-            rows.add_option(Option(Text("  no rows read from records.jsonl", style="dim"),
-                                   disabled=True))
-        else:   # the first row core's check names, else the first
+            rows.add_option(
+                Option(Text("  no rows read from records.jsonl", style="dim"), disabled=True)
+            )
+        else:  # the first row core's check names, else the first
             first = next((i for i, (n, _o) in enumerate(v.rows) if n in bad), 0)
             rows.highlighted = first
 
@@ -231,8 +272,11 @@ class UnitTab(EvidenceTab):
     def notes_text(self) -> Text:
         """Each check's note in full (the banner cuts them to a line)."""
         t = Text(end="")
-        lines = [line for line in check_lines(self.check) if line.note] \
-            if self.check is not None else []
+        lines = (
+            [line for line in check_lines(self.check) if line.note]
+            if self.check is not None
+            else []
+        )
         if lines:
             t.append("\n checks, in full\n", "bold underline")
         for line in lines:
@@ -246,8 +290,11 @@ class UnitTab(EvidenceTab):
         records lines (`differ_lines`)."""
         d = self.check.detail if self.check is not None else {}
         out: set[int] = set()
-        found = [d, *[c for c in d.get("checks") or [] if isinstance(c, dict)]] \
-            if isinstance(d, dict) else []
+        found = (
+            [d, *[c for c in d.get("checks") or [] if isinstance(c, dict)]]
+            if isinstance(d, dict)
+            else []
+        )
         for part in found:
             fb = part.get("first_break")
             if isinstance(fb, str) and fb.startswith("line "):

@@ -11,6 +11,7 @@ Every string from the snapshot, the restatement or the tiers file goes through
 Mount: `VerdictView(id="seal-verdict")`, then `show(verdict, restated_path=...,
 tiers_path=..., added=..., added_source=...)` or `show_error(text)`.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,20 +19,19 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
-
 from sealscope.core import verdict as _verdict
 from sealscope.core.export import grouped_divergences
 from sealscope.viewer.style import shown, tier_style
+from textual.widgets import Static
 
 __all__ = ["VerdictView", "render_verdict", "WORD_STYLE"]
 
-WORD_STYLE = {_verdict.FAITHFUL: "bold white on dark_green",
-              _verdict.CONTAINED_ONLY: "bold black on yellow",
-              _verdict.DIVERGENCE: "bold white on dark_red",
-              _verdict.INVALID_COMPARISON: "bold white on dark_red"}
-
-
+WORD_STYLE = {
+    _verdict.FAITHFUL: "bold white on dark_green",
+    _verdict.CONTAINED_ONLY: "bold black on yellow",
+    _verdict.DIVERGENCE: "bold white on dark_red",
+    _verdict.INVALID_COMPARISON: "bold white on dark_red",
+}
 
 
 def _value(value: Any) -> Text:
@@ -42,9 +42,14 @@ def _value(value: Any) -> Text:
     return Text(shown(value))
 
 
-def render_verdict(v: Any, *, restated_path: str | None = None,
-                   tiers_path: str | None = None, added: dict | None = None,
-                   added_source: str | None = None) -> RenderableType:
+def render_verdict(
+    v: Any,
+    *,
+    restated_path: str | None = None,
+    tiers_path: str | None = None,
+    added: dict | None = None,
+    added_source: str | None = None,
+) -> RenderableType:
     """The verdict as a renderable (what VerdictView shows)."""
     strict = bool((v.policy or {}).get("strict", True))
     word = _verdict.continuation(v).verdict
@@ -60,8 +65,9 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
 
     facts = Text()
     facts.append("comparison ", "dim")
-    facts.append(shown(v.comparison) if v.comparison is not None else "null (not established)",
-                 "bold")
+    facts.append(
+        shown(v.comparison) if v.comparison is not None else "null (not established)", "bold"
+    )
     facts.append("   faithful ", "dim")
     if not strict:
         facts.append("not judged (loose mode)", "italic yellow")
@@ -77,24 +83,38 @@ def render_verdict(v: Any, *, restated_path: str | None = None,
     if v.claimed_property:
         parts.append(Text(shown(v.claimed_property), style="italic"))
     if not strict:
-        parts.append(Text("loose mode: a pass means each declared value appeared in the "
-                          "answer, not that it was restated exactly", style="yellow"))
+        parts.append(
+            Text(
+                "loose mode: a pass means each declared value appeared in the "
+                "answer, not that it was restated exactly",
+                style="yellow",
+            )
+        )
 
     for sev, group in grouped_divergences(v.divergences):
         style = tier_style(sev)
         count = f"  {len(group)} divergence{'s' if len(group) != 1 else ''}"
         parts.append(Text.assemble("\n", (f"{shown(sev)}", style), (count, "dim")))
-        t = Table(show_header=True, header_style="bold", box=None, expand=True,
-                  pad_edge=False, padding=(0, 1))
+        t = Table(
+            show_header=True,
+            header_style="bold",
+            box=None,
+            expand=True,
+            pad_edge=False,
+            padding=(0, 1),
+        )
         longest = max(len(shown(d.get("id"))) for d in group)
-        t.add_column("id", style=style, no_wrap=True, min_width=min(longest, 28),
-                     max_width=28)
+        t.add_column("id", style=style, no_wrap=True, min_width=min(longest, 28), max_width=28)
         t.add_column("declared", ratio=3)
         t.add_column("restated", ratio=3)
         t.add_column("reason", style="dim", ratio=2)
         for d in group:
-            t.add_row(Text(shown(d.get("id"))), _value(d.get("declared")),
-                      _value(d.get("restated")), _value(d.get("reason")))
+            t.add_row(
+                Text(shown(d.get("id"))),
+                _value(d.get("declared")),
+                _value(d.get("restated")),
+                _value(d.get("reason")),
+            )
         parts.append(t)
     if v.valid and not v.divergences:
         parts.append(Text("\nno divergence", style="green"))
@@ -137,13 +157,23 @@ class VerdictView(Static):
         self.verdict: Any = None
         self.view: RenderableType = Text("")
 
-    def show(self, verdict: Any, *, restated_path: str | None = None,
-             tiers_path: str | None = None, added: dict | None = None,
-             added_source: str | None = None) -> None:
+    def show(
+        self,
+        verdict: Any,
+        *,
+        restated_path: str | None = None,
+        tiers_path: str | None = None,
+        added: dict | None = None,
+        added_source: str | None = None,
+    ) -> None:
         self.verdict = verdict
-        self.view = render_verdict(verdict, restated_path=restated_path,
-                                   tiers_path=tiers_path, added=added,
-                                   added_source=added_source)
+        self.view = render_verdict(
+            verdict,
+            restated_path=restated_path,
+            tiers_path=tiers_path,
+            added=added,
+            added_source=added_source,
+        )
         self.update(self.view)
         self.display = True
 

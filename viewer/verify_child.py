@@ -9,14 +9,15 @@ pickle) to stdout, and exits 0. The parent side is `follow_in_child`: the tab ta
 imports only `sealscope.core` (and `viewer.lazy`, through which it reads the follower;
 neither imports Textual).
 """
+
 from __future__ import annotations
 
 import pickle
 import subprocess
 import sys
 import threading
-from os import PathLike
 from collections.abc import Callable
+from os import PathLike
 
 from sealscope.core.ledger import VerifyResult
 from sealscope.viewer import lazy
@@ -30,26 +31,35 @@ class Cancelled(Exception):
     """The caller cancelled the work in progress."""
 
 
-def follow_in_child(path: str | PathLike[str], progress: Callable[[int, int], None],
-                    cancelled: Callable[[], bool]) -> tuple[VerifyResult, dict] | None:
+def follow_in_child(
+    path: str | PathLike[str], progress: Callable[[int, int], None], cancelled: Callable[[], bool]
+) -> tuple[VerifyResult, dict] | None:
     """`ledger.verify(path)` in a child Python process, `progress(done, total)` called
     as its stderr reports: the child opens a `follow.Follower` and returns `verify`'s
     result with the follower's snapshot, which a follower here adopts (re-hashing the
     verified bytes) instead of walking. Raises `Cancelled` when `cancelled()` turns
     true (the child is killed); None when no child can run here or it did not finish."""
     got = _run_child(["--follow", str(path)], progress, cancelled)
-    if (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], VerifyResult)
-            and isinstance(got[1], dict)):
+    if (
+        isinstance(got, tuple)
+        and len(got) == 2
+        and isinstance(got[0], VerifyResult)
+        and isinstance(got[1], dict)
+    ):
         return got
     return None
 
 
-def _run_child(args: list[str], progress: Callable[[int, int], None],
-               cancelled: Callable[[], bool]) -> object:
+def _run_child(
+    args: list[str], progress: Callable[[int, int], None], cancelled: Callable[[], bool]
+) -> object:
     try:
-        proc = subprocess.Popen([sys.executable, "-m", MODULE, *args],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", MODULE, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     except (OSError, ValueError):
         return None
     stdout, stderr = proc.stdout, proc.stderr

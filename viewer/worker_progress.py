@@ -1,14 +1,14 @@
 """A thread worker's progress, as messages: the one callback the ledger tab's parts (the
 index, the verification, a filter) hand to the core's `on_progress`."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from sealscope.viewer.verify_child import Cancelled
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import Worker
-
-from sealscope.viewer.verify_child import Cancelled
 
 __all__ = ["Progress"]
 
@@ -18,8 +18,14 @@ class Progress:
     percent and at the end (`done`: bytes so far); raises Cancelled once the worker is
     cancelled."""
 
-    def __init__(self, target: MessagePump, worker: Worker[None], step: float,
-                 message: Callable[[float, int], Message], start: float = -1.0) -> None:
+    def __init__(
+        self,
+        target: MessagePump,
+        worker: Worker[None],
+        step: float,
+        message: Callable[[float, int], Message],
+        start: float = -1.0,
+    ) -> None:
         self.target, self.worker, self.step, self.message = target, worker, step, message
         self.start = self.last = start
 

@@ -9,6 +9,7 @@ every ledger of the run (KINDS.md §5.3). A checker that raises could not look: 
 result is COULD NOT LOOK with `detail.error` the exception's class name (§0.1 rule 2),
 never a traceback.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,8 +40,9 @@ CHECKERS = {
 
 
 def _none(found: _kinds.Identified) -> KindCheck:
-    return KindCheck(found.path, None, None, {"reason_word": found.reason_word},
-                     reason=found.reason)
+    return KindCheck(
+        found.path, None, None, {"reason_word": found.reason_word}, reason=found.reason
+    )
 
 
 def _could_not(path: str, kind: str, error: str, why: str) -> KindCheck:
@@ -52,19 +54,28 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
     if found.kind is None:
         return _none(found)
     name = CHECKERS.get(found.kind)
-    if name is None:   # pragma: no cover - every identified kind has a checker
-        return _could_not(found.path, found.kind, "NotImplementedError",
-                          f"no checker for {found.kind}")
+    if name is None:  # pragma: no cover - every identified kind has a checker
+        return _could_not(
+            found.path, found.kind, "NotImplementedError", f"no checker for {found.kind}"
+        )
     try:
         mod = importlib.import_module(f"sealscope.core.checks.{name}")
     except ImportError as e:
-        return _could_not(found.path, found.kind, type(e).__name__,
-                          f"the {found.kind} checker is not available in this build")
+        return _could_not(
+            found.path,
+            found.kind,
+            type(e).__name__,
+            f"the {found.kind} checker is not available in this build",
+        )
     try:
         res: KindCheck = mod.check(found.path, ctx)
-    except Exception as e:   # noqa: BLE001 - a verifier that raises could not look (§0.1)
-        return _could_not(found.path, found.kind, type(e).__name__,
-                          f"the check could not finish: {type(e).__name__}")
+    except Exception as e:  # noqa: BLE001 - a verifier that raises could not look (§0.1)
+        return _could_not(
+            found.path,
+            found.kind,
+            type(e).__name__,
+            f"the check could not finish: {type(e).__name__}",
+        )
     if res.kind is None and res.detail.get("reason_word") is None:
         res = dataclasses.replace(res, detail={**res.detail, "reason_word": "unreadable"})
     return res
@@ -75,8 +86,10 @@ def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck
     ctx = ctx or CheckContext()
     found = [_kinds.identify(p) for p in paths]
     verdicts = tuple(f.path for f in found if f.kind == _kinds.CONTINUITY_VERDICT)
-    ctx = dataclasses.replace(ctx, verdict_files=(*ctx.verdict_files, *(
-        v for v in verdicts if v not in ctx.verdict_files)))
+    ctx = dataclasses.replace(
+        ctx,
+        verdict_files=(*ctx.verdict_files, *(v for v in verdicts if v not in ctx.verdict_files)),
+    )
     return [check_path(f, ctx) for f in found]
 
 

@@ -37,11 +37,20 @@ from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from sealscope.core import lines as _lines
-from sealscope.core.digest import digest_json
 from sealscope.core.checks.result import CheckContext, KindCheck
+from sealscope.core.digest import digest_json
 
-__all__ = ["KIND", "JcsError", "jcs", "ecma_number", "verify_aat_bytes", "record_of",
-           "export_lines", "check", "unit_subjects"]
+__all__ = [
+    "KIND",
+    "JcsError",
+    "jcs",
+    "ecma_number",
+    "verify_aat_bytes",
+    "record_of",
+    "export_lines",
+    "check",
+    "unit_subjects",
+]
 
 KIND = "aat-export"
 
@@ -231,10 +240,12 @@ def verify_aat_file(fh: BinaryIO) -> dict[str, Any]:
 
 # ------------------------------------------------------------------- the export rule
 
-_LIFECYCLE = frozenset({"session_begin", "session_end", "mcp_initialize", "tools_list",
-                        "system_start", "system_stop"})
-_DECISION = frozenset({"decision", "mandate_outside", "mandate_could_not_look",
-                       "mandate_cap_exceeded"})
+_LIFECYCLE = frozenset(
+    {"session_begin", "session_end", "mcp_initialize", "tools_list", "system_start", "system_stop"}
+)
+_DECISION = frozenset(
+    {"decision", "mandate_outside", "mandate_could_not_look", "mandate_cap_exceeded"}
+)
 
 
 def _action_type(row: dict[str, Any]) -> str | None:
@@ -264,8 +275,9 @@ def record_of(row: dict[str, Any], line: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(row.get("ts"), str):
         out["timestamp"] = row["ts"]
-    name = next((row[k] for k in ("agent", "system_id") if isinstance(row.get(k), str)
-                 and row[k]), None)
+    name = next(
+        (row[k] for k in ("agent", "system_id") if isinstance(row.get(k), str) and row[k]), None
+    )
     if name is not None:
         out["agent_id"] = "urn:arcaeon:agent:" + quote(name, safe="")
     if isinstance(row.get("session"), str):
@@ -296,8 +308,9 @@ def record_of(row: dict[str, Any], line: int) -> dict[str, Any]:
         out["sequence_number"] = row["seq"]
     if isinstance(row.get("seam"), str):
         impl = row.get("seam_impl")
-        out["recording_component"] = (f"arcaeon proxy ({row['seam']}"
-                                      + (f", {impl})" if isinstance(impl, str) else ")"))
+        out["recording_component"] = f"arcaeon proxy ({row['seam']}" + (
+            f", {impl})" if isinstance(impl, str) else ")"
+        )
     if isinstance(row.get("chain"), str):
         out["chain"] = row["chain"]
     out["source_line"] = line
@@ -364,8 +377,13 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
             reason=str(e),
         )
     except LineTooLong as e:
-        return KindCheck(path=path, kind=KIND, ok=None, detail={"reason_word": "bounded"},
-                         reason=f"{e}: past sealscope's bound, not read")
+        return KindCheck(
+            path=path,
+            kind=KIND,
+            ok=None,
+            detail={"reason_word": "bounded"},
+            reason=f"{e}: past sealscope's bound, not read",
+        )
     except RecursionError:
         return KindCheck(
             path=path,

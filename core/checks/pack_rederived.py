@@ -29,6 +29,8 @@ from typing import Any
 
 from sealscope.core.checks import pack_derive as D
 from sealscope.core.checks.pack import (
+    _BASE_CHECKS,
+    _NON_CLAIMS,
     BROKEN,
     CHECKS,
     CNL_FIELDS,
@@ -40,10 +42,8 @@ from sealscope.core.checks.pack import (
     PROSE_HASH_ONLY,
     RECORDS,
     REDERIVED_PROSE,
-    Raised,
     VERIFIED,
-    _BASE_CHECKS,
-    _NON_CLAIMS,
+    Raised,
     _cnl,
     _dict,
     _finish,

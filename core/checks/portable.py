@@ -26,8 +26,8 @@ import os
 from pathlib import PurePath
 from typing import Any
 
-from sealscope.core import lines as _lines
 from sealscope.core import ledger as _ledger
+from sealscope.core import lines as _lines
 from sealscope.core.checks._read import NotADocument, read_document
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.digest import digest_json
@@ -45,7 +45,7 @@ def resolve_ledger(receipt: Any, receipt_path: str, artefacts: str | None) -> st
     led = receipt.get("ledger") if isinstance(receipt, dict) else None
     if not isinstance(led, dict) or led.get("chain") is None:
         return None
-    name = PurePath(str(led.get("path") or "")).name   # the basename, as the reference takes it
+    name = PurePath(str(led.get("path") or "")).name  # the basename, as the reference takes it
     if not name:
         return None
     for folder in (os.path.dirname(receipt_path), artefacts):

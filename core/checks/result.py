@@ -7,6 +7,7 @@ the kind's reference already answers with a verdict word (`word`: evidence packs
 audit bundles), which is then taken unchanged. `bound` names what a VERIFIED held
 within ("content not checked", "artefact not held"); "" when it held in full.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ __all__ = ["KindCheck", "CheckContext"]
 class KindCheck(_verdict.Judged):
     """One path's kind and its check; `detail` holds the reference verifier's result
     fields under their own names (plus check's additions, KINDS.md §12)."""
+
     path: str
     kind: str | None
     ok: bool | None
@@ -43,9 +45,15 @@ class KindCheck(_verdict.Judged):
     def to_dict(self) -> dict[str, Any]:
         """The JSON object `check --json` prints for this path."""
         out = self.outcome()
-        return {"path": self.path, "kind": self.kind, "verdict": out.verdict,
-                "exit_code": out.exit_code, "ok": self.ok, "bound": self.bound or None,
-                "detail": self.detail}
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "verdict": out.verdict,
+            "exit_code": out.exit_code,
+            "ok": self.ok,
+            "bound": self.bound or None,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True)
@@ -54,5 +62,6 @@ class CheckContext:
     `--artefacts DIR` folder of held things (None: nothing held), `verdict_files` the
     stored continuity verdicts named as PATHs (they join `continuity_verify` rows,
     KINDS.md §5.3)."""
+
     artefacts: str | None = None
     verdict_files: tuple[str, ...] = ()

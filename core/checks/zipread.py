@@ -260,7 +260,9 @@ def open_zip(path: str) -> ZipMembers | ZipRefused:
     try:
         fh = _lines.open_regular(path)
     except OSError as e:
-        return ZipRefused(_verdict.COULD_NOT_LOOK, "unreadable", f"the file could not be opened ({e})")
+        return ZipRefused(
+            _verdict.COULD_NOT_LOOK, "unreadable", f"the file could not be opened ({e})"
+        )
     try:
         zf = zipfile.ZipFile(fh)
     except _READ_ERRORS as e:

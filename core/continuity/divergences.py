@@ -1,5 +1,6 @@
 """A divergence record: completed to carry id, field, declared, restated and reason,
 and tiered by severity (§6.11)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -30,14 +31,16 @@ def _normalize_divergence(d: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _apply_severity(d: dict[str, Any], tiers: Mapping[str, Any] | None,
-                    severity_of: Callable[[dict[str, Any]], Any] | None) -> dict[str, Any]:
+def _apply_severity(
+    d: dict[str, Any],
+    tiers: Mapping[str, Any] | None,
+    severity_of: Callable[[dict[str, Any]], Any] | None,
+) -> dict[str, Any]:
     """`severity` = first tier (map order) listing the field, else `notable`; then a
     non-null `severity_of(d)` overrides. Never changes faithful/valid."""
     if tiers is not None:
         f = d.get("field", "")
-        d["severity"] = next((name for name, fields in tiers.items() if f in fields),
-                             "notable")
+        d["severity"] = next((name for name, fields in tiers.items() if f in fields), "notable")
     if severity_of is not None:
         over = severity_of(d)
         if over is not None:

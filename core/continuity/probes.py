@@ -1,4 +1,5 @@
 """Probes: one exact_match question per declared manifest item (§6.1–6.2, §6.4.1)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,6 +10,7 @@ from typing import Any
 from sealscope.core.digest import digest_json
 
 __all__ = ["derive_probes", "restate", "probe_set_digest"]
+
 
 def _answer_text(value: Any) -> str:
     """A declared value as answer text: a string as-is, anything else as sorted-key
@@ -23,13 +25,17 @@ def _check_scheme(id_scheme: Any) -> None:
         raise ValueError(f"id_scheme must be 'index' or 'content', got {id_scheme!r}")
 
 
-def _list_item(key: Any, idx: int, item: Any, id_scheme: str,
-               seen: dict[str, Any]) -> tuple[str, str, str]:
+def _list_item(
+    key: Any, idx: int, item: Any, id_scheme: str, seen: dict[str, Any]
+) -> tuple[str, str, str]:
     """(id, answer, prompt) of list element `idx` of `key` (§6.1 table)."""
     if isinstance(item, dict) and set(item.keys()) == {"id", "value"}:
         pid = f"{key}:{item['id']}"
-        return pid, _answer_text(item["value"]), \
-            f"Restate the declared manifest item {pid!r} exactly."
+        return (
+            pid,
+            _answer_text(item["value"]),
+            f"Restate the declared manifest item {pid!r} exactly.",
+        )
     answer = _answer_text(item)
     if id_scheme == "content":
         base = f"{key}:{hashlib.sha256(answer.encode('utf-8')).hexdigest()[:12]}"
@@ -39,8 +45,7 @@ def _list_item(key: Any, idx: int, item: Any, id_scheme: str,
     return f"{key}:{idx}", answer, f"Restate the declared manifest item {key}[{idx}] exactly."
 
 
-def _walk_manifest(manifest: Mapping[str, Any],
-                   id_scheme: str) -> Iterator[tuple[str, Any, str]]:
+def _walk_manifest(manifest: Mapping[str, Any], id_scheme: str) -> Iterator[tuple[str, Any, str]]:
     """Yield (id, answer, prompt) in derivation order: sorted keys, then list order."""
     for key in sorted(manifest.keys()):
         value = manifest[key]
@@ -49,17 +54,17 @@ def _walk_manifest(manifest: Mapping[str, Any],
             for idx, item in enumerate(value):
                 yield _list_item(key, idx, item, id_scheme, seen)
         else:
-            yield key, _answer_text(value), \
-                f"Restate the declared manifest field {key!r} exactly."
+            yield key, _answer_text(value), f"Restate the declared manifest field {key!r} exactly."
 
 
 def derive_probes(manifest: Mapping[str, Any], id_scheme: str = "index") -> list[dict[str, Any]]:
     """One exact_match probe per declared item, in derivation order (§6.1).
     Refuses a bad scheme and a manifest declaring zero items."""
     _check_scheme(id_scheme)
-    probes = [{"id": pid, "prompt": prompt,
-               "scoring": {"type": "exact_match", "answer": answer}}
-              for pid, answer, prompt in _walk_manifest(manifest, id_scheme)]
+    probes = [
+        {"id": pid, "prompt": prompt, "scoring": {"type": "exact_match", "answer": answer}}
+        for pid, answer, prompt in _walk_manifest(manifest, id_scheme)
+    ]
     if not probes:
         raise ValueError("manifest declared zero items — nothing to snapshot")
     return probes
@@ -81,15 +86,21 @@ def _require_unique(probes: Sequence[dict[str, Any]]) -> None:
         for p in probes:
             v = p[name]
             if v in seen:
-                raise ValueError(f"duplicate probe {name} {v!r} — refusing to seal a "
-                                 f"snapshot that could never be verified")
+                raise ValueError(
+                    f"duplicate probe {name} {v!r} — refusing to seal a "
+                    f"snapshot that could never be verified"
+                )
             seen.add(v)
 
 
 def probe_set_digest(probes: Sequence[dict[str, Any]]) -> str:
     """json-c14n of the `{id, prompt, scoring}` objects sorted by id (§6.4.1)."""
-    return digest_json([{"id": p["id"], "prompt": p["prompt"], "scoring": p["scoring"]}
-                        for p in sorted(probes, key=lambda p: p["id"])])
+    return digest_json(
+        [
+            {"id": p["id"], "prompt": p["prompt"], "scoring": p["scoring"]}
+            for p in sorted(probes, key=lambda p: p["id"])
+        ]
+    )
 
 
 def _coerce_probes(probes: Any) -> list[dict[str, Any]]:

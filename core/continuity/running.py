@@ -1,5 +1,6 @@
 """Running a probe set through a runner and aggregating the scores, as arcaeon-baseline
 does; plus the caveats the comparison report carries about them."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -8,6 +9,7 @@ from typing import Any
 from sealscope.core.continuity.scoring import _score
 
 __all__ = ["RunnerError"]
+
 
 class RunnerError(Exception):
     """A runner could not answer one probe; that probe scores null (a runner
@@ -21,11 +23,13 @@ def _is_runner_error(e: BaseException) -> bool:
 def _labelled(fn: Callable[[str], Any], label: str) -> Callable[[str], Any]:
     """A plain function as a runner: any exception it raises is a RunnerError
     naming the runner's label."""
+
     def run(prompt: str) -> Any:
         try:
             return fn(prompt)
         except Exception as e:  # every failure is a per-probe failure
             raise RunnerError(f"callable runner {label!r} raised: {e}") from e
+
     return run
 
 
@@ -35,8 +39,11 @@ def _run_items(probes: Sequence[dict[str, Any]], run: Callable[[str], Any]) -> l
     become U+FFFD before scoring."""
     items = []
     for p in probes:
-        row: dict[str, Any] = {"id": p["id"], "prompt": p["prompt"],
-                               "scoring_type": p["scoring"]["type"]}
+        row: dict[str, Any] = {
+            "id": p["id"],
+            "prompt": p["prompt"],
+            "scoring_type": p["scoring"]["type"],
+        }
         try:
             out = run(p["prompt"])
             if not isinstance(out, str):
@@ -65,9 +72,14 @@ def _aggregate(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
         b["sum"] += it["score"]
     for b in by_type.values():
         b["mean"] = b["sum"] / b["n"] if b["n"] else None
-    return {"n": len(items), "n_scored": len(scored), "n_errors": len(items) - len(scored),
-            "sum": total, "mean": total / len(scored) if scored else None,
-            "by_type": by_type}
+    return {
+        "n": len(items),
+        "n_scored": len(scored),
+        "n_errors": len(items) - len(scored),
+        "sum": total,
+        "mean": total / len(scored) if scored else None,
+        "by_type": by_type,
+    }
 
 
 def _significance_note(n_scored: int, delta: float | None) -> str | None:
@@ -76,12 +88,16 @@ def _significance_note(n_scored: int, delta: float | None) -> str | None:
         return None
     f = 1.0 / n_scored
     if abs(delta) < 2 * f:
-        return (f"n={n_scored} is a smoke test, not a benchmark. One flipped item moves "
-                f"the mean by ~{f:.3f}; the observed delta ({delta:+.3f}) is not "
-                f"distinguishable from a single-item flip — read directionally, not as proof.")
-    return (f"n={n_scored} is a smoke test, not a benchmark. The observed delta "
-            f"({delta:+.3f}) is larger than one flipped item (~{f:.3f}) but n is still "
-            f"too small for a real significance claim.")
+        return (
+            f"n={n_scored} is a smoke test, not a benchmark. One flipped item moves "
+            f"the mean by ~{f:.3f}; the observed delta ({delta:+.3f}) is not "
+            f"distinguishable from a single-item flip — read directionally, not as proof."
+        )
+    return (
+        f"n={n_scored} is a smoke test, not a benchmark. The observed delta "
+        f"({delta:+.3f}) is larger than one flipped item (~{f:.3f}) but n is still "
+        f"too small for a real significance claim."
+    )
 
 
 def _scope(before: dict[str, Any], after: dict[str, Any]) -> str:
@@ -94,15 +110,19 @@ def _scope(before: dict[str, Any], after: dict[str, Any]) -> str:
 
 
 def _coverage_note(before: dict[str, Any], after: dict[str, Any]) -> str | None:
-    parts = [f"{agg.get('n_errors')} of {agg.get('n')} probe(s) could not be scored in {where}"
-             for where, agg in (("this run", after), ("the registered baseline", before))
-             if agg.get("n_errors") or 0]
+    parts = [
+        f"{agg.get('n_errors')} of {agg.get('n')} probe(s) could not be scored in {where}"
+        for where, agg in (("this run", after), ("the registered baseline", before))
+        if agg.get("n_errors") or 0
+    ]
     if not parts:
         return None
-    return ("; ".join(parts) + ". Unscored probes cannot flip (None vs None is not a "
-            "change) and are excluded from the mean, so they cannot produce drift no "
-            "matter what the model does with them. Read n_flips as covering "
-            "verified_scope, not the whole probe set.")
+    return (
+        "; ".join(parts) + ". Unscored probes cannot flip (None vs None is not a "
+        "change) and are excluded from the mean, so they cannot produce drift no "
+        "matter what the model does with them. Read n_flips as covering "
+        "verified_scope, not the whole probe set."
+    )
 
 
 def _describe(obj: Any) -> dict[str, Any]:

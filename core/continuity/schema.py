@@ -1,10 +1,20 @@
 """The schema labels and fixed names of continuity seals (FORMATS §6), and the
 arcaeon-baseline version whose registrations they reproduce."""
+
 from __future__ import annotations
 
-__all__ = ["SNAPSHOT_SCHEMA", "VERDICT_SCHEMA", "CHECKPOINT_SCHEMA", "REGISTRATION_SCHEMA",
-           "DIFF_SCHEMA", "SCORING_SEMANTICS", "BASELINE_VERSION", "KNOWN_SCORING_TYPES",
-           "AGAINST_FILE", "PROBES_FILE"]
+__all__ = [
+    "SNAPSHOT_SCHEMA",
+    "VERDICT_SCHEMA",
+    "CHECKPOINT_SCHEMA",
+    "REGISTRATION_SCHEMA",
+    "DIFF_SCHEMA",
+    "SCORING_SEMANTICS",
+    "BASELINE_VERSION",
+    "KNOWN_SCORING_TYPES",
+    "AGAINST_FILE",
+    "PROBES_FILE",
+]
 
 SNAPSHOT_SCHEMA = "arcaeon-continuity:snapshot:v1"
 VERDICT_SCHEMA = "arcaeon-continuity:verdict:v1"

@@ -1,4 +1,5 @@
 """Scoring one answer against an exact_match probe (§6.9)."""
+
 from __future__ import annotations
 
 import re
@@ -26,13 +27,16 @@ def contains_whole(haystack: str, needle: str) -> bool:
     part of a longer number (no digit or `.` before; no `[.,]?digit` after)."""
     if not needle:
         return False
-    return re.search(r"(?<!\w)(?<![\d.])" + re.escape(needle) + r"(?!\w)(?![.,]?\d)",
-                     haystack) is not None
+    return (
+        re.search(r"(?<!\w)(?<![\d.])" + re.escape(needle) + r"(?!\w)(?![.,]?\d)", haystack)
+        is not None
+    )
 
 
 @dataclass(frozen=True)
 class ExactMatchScore:
     """One exact_match outcome: score 1.0/0.0 out of 1.0, with its detail."""
+
     score: float
     max_score: float
     detail: dict[str, Any]
@@ -48,10 +52,10 @@ def score_exact_match(output: Any, answer: Any, distractors: Any = None) -> Exac
         return ExactMatchScore(0.0, 1.0, {"match": "none"})
     present = [d for d in (distractors or []) if contains_whole(out, normalize_answer(d))]
     if present:
-        return ExactMatchScore(0.0, 1.0, {"match": "shotgun", "shotgun": True,
-                                          "distractors_present": present})
-    return ExactMatchScore(1.0, 1.0, {"match": "exact" if out == want
-                                      else "whole-word-in-output"})
+        return ExactMatchScore(
+            0.0, 1.0, {"match": "shotgun", "shotgun": True, "distractors_present": present}
+        )
+    return ExactMatchScore(1.0, 1.0, {"match": "exact" if out == want else "whole-word-in-output"})
 
 
 def _score(scoring: dict[str, Any], output: str) -> ExactMatchScore:
@@ -59,6 +63,8 @@ def _score(scoring: dict[str, Any], output: str) -> ExactMatchScore:
     if kind == "exact_match":
         return score_exact_match(output, scoring["answer"], scoring.get("distractors"))
     if kind in KNOWN_SCORING_TYPES:
-        raise ValueError(f"scoring type {kind!r} is not scored by sealscope: only "
-                         f"exact_match probes (the only kind snapshot() can seal) are")
+        raise ValueError(
+            f"scoring type {kind!r} is not scored by sealscope: only "
+            f"exact_match probes (the only kind snapshot() can seal) are"
+        )
     raise ValueError(f"unknown scoring type {kind!r} (known: {sorted(KNOWN_SCORING_TYPES)})")

@@ -25,32 +25,83 @@ laid out from its `KindCheck`, never judged again). Every public name
 is importable from here; so are the seal-file readers of `core.sealfile`, which the
 report reads (`SealFile`, `load_seal`, ...). Pure: no Textual, no Rich, nothing printed.
 """
+
 from __future__ import annotations
 
 from sealscope.core.continuity import grouped_divergences
 from sealscope.core.export.folder import FOLDER_SCHEMA, FolderReport, build_folder_report
-from sealscope.core.export.kind_report import (KIND_SCHEMA, REPORT_KINDS, UNIT_KINDS,
-                                               KindReport, build_kind_report, kind_checks)
+from sealscope.core.export.kind_report import (
+    KIND_SCHEMA,
+    REPORT_KINDS,
+    UNIT_KINDS,
+    KindReport,
+    build_kind_report,
+    kind_checks,
+)
 from sealscope.core.export.links import SnapshotRowRef, iter_snapshot_rows
 from sealscope.core.export.markdown import md_code, md_text
+from sealscope.core.export.records import (
+    SessionRecord,
+    added_record,
+    check_error_record,
+    check_record,
+    diff_error_record,
+    diff_record,
+    ledger_lookup,
+    lookup_record,
+    recompute_record,
+    verdict_error_record,
+    verdict_record,
+)
+from sealscope.core.export.report import EXPORT_SCHEMA, AuditReport, Cancelled, build_report, judged
 from sealscope.core.export.target import missing_folder
-from sealscope.core.export.records import (SessionRecord, added_record, check_error_record,
-                                           check_record, diff_error_record, diff_record,
-                                           ledger_lookup, lookup_record, recompute_record,
-                                           verdict_error_record, verdict_record)
-from sealscope.core.export.report import (EXPORT_SCHEMA, AuditReport, Cancelled, build_report,
-                                          judged)
-from sealscope.core.sealfile import (SealFile, Unreadable, load_manifest, load_restated,
-                                     load_seal, load_tiers, read_json_file)
+from sealscope.core.sealfile import (
+    SealFile,
+    Unreadable,
+    load_manifest,
+    load_restated,
+    load_seal,
+    load_tiers,
+    read_json_file,
+)
 
 __all__ = [
-    "EXPORT_SCHEMA", "AuditReport", "Cancelled", "build_report", "judged", "SessionRecord",
-    "check_record", "check_error_record", "verdict_record",
-    "verdict_error_record", "diff_record", "diff_error_record", "added_record",
-    "recompute_record", "lookup_record", "ledger_lookup", "SnapshotRowRef", "iter_snapshot_rows",
-    "md_text", "md_code", "grouped_divergences", "missing_folder",
-    "SealFile", "Unreadable", "read_json_file", "load_seal", "load_restated",
-    "load_tiers", "load_manifest", "FOLDER_SCHEMA", "FolderReport", "build_folder_report",
-    "KIND_SCHEMA", "REPORT_KINDS", "UNIT_KINDS", "KindReport", "build_kind_report",
+    "EXPORT_SCHEMA",
+    "AuditReport",
+    "Cancelled",
+    "build_report",
+    "judged",
+    "SessionRecord",
+    "check_record",
+    "check_error_record",
+    "verdict_record",
+    "verdict_error_record",
+    "diff_record",
+    "diff_error_record",
+    "added_record",
+    "recompute_record",
+    "lookup_record",
+    "ledger_lookup",
+    "SnapshotRowRef",
+    "iter_snapshot_rows",
+    "md_text",
+    "md_code",
+    "grouped_divergences",
+    "missing_folder",
+    "SealFile",
+    "Unreadable",
+    "read_json_file",
+    "load_seal",
+    "load_restated",
+    "load_tiers",
+    "load_manifest",
+    "FOLDER_SCHEMA",
+    "FolderReport",
+    "build_folder_report",
+    "KIND_SCHEMA",
+    "REPORT_KINDS",
+    "UNIT_KINDS",
+    "KindReport",
+    "build_kind_report",
     "kind_checks",
 ]

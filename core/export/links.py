@@ -1,5 +1,6 @@
 """Seal ↔ ledger links: the `continuity_snapshot` rows of a ledger (FORMATS §6.8),
 and whether one of them seals a given snapshot (both digests equal)."""
+
 from __future__ import annotations
 
 import os
@@ -15,6 +16,7 @@ __all__ = ["SnapshotRowRef", "iter_snapshot_rows"]
 @dataclass(frozen=True)
 class SnapshotRowRef:
     """A `continuity_snapshot` row of a ledger (FORMATS §6.8)."""
+
     path: str
     line: int
     label: Any
@@ -23,8 +25,10 @@ class SnapshotRowRef:
 
     def matches(self, snap: Any) -> bool:
         """The row seals this snapshot: both digests equal."""
-        return bool(self.manifest_digest == getattr(snap, "manifest_digest", None)
-                    and self.probe_set_digest == getattr(snap, "probe_set_digest", None))
+        return bool(
+            self.manifest_digest == getattr(snap, "manifest_digest", None)
+            and self.probe_set_digest == getattr(snap, "probe_set_digest", None)
+        )
 
 
 _SNAP_NEEDLE = b"continuity_snapshot"
@@ -36,5 +40,6 @@ def iter_snapshot_rows(path: str | os.PathLike[str]) -> Iterator[SnapshotRowRef]
     p = os.fspath(path)
     for n, obj in _ledger.iter_rows(p, needles=(_SNAP_NEEDLE, b"\\u")):
         if isinstance(obj, dict) and obj.get("kind") == "continuity_snapshot":
-            yield SnapshotRowRef(p, n, obj.get("label"), obj.get("manifest_digest"),
-                                 obj.get("probe_set_digest"))
+            yield SnapshotRowRef(
+                p, n, obj.get("label"), obj.get("manifest_digest"), obj.get("probe_set_digest")
+            )

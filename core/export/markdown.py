@@ -7,6 +7,7 @@ heading can come from the data. Only what could start Markdown is escaped: a `:`
 only where it could make an autolink (before `/`, or after `mailto`/`xmpp`), so
 `line 4: chain mismatch` reads as written.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,6 +35,7 @@ def note_text(note: Any) -> str:
     `null`/`true`/`false` (`faithful` is deliberately null), as every value is shown."""
     return _PY_WORDS.sub(lambda m: _JSON_WORDS[m.group(1)], str(note))
 
+
 # every character that can start Markdown syntax inline: escapes, code, emphasis,
 # links and images (`[` and `]`, and a `(` right after a `]`: with those escaped no
 # `(`, `)` or `!` can make a link or an image, so the rest stay as written), raw HTML
@@ -42,8 +44,11 @@ def note_text(note: Any) -> str:
 # `verified_scope=bounded_no_content` reads as written); `@`, the `:` of a scheme
 # (`x://`, `mailto:`, `xmpp:`) and the dot of `www.` so no URL, e-mail or protocol
 # autolink can form
-_SPECIAL = re.compile(r"([\\`*\[\]<>#|~&@$]|(?<=\])\()|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))"
-                      r"|(:(?=/)|(?<=mailto):|(?<=xmpp):)|(?<=www)(\.)", re.IGNORECASE)
+_SPECIAL = re.compile(
+    r"([\\`*\[\]<>#|~&@$]|(?<=\])\()|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))"
+    r"|(:(?=/)|(?<=mailto):|(?<=xmpp):)|(?<=www)(\.)",
+    re.IGNORECASE,
+)
 _LEADING = re.compile(r"^([-+=>]|\d+[.)])")
 
 
@@ -56,7 +61,7 @@ def md_text(value: Any) -> str:
     m = _LEADING.match(text)
     if m:
         lead = m.group(1)
-        text = lead[:-1] + "\\" + lead[-1] + text[len(lead):]
+        text = lead[:-1] + "\\" + lead[-1] + text[len(lead) :]
     return text
 
 
@@ -91,8 +96,12 @@ def _cell(value: Any) -> str:
 def _fenced_json(value: Any) -> list[str]:
     """A JSON value as a fenced block: each line sanitized, the fence longer than any
     backtick run inside (a fenced block is literal: nothing in it is interpreted)."""
-    body = [clean(line) for line in json.dumps(value, ensure_ascii=False, indent=2,
-                                               default=str, allow_nan=True).split("\n")]
+    body = [
+        clean(line)
+        for line in json.dumps(
+            value, ensure_ascii=False, indent=2, default=str, allow_nan=True
+        ).split("\n")
+    ]
     longest = max((len(m) for line in body for m in re.findall(r"`+", line)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence + "json", *body, fence]
@@ -113,17 +122,22 @@ class _Markdown:
 
     def render(self) -> str:
         r = self.r
-        self.add(f"# sealscope audit report: {md_code(os.path.basename(r.path))}", "",
-                 f"- file: {md_code(r.path)}",
-                 *_binding(r),
-                 f"- kind: {r.kind}",
-                 f"- verdict: **{r.verdict}**{_why(r)}",
-                 f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
-                 f"3 could not look or bounded)")
+        self.add(
+            f"# sealscope audit report: {md_code(os.path.basename(r.path))}",
+            "",
+            f"- file: {md_code(r.path)}",
+            *_binding(r),
+            f"- kind: {r.kind}",
+            f"- verdict: **{r.verdict}**{_why(r)}",
+            f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
+            f"3 could not look or bounded)",
+        )
         if r.session:
-            self.add(f"- the file alone: **{r.file_verdict}**; with "
-                     f"{_count(len(r.session), 'check')}: "
-                     + ", ".join(f"{md_text(x.kind)} **{x.verdict}**" for x in r.session))
+            self.add(
+                f"- the file alone: **{r.file_verdict}**; with "
+                f"{_count(len(r.session), 'check')}: "
+                + ", ".join(f"{md_text(x.kind)} **{x.verdict}**" for x in r.session)
+            )
         self.add("")
         if r.kind == "ledger":
             self.ledger()
@@ -143,26 +157,38 @@ class _Markdown:
         pts = self.r.compaction_series
         ledger = self.r.kind == "ledger"
         unit = "bytes" if ledger else "tokens"
-        self.add("## Compaction series", "",
-                 f"Claimed sizes of each compaction in file order ({unit}: `pre`, `post`, "
-                 f"`dropped`); ★ marks the compaction whose dropped share is furthest above "
-                 f"the median.", "")
+        self.add(
+            "## Compaction series",
+            "",
+            f"Claimed sizes of each compaction in file order ({unit}: `pre`, `post`, "
+            f"`dropped`); ★ marks the compaction whose dropped share is furthest above "
+            f"the median.",
+            "",
+        )
         if ledger:
-            self.add("| line | pre | post | dropped | share | items pre → post, dropped "
-                     "| receipt | |", "|---:|---:|---:|---:|---:|---|---|---|")
+            self.add(
+                "| line | pre | post | dropped | share | items pre → post, dropped | receipt | |",
+                "|---:|---:|---:|---:|---:|---|---|---|",
+            )
         else:
-            self.add("| event | pre | post | dropped | share | |",
-                     "|---:|---:|---:|---:|---:|---|")
+            self.add("| event | pre | post | dropped | share | |", "|---:|---:|---:|---:|---:|---|")
         for p in pts:
             share = p.get("dropped_share")
-            cells = [str(p.get("line", p.get("event"))), _cell(p.get("pre")),
-                     _cell(p.get("post")), _cell(p.get("dropped")),
-                     "—" if share is None else f"{100 * share:.1f}%"]
+            cells = [
+                str(p.get("line", p.get("event"))),
+                _cell(p.get("pre")),
+                _cell(p.get("post")),
+                _cell(p.get("dropped")),
+                "—" if share is None else f"{100 * share:.1f}%",
+            ]
             if ledger:
-                cells.append(f"{_cell(p.get('pre_items'))} → {_cell(p.get('post_items'))}, "
-                             f"{_cell(p.get('dropped_items'))}")
-                cells.append("fails" if not p.get("ok") else
-                             "bounded" if p.get("bounded") else "ok")
+                cells.append(
+                    f"{_cell(p.get('pre_items'))} → {_cell(p.get('post_items'))}, "
+                    f"{_cell(p.get('dropped_items'))}"
+                )
+                cells.append(
+                    "fails" if not p.get("ok") else "bounded" if p.get("bounded") else "ok"
+                )
             cells.append("★ outlier" if p.get("outlier") else "")
             self.add("| " + " | ".join(cells) + " |")
         self.add("")
@@ -170,10 +196,18 @@ class _Markdown:
     # ------------------------------------------------------------------ ledger
     def ledger(self) -> None:
         d = self.r.ledger or {}
-        self.add("## Chain verification", "",
-                 "| field | value |", "|---|---|")
-        for key in ("verdict", "ok", "rows", "chained", "prechain", "breaks",
-                    "verified_scope", "declared_breaks", "first_break"):
+        self.add("## Chain verification", "", "| field | value |", "|---|---|")
+        for key in (
+            "verdict",
+            "ok",
+            "rows",
+            "chained",
+            "prechain",
+            "breaks",
+            "verified_scope",
+            "declared_breaks",
+            "first_break",
+        ):
             self.add(f"| {key} | {_cell(d.get(key))} |")
         if self.r.why and d.get("verdict") != _verdict.BROKEN:
             self.add(f"| why | {md_text(self.r.why)} |")
@@ -194,32 +228,42 @@ class _Markdown:
                 self.add("What the chain shows at each chain mismatch:", "")
             for m in explained:
                 after = f"line {m['prev_line']}, chain" if m["prev_line"] else "the start,"
-                self.add(f"- line {m['line']}: stored chain {md_code(m['stored'])}, "
-                         f"recomputed {md_code(m['recomputed'])} after {after} "
-                         f"{md_code(m['prev_chain'])}; fits: {m['cause']} ({m['evidence']})")
+                self.add(
+                    f"- line {m['line']}: stored chain {md_code(m['stored'])}, "
+                    f"recomputed {md_code(m['recomputed'])} after {after} "
+                    f"{md_code(m['prev_chain'])}; fits: {m['cause']} ({m['evidence']})"
+                )
             if explained:
                 self.add("")
         if self.r.rows_checked:
-            self.add("## Row checks", "", "| line | check | verdict | fields |",
-                     "|---:|---|---|---|")
+            self.add(
+                "## Row checks", "", "| line | check | verdict | fields |", "|---:|---|---|---|"
+            )
             for e in self.r.rows_checked:
                 rest = {k: v for k, v in e.items() if k not in ("line", "check", "verdict")}
-                self.add(f"| {_num(e.get('line'))} | {_cell(e.get('check'))} | "
-                         f"**{md_text(e.get('verdict'))}** | {_cell(rest)} |")
+                self.add(
+                    f"| {_num(e.get('line'))} | {_cell(e.get('check'))} | "
+                    f"**{md_text(e.get('verdict'))}** | {_cell(rest)} |"
+                )
             self.add("")
         self.add("## Compaction receipts", "")
         if not self.r.receipts:
             self.add("No compaction-receipt row in this ledger.", "")
             return
-        self.add(f"Receipts verdict: **{self.r.receipts_verdict}** "
-                 f"({_count(len(self.r.receipts), 'row')}; without held content a receipt is "
-                 f"checked for self-consistency only).", "",
-                 "| line | ok | self-consistent | content | schema | scope |",
-                 "|---:|---|---|---|---|---|")
+        self.add(
+            f"Receipts verdict: **{self.r.receipts_verdict}** "
+            f"({_count(len(self.r.receipts), 'row')}; without held content a receipt is "
+            f"checked for self-consistency only).",
+            "",
+            "| line | ok | self-consistent | content | schema | scope |",
+            "|---:|---|---|---|---|---|",
+        )
         for c in self.r.receipts:
-            self.add(f"| {c['line']} | {_yn(c['ok'])} | {_yn(c['self_consistent'])} | "
-                     f"{_cell(c['content'])} | {_cell(c['schema'])} | "
-                     f"{_cell(c['verified_scope'])} |")
+            self.add(
+                f"| {c['line']} | {_yn(c['ok'])} | {_yn(c['self_consistent'])} | "
+                f"{_cell(c['content'])} | {_cell(c['schema'])} | "
+                f"{_cell(c['verified_scope'])} |"
+            )
         self.add("")
         for c in self.r.receipts:
             if c.get("notes"):
@@ -236,20 +280,30 @@ class _Markdown:
         if not checks:
             self.add("No compaction event.", "")
             return
-        self.add("| # | event | path | mode / strategy | archived | tokens before → after "
-                 "| worst finding |", "|---:|---|---|---|---:|---|---|")
+        self.add(
+            "| # | event | path | mode / strategy | archived | tokens before → after "
+            "| worst finding |",
+            "|---:|---|---|---|---:|---|---|",
+        )
         for i, c in enumerate(checks, 1):
-            self.add(f"| {i} | {md_code(c.get('id'), in_table=True)} | {_cell(c.get('path'))} | "
-                     f"{md_text(c.get('mode'))} / {md_text(c.get('strategy'))} | "
-                     f"{_cell(c.get('archived_messages'))} | "
-                     f"{_cell(c.get('estimated_tokens_before'))} → "
-                     f"{_cell(c.get('estimated_tokens_after'))} | {_cell(c.get('worst'))} |")
+            self.add(
+                f"| {i} | {md_code(c.get('id'), in_table=True)} | {_cell(c.get('path'))} | "
+                f"{md_text(c.get('mode'))} / {md_text(c.get('strategy'))} | "
+                f"{_cell(c.get('archived_messages'))} | "
+                f"{_cell(c.get('estimated_tokens_before'))} → "
+                f"{_cell(c.get('estimated_tokens_after'))} | {_cell(c.get('worst'))} |"
+            )
         self.add("")
         for i, c in enumerate(checks, 1):
             if c.get("findings"):
                 self.add(f"Findings of event {i}:", "")
-                self.add(*[f"- {f['severity']}: {md_code(f['code'])} — {md_text(f['message'])}"
-                           for f in c["findings"]], "")
+                self.add(
+                    *[
+                        f"- {f['severity']}: {md_code(f['code'])} — {md_text(f['message'])}"
+                        for f in c["findings"]
+                    ],
+                    "",
+                )
 
     # ------------------------------------------------------------------ snapshot
     def snapshot(self) -> None:
@@ -279,42 +333,59 @@ class _Markdown:
         word = _verdict.continuation(v).verdict
         faithful = v.get("faithful")
         shown = "not judged (loose mode)" if not strict else _cell(faithful)
-        self.add(f"Verdict: **{word}**", "", "| field | value |", "|---|---|",
-                 f"| comparison | {_cell(v.get('comparison'))} |",
-                 f"| faithful | {shown} |",
-                 f"| valid | {_cell(v.get('valid'))} |",
-                 f"| mode | {'strict' if strict else 'loose'} |",
-                 f"| verdict_digest | {_cell(v.get('verdict_digest'))} |", "")
+        self.add(
+            f"Verdict: **{word}**",
+            "",
+            "| field | value |",
+            "|---|---|",
+            f"| comparison | {_cell(v.get('comparison'))} |",
+            f"| faithful | {shown} |",
+            f"| valid | {_cell(v.get('valid'))} |",
+            f"| mode | {'strict' if strict else 'loose'} |",
+            f"| verdict_digest | {_cell(v.get('verdict_digest'))} |",
+            "",
+        )
         if v.get("claimed_property"):
             self.add(f"Claimed: {md_text(v['claimed_property'])}", "")
         divs = v.get("divergences") or []
         if not divs:
             self.add("No divergence.", "")
         for sev, group in grouped_divergences(divs):
-            self.add(f"### {md_text(sev)} ({len(group)})", "",
-                     "| id | declared | restated | reason |", "|---|---|---|---|")
+            self.add(
+                f"### {md_text(sev)} ({len(group)})",
+                "",
+                "| id | declared | restated | reason |",
+                "|---|---|---|---|",
+            )
             for d in group:
-                self.add(f"| {_cell(d.get('id'))} | {_cell(d.get('declared'))} | "
-                         f"{_cell(d.get('restated'))} | {md_text(d.get('reason') or '')} |")
+                self.add(
+                    f"| {_cell(d.get('id'))} | {_cell(d.get('declared'))} | "
+                    f"{_cell(d.get('restated'))} | {md_text(d.get('reason') or '')} |"
+                )
             self.add("")
         notes = [n for n in (v.get("notes") or []) if n]
         if notes:
             self.add("Notes:", "", *[f"- {md_text(note_text(n))}" for n in notes], "")
 
     def rec_diff(self, d: dict[str, Any]) -> None:
-        self.add(f"- previous: {md_code(d.get('previous_digest'))}",
-                 f"- current: {md_code(d.get('current_digest'))}",
-                 f"- {len(d.get('changed') or [])} changed, {len(d.get('added') or [])} added, "
-                 f"{len(d.get('removed') or [])} removed, "
-                 f"{_num(d.get('n_unchanged'))} unchanged", "")
+        self.add(
+            f"- previous: {md_code(d.get('previous_digest'))}",
+            f"- current: {md_code(d.get('current_digest'))}",
+            f"- {len(d.get('changed') or [])} changed, {len(d.get('added') or [])} added, "
+            f"{len(d.get('removed') or [])} removed, "
+            f"{_num(d.get('n_unchanged'))} unchanged",
+            "",
+        )
         rows = [(k, e) for k in ("changed", "added", "removed") for e in (d.get(k) or [])]
         if not rows:
             self.add("No declared item changed.", "")
             return
         self.add("| change | id | severity | previous | current |", "|---|---|---|---|---|")
         for kind, e in rows:
-            self.add(f"| {kind} | {_cell(e.get('id'))} | {_cell(e.get('severity'))} | "
-                     f"{_cell(e.get('declared'))} | {_cell(e.get('restated'))} |")
+            self.add(
+                f"| {kind} | {_cell(e.get('id'))} | {_cell(e.get('severity'))} | "
+                f"{_cell(e.get('declared'))} | {_cell(e.get('restated'))} |"
+            )
         self.add("")
 
     def rec_added(self, added: dict[str, Any]) -> None:
@@ -327,18 +398,30 @@ class _Markdown:
         self.add("")
 
     def rec_recompute(self, c: dict[str, Any]) -> None:
-        self.add("| ok | self-consistent | content | scope |", "|---|---|---|---|",
-                 f"| {_yn(c.get('ok'))} | {_yn(c.get('self_consistent'))} | "
-                 f"{_cell(c.get('content'))} | {_cell(c.get('verified_scope'))} |", "")
-        for key, noun, what in (("undeclared", "drop", "the manifest does not declare"),
-                                ("phantom", "manifest entry", "no recomputed drop explains")):
+        self.add(
+            "| ok | self-consistent | content | scope |",
+            "|---|---|---|---|",
+            f"| {_yn(c.get('ok'))} | {_yn(c.get('self_consistent'))} | "
+            f"{_cell(c.get('content'))} | {_cell(c.get('verified_scope'))} |",
+            "",
+        )
+        for key, noun, what in (
+            ("undeclared", "drop", "the manifest does not declare"),
+            ("phantom", "manifest entry", "no recomputed drop explains"),
+        ):
             items = c.get(key) or []
             if items:
-                self.add(f"{_count(len(items), noun)} {what}:", "",
-                         "| digest | held item | bytes | value |", "|---|---|---:|---|")
+                self.add(
+                    f"{_count(len(items), noun)} {what}:",
+                    "",
+                    "| digest | held item | bytes | value |",
+                    "|---|---|---:|---|",
+                )
                 for it in items:
-                    self.add(f"| {_cell(it.get('digest'))} | {_cell(it.get('held'))} | "
-                             f"{_cell(it.get('bytes'))} | {_cell(it.get('preview'))} |")
+                    self.add(
+                        f"| {_cell(it.get('digest'))} | {_cell(it.get('held'))} | "
+                        f"{_cell(it.get('bytes'))} | {_cell(it.get('preview'))} |"
+                    )
                 self.add("")
         if c.get("notes"):
             self.add(*[f"- {md_text(n)}" for n in c["notes"]], "")
@@ -348,8 +431,14 @@ class _Markdown:
             self.add(f"Could not check: {md_text(v['error'])}", "")
             return
         self.add("| field | value |", "|---|---|")
-        for key in ("verdict", "detail", "witness_rows", "witness_chain", "local_rows",
-                    "witness_self_integrity"):
+        for key in (
+            "verdict",
+            "detail",
+            "witness_rows",
+            "witness_chain",
+            "local_rows",
+            "witness_self_integrity",
+        ):
             self.add(f"| {key} | {_cell(v.get(key))} |")
         self.add("")
 
@@ -357,14 +446,15 @@ class _Markdown:
 
     def rec_lookup(self, doc: dict[str, Any]) -> None:
         items = doc.get("items") or []
-        typed = "containing" in doc     # a typed-text lookup: its text is in the inputs
+        typed = "containing" in doc  # a typed-text lookup: its text is in the inputs
         if typed:
-            self.add("Exact items (the text as typed, and as a JSON item when it parses):",
-                     "")
+            self.add("Exact items (the text as typed, and as a JSON item when it parses):", "")
         self.add("| digest | bytes | found at (line:position) |", "|---|---:|---|")
         for it in items:
-            self.add(f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | "
-                     f"{_places(it.get('found'))} |")
+            self.add(
+                f"| {_cell(it.get('digest'))} | {_num(it.get('bytes'))} | "
+                f"{_places(it.get('found'))} |"
+            )
         self.add("")
         if not typed:
             return
@@ -372,21 +462,32 @@ class _Markdown:
         if not partial:
             self.add("No held item loaded contains the text.", "")
         else:
-            self.add(f"{_count(len(partial), 'held item')} containing the text:", "",
-                     "| held item | digest | bytes | value | found at (line:position) |",
-                     "|---|---|---:|---|---|")
+            self.add(
+                f"{_count(len(partial), 'held item')} containing the text:",
+                "",
+                "| held item | digest | bytes | value | found at (line:position) |",
+                "|---|---|---:|---|---|",
+            )
             for h in partial:
-                self.add(f"| {_cell(h.get('held'))} | {_cell(h.get('digest'))} | "
-                         f"{_num(h.get('bytes'))} | {_cell(h.get('preview'))} | "
-                         f"{_places(h.get('found'))} |")
+                self.add(
+                    f"| {_cell(h.get('held'))} | {_cell(h.get('digest'))} | "
+                    f"{_num(h.get('bytes'))} | {_cell(h.get('preview'))} | "
+                    f"{_places(h.get('found'))} |"
+                )
             self.add("")
         hits = doc.get("digest_hits") or []
         if hits:
-            self.add(f"{_count(len(hits), 'manifest entry')} whose digest contains the "
-                     "text:", "", "| line | position | digest |", "|---:|---:|---|")
+            self.add(
+                f"{_count(len(hits), 'manifest entry')} whose digest contains the text:",
+                "",
+                "| line | position | digest |",
+                "|---:|---:|---|",
+            )
             for e in hits:
-                self.add(f"| {_num(e.get('line'))} | {_num(e.get('position'))} | "
-                         f"{_cell(e.get('digest'))} |")
+                self.add(
+                    f"| {_num(e.get('line'))} | {_num(e.get('position'))} | "
+                    f"{_cell(e.get('digest'))} |"
+                )
             self.add("")
 
 
@@ -401,11 +502,13 @@ def _binding(r: AuditReport) -> list[str]:
         out.append(f"- sha256: not read ({md_text(ev.get('error', 'unreadable'))})")
     head = ev.get("head")
     if isinstance(head, dict):
-        out.append(f"- head: {_count(head.get('rows'), 'row')}, last chain "
-                   f"{md_code(head.get('chain'))}")
+        out.append(
+            f"- head: {_count(head.get('rows'), 'row')}, last chain {md_code(head.get('chain'))}"
+        )
     if r.generated_at or r.version:
-        out.append(f"- generated: {r.generated_at or 'unknown'} by sealscope "
-                   f"{r.version or 'unknown'}")
+        out.append(
+            f"- generated: {r.generated_at or 'unknown'} by sealscope {r.version or 'unknown'}"
+        )
     return out
 
 
@@ -428,8 +531,10 @@ def _why(r: AuditReport) -> str:
 
 def _places(found: Any) -> str:
     """Manifest places as `line:position`, or `absent`."""
-    return md_text(", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}"
-                             for f in found or []) or "absent")
+    return md_text(
+        ", ".join(f"{_num(f.get('line'))}:{_num(f.get('position'))}" for f in found or [])
+        or "absent"
+    )
 
 
 def _num(v: Any) -> str:

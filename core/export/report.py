@@ -14,6 +14,7 @@ Building a ledger's report reads the file (the walk when no verdict is given, th
 receipt scan): `on_progress(done, total)` gets the bytes read as one run, and
 `cancelled()`, asked at every step, stops it with `Cancelled` (nothing is returned).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,7 @@ from sealscope.core import lookup as _lookup
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
 from sealscope.core.clock import utc_stamp
-from sealscope.core.compaction_series import (checked, harn_event_point, receipt_point,
-                                              series_dicts)
+from sealscope.core.compaction_series import checked, harn_event_point, receipt_point, series_dicts
 from sealscope.core.export.binding import bind
 from sealscope.core.export.records import SessionRecord
 from sealscope.core.sealfile import SealFile, load_seal
@@ -47,31 +47,38 @@ class Cancelled(Exception):
 @dataclass(frozen=True)
 class AuditReport:
     """The audit report of one file (see the package docstring)."""
-    kind: str                         # "ledger" | "snapshot" | "harn"
+
+    kind: str  # "ledger" | "snapshot" | "harn"
     path: str
-    verdict: str                      # the file's with its checks (`judged`)
-    exit_code: int                    # its code: worst of the file's and every record's
-    ledger: dict[str, Any] | None = None   # verify to_dict + "verdict"
-    breaks: tuple[dict[str, Any], ...] = ()     # {"line", "kind", "text"}
-    receipts: tuple[dict[str, Any], ...] = ()   # {"line", **verify_receipt fields}
+    verdict: str  # the file's with its checks (`judged`)
+    exit_code: int  # its code: worst of the file's and every record's
+    ledger: dict[str, Any] | None = None  # verify to_dict + "verdict"
+    breaks: tuple[dict[str, Any], ...] = ()  # {"line", "kind", "text"}
+    receipts: tuple[dict[str, Any], ...] = ()  # {"line", **verify_receipt fields}
     receipts_verdict: str | None = None
-    snapshot: dict[str, Any] | None = None      # the snapshot verb's object
-    harn: tuple[dict[str, Any], ...] = ()       # the harn verb's objects, one per compaction
+    snapshot: dict[str, Any] | None = None  # the snapshot verb's object
+    harn: tuple[dict[str, Any], ...] = ()  # the harn verb's objects, one per compaction
     session: tuple[SessionRecord, ...] = ()
-    compaction_series: tuple[dict[str, Any], ...] = ()   # the chart's points, one per compaction
+    compaction_series: tuple[dict[str, Any], ...] = ()  # the chart's points, one per compaction
     rows_checked: tuple[dict[str, Any], ...] = ()  # a ledger's row checks besides receipts
-    file_verdict: str = ""            # the file's own word, before any check
-    why: str = ""      # a ledger's `VerifyResult.reason()`: why not verified, in words
-    evidence: dict[str, Any] | None = None   # `binding.bind`: sha256, bytes, head
-    generated_at: str = ""            # when the report was built (UTC second stamp)
-    version: str = ""                 # the sealscope that built it
+    file_verdict: str = ""  # the file's own word, before any check
+    why: str = ""  # a ledger's `VerifyResult.reason()`: why not verified, in words
+    evidence: dict[str, Any] | None = None  # `binding.bind`: sha256, bytes, head
+    generated_at: str = ""  # when the report was built (UTC second stamp)
+    version: str = ""  # the sealscope that built it
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"schema": EXPORT_SCHEMA, "kind": self.kind, "path": self.path,
-                               "verdict": self.verdict, "exit_code": self.exit_code,
-                               "file_verdict": self.file_verdict,
-                               "evidence": self.evidence, "generated_at": self.generated_at,
-                               "sealscope_version": self.version}
+        out: dict[str, Any] = {
+            "schema": EXPORT_SCHEMA,
+            "kind": self.kind,
+            "path": self.path,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "file_verdict": self.file_verdict,
+            "evidence": self.evidence,
+            "generated_at": self.generated_at,
+            "sealscope_version": self.version,
+        }
         if self.kind == kinds.LEDGER:
             out["ledger"] = self.ledger
             out["why"] = self.why
@@ -93,15 +100,21 @@ class AuditReport:
 
     def to_markdown(self) -> str:
         from sealscope.core.export.markdown import render
+
         return render(self)
 
 
-def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
-                 session: Iterable[SessionRecord] = (), verify_result: Any = None,
-                 seal: SealFile | None = None,
-                 on_progress: Callable[[int, int], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None,
-                 now: str | None = None) -> AuditReport:
+def build_report(
+    path: str | os.PathLike[str],
+    *,
+    kind: str | None = None,
+    session: Iterable[SessionRecord] = (),
+    verify_result: Any = None,
+    seal: SealFile | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    now: str | None = None,
+) -> AuditReport:
     """Build the report of `path` (kind from `kinds.classify` unless given: ledger,
     snapshot or harn). A ledger tab that already holds its VerifyResult passes it as
     `verify_result`; a seal tab its loaded `SealFile` as `seal`. ValueError with the
@@ -126,8 +139,11 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
         report = _report(kinds.SNAPSHOT, p, got.outcome(), records, snapshot=got.summary())
     elif kind == kinds.LEDGER:
         step.runs = 1 if verify_result is not None else 2
-        res = verify_result if verify_result is not None else \
-            _ledger.verify(p, on_progress=step.progress())
+        res = (
+            verify_result
+            if verify_result is not None
+            else _ledger.verify(p, on_progress=step.progress())
+        )
         report = _ledger_report(p, res, records, step)
     else:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
@@ -135,16 +151,23 @@ def build_report(path: str | os.PathLike[str], *, kind: str | None = None,
     from sealscope.core.version import __version__
 
     rows = report.ledger.get("rows") if report.ledger else None
-    return step.done(replace(report, evidence=bind(p, kind, rows=rows),
-                             generated_at=now or utc_stamp(), version=__version__))
+    return step.done(
+        replace(
+            report,
+            evidence=bind(p, kind, rows=rows),
+            generated_at=now or utc_stamp(),
+            version=__version__,
+        )
+    )
 
 
 class _Steps:
     """The progress of one report as one run over `runs` reads of the file, and the
     cancellation check at each step."""
 
-    def __init__(self, on_progress: Callable[[int, int], None] | None,
-                 cancelled: Callable[[], bool] | None) -> None:
+    def __init__(
+        self, on_progress: Callable[[int, int], None] | None, cancelled: Callable[[], bool] | None
+    ) -> None:
         self.on_progress, self.cancelled = on_progress, cancelled
         self.runs, self.run, self.total, self.last = 1, 0, 0, (0, 0)
 
@@ -164,6 +187,7 @@ class _Steps:
             self.check()
             self.total = total
             self.tell(run * total + min(done, total), self.runs * total)
+
         return report
 
     def tell(self, done: int, whole: int) -> None:
@@ -184,25 +208,40 @@ def judged(own: _verdict.Outcome, records: Iterable[SessionRecord]) -> _verdict.
     return _verdict.judged(own, records)
 
 
-def _report(kind: str, p: str, own: _verdict.Outcome, records: tuple[SessionRecord, ...],
-            **parts: Any) -> AuditReport:
+def _report(
+    kind: str, p: str, own: _verdict.Outcome, records: tuple[SessionRecord, ...], **parts: Any
+) -> AuditReport:
     out = judged(own, records)
-    return AuditReport(kind, p, out.verdict, out.exit_code, session=records,
-                       file_verdict=own.verdict, **parts)
+    return AuditReport(
+        kind, p, out.verdict, out.exit_code, session=records, file_verdict=own.verdict, **parts
+    )
 
 
-def _ledger_report(p: str, res: _ledger.VerifyResult, records: tuple[SessionRecord, ...],
-                   step: _Steps | None = None) -> AuditReport:
+def _ledger_report(
+    p: str,
+    res: _ledger.VerifyResult,
+    records: tuple[SessionRecord, ...],
+    step: _Steps | None = None,
+) -> AuditReport:
     """The chain verdict, every finding, and every receipt row checked on its own."""
     step = step or _Steps(None, None)
     doc = res.to_dict()
     doc["verdict"] = res.verdict
     explained = {} if res.unreadable else _ledger.explain_mismatches(p, res)
     step.check()
-    breaks = tuple({"line": f.line, "kind": f.kind, "text": f.text,
-                    **({"explained": explained[f.line].to_dict()}
-                       if f.kind == "break" and f.line in explained else {})}
-                   for f in res.findings)
+    breaks = tuple(
+        {
+            "line": f.line,
+            "kind": f.kind,
+            "text": f.text,
+            **(
+                {"explained": explained[f.line].to_dict()}
+                if f.kind == "break" and f.line in explained
+                else {}
+            ),
+        }
+        for f in res.findings
+    )
     receipts: list[dict[str, Any]] = []
     points = []
     if not res.unreadable:
@@ -217,14 +256,26 @@ def _ledger_report(p: str, res: _ledger.VerifyResult, records: tuple[SessionReco
     own = _verdict.ledger(res, receipts)
     rows = () if res.unreadable else _row_checks(p)
     if rows:
-        own = _verdict.audit(own, *(_verdict.Outcome(str(e.get("verdict")),
-                                                     _verdict.code_of(str(e.get("verdict"))))
-                                    for e in rows))
-    return _report(kinds.LEDGER, p, own, records, ledger=doc, rows_checked=rows,
-                   breaks=breaks, receipts=tuple(receipts),
-                   receipts_verdict=_verdict.receipts(receipts).verdict,
-                   compaction_series=tuple(series_dicts(checked(points, records))),
-                   why=res.reason())
+        own = _verdict.audit(
+            own,
+            *(
+                _verdict.Outcome(str(e.get("verdict")), _verdict.code_of(str(e.get("verdict"))))
+                for e in rows
+            ),
+        )
+    return _report(
+        kinds.LEDGER,
+        p,
+        own,
+        records,
+        ledger=doc,
+        rows_checked=rows,
+        breaks=breaks,
+        receipts=tuple(receipts),
+        receipts_verdict=_verdict.receipts(receipts).verdict,
+        compaction_series=tuple(series_dicts(checked(points, records))),
+        why=res.reason(),
+    )
 
 
 def _row_checks(p: str) -> tuple[dict[str, Any], ...]:
@@ -247,10 +298,20 @@ def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:
     try:
         doc = _harn.load(path)
     except _harn.HarnError as e:
-        return _report(kinds.HARN, path, _verdict.harn(None, readable=False), records,
-                       harn=({"error": e.message},))
+        return _report(
+            kinds.HARN,
+            path,
+            _verdict.harn(None, readable=False),
+            records,
+            harn=({"error": e.message},),
+        )
     checks = _harn.check_document(doc)
     points = [harn_event_point(i, c.event) for i, c in enumerate(checks, 1)]
-    return _report(kinds.HARN, path, _harn.outcome_of(checks), records,
-                   harn=tuple(c.to_dict() for c in checks),
-                   compaction_series=tuple(series_dicts(points)))
+    return _report(
+        kinds.HARN,
+        path,
+        _harn.outcome_of(checks),
+        records,
+        harn=tuple(c.to_dict() for c in checks),
+        compaction_series=tuple(series_dicts(points)),
+    )

@@ -1,6 +1,7 @@
 """Where a report may be written: into a folder that already exists. No frontend
 creates a folder without asking; `missing_folder(path)` is the one reason a target
 cannot be written as given (the viewer asks, the CLI refuses)."""
+
 from __future__ import annotations
 
 import os

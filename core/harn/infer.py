@@ -8,6 +8,7 @@ suffix). A kept `tool` message may differ in `content` only (harn clamps oversiz
 output); any other kept message whose bytes changed breaks the alignment, so the suffix
 it sat in counts as gone (reported, conservatively, as more archived than claimed).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -35,8 +36,9 @@ def _rewrite_key(item: Any) -> Any:
     return _NOMATCH
 
 
-def infer_archive(pre: Sequence[Any], post: Sequence[Any], *,
-                  budget: int = 4_000_000) -> ArchiveInference | None:
+def infer_archive(
+    pre: Sequence[Any], post: Sequence[Any], *, budget: int = 4_000_000
+) -> ArchiveInference | None:
     """How `post` was made from `pre` under harn's rule `pre[:p] + [summary] +
     pre[s:]` (+ appended): the longest common prefix `p`, then the earliest `s` whose
     suffix `pre[s:]` appears right after the summary (a kept tool message may differ in
@@ -51,7 +53,7 @@ def infer_archive(pre: Sequence[Any], post: Sequence[Any], *,
         return ArchiveInference(p, 0, 0, 0, m - p, False)
     if p == m:
         return ArchiveInference(p, n - p, 0, 0, 0, False)
-    tail = kf[p + 1:]
+    tail = kf[p + 1 :]
     rk_pre: dict[int, Any] = {}
     rk_post: dict[int, Any] = {}
 

@@ -4,10 +4,11 @@ snapshots, following states, archive inferences and compaction checks.
 A `CompactionEvent` carries harn's `CompactionReceipt` fields under harn's names; see
 `sealscope.core.harn.serde` for how they are read. Nothing here reads a file.
 """
+
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import jsonio as _jsonio
@@ -15,10 +16,25 @@ from sealscope.core import verdict as _verdict
 from sealscope.core.harn.findings import Finding, worst_severity
 
 __all__ = [
-    "DEFAULT_MAX_BYTES", "ASSET_KIND", "RECEIPT_FIELDS", "HarnError", "HarnFileError",
-    "HarnTooLargeError", "HarnParseError", "HarnShapeError", "HarnSealError",
-    "RecapMetrics", "SourceMeasurement", "CompactionEvent", "Transcript", "HarnDocument",
-    "SnapshotRef", "FollowingState", "ArchiveInference", "CompactionCheck", "bounded",
+    "DEFAULT_MAX_BYTES",
+    "ASSET_KIND",
+    "RECEIPT_FIELDS",
+    "HarnError",
+    "HarnFileError",
+    "HarnTooLargeError",
+    "HarnParseError",
+    "HarnShapeError",
+    "HarnSealError",
+    "RecapMetrics",
+    "SourceMeasurement",
+    "CompactionEvent",
+    "Transcript",
+    "HarnDocument",
+    "SnapshotRef",
+    "FollowingState",
+    "ArchiveInference",
+    "CompactionCheck",
+    "bounded",
 ]
 
 DEFAULT_MAX_BYTES = 512 << 20
@@ -29,9 +45,11 @@ ASSET_KIND = "compaction_source_transcript"
 
 # --------------------------------------------------------------------------- errors
 
+
 class HarnError(Exception):
     """A harn file that could not be read as a transcript or run record. `str()` is one
     line; `kind` names the failure."""
+
     kind = "error"
 
     def __init__(self, message: str, path: str | None = None):
@@ -43,30 +61,36 @@ class HarnError(Exception):
 
 class HarnFileError(HarnError):
     """Missing, unreadable, or not a regular file."""
+
     kind = "unreadable"
 
 
 class HarnTooLargeError(HarnError):
     """Larger than the size limit, or too large to hold in memory."""
+
     kind = "too_large"
 
 
 class HarnParseError(HarnError):
     """Not JSON (including nesting too deep for the parser, invalid UTF-8)."""
+
     kind = "not_json"
 
 
 class HarnShapeError(HarnError):
     """JSON, but not a harn transcript or run record."""
+
     kind = "not_a_transcript"
 
 
 class HarnSealError(HarnError):
     """The ledger could not be written; `sealed` holds the rows appended before."""
+
     kind = "seal_failed"
 
-    def __init__(self, message: str, sealed: Sequence[dict[str, Any]] = (),
-                 path: str | None = None):
+    def __init__(
+        self, message: str, sealed: Sequence[dict[str, Any]] = (), path: str | None = None
+    ):
         super().__init__(message, path)
         self.sealed = list(sealed)
 
@@ -74,6 +98,7 @@ class HarnSealError(HarnError):
 @dataclass(frozen=True)
 class RecapMetrics:
     """Observation-mask recap metrics (harn `RecapMetrics`)."""
+
     recap_bytes: int
     budget_bytes: int
     kept_results_count: int
@@ -81,33 +106,57 @@ class RecapMetrics:
     carried_prior_recap: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"recap_bytes": self.recap_bytes, "budget_bytes": self.budget_bytes,
-                "kept_results_count": self.kept_results_count,
-                "dropped_count": self.dropped_count,
-                "carried_prior_recap": self.carried_prior_recap}
+        return {
+            "recap_bytes": self.recap_bytes,
+            "budget_bytes": self.budget_bytes,
+            "kept_results_count": self.kept_results_count,
+            "dropped_count": self.dropped_count,
+            "carried_prior_recap": self.carried_prior_recap,
+        }
 
 
 @dataclass(frozen=True)
 class SourceMeasurement:
     """Source-window byte measurement. Each value is a whole number, or None when that
     quantity was not measured; 0 is a measured zero."""
+
     source_message_count: int | None = None
     source_bytes: int | None = None
     summary_bytes: int | None = None
     carried_source_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source_message_count": self.source_message_count,
-                "source_bytes": self.source_bytes, "summary_bytes": self.summary_bytes,
-                "carried_source_bytes": self.carried_source_bytes}
+        return {
+            "source_message_count": self.source_message_count,
+            "source_bytes": self.source_bytes,
+            "summary_bytes": self.summary_bytes,
+            "carried_source_bytes": self.carried_source_bytes,
+        }
 
 
 RECEIPT_FIELDS = (
-    "schema_version", "receipt_id", "session_id", "transcript_id", "mode", "reason",
-    "strategy", "engine_strategy", "requested_strategy", "resolved_threshold_tokens",
-    "threshold_source", "hard_limit_tokens", "archived_messages", "estimated_tokens_before",
-    "estimated_tokens_after", "snapshot_asset_id", "instruction_mode", "instruction_source",
-    "compaction_policy", "recap", "source_measurement")
+    "schema_version",
+    "receipt_id",
+    "session_id",
+    "transcript_id",
+    "mode",
+    "reason",
+    "strategy",
+    "engine_strategy",
+    "requested_strategy",
+    "resolved_threshold_tokens",
+    "threshold_source",
+    "hard_limit_tokens",
+    "archived_messages",
+    "estimated_tokens_before",
+    "estimated_tokens_after",
+    "snapshot_asset_id",
+    "instruction_mode",
+    "instruction_source",
+    "compaction_policy",
+    "recap",
+    "source_measurement",
+)
 
 
 @dataclass(frozen=True)
@@ -122,6 +171,7 @@ class CompactionEvent:
     (`archived_messages`, `estimated_tokens_*`) that were absent, so harn read them as 0:
     serde's `#[serde(default)]` on the receipt path, `as_u64` falling back to 0 on the
     legacy path. Such a 0 is no claim."""
+
     location: str
     event_index: int
     ordinal: int
@@ -171,6 +221,7 @@ class CompactionEvent:
 class Transcript:
     """One transcript found in a file: where (`location`, e.g. `run.stages[1].transcript`),
     its stage, and its parts. `raw` is the transcript object; treat it as read-only."""
+
     location: str
     raw: Mapping[str, Any] = field(compare=False, repr=False)
     id: str | None = None
@@ -197,6 +248,7 @@ class Transcript:
 class HarnDocument:
     """A loaded file: `kind` "transcript" or "run", and every transcript in it in order
     (`run.transcript` first, then the stages)."""
+
     path: str | None
     kind: str
     transcripts: tuple[Transcript, ...]
@@ -209,6 +261,7 @@ class SnapshotRef:
     """A snapshot asset found for a compaction: where it sat (`location`, e.g.
     `assets[2].data.assets[0]`), its kind, and the pre-compaction message list (None
     when its data is not a transcript with a messages list)."""
+
     asset_id: str
     location: str
     kind: Any
@@ -218,23 +271,31 @@ class SnapshotRef:
     conflicting: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"asset_id": self.asset_id, "location": self.location,
-                "kind": self.kind if isinstance(self.kind, str) else None,
-                "message_count": None if self.messages is None else len(self.messages)}
+        return {
+            "asset_id": self.asset_id,
+            "location": self.location,
+            "kind": self.kind if isinstance(self.kind, str) else None,
+            "message_count": None if self.messages is None else len(self.messages),
+        }
 
 
 @dataclass(frozen=True)
 class FollowingState:
     """The messages that followed a compaction: `source` "snapshot" (the next
     compaction's snapshot, `next_event_id`) or "current" (the transcript's messages)."""
+
     source: str
     messages: tuple[Any, ...]
     next_event_id: str | None = None
     asset_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "message_count": len(self.messages),
-                "next_event_id": self.next_event_id, "asset_id": self.asset_id}
+        return {
+            "source": self.source,
+            "message_count": len(self.messages),
+            "next_event_id": self.next_event_id,
+            "asset_id": self.asset_id,
+        }
 
 
 @dataclass(frozen=True)
@@ -243,6 +304,7 @@ class ArchiveInference:
     messages `[0:prefix]` kept in place, `[prefix:prefix+archived]` gone, the last
     `kept` kept after the summary (`rewritten` of them with changed content), and
     `appended` messages after them in the following state."""
+
     prefix: int
     archived: int
     kept: int
@@ -251,14 +313,20 @@ class ArchiveInference:
     summary: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"prefix": self.prefix, "archived": self.archived, "kept": self.kept,
-                "rewritten": self.rewritten, "appended": self.appended,
-                "summary": self.summary}
+        return {
+            "prefix": self.prefix,
+            "archived": self.archived,
+            "kept": self.kept,
+            "rewritten": self.rewritten,
+            "appended": self.appended,
+            "summary": self.summary,
+        }
 
 
 @dataclass(frozen=True)
 class CompactionCheck(_verdict.Judged):
     """One compaction event, what the file holds around it, and the findings."""
+
     transcript: Transcript
     event: CompactionEvent
     snapshot: SnapshotRef | None
@@ -280,15 +348,20 @@ class CompactionCheck(_verdict.Judged):
         if self.snapshot is None or self.snapshot.messages is None or self.inference is None:
             return ()
         i = self.inference
-        return self.snapshot.messages[i.prefix:i.prefix + i.archived]
+        return self.snapshot.messages[i.prefix : i.prefix + i.archived]
 
     def to_dict(self) -> dict[str, Any]:
         ev = self.event
         out: dict[str, Any] = {
-            "location": ev.location, "transcript": self.transcript.id,
-            "stage_id": self.transcript.stage_id, "node_id": self.transcript.node_id,
-            "event_index": ev.event_index, "event_id": ev.event_id, "id": ev.id,
-            "path": ev.path, "receipt_error": ev.receipt_error,
+            "location": ev.location,
+            "transcript": self.transcript.id,
+            "stage_id": self.transcript.stage_id,
+            "node_id": self.transcript.node_id,
+            "event_index": ev.event_index,
+            "event_id": ev.event_id,
+            "id": ev.id,
+            "path": ev.path,
+            "receipt_error": ev.receipt_error,
         }
         out.update(ev.receipt_dict())
         out["defaulted"] = sorted(ev.defaulted)
@@ -302,6 +375,7 @@ class CompactionCheck(_verdict.Judged):
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
     stack = [(value, 1)]

@@ -15,25 +15,43 @@ snapshot assets those events name, and what followed each compaction.
   the last compaction) the transcript's current `messages`. When the next compaction
   has no snapshot, the state after this one is unknown.
 """
+
 from __future__ import annotations
 
 import os
 import stat as _stat
-from types import MappingProxyType
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
-from sealscope.core.harn.model import (ASSET_KIND, DEFAULT_MAX_BYTES, CompactionEvent,
-                                       FollowingState, HarnDocument, HarnError,
-                                       HarnFileError, HarnParseError, HarnShapeError,
-                                       HarnTooLargeError, SnapshotRef, Transcript,
-                                       _one_line, _str_or_none)
 from sealscope.core import lines as _lines
 from sealscope.core.harn import serde as _serde
+from sealscope.core.harn.model import (
+    ASSET_KIND,
+    DEFAULT_MAX_BYTES,
+    CompactionEvent,
+    FollowingState,
+    HarnDocument,
+    HarnError,
+    HarnFileError,
+    HarnParseError,
+    HarnShapeError,
+    HarnTooLargeError,
+    SnapshotRef,
+    Transcript,
+    _one_line,
+    _str_or_none,
+)
 from sealscope.core.harn.serde import SerdeError, read_legacy, read_receipt
 
-__all__ = ["load", "document_from_value", "transcripts_of_run", "transcripts_of",
-           "compaction_events", "find_snapshot"]
+__all__ = [
+    "load",
+    "document_from_value",
+    "transcripts_of_run",
+    "transcripts_of",
+    "compaction_events",
+    "find_snapshot",
+]
 
 
 def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> HarnDocument:
@@ -49,9 +67,10 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
             kind = "a directory" if _stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise HarnFileError(f"cannot read {shown}: {kind}", shown)
         if st.st_size > max_bytes:
-            raise HarnTooLargeError(f"{shown} is {st.st_size} bytes, over the "
-                                    f"{max_bytes}-byte limit", shown)
-        with _lines.open_regular(name) as fh:   # refuses a file swapped since the stat
+            raise HarnTooLargeError(
+                f"{shown} is {st.st_size} bytes, over the {max_bytes}-byte limit", shown
+            )
+        with _lines.open_regular(name) as fh:  # refuses a file swapped since the stat
             data = fh.read(max_bytes + 1)
     except HarnError:
         raise
@@ -69,54 +88,72 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
     except MemoryError:
         raise HarnTooLargeError(f"{shown} is too large to parse in memory", shown) from None
     except UnicodeDecodeError as e:
-        raise HarnParseError(f"{shown} is not JSON: not valid text ({e.reason} at byte "
-                             f"{e.start})", shown) from None
+        raise HarnParseError(
+            f"{shown} is not JSON: not valid text ({e.reason} at byte {e.start})", shown
+        ) from None
     except ValueError as e:
         raise HarnParseError(f"{shown} is not JSON: {_one_line(e)}", shown) from None
     return document_from_value(value, path=shown, size=len(data))
 
 
 def _looks_like_transcript(v: Any) -> bool:
-    return isinstance(v, dict) and (v.get("_type") == "transcript" or (
-        "_type" not in v and (isinstance(v.get("events"), list)
-                              or isinstance(v.get("messages"), list))))
+    return isinstance(v, dict) and (
+        v.get("_type") == "transcript"
+        or (
+            "_type" not in v
+            and (isinstance(v.get("events"), list) or isinstance(v.get("messages"), list))
+        )
+    )
 
 
-def document_from_value(value: Any, *, path: str | None = None,
-                        size: int | None = None) -> HarnDocument:
+def document_from_value(
+    value: Any, *, path: str | None = None, size: int | None = None
+) -> HarnDocument:
     """A parsed JSON value as a HarnDocument: a transcript (`_type: "transcript"`), a run
     record (the run itself, or `{"run": {...}}`). HarnShapeError otherwise."""
     where = path or "the value"
     if not isinstance(value, dict):
-        raise HarnShapeError(f"{where} is a JSON {_json_kind(value)}, not a harn transcript "
-                             f"or run record", path)
+        raise HarnShapeError(
+            f"{where} is a JSON {_json_kind(value)}, not a harn transcript or run record", path
+        )
     if value.get("_type") == "transcript":
-        return HarnDocument(path, "transcript", (_transcript("transcript", value),),
-                            size=size)
+        return HarnDocument(path, "transcript", (_transcript("transcript", value),), size=size)
     run = None
     if isinstance(value.get("run"), dict) and value.get("_type") is None:
         run = value["run"]
-    elif (value.get("_type") in ("run_record", "run") or "stages" in value
-          or "transcript" in value):
+    elif value.get("_type") in ("run_record", "run") or "stages" in value or "transcript" in value:
         run = value
     if run is not None:
-        return HarnDocument(path, "run", tuple(transcripts_of_run(run)),
-                            run_id=_str_or_none(run.get("id")), size=size)
+        return HarnDocument(
+            path,
+            "run",
+            tuple(transcripts_of_run(run)),
+            run_id=_str_or_none(run.get("id")),
+            size=size,
+        )
     if _looks_like_transcript(value):
-        return HarnDocument(path, "transcript", (_transcript("transcript", value),),
-                            size=size)
-    raise HarnShapeError(f"{where} is a JSON object but not a harn transcript "
-                         f"(no _type \"transcript\") or run record (no transcript/stages)",
-                         path)
+        return HarnDocument(path, "transcript", (_transcript("transcript", value),), size=size)
+    raise HarnShapeError(
+        f"{where} is a JSON object but not a harn transcript "
+        f'(no _type "transcript") or run record (no transcript/stages)',
+        path,
+    )
 
 
 def _json_kind(v: Any) -> str:
-    return {list: "array", str: "string", bool: "boolean", type(None): "null",
-            int: "number", float: "number"}.get(type(v), type(v).__name__)
+    return {
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        type(None): "null",
+        int: "number",
+        float: "number",
+    }.get(type(v), type(v).__name__)
 
 
-def _transcript(location: str, raw: dict[str, Any], stage_id: str | None = None,
-                node_id: str | None = None) -> Transcript:
+def _transcript(
+    location: str, raw: dict[str, Any], stage_id: str | None = None, node_id: str | None = None
+) -> Transcript:
     return Transcript(location, raw, _str_or_none(raw.get("id")), stage_id, node_id)
 
 
@@ -130,9 +167,14 @@ def transcripts_of_run(run: Mapping[str, Any]) -> list[Transcript]:
     if isinstance(stages, list):
         for i, stage in enumerate(stages):
             if isinstance(stage, dict) and isinstance(stage.get("transcript"), dict):
-                out.append(_transcript(f"run.stages[{i}].transcript", stage["transcript"],
-                                       _str_or_none(stage.get("id")),
-                                       _str_or_none(stage.get("node_id"))))
+                out.append(
+                    _transcript(
+                        f"run.stages[{i}].transcript",
+                        stage["transcript"],
+                        _str_or_none(stage.get("id")),
+                        _str_or_none(stage.get("node_id")),
+                    )
+                )
     return out
 
 
@@ -147,10 +189,14 @@ def transcripts_of(source: Any) -> tuple[Transcript, ...]:
 
 # --------------------------------------------------------------------------- events
 
+
 def compaction_events(transcript: Transcript | Mapping[str, Any]) -> tuple[CompactionEvent, ...]:
     """Every compaction event of one transcript, in event order, read as harn reads it."""
-    t = transcript if isinstance(transcript, Transcript) else _transcript("transcript",
-                                                                          dict(transcript))
+    t = (
+        transcript
+        if isinstance(transcript, Transcript)
+        else _transcript("transcript", dict(transcript))
+    )
     out: list[CompactionEvent] = []
     for idx, ev in enumerate(t.events):
         if not isinstance(ev, dict) or ev.get("kind") != "compaction":
@@ -184,15 +230,26 @@ def _event(t: Transcript, idx: int, ordinal: int, ev: dict[str, Any]) -> Compact
         path = "legacy"
         fields = read_legacy(meta_map)
         record_id = event_id
-    return CompactionEvent(location=t.location, event_index=idx, ordinal=ordinal,
-                           event_id=event_id, id=record_id, path=path, receipt_error=error,
-                           flat=flat, text=_str_or_none(ev.get("text")), **fields)
+    return CompactionEvent(
+        location=t.location,
+        event_index=idx,
+        ordinal=ordinal,
+        event_id=event_id,
+        id=record_id,
+        path=path,
+        receipt_error=error,
+        flat=flat,
+        text=_str_or_none(ev.get("text")),
+        **fields,
+    )
 
 
 # --------------------------------------------------------------------------- snapshots
 
-def find_snapshot(transcript: Transcript | Mapping[str, Any], asset_id: str | None
-                  ) -> SnapshotRef | None:
+
+def find_snapshot(
+    transcript: Transcript | Mapping[str, Any], asset_id: str | None
+) -> SnapshotRef | None:
     """The asset whose `id` is `asset_id`, searched breadth-first through the
     transcript's assets and every asset nested in a snapshot's data (older snapshots
     nest inside newer ones). Prefers an asset of kind compaction_source_transcript;
@@ -240,14 +297,21 @@ def find_snapshot(transcript: Transcript | Mapping[str, Any], asset_id: str | No
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         messages = tuple(data["messages"])
     meta = asset.get("metadata")
-    return SnapshotRef(asset_id, loc, asset.get("kind"), messages,
-                       meta if isinstance(meta, dict) else None, data, conflicting)
+    return SnapshotRef(
+        asset_id,
+        loc,
+        asset.get("kind"),
+        messages,
+        meta if isinstance(meta, dict) else None,
+        data,
+        conflicting,
+    )
 
 
 # --------------------------------------------------------------------------- what followed
 
-def _following(t: Transcript, events: Sequence[CompactionEvent], k: int
-               ) -> FollowingState | None:
+
+def _following(t: Transcript, events: Sequence[CompactionEvent], k: int) -> FollowingState | None:
     if k + 1 < len(events):
         nxt = events[k + 1]
         snap = find_snapshot(t, nxt.snapshot_asset_id)

@@ -7,19 +7,26 @@ survivors, the summary, and anything appended before the next state: in a sealed
 receipt the appended messages count as `introduced`. A compaction whose following state
 is unknown is not sealed.
 """
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from typing import Any
 
-from sealscope.core.harn.model import (CompactionEvent, HarnSealError, Transcript,
-                                       _one_line, _show)
-from sealscope.core.harn.read import (_following, compaction_events, find_snapshot,
-                                      transcripts_of)
+from sealscope.core.harn.model import CompactionEvent, HarnSealError, Transcript, _one_line, _show
+from sealscope.core.harn.read import _following, compaction_events, find_snapshot, transcripts_of
 
-__all__ = ["compactor_of", "method_of", "SealPlan", "seal_plan", "SealOutcome", "seal",
-           "seal_transcript", "already_sealed"]
+__all__ = [
+    "compactor_of",
+    "method_of",
+    "SealPlan",
+    "seal_plan",
+    "SealOutcome",
+    "seal",
+    "seal_transcript",
+    "already_sealed",
+]
 
 
 def compactor_of(ev: CompactionEvent) -> str:
@@ -31,14 +38,17 @@ def compactor_of(ev: CompactionEvent) -> str:
 def method_of(ev: CompactionEvent) -> str:
     """`<mode>/<policy strategy>#<event id>`: the call surface, the policy label, and
     the harn compaction the row seals (empty parts read `unknown`)."""
-    return (f"{ev.mode or 'unknown'}/{ev.strategy or ev.engine_strategy or 'unknown'}"
-            f"#{ev.id or 'unknown'}")
+    return (
+        f"{ev.mode or 'unknown'}/{ev.strategy or ev.engine_strategy or 'unknown'}"
+        f"#{ev.id or 'unknown'}"
+    )
 
 
 @dataclass(frozen=True)
 class SealPlan:
     """What sealing would do for one compaction: the pre (snapshot messages) and post
     (following messages) content, or why it cannot be sealed (`skip`)."""
+
     transcript: Transcript
     event: CompactionEvent
     pre: tuple[Any, ...] | None
@@ -78,6 +88,7 @@ def seal_plan(source: Any) -> tuple[SealPlan, ...]:
 class SealOutcome:
     """What `seal` did: the sealed (plan, row) pairs in order, the skipped (plan, reason)
     pairs, and the write error that stopped it (None when it ran to the end)."""
+
     sealed: tuple[tuple[SealPlan, dict[str, Any]], ...]
     skipped: tuple[tuple[SealPlan, str], ...]
     error: str | None = None
@@ -112,15 +123,18 @@ def seal(source: Any, ledger_path: str | os.PathLike[str]) -> SealOutcome:
             skipped.append((plan, f"content cannot be digested: {_one_line(e, 120)}"))
             continue
         try:
-            sealed.append((plan, rec.seal(ledger_path, compactor=plan.compactor,
-                                          method=plan.method)))
+            sealed.append(
+                (plan, rec.seal(ledger_path, compactor=plan.compactor, method=plan.method))
+            )
         except (ValueError, RecursionError) as e:
             # UnicodeEncodeError (a lone surrogate in a label) lands here, before writing
             skipped.append((plan, f"cannot be sealed: {_one_line(e, 120)}"))
         except OSError as e:
-            return SealOutcome(tuple(sealed), tuple(skipped),
-                               f"cannot write ledger {os.fspath(ledger_path)}: "
-                               f"{e.strerror or _one_line(e)}")
+            return SealOutcome(
+                tuple(sealed),
+                tuple(skipped),
+                f"cannot write ledger {os.fspath(ledger_path)}: {e.strerror or _one_line(e)}",
+            )
     return SealOutcome(tuple(sealed), tuple(skipped))
 
 
@@ -150,8 +164,13 @@ def already_sealed(source: Any, ledger_path: str | os.PathLike[str]) -> list[str
     held = set()
     for _n, row in iter_receipt_rows(p):
         pre = row.get("pre")
-        held.add((row.get("compactor"), row.get("method"),
-                  pre.get("digest") if isinstance(pre, dict) else None))
+        held.add(
+            (
+                row.get("compactor"),
+                row.get("method"),
+                pre.get("digest") if isinstance(pre, dict) else None,
+            )
+        )
     out = []
     for plan in seal_plan(source):
         if plan.skip is not None or plan.pre is None:

@@ -30,17 +30,23 @@ an f64's range (the file is unreadable to harn), and reads a literal `-0` as the
 -0.0, which no unsigned field accepts. `loads` reproduces that: `-0` becomes `NEG_ZERO`,
 an int 0 everywhere else (digests, output) that the readers here refuse as serde does.
 """
+
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sealscope.core.harn.model import (RECEIPT_FIELDS, U32_MAX, U64_MAX, RecapMetrics,
-                                       SourceMeasurement, _str_or_none)
+from sealscope.core.harn.model import (
+    RECEIPT_FIELDS,
+    U32_MAX,
+    U64_MAX,
+    RecapMetrics,
+    SourceMeasurement,
+    _str_or_none,
+)
 
-__all__ = ["SerdeError", "NEG_ZERO", "loads", "read_receipt", "read_legacy", "read_recap",
-           "COUNTS"]
+__all__ = ["SerdeError", "NEG_ZERO", "loads", "read_receipt", "read_legacy", "read_recap", "COUNTS"]
 
 # the receipt's unsigned counts whose absence reads 0
 COUNTS = ("archived_messages", "estimated_tokens_before", "estimated_tokens_after")
@@ -76,8 +82,9 @@ def _parse_float(text: str) -> float:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number; harn's JSON reader (serde_json) "
-                     f"refuses NaN and Infinity")
+    raise ValueError(
+        f"{name} is not a JSON number; harn's JSON reader (serde_json) refuses NaN and Infinity"
+    )
 
 
 def loads(data: bytes | str) -> Any:
@@ -86,17 +93,23 @@ def loads(data: bytes | str) -> Any:
     NEG_ZERO. Every failure is a ValueError (UnicodeDecodeError for invalid UTF-8),
     including nesting too deep for the interpreter."""
     try:
-        return json.loads(data, parse_int=_parse_int, parse_float=_parse_float,
-                          parse_constant=_refuse_constant)
+        return json.loads(
+            data, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant
+        )
     except RecursionError as e:
         raise ValueError(f"nesting too deep to parse: {e}") from None
 
 
 # what serde_json sees in a JSON value, for messages; bool before int, -0 before int
 _KINDS: tuple[tuple[type, str], ...] = (
-    (type(None), "null"), (bool, "a boolean"), (_NegativeZero, "-0 (a float to serde_json)"),
-    (float, "a number with a fraction or exponent (a float)"), (str, "a string"),
-    (list, "an array"), (dict, "an object"))
+    (type(None), "null"),
+    (bool, "a boolean"),
+    (_NegativeZero, "-0 (a float to serde_json)"),
+    (float, "a number with a fraction or exponent (a float)"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
 
 
 def _describe(v: Any) -> str:
@@ -146,16 +159,19 @@ def _fields(value: Any, names: Sequence[str], what: str, *, all_required: bool) 
         return {k: value[k] for k in names if k in value}
     if isinstance(value, list):
         if len(value) > len(names) or (all_required and len(value) < len(names)):
-            raise SerdeError(f"{what}: an array of {len(value)} elements, expected "
-                             f"{len(names)}")
+            raise SerdeError(f"{what}: an array of {len(value)} elements, expected {len(names)}")
         return dict(zip(names, value, strict=False))  # length checked above
     raise SerdeError(f"{what}: expected an object, got {_describe(value)}")
 
 
-_RECAP_FIELDS = ("recap_bytes", "budget_bytes", "kept_results_count", "dropped_count",
-                 "carried_prior_recap")
-_MEASURE_FIELDS = ("source_message_count", "source_bytes", "summary_bytes",
-                   "carried_source_bytes")
+_RECAP_FIELDS = (
+    "recap_bytes",
+    "budget_bytes",
+    "kept_results_count",
+    "dropped_count",
+    "carried_prior_recap",
+)
+_MEASURE_FIELDS = ("source_message_count", "source_bytes", "summary_bytes", "carried_source_bytes")
 
 
 def read_recap(value: Any, what: str = "recap") -> RecapMetrics:
@@ -164,15 +180,17 @@ def read_recap(value: Any, what: str = "recap") -> RecapMetrics:
     counts = [_uint(f.get(n, 0), f"{what}.{n}") for n in _RECAP_FIELDS[:4]]
     flag = f.get("carried_prior_recap", False)
     if not isinstance(flag, bool):
-        raise SerdeError(f"{what}.carried_prior_recap: expected true or false, got "
-                         f"{_describe(flag)}")
+        raise SerdeError(
+            f"{what}.carried_prior_recap: expected true or false, got {_describe(flag)}"
+        )
     return RecapMetrics(counts[0], counts[1], counts[2], counts[3], flag)
 
 
 def _read_measurement(value: Any) -> SourceMeasurement:
     f = _fields(value, _MEASURE_FIELDS, "source_measurement", all_required=True)
-    return SourceMeasurement(*(_opt_uint(f.get(n), f"source_measurement.{n}")
-                               for n in _MEASURE_FIELDS))
+    return SourceMeasurement(
+        *(_opt_uint(f.get(n), f"source_measurement.{n}") for n in _MEASURE_FIELDS)
+    )
 
 
 def read_receipt(value: Any) -> dict[str, Any]:
@@ -182,7 +200,8 @@ def read_receipt(value: Any) -> dict[str, Any]:
     g = f.get
     out: dict[str, Any] = {
         "schema_version": _uint(f["schema_version"], "schema_version", U32_MAX)
-        if "schema_version" in f else 1,
+        if "schema_version" in f
+        else 1,
         "receipt_id": _string(g("receipt_id", ""), "receipt_id"),
         "session_id": _opt_string(g("session_id"), "session_id"),
         "transcript_id": _opt_string(g("transcript_id"), "transcript_id"),
@@ -190,8 +209,9 @@ def read_receipt(value: Any) -> dict[str, Any]:
     for name in ("mode", "reason", "strategy", "engine_strategy"):
         out[name] = _string(g(name, ""), name)
     out["requested_strategy"] = _opt_string(g("requested_strategy"), "requested_strategy")
-    out["resolved_threshold_tokens"] = _opt_uint(g("resolved_threshold_tokens"),
-                                                 "resolved_threshold_tokens")
+    out["resolved_threshold_tokens"] = _opt_uint(
+        g("resolved_threshold_tokens"), "resolved_threshold_tokens"
+    )
     out["threshold_source"] = _opt_string(g("threshold_source"), "threshold_source")
     out["hard_limit_tokens"] = _opt_uint(g("hard_limit_tokens"), "hard_limit_tokens")
     for name in COUNTS:
@@ -210,6 +230,7 @@ def read_receipt(value: Any) -> dict[str, Any]:
 def read_legacy(meta: Mapping[str, Any]) -> dict[str, Any]:
     """harn's flat-metadata migration: schema_version 0, strings or "", counts via
     `as_u64` or 0."""
+
     def s(name: str) -> str:
         v = meta.get(name)
         return v if isinstance(v, str) else ""
@@ -225,17 +246,26 @@ def read_legacy(meta: Mapping[str, Any]) -> dict[str, Any]:
         except SerdeError:
             recap = None
     return {
-        "schema_version": 0, "receipt_id": None, "session_id": None, "transcript_id": None,
-        "mode": s("mode"), "reason": s("reason"), "strategy": s("strategy"),
-        "engine_strategy": s("engine_strategy"), "requested_strategy": None,
-        "resolved_threshold_tokens": None, "threshold_source": None,
-        "hard_limit_tokens": None, "archived_messages": n("archived_messages"),
+        "schema_version": 0,
+        "receipt_id": None,
+        "session_id": None,
+        "transcript_id": None,
+        "mode": s("mode"),
+        "reason": s("reason"),
+        "strategy": s("strategy"),
+        "engine_strategy": s("engine_strategy"),
+        "requested_strategy": None,
+        "resolved_threshold_tokens": None,
+        "threshold_source": None,
+        "hard_limit_tokens": None,
+        "archived_messages": n("archived_messages"),
         "estimated_tokens_before": n("estimated_tokens_before"),
         "estimated_tokens_after": n("estimated_tokens_after"),
         "snapshot_asset_id": _str_or_none(meta.get("snapshot_asset_id")),
         "instruction_mode": s("instruction_mode"),
         "instruction_source": _str_or_none(meta.get("instruction_source")),
         "compaction_policy": meta.get("compaction_policy"),
-        "recap": recap, "source_measurement": None,
+        "recap": recap,
+        "source_measurement": None,
         "defaulted": frozenset(n for n in COUNTS if n not in meta),
     }

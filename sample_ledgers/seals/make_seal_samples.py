@@ -20,6 +20,7 @@ The agent `wren` seals its manifest on two days (see README.md beside this scrip
 The snapshots' `created_at` / `registered_at` stamps and the ledger rows' `ts` are
 fixed (they are outside the snapshot digest); nothing depends on the clock.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -70,17 +71,26 @@ def seal(manifest: dict, stamp: str, chain: str | None) -> dict:
     """Seal, then fix the stamps and the ledger link (none of them is in the digest)."""
     snap = snapshot(manifest, label="wren")
     reg = dict(snap.registration, registered_at=stamp)
-    snap = dataclasses.replace(snap, registration=reg, created_at=stamp,
-                               ledger_chain=chain, ledger_path=LEDGER if chain else None)
+    snap = dataclasses.replace(
+        snap,
+        registration=reg,
+        created_at=stamp,
+        ledger_chain=chain,
+        ledger_path=LEDGER if chain else None,
+    )
     return snap.to_dict()
 
 
 def snapshot_row(snap_dict: dict, stamp: str) -> dict:
     """The `continuity_snapshot` row (FORMATS §6.8) with a fixed `ts`."""
-    return {"kind": "continuity_snapshot", "label": snap_dict["label"],
-            "manifest_digest": snap_dict["manifest_digest"],
-            "probe_set_digest": snap_dict["probe_set_digest"],
-            "aggregate_mean": snap_dict["registration"]["aggregate"]["mean"], "ts": stamp}
+    return {
+        "kind": "continuity_snapshot",
+        "label": snap_dict["label"],
+        "manifest_digest": snap_dict["manifest_digest"],
+        "probe_set_digest": snap_dict["probe_set_digest"],
+        "aggregate_mean": snap_dict["registration"]["aggregate"]["mean"],
+        "ts": stamp,
+    }
 
 
 def main(outdir: Path) -> None:
@@ -94,10 +104,18 @@ def main(outdir: Path) -> None:
     ledger.append(led, {"kind": "note", "text": "wren starts work", "ts": DAY1})
     chain1 = ledger.append(led, snapshot_row(day1, DAY1))
     # an overnight compaction of wren's context: one tool output dropped
-    pre = ["plan: verify the ledger", {"tool": "grep", "output": "42 matches"},
-           "decision: ship by Monday"]
-    row = receipt.build_row(pre, [pre[0], pre[2]], "wren-compactor", "drop-tool-output",
-                            opened_at="2026-03-01T23:00:00Z")
+    pre = [
+        "plan: verify the ledger",
+        {"tool": "grep", "output": "42 matches"},
+        "decision: ship by Monday",
+    ]
+    row = receipt.build_row(
+        pre,
+        [pre[0], pre[2]],
+        "wren-compactor",
+        "drop-tool-output",
+        opened_at="2026-03-01T23:00:00Z",
+    )
     row["ts"] = "2026-03-01T23:00:01Z"
     ledger.append(led, row)
     chain2 = ledger.append(led, snapshot_row(day2, DAY2))
@@ -119,7 +137,7 @@ def main(outdir: Path) -> None:
 
     write_json(outdir / "tiers.json", TIERS)
     write_json(outdir / "manifest-day2.json", MANIFEST_DAY2)
-    lock = outdir / (LEDGER + ".lock")   # the append lock, not a sample
+    lock = outdir / (LEDGER + ".lock")  # the append lock, not a sample
     if lock.exists():
         lock.unlink()
 

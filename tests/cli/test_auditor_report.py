@@ -14,9 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.widgets import Input
-
 from sealscope.viewer.lookup_screen import LookupScreen
+from textual.widgets import Input
 
 from tests.viewer.viewer_helpers import (
     HELD,

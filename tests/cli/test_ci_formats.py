@@ -1,5 +1,6 @@
 """CI formats: GitHub workflow commands, step summary, JUnit XML and the in-toto VSA,
 parsed back with real parsers and checked against the samples' verdicts."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import ledger
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +25,15 @@ COMMAND = re.compile(r"^::(?P<name>[a-z-]+)(?: (?P<props>[^:]*))?::(?P<msg>.*)$"
 
 def run(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
-    p = subprocess.run([*cmd, *argv], capture_output=True, text=True, timeout=300,
-                       env=env, stdin=subprocess.DEVNULL, check=False)
+    p = subprocess.run(
+        [*cmd, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     if "github" in argv:  # stderr is text inside stop-commands pauses (issue 32)
         p.stderr = unwrap_stop_commands(p.stderr)
     return p
@@ -49,8 +56,13 @@ def unwrap_stop_commands(stderr: str) -> str:
 
 
 def unescape(text: str) -> str:
-    return text.replace("%0A", "\n").replace("%0D", "\r").replace("%3A", ":") \
-        .replace("%2C", ",").replace("%25", "%")
+    return (
+        text.replace("%0A", "\n")
+        .replace("%0D", "\r")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+    )
 
 
 def commands(stdout: str) -> list[dict]:
@@ -59,8 +71,13 @@ def commands(stdout: str) -> list[dict]:
         m = COMMAND.match(line)
         assert m, f"not a workflow command: {line!r}"
         props = dict(p.split("=", 1) for p in (m["props"] or "").split(",") if p)
-        out.append({"name": m["name"], **{k: unescape(v) for k, v in props.items()},
-                    "msg": unescape(m["msg"])})
+        out.append(
+            {
+                "name": m["name"],
+                **{k: unescape(v) for k, v in props.items()},
+                "msg": unescape(m["msg"]),
+            }
+        )
     return out
 
 
@@ -68,8 +85,15 @@ def test_tampered_gives_one_error_at_line_4():
     p = run("verify", str(SAMPLES / "tampered.jsonl"), "--format", "github")
     assert p.returncode == 1
     cmds = commands(p.stdout)
-    assert cmds == [{"name": "error", "file": str(SAMPLES / "tampered.jsonl"), "line": "4",
-                     "title": "ledger break", "msg": "line 4: chain mismatch"}]
+    assert cmds == [
+        {
+            "name": "error",
+            "file": str(SAMPLES / "tampered.jsonl"),
+            "line": "4",
+            "title": "ledger break",
+            "msg": "line 4: chain mismatch",
+        }
+    ]
     assert "BROKEN" in p.stderr  # the human one-line summary stays on stderr
 
 
@@ -89,8 +113,16 @@ def test_declared_break_is_a_warning():
 
 def test_liar_receipt_is_named(tmp_path):
     held = SAMPLES / "held"
-    p = run("receipts", str(SAMPLES / "liar.jsonl"), "--pre", str(held / "liar-pre.json"),
-            "--post", str(held / "liar-post.json"), "--format", "github")
+    p = run(
+        "receipts",
+        str(SAMPLES / "liar.jsonl"),
+        "--pre",
+        str(held / "liar-pre.json"),
+        "--post",
+        str(held / "liar-post.json"),
+        "--format",
+        "github",
+    )
     assert p.returncode == 1
     errors = [c for c in commands(p.stdout) if c["name"] == "error"]
     assert len(errors) == 1 and errors[0]["line"] == "3"
@@ -128,8 +160,9 @@ def test_hostile_rows_cannot_inject_a_command(tmp_path):
     assert sorted(c["name"] for c in cmds) == ["error"] * doc["breaks"] + ["warning"], p.stdout
     shown = str(path)  # the real path, escaped by the property rules only (issue 32)
     assert all(c["file"] == shown for c in cmds)
-    assert all(line.startswith(("::error file=", "::warning file="))
-               for line in p.stdout.splitlines())
+    assert all(
+        line.startswith(("::error file=", "::warning file=")) for line in p.stdout.splitlines()
+    )
     assert any("duplicate key" in c["msg"] for c in cmds)
     (warn,) = [c for c in cmds if c["name"] == "warning"]
     assert "::set-output" in warn["msg"] and "\\n::error::forged" in warn["msg"]
@@ -145,6 +178,7 @@ def test_step_summary_is_appended_and_bounded(tmp_path):
     text = summary.read_text()
     assert text.startswith("earlier step\n") and "line 4: chain mismatch" in text
     from sealscope.ci_formats import step_summary
+
     big = "".join(f"| row {i} | {'x' * 80} |\n" for i in range(20000))
     cut = step_summary(big)
     assert len(cut.encode()) <= 1 << 20 and "Report truncated" in cut
@@ -168,8 +202,13 @@ def _junit(path: Path) -> ET.Element:
 
 def test_junit_for_verify_and_receipts(tmp_path):
     out = tmp_path / "verify.xml"
-    p = run("verify", str(SAMPLES / "tampered.jsonl"), str(SAMPLES / "session.jsonl"),
-            "--junit", str(out))
+    p = run(
+        "verify",
+        str(SAMPLES / "tampered.jsonl"),
+        str(SAMPLES / "session.jsonl"),
+        "--junit",
+        str(out),
+    )
     assert p.returncode == 1
     root = _junit(out)
     suites = {s.get("name"): s for s in root}
@@ -197,8 +236,14 @@ def test_junit_survives_hostile_rows(tmp_path):
 
 def test_pin_check_is_a_test_case(tmp_path):
     out = tmp_path / "pin.xml"
-    p = run("verify", str(SAMPLES / "truncated.jsonl"), "--pin",
-            (SAMPLES / "truncated.pin").read_text().strip(), "--junit", str(out))
+    p = run(
+        "verify",
+        str(SAMPLES / "truncated.jsonl"),
+        "--pin",
+        (SAMPLES / "truncated.pin").read_text().strip(),
+        "--junit",
+        str(out),
+    )
     assert p.returncode == 1
     cases = {c.get("name"): c for c in _junit(out).iter("testcase")}
     assert set(cases) == {"chain", "pin"}
@@ -239,29 +284,47 @@ def test_vsa_of_a_fifo_lists_it_undigested_instead_of_waiting_on_it(tmp_path):
     os.mkfifo(fifo)
     good = SAMPLES / "session.jsonl"
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
-    p = subprocess.run([*cmd, "verify", str(good), str(fifo), "--vsa", str(out)],
-                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                       check=False)
+    p = subprocess.run(
+        [*cmd, "verify", str(good), str(fifo), "--vsa", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert p.returncode == 3
     st = json.loads(out.read_text())
     assert [s["name"] for s in st["subject"]] == [str(good)]
     assert [(r["path"], r["sha256"]) for r in st["predicate"]["sealscope"]["results"]] == [
-        (str(good), hashlib.sha256(good.read_bytes()).hexdigest()), (str(fifo), None)]
+        (str(good), hashlib.sha256(good.read_bytes()).hexdigest()),
+        (str(fifo), None),
+    ]
     assert st["predicate"]["verificationResult"] == "FAILED"
     # a FIFO alone: nothing to digest, no summary, and still no wait
-    p = subprocess.run([*cmd, "verify", str(fifo), "--vsa", str(tmp_path / "none.json")],
-                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                       check=False)
+    p = subprocess.run(
+        [*cmd, "verify", str(fifo), "--vsa", str(tmp_path / "none.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert p.returncode == 3 and not (tmp_path / "none.json").exists()
     assert "no file could be read to digest" in p.stderr
 
 
-@pytest.mark.parametrize("verb,target", [
-    ("verify", "tampered.jsonl"), ("receipts", "session.jsonl"), ("fleet", "."),
-    ("harn", "harn/run-record.json"), ("export", "tampered.jsonl")])
+@pytest.mark.parametrize(
+    "verb,target",
+    [
+        ("verify", "tampered.jsonl"),
+        ("receipts", "session.jsonl"),
+        ("fleet", "."),
+        ("harn", "harn/run-record.json"),
+        ("export", "tampered.jsonl"),
+    ],
+)
 def test_stdout_carries_only_the_chosen_format(verb, target, tmp_path):
-    p = run(verb, str(SAMPLES / target), "--junit", str(tmp_path / "x.xml"),
-            "--format", "github")
+    p = run(verb, str(SAMPLES / target), "--junit", str(tmp_path / "x.xml"), "--format", "github")
     assert p.stdout and all(COMMAND.match(line) for line in p.stdout.splitlines())
     assert len(p.stderr.strip().splitlines()) == 1  # the one-line human summary
     _junit(tmp_path / "x.xml")
@@ -297,12 +360,14 @@ def _vsa(path: Path, files: list[Path]) -> dict:
     assert isinstance(st["subject"], list) and st["subject"]
     for subj in st["subject"]:
         assert set(subj) == {"name", "digest"} and isinstance(subj["name"], str)
-        assert subj["digest"] and all(re.fullmatch("[a-z0-9-]+", alg)
-                                      and re.fullmatch("[0-9a-f]+", v)
-                                      for alg, v in subj["digest"].items())
+        assert subj["digest"] and all(
+            re.fullmatch("[a-z0-9-]+", alg) and re.fullmatch("[0-9a-f]+", v)
+            for alg, v in subj["digest"].items()
+        )
         assert re.fullmatch("[0-9a-f]{64}", subj["digest"]["sha256"])
-    assert {s["name"]: s["digest"]["sha256"] for s in st["subject"]} == \
-        {str(f): sha256sum(f) for f in files}
+    assert {s["name"]: s["digest"]["sha256"] for s in st["subject"]} == {
+        str(f): sha256sum(f) for f in files
+    }
     pred = st["predicate"]
     assert isinstance(pred["verifier"]["id"], str) and pred["verifier"]["id"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", pred["timeVerified"])
@@ -341,23 +406,42 @@ def test_fleet_annotations_match_the_verdicts(folder):
     for c in commands(p.stdout):
         by_file.setdefault(Path(c["file"]).name, []).append(c)
     assert by_file == {
-        "tampered.jsonl": [{"name": "error", "file": str(folder / "tampered.jsonl"),
-                            "line": "4", "title": "ledger break",
-                            "msg": "line 4: chain mismatch"}],
-        "declared-break.jsonl": [{"name": "warning",
-                                  "file": str(folder / "declared-break.jsonl"), "line": "3",
-                                  "title": "declared break",
-                                  "msg": by_file["declared-break.jsonl"][0]["msg"]}],
-        "bad-receipt.jsonl": [{"name": "error", "file": str(folder / "bad-receipt.jsonl"),
-                               "line": "2", "title": "compaction receipt fails",
-                               "msg": by_file["bad-receipt.jsonl"][0]["msg"]}],
+        "tampered.jsonl": [
+            {
+                "name": "error",
+                "file": str(folder / "tampered.jsonl"),
+                "line": "4",
+                "title": "ledger break",
+                "msg": "line 4: chain mismatch",
+            }
+        ],
+        "declared-break.jsonl": [
+            {
+                "name": "warning",
+                "file": str(folder / "declared-break.jsonl"),
+                "line": "3",
+                "title": "declared break",
+                "msg": by_file["declared-break.jsonl"][0]["msg"],
+            }
+        ],
+        "bad-receipt.jsonl": [
+            {
+                "name": "error",
+                "file": str(folder / "bad-receipt.jsonl"),
+                "line": "2",
+                "title": "compaction receipt fails",
+                "msg": by_file["bad-receipt.jsonl"][0]["msg"],
+            }
+        ],
     }
     assert by_file["declared-break.jsonl"][0]["msg"].startswith("line 3: declared break (")
     assert by_file["bad-receipt.jsonl"][0]["msg"].startswith(
-        "line 2: manifest length 3 != dropped.count 99")
+        "line 2: manifest length 3 != dropped.count 99"
+    )
     # the fleet's words: a failing receipt makes the ledger BROKEN 1, as `export` says
-    assert p.stderr.startswith("4 ledgers: 1 verified, 2 broken, 1 could not look; "
-                               "receipts 5 (1 failed, 4 bounded)")
+    assert p.stderr.startswith(
+        "4 ledgers: 1 verified, 2 broken, 1 could not look; receipts 5 (1 failed, 4 bounded)"
+    )
 
 
 def test_fleet_honest_gives_nothing_but_the_summary(tmp_path):
@@ -371,8 +455,12 @@ def test_fleet_junit_one_suite_per_ledger_a_case_per_check(folder, tmp_path):
     p = run("fleet", str(folder), "--junit", str(out))
     assert p.returncode == 1
     suites = {Path(s.get("name")).name: s for s in _junit(out)}
-    assert set(suites) == {"session.jsonl", "tampered.jsonl", "declared-break.jsonl",
-                           "bad-receipt.jsonl"}
+    assert set(suites) == {
+        "session.jsonl",
+        "tampered.jsonl",
+        "declared-break.jsonl",
+        "bad-receipt.jsonl",
+    }
     cases = {n: {c.get("name"): c for c in s} for n, s in suites.items()}
     assert list(cases["session.jsonl"]) == ["chain", "receipt line 5", "receipt line 7"]
     assert cases["session.jsonl"]["chain"].find("failure") is None  # passed
@@ -397,8 +485,12 @@ def test_fleet_vsa_every_ledger_a_subject(folder, tmp_path):
     st = _vsa(out, files)
     assert st["predicate"]["verificationResult"] == "FAILED"
     assert st["predicate"]["sealscope"]["policy"] == {
-        "verb": "fleet", "strict": True, "glob": "*.jsonl", "incremental": False,
-        "checks": ["chain", "receipts"]}
+        "verb": "fleet",
+        "strict": True,
+        "glob": "*.jsonl",
+        "incremental": False,
+        "checks": ["chain", "receipts"],
+    }
     ok = tmp_path / "ok.json"
     assert run("fleet", str(folder / "session.jsonl"), "--vsa", str(ok)).returncode == 0
     assert _vsa(ok, [folder / "session.jsonl"])["predicate"]["verificationResult"] == "PASSED"
@@ -437,11 +529,13 @@ def test_harn_high_finding_is_an_error_medium_a_warning(tmp_path):
     cmds = commands(p.stdout)
     assert [(c["name"], c["title"]) for c in cmds] == [
         ("error", "harn archived_understated at run.stages[1].transcript"),
-        ("warning", "harn snapshot_metadata_mismatch at run.stages[1].transcript")]
+        ("warning", "harn snapshot_metadata_mismatch at run.stages[1].transcript"),
+    ]
     assert all(c["file"] == str(HARN / "run-record.json") and "line" not in c for c in cmds)
     assert cmds[0]["msg"].startswith(
         "compaction #2 compaction-0196f3a2-b7e2-7022-8000-000000000022: archived_messages "
-        "claims 3 but 5 messages are gone")
+        "claims 3 but 5 messages are gone"
+    )
     assert p.stderr.startswith("FINDINGS  ")
 
 
@@ -459,7 +553,8 @@ def test_harn_junit_and_vsa(tmp_path):
     cases = list(suite)
     assert [c.get("name") for c in cases] == [
         "compaction #1 evt-0196f3a2-b7e2-7009-8000-000000000009",
-        "compaction #2 compaction-0196f3a2-b7e2-7022-8000-000000000022"]
+        "compaction #2 compaction-0196f3a2-b7e2-7022-8000-000000000022",
+    ]
     assert cases[0].find("failure") is None
     assert cases[1].find("failure").get("message").startswith("FINDINGS: run.stages[1]")
     st = _vsa(vsa, [f])
@@ -483,8 +578,17 @@ def test_harn_unreadable_is_a_warning_exit_3(tmp_path):
 def test_a_missing_file_is_a_warning_and_a_junit_error(verb, tmp_path):
     gone = tmp_path / "gone.jsonl"
     out, vsa, summary = tmp_path / "m.xml", tmp_path / "m.json", tmp_path / "s.md"
-    p = run(verb, str(gone), "--format", "github", "--junit", str(out), "--vsa", str(vsa),
-            env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
+    p = run(
+        verb,
+        str(gone),
+        "--format",
+        "github",
+        "--junit",
+        str(out),
+        "--vsa",
+        str(vsa),
+        env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)),
+    )
     assert p.returncode == 3 and "Traceback" not in p.stderr
     assert "COULD NOT LOOK" in summary.read_text()
     (cmd,) = commands(p.stdout)
@@ -498,8 +602,15 @@ def test_a_missing_file_is_a_warning_and_a_junit_error(verb, tmp_path):
 
 
 def test_harn_seal_refuses_the_audit_formats(tmp_path):
-    p = run("harn", "seal", str(HARN / "session-transcript.json"), "--ledger",
-            str(tmp_path / "out.jsonl"), "--junit", str(tmp_path / "x.xml"))
+    p = run(
+        "harn",
+        "seal",
+        str(HARN / "session-transcript.json"),
+        "--ledger",
+        str(tmp_path / "out.jsonl"),
+        "--junit",
+        str(tmp_path / "x.xml"),
+    )
     assert p.returncode == 2 and "sealscope receipts OUT.jsonl" in p.stderr
     assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "x.xml").exists()
 
@@ -510,11 +621,19 @@ def test_export_github_annotates_the_report(tmp_path):
     assert p.returncode == 1
     cmds = commands(p.stdout)
     assert [c for c in cmds if c["name"] == "error"] == [
-        {"name": "error", "file": str(f), "line": "4", "title": "ledger break",
-         "msg": "line 4: chain mismatch"}]
+        {
+            "name": "error",
+            "file": str(f),
+            "line": "4",
+            "title": "ledger break",
+            "msg": "line 4: chain mismatch",
+        }
+    ]
     # the receipts are VERIFIED within a bound: a notice each states the bound
-    assert [(c["name"], c["line"]) for c in cmds if c["name"] in ("warning", "notice")] == \
-        [("notice", "5"), ("notice", "7")]
+    assert [(c["name"], c["line"]) for c in cmds if c["name"] in ("warning", "notice")] == [
+        ("notice", "5"),
+        ("notice", "7"),
+    ]
     assert p.stderr.startswith("BROKEN  ")
     honest = run("export", str(SAMPLES / "hostile.jsonl"), "--format", "github")
     assert honest.returncode == 0 and honest.stdout == ""
@@ -545,19 +664,34 @@ def test_export_junit_vsa_and_the_report_together(tmp_path):
 
 
 def test_unwritable_outputs_are_one_line_exit_3(tmp_path):
-    p = run("verify", str(SAMPLES / "session.jsonl"), "--junit",
-            str(tmp_path / "no" / "such" / "dir.xml"))
+    p = run(
+        "verify",
+        str(SAMPLES / "session.jsonl"),
+        "--junit",
+        str(tmp_path / "no" / "such" / "dir.xml"),
+    )
     assert p.returncode == 3 and "Traceback" not in p.stderr
     assert "cannot write JUnit XML" in p.stderr
     p = run("verify", str(SAMPLES / "session.jsonl"), "--vsa", str(SAMPLES / "session.jsonl"))
     assert p.returncode == 2 and "refusing" in p.stderr
 
 
-@pytest.mark.parametrize("argv", [
-    ("fleet", "{folder}"), ("harn", str(HARN / "run-record.json")),
-    ("export", str(SAMPLES / "tampered.jsonl")), ("receipts", str(SAMPLES / "liar.jsonl"),
-                                                  "--pre", str(HELD_DIR / "liar-pre.json"),
-                                                  "--post", str(HELD_DIR / "liar-post.json"))])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("fleet", "{folder}"),
+        ("harn", str(HARN / "run-record.json")),
+        ("export", str(SAMPLES / "tampered.jsonl")),
+        (
+            "receipts",
+            str(SAMPLES / "liar.jsonl"),
+            "--pre",
+            str(HELD_DIR / "liar-pre.json"),
+            "--post",
+            str(HELD_DIR / "liar-post.json"),
+        ),
+    ],
+)
 def test_step_summary_for_every_verb(argv, folder, tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
@@ -586,18 +720,22 @@ def test_step_summary_and_annotations_stay_bounded_end_to_end(tmp_path):
     tail = data.decode().rstrip().splitlines()[-1]
     assert tail.startswith("**Report truncated:** ") and "more bytes" in tail
     from sealscope.ci_formats import ANNOTATION_LIMIT
+
     cmds = commands(p.stdout)
     assert len(cmds) == ANNOTATION_LIMIT + 1
     assert [c["line"] for c in cmds[:3]] == ["1", "2", "3"]
     assert cmds[-1]["name"] == "warning" and cmds[-1]["msg"].startswith(
-        f"{40000 - ANNOTATION_LIMIT} more annotation(s) ({40000 - ANNOTATION_LIMIT} error(s))")
+        f"{40000 - ANNOTATION_LIMIT} more annotation(s) ({40000 - ANNOTATION_LIMIT} error(s))"
+    )
 
 
 # --------------------------------------------------------------------------- injection
 
-HOSTILE = ("x%0A::set-output name=pwned::1\n::error::forged\r::warning::also %25 "
-           "\u2028::error::sep \u2029 \u202eevil\u202c \u2066iso\u2069 ]]> <x>&amp; "
-           "\x00\x0b\x0c\x1b[31m\x85\ufffe\uffff end")
+HOSTILE = (
+    "x%0A::set-output name=pwned::1\n::error::forged\r::warning::also %25 "
+    "\u2028::error::sep \u2029 \u202eevil\u202c \u2066iso\u2069 ]]> <x>&amp; "
+    "\x00\x0b\x0c\x1b[31m\x85\ufffe\uffff end"
+)
 HOSTILE_NAME = "evil,name:x\n::error::named\u2028\u202e"
 RAW = ("\r", "\x00", "\x0b", "\x0c", "\x1b", "\x85", "\u2028", "\u2029", "\u202e", "\u2066")
 
@@ -681,6 +819,7 @@ def test_no_hostile_text_injects_into_any_format(verb, tmp_path):
 
 # --------------------------------------------------------------------------- docs/ci
 
+
 def _pipeline_dir(tmp_path: Path) -> Path:
     work = tmp_path / "repo"
     (work / "ledgers").mkdir(parents=True)
@@ -692,8 +831,15 @@ def _pipeline_dir(tmp_path: Path) -> Path:
 
 def _shell(script: str, cwd: Path, env: dict) -> subprocess.CompletedProcess:
     path = f"{EXE.parent}{os.pathsep}{env.get('PATH', '')}"
-    return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True,
-                          text=True, env=dict(env, PATH=path), timeout=300, check=False)
+    return subprocess.run(
+        ["bash", "-e", "-c", script],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(env, PATH=path),
+        timeout=300,
+        check=False,
+    )
 
 
 def test_the_github_actions_example_runs(tmp_path):
@@ -703,17 +849,24 @@ def test_the_github_actions_example_runs(tmp_path):
     steps = {s.get("name"): s for s in doc["jobs"]["audit"]["steps"]}
     work = _pipeline_dir(tmp_path)
     summary = tmp_path / "summary.md"
-    p = _shell(steps["audit every ledger"]["run"], work,
-               dict(os.environ, GITHUB_STEP_SUMMARY=str(summary)))
+    p = _shell(
+        steps["audit every ledger"]["run"], work, dict(os.environ, GITHUB_STEP_SUMMARY=str(summary))
+    )
     assert p.returncode == 1, p.stderr
-    assert commands(p.stdout) == [{"name": "error", "file": "ledgers/tampered.jsonl",
-                                   "line": "4", "title": "ledger break",
-                                   "msg": "line 4: chain mismatch"}]
+    assert commands(p.stdout) == [
+        {
+            "name": "error",
+            "file": "ledgers/tampered.jsonl",
+            "line": "4",
+            "title": "ledger break",
+            "msg": "line 4: chain mismatch",
+        }
+    ]
     assert len(list(_junit(work / "reports" / "ledgers.xml"))) == 2
     st = json.loads((work / "reports" / "ledgers.vsa.json").read_text())
     assert {s["name"]: s["digest"]["sha256"] for s in st["subject"]} == {
-        f"ledgers/{n}": sha256sum(work / "ledgers" / n)
-        for n in ("session.jsonl", "tampered.jsonl")}
+        f"ledgers/{n}": sha256sum(work / "ledgers" / n) for n in ("session.jsonl", "tampered.jsonl")
+    }
     assert "tampered.jsonl" in summary.read_text()
 
 
@@ -744,8 +897,12 @@ def test_liar_receipt_in_junit_and_vsa_matches_the_json_verdict(tmp_path):
     assert failure.text == failure.get("message") + "; " + "; ".join(doc["notes"])
     st = _vsa(vsa, [f])
     assert st["predicate"]["verificationResult"] == "FAILED"
-    assert st["predicate"]["sealscope"]["policy"] == {"verb": "receipts", "line": None,
-                                                      "pre": True, "post": True}
+    assert st["predicate"]["sealscope"]["policy"] == {
+        "verb": "receipts",
+        "line": None,
+        "pre": True,
+        "post": True,
+    }
     (res,) = st["predicate"]["sealscope"]["results"]
     assert res["verdict"] == "BROKEN" and res["exit_code"] == 1
     assert res["checks"] == [{"name": "receipt line 3", "outcome": "failed"}]

@@ -1,6 +1,7 @@
 """`sealscope demo --record`: a valid asciicast v2 file whose replay through a terminal
 emulator (pyte) ends on the final caption; and the demo's workspace is removed when
 the run is interrupted (q, SIGTERM) in a real pseudo-terminal."""
+
 from __future__ import annotations
 
 import json
@@ -16,11 +17,10 @@ from pathlib import Path
 
 import pyte
 import pytest
-
 from sealscope.demo_record import spawn
 
 ROOT = Path(__file__).resolve().parents[2]
-DEADLINE = 120.0   # a safety net against a hang, not a timing assertion
+DEADLINE = 120.0  # a safety net against a hang, not a timing assertion
 
 
 def _env(tmp_path):
@@ -32,9 +32,25 @@ def _env(tmp_path):
 def test_record_writes_an_asciicast_v2_that_replays_to_the_final_caption(tmp_path):
     env, tmp = _env(tmp_path)
     cast = tmp_path / "demo.cast"
-    p = subprocess.run([sys.executable, "-m", "sealscope", "demo", "--speed", "1000",
-                        "--record", str(cast), "--size", "80x24"], check=False, env=env,
-                       stdin=subprocess.DEVNULL, capture_output=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sealscope",
+            "demo",
+            "--speed",
+            "1000",
+            "--record",
+            str(cast),
+            "--size",
+            "80x24",
+        ],
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     assert f"demo: wrote {cast} (an asciicast v2 recording".encode() in p.stderr  # says so
     lines = cast.read_text(encoding="utf-8").splitlines()
@@ -55,13 +71,14 @@ def test_record_writes_an_asciicast_v2_that_replays_to_the_final_caption(tmp_pat
     shown = "\n".join(screen.display)
     assert " 9/9  — That's the audit: a rewritten row, a hidden drop and a lost" in shown
     assert "✓ every step checked · q quits" in shown
-    assert list(tmp.iterdir()) == []   # the workspace is gone
+    assert list(tmp.iterdir()) == []  # the workspace is gone
 
     # docs/render_cast.py makes the README's key-frame SVG from such a recording
     render = runpy.run_path(str(ROOT / "docs" / "render_cast.py"))["render"]
     svg = ET.fromstring(render(cast))
-    frames = [g for g in svg.iter("{http://www.w3.org/2000/svg}g")
-              if "f" in g.get("class", "").split()]
+    frames = [
+        g for g in svg.iter("{http://www.w3.org/2000/svg}g") if "f" in g.get("class", "").split()
+    ]
     assert len(frames) == 9
     last = "".join(t.text or "" for t in frames[-1].iter("{http://www.w3.org/2000/svg}text"))
     assert "9/9" in last and "every step checked" in last
@@ -69,7 +86,7 @@ def test_record_writes_an_asciicast_v2_that_replays_to_the_final_caption(tmp_pat
     # terminal-restoring sequences after it (it prints the kitty keyboard pop's "u")
     drawn = pyte.Screen(80, 24)
     feed = pyte.Stream(drawn)
-    for e in events[:next(i for i, e in enumerate(events) if "\x1b[?1049l" in e[2])]:
+    for e in events[: next(i for i, e in enumerate(events) if "\x1b[?1049l" in e[2])]:
         feed.feed(e[2])
     assert "".join(last.split()) == "".join("".join(drawn.display).split())
 
@@ -80,8 +97,9 @@ def _until(master: int, proc, pred) -> bytes:
     end = time.monotonic() + DEADLINE
     while not pred(out):
         if time.monotonic() > end or proc.poll() is not None:
-            raise AssertionError("the demo never got there: " + out[-500:].decode("utf-8",
-                                                                                   "replace"))
+            raise AssertionError(
+                "the demo never got there: " + out[-500:].decode("utf-8", "replace")
+            )
         ready, _, _ = select.select([master], [], [], 0.2)
         if ready:
             try:
@@ -122,12 +140,17 @@ def test_an_interrupted_demo_removes_its_workspace(tmp_path, how):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert code == (0 if how == "q" else 143)   # 128 + SIGTERM, as a shell reports it
+    assert code == (0 if how == "q" else 143)  # 128 + SIGTERM, as a shell reports it
     assert list(tmp.iterdir()) == []
 
 
 @pytest.mark.parametrize("args", [["--speed", "0"], ["--speed", "fast"], ["--size", "40x10"]])
 def test_usage_errors_exit_2(args):
-    p = subprocess.run([sys.executable, "-m", "sealscope", "demo", *args],
-                       check=False, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "sealscope", "demo", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2 and "error:" in p.stderr

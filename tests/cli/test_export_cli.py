@@ -1,4 +1,5 @@
 """`sealscope export`: on every sample, the report's verdicts equal the CLI verbs'."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import kinds
 from sealscope.core.export import REPORT_KINDS
 
@@ -19,16 +19,20 @@ SEALS = SAMPLES / "seals"
 # every ledger sample (held-content and witness-store JSONL are read as ledgers too);
 # a call record or an AAT export is its own kind, reported as `check` judges it
 # (tests/cli/test_export_kinds_cli.py)
-LEDGERS = sorted(p for p in SAMPLES.rglob("*.jsonl")
-                 if kinds.identify(p).kind not in REPORT_KINDS)
-SNAPSHOTS = [SEALS / "seal-day1.json", SEALS / "seal-day2.json",
-             SEALS / "seal-day1-tampered.json"]
+LEDGERS = sorted(p for p in SAMPLES.rglob("*.jsonl") if kinds.identify(p).kind not in REPORT_KINDS)
+SNAPSHOTS = [SEALS / "seal-day1.json", SEALS / "seal-day2.json", SEALS / "seal-day1-tampered.json"]
 RANK = {0: 0, 3: 1, 1: 2}
 
 
 def sealscope(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sealscope", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
 
 
 def as_json(p: subprocess.CompletedProcess):
@@ -104,20 +108,24 @@ _words = {0: "VALID", 1: "DIVERGENCE", 3: "CONTAINED ONLY"}
 
 def _verdict(doc: dict) -> dict:
     doc = json.loads(json.dumps(doc))
-    doc.get("receipt", {}).pop("compared_at", None)   # a clock stamp
+    doc.get("receipt", {}).pop("compared_at", None)  # a clock stamp
     return doc
 
 
 @pytest.mark.parametrize("restated", ["restated-faithful.json", "restated-divergent.json"])
-@pytest.mark.parametrize("flags", [[], ["--loose"], ["--tiers", "tiers.json"],
-                                   ["--loose", "--tiers", "tiers.json"]],
-                         ids=["strict", "loose", "strict-tiers", "loose-tiers"])
+@pytest.mark.parametrize(
+    "flags",
+    [[], ["--loose"], ["--tiers", "tiers.json"], ["--loose", "--tiers", "tiers.json"]],
+    ids=["strict", "loose", "strict-tiers", "loose-tiers"],
+)
 def test_restatement_report_equals_continuity_verb(restated, flags):
-    exp = sealscope("export", "seal-day1.json", "--restated", restated, *flags,
-                    "--format", "json", cwd=SEALS)
+    exp = sealscope(
+        "export", "seal-day1.json", "--restated", restated, *flags, "--format", "json", cwd=SEALS
+    )
     report = as_json(exp)
-    cont = sealscope("continuity", "seal-day1.json", "--restated", restated, *flags,
-                     "--json", cwd=SEALS)
+    cont = sealscope(
+        "continuity", "seal-day1.json", "--restated", restated, *flags, "--json", cwd=SEALS
+    )
     (rec,) = report["session"]
     assert rec["kind"] == "verdict"
     assert _verdict(rec["result"]) == _verdict(as_json(cont))
@@ -133,21 +141,39 @@ def test_restatement_report_equals_continuity_verb(restated, flags):
 
 @pytest.mark.parametrize("tiers", [[], ["--tiers", "tiers.json"]], ids=["untiered", "tiers"])
 def test_diff_report_equals_diff_verb(tiers):
-    exp = sealscope("export", "seal-day2.json", "--against", "seal-day1.json", *tiers,
-                    "--format", "json", cwd=SEALS)
+    exp = sealscope(
+        "export",
+        "seal-day2.json",
+        "--against",
+        "seal-day1.json",
+        *tiers,
+        "--format",
+        "json",
+        cwd=SEALS,
+    )
     report = as_json(exp)
     diff = sealscope("diff", "seal-day1.json", "seal-day2.json", *tiers, "--json", cwd=SEALS)
     (rec,) = report["session"]
     assert rec["kind"] == "diff" and rec["result"] == as_json(diff)
     assert exp.returncode == diff.returncode == 0
     changed = {k: [e["id"] for e in rec["result"][k]] for k in ("changed", "added", "removed")}
-    assert changed == {"changed": ["open_commitments:0"], "added": ["live_threads:seal-diff"],
-                       "removed": ["live_threads:ledger-verify"]}
+    assert changed == {
+        "changed": ["open_commitments:0"],
+        "added": ["live_threads:seal-diff"],
+        "removed": ["live_threads:ledger-verify"],
+    }
 
 
 def test_diff_against_an_invalid_seal():
-    exp = sealscope("export", "seal-day2.json", "--against", "seal-day1-tampered.json",
-                    "--format", "json", cwd=SEALS)
+    exp = sealscope(
+        "export",
+        "seal-day2.json",
+        "--against",
+        "seal-day1-tampered.json",
+        "--format",
+        "json",
+        cwd=SEALS,
+    )
     diff = sealscope("diff", "seal-day1-tampered.json", "seal-day2.json", cwd=SEALS)
     assert exp.returncode == diff.returncode == 1
     assert as_json(exp)["session"][0]["exit_code"] == 1
@@ -166,8 +192,10 @@ def test_a_missing_output_folder_is_refused_not_created(tmp_path):
         target = tmp_path / "no" / "such" / name
         p = sealscope("export", SAMPLES / "session.jsonl", flag, target)
         assert (p.returncode, p.stdout) == (2, "")
-        assert p.stderr == (f"sealscope: export: cannot write {target}: the folder "
-                            f"{target.parent} does not exist (export creates no folders)\n")
+        assert p.stderr == (
+            f"sealscope: export: cannot write {target}: the folder "
+            f"{target.parent} does not exist (export creates no folders)\n"
+        )
     assert list(tmp_path.iterdir()) == []
     (tmp_path / "file").write_text("x")
     p = sealscope("export", SAMPLES / "session.jsonl", "-o", tmp_path / "file" / "r.md")
@@ -178,9 +206,9 @@ def test_errors_are_one_line_and_never_a_traceback(tmp_path):
     p = sealscope("export", tmp_path / "missing.jsonl")
     assert p.returncode == 3 and p.stdout == ""
     assert p.stderr.count("\n") == 1 and "cannot read" in p.stderr
-    p = sealscope("export", tmp_path)     # a folder: a report per evidence file; none here
+    p = sealscope("export", tmp_path)  # a folder: a report per evidence file; none here
     assert p.returncode == 3 and "COULD NOT LOOK" in p.stdout
-    p = sealscope("export", tmp_path, "--as", "ledger")   # one file's kind: no report
+    p = sealscope("export", tmp_path, "--as", "ledger")  # one file's kind: no report
     assert p.returncode == 3
     assert p.stderr == f"sealscope: export: cannot read {tmp_path}: Is a directory\n"
     p = sealscope("export", SEALS / "seals-ledger.jsonl", "--restated", SEALS / "tiers.json")
@@ -194,18 +222,20 @@ def test_errors_are_one_line_and_never_a_traceback(tmp_path):
     (tmp_path / "garbage.json").write_bytes(b"\xff\xfe{")
     p = sealscope("export", tmp_path / "garbage.json", "--as", "snapshot")
     assert p.returncode == 1 and "Traceback" not in p.stderr
-    assert (SEALS / "seal-day1.json").read_text().startswith("{")   # untouched
+    assert (SEALS / "seal-day1.json").read_text().startswith("{")  # untouched
 
 
 def test_a_json_that_is_not_a_ledger_seal_or_harn_file_is_named(tmp_path):
     p = sealscope("export", SEALS / "tiers.json")
     assert p.returncode == 3 and p.stdout == "" and p.stderr.count("\n") == 1
-    assert p.stderr.startswith("sealscope: export: not a ledger / seal / harn file: it reads "
-                               "as a tiers file {tier: [field, ...]} (looked for")
+    assert p.stderr.startswith(
+        "sealscope: export: not a ledger / seal / harn file: it reads "
+        "as a tiers file {tier: [field, ...]} (looked for"
+    )
     p = sealscope("export", SEALS / "tiers.json", "--as", "ledger", "--format", "json")
-    assert p.returncode == 1 and as_json(p)["kind"] == "ledger"      # --as insists
+    assert p.returncode == 1 and as_json(p)["kind"] == "ledger"  # --as insists
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
-    p = sealscope("export", fifo)                                      # never opened
+    p = sealscope("export", fifo)  # never opened
     assert p.returncode == 3
     assert p.stderr == f"sealscope: export: cannot read {fifo}: not a regular file\n"

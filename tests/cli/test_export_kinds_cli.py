@@ -13,7 +13,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import kinds
 from sealscope.core.export import REPORT_KINDS
 

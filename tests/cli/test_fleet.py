@@ -1,5 +1,6 @@
 """`sealscope fleet`: a generated tree of ledgers audited locally, on a Dask
 LocalCluster, and from a real S3-compatible server (moto) on 127.0.0.1."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import ledger
 from sealscope.core.fleet import FleetEntry, plan_batches, worst_first
 
@@ -21,11 +21,17 @@ SAMPLES = ROOT / "sample_ledgers"
 EXE = Path(sys.executable).parent / "sealscope"
 
 
-def run(*argv: str, env: dict | None = None, timeout: float = 300
-        ) -> subprocess.CompletedProcess:
+def run(*argv: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
-    return subprocess.run([*cmd, *argv], capture_output=True, text=True, timeout=timeout,
-                          env=env, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [*cmd, *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def _receipt_row() -> dict:
@@ -51,7 +57,7 @@ def make_tree(root: Path) -> dict[str, str]:
     tampered.write_bytes(b"\n".join(lines))
     cut = root / "team-b" / "cut.jsonl"
     data = honest.read_bytes()
-    cut.write_bytes(data[: len(data) - 20])           # the last row cut mid-line
+    cut.write_bytes(data[: len(data) - 20])  # the last row cut mid-line
     shutil.copy(SAMPLES / "declared-break.jsonl", root / "team-b" / "bounded.jsonl")
     liar = root / "team-b" / "liar-receipt.jsonl"
     ledger.append(liar, {"op": "start", "ts": "2026-03-01T09:00:00Z"})
@@ -61,10 +67,15 @@ def make_tree(root: Path) -> dict[str, str]:
     shutil.copy(SAMPLES / "session.jsonl", root / "team-b" / "session.jsonl")
     os.symlink(root / "gone.jsonl", root / "team-b" / "dangling.jsonl")
     (root / "team-b" / "notes.txt").write_text("not a ledger\n")
-    return {"team-a/honest.jsonl": "VERIFIED", "team-a/deep/tampered.jsonl": "BROKEN",
-            "team-b/cut.jsonl": "BROKEN", "team-b/bounded.jsonl": "COULD NOT LOOK",
-            "team-b/liar-receipt.jsonl": "BROKEN", "team-b/session.jsonl": "VERIFIED",
-            "team-b/dangling.jsonl": "COULD NOT LOOK"}
+    return {
+        "team-a/honest.jsonl": "VERIFIED",
+        "team-a/deep/tampered.jsonl": "BROKEN",
+        "team-b/cut.jsonl": "BROKEN",
+        "team-b/bounded.jsonl": "COULD NOT LOOK",
+        "team-b/liar-receipt.jsonl": "BROKEN",
+        "team-b/session.jsonl": "VERIFIED",
+        "team-b/dangling.jsonl": "COULD NOT LOOK",
+    }
 
 
 @pytest.fixture
@@ -81,7 +92,7 @@ def _lines(p: subprocess.CompletedProcess) -> tuple[dict[str, dict], dict]:
 
 
 def _by_name(entries: dict[str, dict], prefix: str) -> dict[str, dict]:
-    return {path[len(prefix):].lstrip("/"): d for path, d in entries.items()}
+    return {path[len(prefix) :].lstrip("/"): d for path, d in entries.items()}
 
 
 def check_tree(entries: dict[str, dict], expected: dict[str, str], root: Path) -> None:
@@ -124,8 +135,15 @@ def test_human_report_is_sorted_worst_first(tree):
     heads = [ln.split()[:2] for ln in p.stdout.splitlines() if not ln.startswith(" ")][:-1]
     # exit code 1 first (two broken chains, a chain that holds but a receipt that fails:
     # BROKEN, as `export` judges that ledger), then could not look, then verified
-    assert [h[0] for h in heads] == ["BROKEN", "BROKEN", "BROKEN", "COULD", "COULD",
-                                     "VERIFIED", "VERIFIED"], p.stdout
+    assert [h[0] for h in heads] == [
+        "BROKEN",
+        "BROKEN",
+        "BROKEN",
+        "COULD",
+        "COULD",
+        "VERIFIED",
+        "VERIFIED",
+    ], p.stdout
     assert heads[2][1].endswith("liar-receipt.jsonl")
     assert "  first failed receipt: line 2" in p.stdout
     # a VERIFIED within a bound states its scope beside the word (issue 28)
@@ -135,24 +153,33 @@ def test_human_report_is_sorted_worst_first(tree):
 
 def test_glob_and_file_sources(tree):
     root, _ = tree
-    p = run("fleet", str(root / "team-a" / "honest.jsonl"), str(root), "--glob", "t*.jsonl",
-            "--json")
+    p = run(
+        "fleet", str(root / "team-a" / "honest.jsonl"), str(root), "--glob", "t*.jsonl", "--json"
+    )
     entries, summary = _lines(p)
     assert sorted(Path(k).name for k in entries) == ["honest.jsonl", "tampered.jsonl"]
     assert summary["exit_code"] == p.returncode == 1
 
 
 # an install without the fleet extra: importing any of them fails, as it would there
-WITHOUT_EXTRAS = ("import sys\n"
-                  "for m in ('dask', 'distributed', 'dask.distributed', 'fsspec', 's3fs'):\n"
-                  "    sys.modules[m] = None\n"
-                  "from sealscope.main import main\n"
-                  "sys.exit(main(sys.argv[1:]))\n")
+WITHOUT_EXTRAS = (
+    "import sys\n"
+    "for m in ('dask', 'distributed', 'dask.distributed', 'fsspec', 's3fs'):\n"
+    "    sys.modules[m] = None\n"
+    "from sealscope.main import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
 
 
 def run_without_extras(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", WITHOUT_EXTRAS, *argv], capture_output=True,
-                          text=True, timeout=300, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_EXTRAS, *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def test_fleet_on_the_samples_without_extras():
@@ -162,14 +189,18 @@ def test_fleet_on_the_samples_without_extras():
     assert tampered["verdict"] == "BROKEN" and tampered["first_break"] == "line 4: chain mismatch"
     assert p.returncode == 1 and summary["ledgers"] == 10
     assert len(entries) == summary["ledgers"] + summary["units"] + summary["not_evidence"]
-    assert _lines(run("fleet", str(SAMPLES), "--json"))[0] == entries   # as with the extras
+    assert _lines(run("fleet", str(SAMPLES), "--json"))[0] == entries  # as with the extras
     p = run_without_extras("fleet", str(SAMPLES), "--scheduler", "local:2")
     assert (p.returncode, p.stdout, p.stderr) == (
-        2, "", ('sealscope: fleet: --scheduler needs dask.distributed: '
-                'pip install "sealscope[fleet]"\n'))
+        2,
+        "",
+        ('sealscope: fleet: --scheduler needs dask.distributed: pip install "sealscope[fleet]"\n'),
+    )
     p = run_without_extras("fleet", "s3://bucket/prefix/")
     assert (p.returncode, p.stderr) == (
-        2, 'sealscope: fleet: reading URLs needs fsspec: pip install "sealscope[fleet]"\n')
+        2,
+        'sealscope: fleet: reading URLs needs fsspec: pip install "sealscope[fleet]"\n',
+    )
 
 
 def test_hostile_text_cannot_break_a_json_line(tmp_path):
@@ -191,17 +222,30 @@ def test_batches_keep_small_files_together_and_large_alone():
 
 def test_worst_first_orders_by_code_then_breaks():
     def entry(path: str, ok: bool | None, breaks: int) -> FleetEntry:
-        return FleetEntry.from_dict({"path": path, "ok": ok, "rows": 1, "chained": 1,
-                                     "prechain": 0, "first_break": None, "breaks": breaks,
-                                     "verified_scope": "full", "declared_breaks": 0,
-                                     "declared": [], "receipts": {"count": 0, "failed": 0,
-                                                                  "bounded": 0}})
-    got = worst_first([entry("a", True, 0), entry("b", None, 0), entry("c", False, 1),
-                       entry("d", False, 4)])
+        return FleetEntry.from_dict(
+            {
+                "path": path,
+                "ok": ok,
+                "rows": 1,
+                "chained": 1,
+                "prechain": 0,
+                "first_break": None,
+                "breaks": breaks,
+                "verified_scope": "full",
+                "declared_breaks": 0,
+                "declared": [],
+                "receipts": {"count": 0, "failed": 0, "bounded": 0},
+            }
+        )
+
+    got = worst_first(
+        [entry("a", True, 0), entry("b", None, 0), entry("c", False, 1), entry("d", False, 4)]
+    )
     assert [e.path for e in got] == ["d", "c", "b", "a"]
 
 
 # --------------------------------------------------------------------------- Dask
+
 
 def test_dask_local_cluster_equals_local(tree):
     root, _expected = tree
@@ -213,11 +257,13 @@ def test_dask_local_cluster_equals_local(tree):
     assert summary["ledgers"] == 7
 
 
-PREPARE = ("import json, sys, time, psutil\n"
-           "from sealscope import fleet_engine\n"
-           "fleet_engine.prepare_dask(sys.argv[1])\n"
-           "time.sleep(0.2)\n"
-           "print(json.dumps([' '.join(c.cmdline()) for c in psutil.Process().children()]))\n")
+PREPARE = (
+    "import json, sys, time, psutil\n"
+    "from sealscope import fleet_engine\n"
+    "fleet_engine.prepare_dask(sys.argv[1])\n"
+    "time.sleep(0.2)\n"
+    "print(json.dumps([' '.join(c.cmdline()) for c in psutil.Process().children()]))\n"
+)
 
 
 def test_prepare_dask_starts_the_fork_server_loading_the_audit_code():
@@ -227,25 +273,30 @@ def test_prepare_dask_starts_the_fork_server_loading_the_audit_code():
         pytest.skip("workers start without a fork server on this platform")
 
     def children(scheduler: str) -> list[str]:
-        p = subprocess.run([sys.executable, "-c", PREPARE, scheduler], capture_output=True,
-                           text=True, timeout=120, check=True)
+        p = subprocess.run(
+            [sys.executable, "-c", PREPARE, scheduler],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         return json.loads(p.stdout)
 
     servers = [c for c in children("local:2") if "multiprocessing.forkserver" in c]
     assert len(servers) == 1
     assert "'distributed', 'sealscope.fleet_engine'" in servers[0]
-    assert children("tcp://127.0.0.1:8786") == []   # a cluster's workers are not ours
+    assert children("tcp://127.0.0.1:8786") == []  # a cluster's workers are not ours
 
 
 def test_scheduler_address_is_used(tree):
     import dask.distributed as distributed
 
     root, _ = tree
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    )
     try:
-        p = run("fleet", str(root / "team-a"), "--scheduler", cluster.scheduler_address,
-                "--json")
+        p = run("fleet", str(root / "team-a"), "--scheduler", cluster.scheduler_address, "--json")
         _entries, summary = _lines(p)
         assert summary["verdicts"] == {"VERIFIED": 1, "BROKEN": 1, "COULD NOT LOOK": 0}
     finally:
@@ -253,6 +304,7 @@ def test_scheduler_address_is_used(tree):
 
 
 # --------------------------------------------------------------------------- S3
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -268,11 +320,18 @@ def s3(tree, tmp_path):
 
     root, expected = tree
     port = _free_port()
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT="3", AWS_ACCESS_KEY_ID="setup",
-               AWS_SECRET_ACCESS_KEY="setup")
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p",
-                             str(port)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    env = dict(
+        os.environ,
+        INITIAL_NO_AUTH_ACTION_COUNT="3",
+        AWS_ACCESS_KEY_ID="setup",
+        AWS_SECRET_ACCESS_KEY="setup",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):
@@ -282,28 +341,44 @@ def s3(tree, tmp_path):
             except OSError:
                 time.sleep(0.05)
         kw = {"endpoint_url": url, "region_name": "us-east-1"}
-        iam = boto3.client("iam", aws_access_key_id="setup", aws_secret_access_key="setup",
-                           **kw)
+        iam = boto3.client("iam", aws_access_key_id="setup", aws_secret_access_key="setup", **kw)
         iam.create_user(UserName="auditor")
         key = iam.create_access_key(UserName="auditor")["AccessKey"]
-        policy = {"Version": "2012-10-17", "Statement": [
-            {"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
-            {"Effect": "Deny", "Action": "s3:GetObject",
-             "Resource": "arn:aws:s3:::fleet/run1/secret/*"}]}
-        iam.put_user_policy(UserName="auditor", PolicyName="audit",
-                            PolicyDocument=json.dumps(policy))
-        creds = {"AWS_ACCESS_KEY_ID": key["AccessKeyId"],
-                 "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"],
-                 "AWS_DEFAULT_REGION": "us-east-1"}
-        client = boto3.client("s3", aws_access_key_id=creds["AWS_ACCESS_KEY_ID"],
-                              aws_secret_access_key=creds["AWS_SECRET_ACCESS_KEY"], **kw)
+        policy = {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
+                {
+                    "Effect": "Deny",
+                    "Action": "s3:GetObject",
+                    "Resource": "arn:aws:s3:::fleet/run1/secret/*",
+                },
+            ],
+        }
+        iam.put_user_policy(
+            UserName="auditor", PolicyName="audit", PolicyDocument=json.dumps(policy)
+        )
+        creds = {
+            "AWS_ACCESS_KEY_ID": key["AccessKeyId"],
+            "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"],
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+        client = boto3.client(
+            "s3",
+            aws_access_key_id=creds["AWS_ACCESS_KEY_ID"],
+            aws_secret_access_key=creds["AWS_SECRET_ACCESS_KEY"],
+            **kw,
+        )
         client.create_bucket(Bucket="fleet")
         for name in expected:
             p = root / name
             if p.exists():
                 client.upload_file(str(p), "fleet", f"run1/{name}")
-        client.put_object(Bucket="fleet", Key="run1/secret/hidden.jsonl",
-                          Body=(root / "team-a" / "honest.jsonl").read_bytes())
+        client.put_object(
+            Bucket="fleet",
+            Key="run1/secret/hidden.jsonl",
+            Body=(root / "team-a" / "honest.jsonl").read_bytes(),
+        )
         yield url, dict(os.environ, **creds), expected
     finally:
         proc.terminate()
@@ -313,8 +388,14 @@ def s3(tree, tmp_path):
 @pytest.mark.parametrize("scheduler", [None, "local:2"])
 def test_s3_fleet_locally_and_on_dask(s3, scheduler):
     url, env, _expected = s3
-    argv = ["fleet", "s3://fleet/run1/", "s3://fleet/run1/missing.jsonl",
-            "--storage-option", f"endpoint_url={url}", "--json"]
+    argv = [
+        "fleet",
+        "s3://fleet/run1/",
+        "s3://fleet/run1/missing.jsonl",
+        "--storage-option",
+        f"endpoint_url={url}",
+        "--json",
+    ]
     if scheduler:
         argv += ["--scheduler", scheduler]
     p = run(*argv, env=env)
@@ -365,14 +446,26 @@ def test_incremental_fleet_resumes_and_catches_a_rewrite(tree, tmp_path):
 def test_view_takes_only_local_sources_and_no_audit_options(tmp_path):
     r = run("fleet", "s3://bucket/prefix/", "--view")
     assert r.returncode == 2
-    assert r.stderr.strip() == ("sealscope: fleet --view: only local sources open in the "
-                                "viewer, not s3://bucket/prefix/")
-    r = run("fleet", str(tmp_path), "--view", "--json", "--glob", "*.log",
-            "--junit", str(tmp_path / "out.xml"))
+    assert r.stderr.strip() == (
+        "sealscope: fleet --view: only local sources open in the viewer, not s3://bucket/prefix/"
+    )
+    r = run(
+        "fleet",
+        str(tmp_path),
+        "--view",
+        "--json",
+        "--glob",
+        "*.log",
+        "--junit",
+        str(tmp_path / "out.xml"),
+    )
     assert r.returncode == 2
-    assert r.stderr.strip() == ("sealscope: fleet --view: the viewer's fleet tab does not "
-                                "take --glob, --json, --junit")
+    assert r.stderr.strip() == (
+        "sealscope: fleet --view: the viewer's fleet tab does not take --glob, --json, --junit"
+    )
     assert not (tmp_path / "out.xml").exists()
     r = run("fleet", str(tmp_path / "missing"), "--view")
     assert (r.returncode, r.stderr.strip()) == (
-        3, f"sealscope: no such file or folder: {tmp_path / 'missing'}")
+        3,
+        f"sealscope: no such file or folder: {tmp_path / 'missing'}",
+    )

@@ -1,4 +1,5 @@
 """`sealscope harn` and `sealscope harn seal`: output shapes and exit codes."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from sealscope.main import main
-from tests.core.test_harn import (PRE, clean_receipt_transcript, compact, m, run_record,
-                                  transcript, two_compactions)
+
+from tests.core.test_harn import (
+    PRE,
+    clean_receipt_transcript,
+    compact,
+    m,
+    run_record,
+    transcript,
+    two_compactions,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers" / "harn"
@@ -30,9 +38,9 @@ def run_json(capsys, *argv) -> tuple[int, object, str]:
 
 # --------------------------------------------------------------------------- show
 
+
 def test_clean_transcript_exits_0(tmp_path, capsys):
-    code, doc, err = run_json(capsys, "harn", write(tmp_path, clean_receipt_transcript()),
-                              "--json")
+    code, doc, err = run_json(capsys, "harn", write(tmp_path, clean_receipt_transcript()), "--json")
     assert code == 0 and err == ""
     assert isinstance(doc, list) and len(doc) == 1
     (obj,) = doc
@@ -43,31 +51,46 @@ def test_clean_transcript_exits_0(tmp_path, capsys):
 
 
 def test_high_finding_exits_1(tmp_path, capsys):
-    t = compact(transcript(PRE), keep_last=2, claim=3, flat={"archived_messages": 3},
-                asset_extra={"metadata": {}})
+    t = compact(
+        transcript(PRE),
+        keep_last=2,
+        claim=3,
+        flat={"archived_messages": 3},
+        asset_extra={"metadata": {}},
+    )
     code, doc, _ = run_json(capsys, "harn", write(tmp_path, t), "--json")
     assert code == 1
     assert [(f["code"], f["severity"]) for f in doc[0]["findings"]] == [
-        ("archived_understated", "high")]
+        ("archived_understated", "high")
+    ]
 
 
 def test_medium_findings_exit_0(tmp_path, capsys):
-    t = compact(transcript(PRE), keep_last=2, event_id="evt-9",
-                measurement={"source_message_count": 5, "source_bytes": 10,
-                             "carried_source_bytes": 0})
+    t = compact(
+        transcript(PRE),
+        keep_last=2,
+        event_id="evt-9",
+        measurement={"source_message_count": 5, "source_bytes": 10, "carried_source_bytes": 0},
+    )
     code, doc, _ = run_json(capsys, "harn", write(tmp_path, t), "--json")
     assert code == 0
     assert sorted(f["code"] for f in doc[0]["findings"]) == [
-        "nothing_carried_forward", "receipt_id_mismatch"]
+        "nothing_carried_forward",
+        "receipt_id_mismatch",
+    ]
 
 
 def test_measured_zero_and_null_in_json(tmp_path, capsys):
-    t = compact(transcript(PRE), keep_last=2,
-                measurement={"source_message_count": 0, "source_bytes": None})
+    t = compact(
+        transcript(PRE), keep_last=2, measurement={"source_message_count": 0, "source_bytes": None}
+    )
     _code, doc, _ = run_json(capsys, "harn", write(tmp_path, t), "--json")
-    assert doc[0]["source_measurement"] == {"source_message_count": 0, "source_bytes": None,
-                                            "summary_bytes": None,
-                                            "carried_source_bytes": None}
+    assert doc[0]["source_measurement"] == {
+        "source_message_count": 0,
+        "source_bytes": None,
+        "summary_bytes": None,
+        "carried_source_bytes": None,
+    }
 
 
 def test_legacy_and_fallback_paths_in_json(tmp_path, capsys):
@@ -86,7 +109,8 @@ def test_run_record_reports_every_stage(tmp_path, capsys):
     assert code == 1
     assert [(o["location"], o["stage_id"], o["path"]) for o in doc] == [
         ("run.stages[0].transcript", "stage_a", "legacy"),
-        ("run.stages[3].transcript", "stage_c", "receipt")]
+        ("run.stages[3].transcript", "stage_c", "receipt"),
+    ]
 
 
 def test_no_compactions_is_an_empty_array(tmp_path, capsys):
@@ -94,12 +118,19 @@ def test_no_compactions_is_an_empty_array(tmp_path, capsys):
     assert (code, doc) == (0, [])
 
 
-@pytest.mark.parametrize("content, kind", [
-    (None, "unreadable"), (b"{nope", "not_json"), (b"[1, 2]", "not_a_transcript"),
-    (b"[" * 50000, "not_json"), (b'{"x": 1}', "not_a_transcript"),
-    (b'{"_type": "transcript", "version": NaN}', "not_json"),
-    (b'{"_type": "transcript", "version": -Infinity}', "not_json"),
-    (b'{"_type": "transcript", "version": 1e400}', "not_json")])
+@pytest.mark.parametrize(
+    "content, kind",
+    [
+        (None, "unreadable"),
+        (b"{nope", "not_json"),
+        (b"[1, 2]", "not_a_transcript"),
+        (b"[" * 50000, "not_json"),
+        (b'{"x": 1}', "not_a_transcript"),
+        (b'{"_type": "transcript", "version": NaN}', "not_json"),
+        (b'{"_type": "transcript", "version": -Infinity}', "not_json"),
+        (b'{"_type": "transcript", "version": 1e400}', "not_json"),
+    ],
+)
 def test_unreadable_exits_3_with_one_json_error(tmp_path, capsys, content, kind):
     p = tmp_path / "in.json"
     if content is not None:
@@ -118,8 +149,10 @@ def test_nan_is_unreadable_as_harn_says(tmp_path, capsys):
     code = main(["harn", str(p)])
     out, err = capsys.readouterr()
     assert code == 3 and out == ""
-    assert err == (f"sealscope: {p} is not JSON: NaN is not a JSON number; harn's JSON "
-                   f"reader (serde_json) refuses NaN and Infinity\n")
+    assert err == (
+        f"sealscope: {p} is not JSON: NaN is not a JSON number; harn's JSON "
+        f"reader (serde_json) refuses NaN and Infinity\n"
+    )
 
 
 def test_defaulted_archived_count_exits_0(tmp_path, capsys):
@@ -130,7 +163,8 @@ def test_defaulted_archived_count_exits_0(tmp_path, capsys):
     assert code == 0
     assert doc[0]["defaulted"] == ["archived_messages"] and doc[0]["archived_messages"] == 0
     assert [(f["code"], f["severity"]) for f in doc[0]["findings"]] == [
-        ("archived_unclaimed", "medium")]
+        ("archived_unclaimed", "medium")
+    ]
 
 
 def test_unreadable_human_is_one_error_line(tmp_path, capsys):
@@ -152,8 +186,13 @@ def test_human_report_without_a_terminal_has_no_colour(capsys):
 
 
 def test_human_report_sanitizes_evidence(tmp_path, capsys):
-    t = compact(transcript(PRE), keep_last=2, event_id="evt\x1b[31mRED\rX",
-                receipt={"mode": "auto\u202eevil"}, flat={"mode": "auto\u202eevil"})
+    t = compact(
+        transcript(PRE),
+        keep_last=2,
+        event_id="evt\x1b[31mRED\rX",
+        receipt={"mode": "auto\u202eevil"},
+        flat={"mode": "auto\u202eevil"},
+    )
     main(["harn", write(tmp_path, t)])
     out, _ = capsys.readouterr()
     assert "\x1b" not in out and "\r" not in out and "\u202e" not in out
@@ -169,17 +208,26 @@ def test_sample_session_is_clean(capsys):
 
 
 def test_samples_are_what_the_script_makes(tmp_path):
-    subprocess.run([sys.executable, str(SAMPLES / "make_harn_samples.py"), str(tmp_path)],
-                   check=True)
+    subprocess.run(
+        [sys.executable, str(SAMPLES / "make_harn_samples.py"), str(tmp_path)], check=True
+    )
     for name in ("session-transcript.json", "run-record.json"):
         assert (tmp_path / name).read_bytes() == (SAMPLES / name).read_bytes(), name
 
 
 # --------------------------------------------------------------------------- usage
 
-@pytest.mark.parametrize("argv", [
-    ["harn"], ["harn", "a.json", "b.json"], ["harn", "seal", "a.json"],
-    ["harn", "a.json", "--ledger", "x.jsonl"], ["harn", "seal", "a", "b", "--ledger", "l"]])
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["harn"],
+        ["harn", "a.json", "b.json"],
+        ["harn", "seal", "a.json"],
+        ["harn", "a.json", "--ledger", "x.jsonl"],
+        ["harn", "seal", "a", "b", "--ledger", "l"],
+    ],
+)
 def test_usage_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as ei:
         main(argv)
@@ -188,18 +236,22 @@ def test_usage_errors_exit_2(argv, capsys):
 
 # --------------------------------------------------------------------------- seal
 
+
 def test_seal_writes_receipts_the_reference_verifies(tmp_path, capsys):
     from arcaeon.prove.compact import verify_receipt
 
     t = two_compactions()
     ledger = tmp_path / "out.jsonl"
-    code, doc, _ = run_json(capsys, "harn", "seal", write(tmp_path, t), "--ledger",
-                            str(ledger), "--json")
+    code, doc, _ = run_json(
+        capsys, "harn", "seal", write(tmp_path, t), "--ledger", str(ledger), "--json"
+    )
     assert code == 0 and doc["skipped"] == [] and len(doc["sealed"]) == 2
     rows = [json.loads(x) for x in ledger.read_text().splitlines()]
     assert [r["chain"] for r in rows] == [s["chain"] for s in doc["sealed"]]
-    assert [s["method"] for s in doc["sealed"]] == ["auto/hybrid#compaction-1",
-                                                    "auto/hybrid#compaction-2"]
+    assert [s["method"] for s in doc["sealed"]] == [
+        "auto/hybrid#compaction-1",
+        "auto/hybrid#compaction-2",
+    ]
     snap1 = t["assets"][0]["data"]["messages"]
     snap2 = t["assets"][1]["data"]["messages"]
     for row, pre, post in ((rows[0], snap1, snap2), (rows[1], snap2, t["messages"])):
@@ -212,29 +264,51 @@ def test_seal_writes_receipts_the_reference_verifies(tmp_path, capsys):
 
 def test_seal_skips_exit_3(tmp_path, capsys):
     t = compact(transcript(PRE), keep_last=2, snapshot=False)
-    code, doc, _ = run_json(capsys, "harn", "seal", write(tmp_path, t), "--ledger",
-                            str(tmp_path / "l.jsonl"), "--json")
+    code, doc, _ = run_json(
+        capsys, "harn", "seal", write(tmp_path, t), "--ledger", str(tmp_path / "l.jsonl"), "--json"
+    )
     assert code == 3 and doc["sealed"] == []
-    assert doc["skipped"] == [{"location": "transcript", "event_id": "compaction-1",
-                               "id": "compaction-1", "reason": "no snapshot asset named"}]
+    assert doc["skipped"] == [
+        {
+            "location": "transcript",
+            "event_id": "compaction-1",
+            "id": "compaction-1",
+            "reason": "no snapshot asset named",
+        }
+    ]
 
 
 def test_seal_ledger_unwritable_exits_3(tmp_path, capsys):
-    code, doc, _ = run_json(capsys, "harn", "seal", write(tmp_path, two_compactions()),
-                            "--ledger", str(tmp_path), "--json")
+    code, doc, _ = run_json(
+        capsys,
+        "harn",
+        "seal",
+        write(tmp_path, two_compactions()),
+        "--ledger",
+        str(tmp_path),
+        "--json",
+    )
     assert code == 3 and doc["sealed"] == [] and doc["error"].startswith("cannot write ledger")
 
 
 def test_seal_unreadable_transcript_exits_3(tmp_path, capsys):
-    code, doc, _ = run_json(capsys, "harn", "seal", str(tmp_path / "nope.json"), "--ledger",
-                            str(tmp_path / "l.jsonl"), "--json")
+    code, doc, _ = run_json(
+        capsys,
+        "harn",
+        "seal",
+        str(tmp_path / "nope.json"),
+        "--ledger",
+        str(tmp_path / "l.jsonl"),
+        "--json",
+    )
     assert code == 3 and doc["kind"] == "unreadable"
     assert not (tmp_path / "l.jsonl").exists()
 
 
 def test_seal_human(tmp_path, capsys):
-    code = main(["harn", "seal", str(SAMPLES / "run-record.json"), "--ledger",
-                 str(tmp_path / "l.jsonl")])
+    code = main(
+        ["harn", "seal", str(SAMPLES / "run-record.json"), "--ledger", str(tmp_path / "l.jsonl")]
+    )
     out, _ = capsys.readouterr()
     assert code == 0 and out.startswith("SEALED  ") and "2 receipts sealed, 0 skipped" in out
     assert "pre 7 → post 3  dropped 5  introduced 1" in out
@@ -248,13 +322,22 @@ def test_file_named_seal_is_reachable(tmp_path, capsys, monkeypatch):
 
 
 def test_entry_point_subprocess(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "sealscope", "harn",
-                        str(SAMPLES / "run-record.json"), "--json"],
-                       capture_output=True, text=True, timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "sealscope", "harn", str(SAMPLES / "run-record.json"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 1 and p.stderr == ""
     assert len(json.loads(p.stdout)) == 2
-    p = subprocess.run([sys.executable, "-m", "sealscope", "harn", str(tmp_path / "x")],
-                       capture_output=True, text=True, timeout=120, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "sealscope", "harn", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert p.returncode == 3 and p.stdout == "" and "Traceback" not in p.stderr
 
 

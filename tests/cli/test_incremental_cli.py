@@ -1,6 +1,7 @@
 """`sealscope verify --incremental [--checkpoint FILE]`: the resumed report, the JSON
 `resumed` object beside unchanged verdict fields, and bad checkpoints ignored with a
 note."""
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,15 @@ from sealscope.core import ledger as L
 
 def run(*argv: str, cache: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "sealscope", *argv], capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL, env=env,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        check=False,
+    )
 
 
 def _ledger(p: Path, n: int, start: int = 0) -> Path:
@@ -33,26 +40,38 @@ def test_resumed_report_and_json(tmp_path):
     first = run("verify", str(p), "--incremental", cache=cache)
     assert first.returncode == 0
     where = next((cache / "sealscope" / "checkpoints").iterdir())
-    assert first.stdout == (f"VERIFIED  {p}  rows=8 chained=8 prechain=0 breaks=0 scope=full\n"
-                            f"  note: no checkpoint at {where} yet: verified in full\n")
+    assert first.stdout == (
+        f"VERIFIED  {p}  rows=8 chained=8 prechain=0 breaks=0 scope=full\n"
+        f"  note: no checkpoint at {where} yet: verified in full\n"
+    )
     _ledger(p, 4, 8)
     again = run("verify", str(p), "--incremental", cache=cache)
     assert again.returncode == 0
     assert again.stdout.splitlines() == [
         f"VERIFIED  {p}  rows=12 chained=12 prechain=0 breaks=0 scope=full",
-        "  rows 1..8 unchanged since checkpoint (prefix hash matched), 9..12 verified now"]
+        "  rows 1..8 unchanged since checkpoint (prefix hash matched), 9..12 verified now",
+    ]
     _ledger(p, 1, 12)
     doc = json.loads(run("verify", str(p), "--incremental", "--json", cache=cache).stdout)
     plain = json.loads(run("verify", str(p), "--json", cache=cache).stdout)
     resumed = doc.pop("resumed")
     assert doc == plain  # the verdict fields are exactly plain verify's
     assert resumed == {
-        "resumed": True, "rows_unchanged": 12, "rows_total": 13, "lines_unchanged": 12,
-        "bytes_unchanged": resumed["bytes_unchanged"], "bytes_total": p.stat().st_size,
+        "resumed": True,
+        "rows_unchanged": 12,
+        "rows_total": 13,
+        "lines_unchanged": 12,
+        "bytes_unchanged": resumed["bytes_unchanged"],
+        "bytes_total": p.stat().st_size,
         "checkpoint_written_at": resumed["checkpoint_written_at"],
-        "sentence": ("rows 1..12 unchanged since checkpoint (prefix hash matched), "
-                     "13..13 verified now"),
-        "checkpoint": str(where), "written": True, "caught": None, "notes": []}
+        "sentence": (
+            "rows 1..12 unchanged since checkpoint (prefix hash matched), 13..13 verified now"
+        ),
+        "checkpoint": str(where),
+        "written": True,
+        "caught": None,
+        "notes": [],
+    }
     # nothing beside the evidence but the ledger and the test writer's own append lock
     assert sorted(os.listdir(ev)) == ["l.jsonl", "l.jsonl.lock"]
     assert "resumed" not in plain
@@ -61,8 +80,12 @@ def test_resumed_report_and_json(tmp_path):
 def test_explicit_checkpoint_file_and_a_rewrite(tmp_path):
     p = _ledger(tmp_path / "l.jsonl", 6)
     cp = tmp_path / "ci" / "l.checkpoint.json"
-    assert run("verify", str(p), "--incremental", "--checkpoint", str(cp),
-               cache=tmp_path / "c").returncode == 0
+    assert (
+        run(
+            "verify", str(p), "--incremental", "--checkpoint", str(cp), cache=tmp_path / "c"
+        ).returncode
+        == 0
+    )
     assert json.loads(cp.read_text())["rows"] == 6
     assert not (tmp_path / "c").exists()
     data = p.read_bytes()
@@ -71,7 +94,8 @@ def test_explicit_checkpoint_file_and_a_rewrite(tmp_path):
     assert r.returncode == 1
     assert r.stdout.splitlines()[:2] == [
         f"BROKEN  {p}  rows=6 chained=6 prechain=0 breaks=2 scope=full",
-        f"  first break: checkpoint: prefix changed in bytes 0–{len(data):,} since it was verified"]
+        f"  first break: checkpoint: prefix changed in bytes 0–{len(data):,} since it was verified",
+    ]
     assert "  note: the full walk's first break: line 2: chain mismatch" in r.stdout
 
 

@@ -12,6 +12,7 @@ pre-scan) and must print what the driver printed. (Measured while writing this: 
 336 verdicts of the 168 files here, plain and --strict, are identical between 336 runs
 of the real command and one driver run, in either file order.)
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,8 +28,17 @@ import pytest
 from tests.conftest import sealscope_cmd
 
 DEPTHS = range(980, 1001)
-FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
-          "declared_breaks", "declared")
+FIELDS = (
+    "ok",
+    "rows",
+    "chained",
+    "prechain",
+    "first_break",
+    "breaks",
+    "verified_scope",
+    "declared_breaks",
+    "declared",
+)
 EXIT = {"VERIFIED": 0, "BROKEN": 1, "COULD NOT LOOK": 3}
 ENV = dict(os.environ, ARCAEON_JOURNAL="0")  # the reference must not write its journal
 
@@ -57,8 +67,10 @@ ORPHAN_SHA = hashlib.sha256(ORPHAN.encode()).hexdigest()
 def _declaration_file(deep: str) -> str:
     """An honest row, a hand-appended orphan, and a chained declaration excusing it
     that carries a deeply nested extra field."""
-    body = ('{"deep": ' + deep + ', "op": "chain_break_declared", "orphan_line": 2, '
-            f'"orphan_sha256": "{ORPHAN_SHA}", "why": "by hand"}}')
+    body = (
+        '{"deep": ' + deep + ', "op": "chain_break_declared", "orphan_line": 2, '
+        f'"orphan_sha256": "{ORPHAN_SHA}", "why": "by hand"}}'
+    )
     return "\n".join([_row('{"i": 1}'), ORPHAN, _row(body)]) + "\n"
 
 
@@ -112,17 +124,30 @@ def probe(tmp_path_factory):
             p.write_text(text, encoding="utf-8")
             files[shape, n] = p
     paths = list(files.values())
-    ref = subprocess.run([sys.executable, "-c", _DRIVER, *map(str, paths)], env=ENV,
-                         capture_output=True, text=True, timeout=300, cwd=root, check=False)
+    ref = subprocess.run(
+        [sys.executable, "-c", _DRIVER, *map(str, paths)],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        check=False,
+    )
     assert ref.returncode == 0, ref.stderr
     reference = {(r["file"], tuple(r["flags"])): r for r in json.loads(ref.stdout)}
     return root, files, reference
 
 
 def _sealscope(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*sealscope_cmd().split(), *argv], capture_output=True, text=True,
-                          timeout=300, cwd=cwd, stdin=subprocess.DEVNULL,
-                          check=False)
+    return subprocess.run(
+        [*sealscope_cmd().split(), *argv],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def test_driver_sits_where_the_real_command_sits(probe):
@@ -133,16 +158,25 @@ def test_driver_sits_where_the_real_command_sits(probe):
     seen = set()
     for key in (("arr", 990), ("arr", 991), ("declarr", 989), ("declarr", 990)):
         p = files[key]
-        real = subprocess.run([*exe, "verify", str(p)], env=ENV, capture_output=True,
-                              text=True, timeout=120, cwd=root, check=False)
+        real = subprocess.run(
+            [*exe, "verify", str(p)],
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=root,
+            check=False,
+        )
         want = reference[str(p), ()]
         assert real.returncode == want["rc"], key
         assert json.loads(real.stdout) == want["report"], key
         seen.add((want["report"]["first_break"], want["report"]["verified_scope"]))
-    assert seen == {("line 1: unhashable row (RecursionError)", "full"),
-                    ("line 1: unparseable", "full"),
-                    (None, "bounded_declared_break"),
-                    ("line 2: unchained row after chain began", "full")}
+    assert seen == {
+        ("line 1: unhashable row (RecursionError)", "full"),
+        ("line 1: unparseable", "full"),
+        (None, "bounded_declared_break"),
+        ("line 2: unchained row after chain began", "full"),
+    }
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["plain", "strict"])
@@ -156,8 +190,11 @@ def test_verify_matches_the_reference_command_980_to_1000(probe, strict):
     codes = []
     for (shape, n), path, got in zip(files, paths, ours, strict=True):
         want = reference[str(path), flags]
-        assert {k: got[k] for k in FIELDS} == {k: want["report"][k] for k in FIELDS}, \
-            (shape, n, strict)
+        assert {k: got[k] for k in FIELDS} == {k: want["report"][k] for k in FIELDS}, (
+            shape,
+            n,
+            strict,
+        )
         assert got["verdict"] == want["report"]["verdict"], (shape, n, strict)
         assert EXIT[got["verdict"]] == want["rc"], (shape, n, strict)
         codes.append(want["rc"])
@@ -165,12 +202,18 @@ def test_verify_matches_the_reference_command_980_to_1000(probe, strict):
     assert p.returncode == (1 if 1 in codes else 3 if 3 in codes else 0) == 1
     # every regime the reference shows is present, so the test can tell them apart
     breaks = {r["report"]["first_break"] for r in reference.values()}
-    assert {"line 1: unhashable row (RecursionError)", "line 1: unparseable",
-            "line 1: duplicate key 'x'", "line 1: not a JSON object", None} <= breaks
+    assert {
+        "line 1: unhashable row (RecursionError)",
+        "line 1: unparseable",
+        "line 1: duplicate key 'x'",
+        "line 1: not a JSON object",
+        None,
+    } <= breaks
 
 
-@pytest.mark.parametrize("key", [("arr", 989), ("obj", 990), ("declarr", 989),
-                                 ("declarr", 990), ("nonobj", 991)])
+@pytest.mark.parametrize(
+    "key", [("arr", 989), ("obj", 990), ("declarr", 989), ("declarr", 990), ("nonobj", 991)]
+)
 def test_verify_exit_code_one_file(probe, key):
     root, files, reference = probe
     for flags in ((), ("--strict",)):
@@ -186,9 +229,15 @@ def test_receipts_lists_the_rows_the_reference_verifier_parses(probe):
     # both regimes occur: listed, and not a row at all
     assert ("rcptarr", 990) in parsed and ("rcptarr", 991) not in parsed
     assert ("rcptobj", 989) in parsed and ("rcptobj", 990) not in parsed
-    ref = subprocess.run([sys.executable, "-c", _RECEIPTS, *(str(files[k]) for k in parsed)],
-                         env=ENV, capture_output=True, text=True, timeout=300, cwd=root,
-                         check=False)
+    ref = subprocess.run(
+        [sys.executable, "-c", _RECEIPTS, *(str(files[k]) for k in parsed)],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=root,
+        check=False,
+    )
     assert ref.returncode == 0, ref.stderr
     by_key = dict(zip(parsed, json.loads(ref.stdout), strict=True))
 
@@ -197,8 +246,7 @@ def test_receipts_lists_the_rows_the_reference_verifier_parses(probe):
     p = _sealscope("receipts", str(combined), "--json", cwd=root)
     want = [{"line": i, **by_key[k]} for i, k in enumerate(keys, 1) if k in by_key]
     assert json.loads(p.stdout) == want
-    assert all(not r["ok"] and r["notes"] == ["unknown schema None — cannot verify"]
-               for r in want)
+    assert all(not r["ok"] and r["notes"] == ["unknown schema None — cannot verify"] for r in want)
     assert p.returncode == 1
 
     for k in (("rcptarr", 990), ("rcptarr", 991), ("rcptobj", 989), ("rcptobj", 990)):

@@ -1,17 +1,17 @@
 """`sealscope receipts`, `lookup`, `selftest`: JSON shapes, exit codes, human output,
 clean errors, and the conformance corpus."""
+
 from __future__ import annotations
 
 import json
 import subprocess
 
 import pytest
-
-from tests.conftest import assert_conformance, sealscope_cmd
-
 from sealscope import main as cli_main
 from sealscope.core import digest
 from sealscope.core.receipt import build_row
+
+from tests.conftest import assert_conformance, sealscope_cmd
 
 PRE = ["the quick brown fox", {"role": "user", "text": "hello"}, "binary"]
 POST = ["the quick brown fox", "summary: user said hello"]
@@ -19,8 +19,7 @@ POST = ["the quick brown fox", "summary: user said hello"]
 
 def run(*argv: str, cwd=None, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     cmd = sealscope_cmd().split() + list(argv)
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, input=stdin, timeout=120,
-                          check=False)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, input=stdin, timeout=120, check=False)
 
 
 def in_process(capsys, *argv: str) -> tuple[int, str, str]:
@@ -34,8 +33,10 @@ def files(tmp_path):
     row = build_row(PRE, POST, "golden-fixture", "test:v1", opened_at="2026-11-30T02:38:06Z")
     bad = dict(row, compactor="forged")
     led = tmp_path / "l.jsonl"
-    led.write_text("\n".join([json.dumps({"op": "start"}), json.dumps(row),
-                              json.dumps(bad)]) + "\n", encoding="utf-8")
+    led.write_text(
+        "\n".join([json.dumps({"op": "start"}), json.dumps(row), json.dumps(bad)]) + "\n",
+        encoding="utf-8",
+    )
     (tmp_path / "pre.json").write_text(json.dumps(PRE))
     (tmp_path / "post.jsonl").write_text("\n".join(json.dumps(x) for x in POST) + "\n")
     return tmp_path
@@ -46,21 +47,46 @@ def test_receipts_json_rows_and_exit(capsys, files):
     doc = json.loads(out)
     assert code == 1 and err == ""
     assert [d["line"] for d in doc] == [2, 3]
-    assert list(doc[0]) == ["line", "ok", "self_consistent", "content", "schema",
-                            "understatement_check", "verified_scope", "notes"]
+    assert list(doc[0]) == [
+        "line",
+        "ok",
+        "self_consistent",
+        "content",
+        "schema",
+        "understatement_check",
+        "verified_scope",
+        "notes",
+    ]
     assert doc[0]["ok"] is True and doc[0]["verified_scope"] == "bounded_no_content"
     assert doc[1]["ok"] is False and doc[1]["notes"][0].startswith("receipt_digest does not")
 
 
 def test_receipts_full_content_exit_0(capsys, files):
-    code, out, _ = in_process(capsys, "receipts", str(files / "l.jsonl"), "--line", "2",
-                              "--pre", str(files / "pre.json"), "--post",
-                              str(files / "post.jsonl"), "--json")
+    code, out, _ = in_process(
+        capsys,
+        "receipts",
+        str(files / "l.jsonl"),
+        "--line",
+        "2",
+        "--pre",
+        str(files / "pre.json"),
+        "--post",
+        str(files / "post.jsonl"),
+        "--json",
+    )
     assert code == 0
-    assert json.loads(out) == [{"line": 2, "ok": True, "self_consistent": True,
-                                "content": "match", "schema": "v2",
-                                "understatement_check": "full", "verified_scope": "full",
-                                "notes": []}]
+    assert json.loads(out) == [
+        {
+            "line": 2,
+            "ok": True,
+            "self_consistent": True,
+            "content": "match",
+            "schema": "v2",
+            "understatement_check": "full",
+            "verified_scope": "full",
+            "notes": [],
+        }
+    ]
 
 
 def test_receipts_line_without_receipt_exit_3(capsys, files):
@@ -74,8 +100,7 @@ def test_receipts_human_table(capsys, files):
     assert code == 1 and "\x1b" not in out  # capsys is not a terminal: no colour
     assert lines[0].split() == ["LINE", "SCHEMA", "CHECKS", "SCOPE", "NOTE"]
     assert lines[1].split() == ["2", "v2", "self:ok", "content:skipped", "bounded_no_content"]
-    assert lines[2].split()[:5] == ["3", "v2", "self:FAIL", "content:skipped",
-                                    "bounded_no_content"]
+    assert lines[2].split()[:5] == ["3", "v2", "self:FAIL", "content:skipped", "bounded_no_content"]
     assert "receipt_digest does not reproduce" in lines[2]
     assert lines[-1].endswith("0 verified in full, 1 verified within a bound, 1 failed -> BROKEN")
 
@@ -97,19 +122,30 @@ def test_human_output_escapes_control_characters(capsys, tmp_path):
     assert out.startswith("DROPPED ")
 
 
-@pytest.mark.parametrize("argv", [
-    ["receipts", "{missing}"], ["receipts", "{dir}"], ["receipts", "{led}", "--pre", "{missing}"],
-    ["receipts", "{led}", "--post", "{notarray}"], ["lookup", "{missing}", "{pre}"],
-    ["lookup", "{led}", "{missing}"], ["lookup", "{led}", "{nan}"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["receipts", "{missing}"],
+        ["receipts", "{dir}"],
+        ["receipts", "{led}", "--pre", "{missing}"],
+        ["receipts", "{led}", "--post", "{notarray}"],
+        ["lookup", "{missing}", "{pre}"],
+        ["lookup", "{led}", "{missing}"],
+        ["lookup", "{led}", "{nan}"],
+    ],
+)
 @pytest.mark.parametrize("as_json", [False, True])
 def test_unreadable_inputs_exit_3_without_traceback(files, argv, as_json):
     (files / "notarray.json").write_text('{"a": 1}')
     (files / "nan.jsonl").write_text('{"a": NaN}\n')
-    names = {"missing": str(files / "missing.jsonl"), "dir": str(files),
-             "led": str(files / "l.jsonl"),
-             "pre": str(files / "pre.json"), "notarray": str(files / "notarray.json"),
-             "nan": str(files / "nan.jsonl")}
+    names = {
+        "missing": str(files / "missing.jsonl"),
+        "dir": str(files),
+        "led": str(files / "l.jsonl"),
+        "pre": str(files / "pre.json"),
+        "notarray": str(files / "notarray.json"),
+        "nan": str(files / "nan.jsonl"),
+    }
     p = run(*[a.format(**names) for a in argv], *(["--json"] if as_json else []))
     err = p.stderr.decode()
     assert p.returncode == 3, err
@@ -128,14 +164,18 @@ def test_usage_errors_exit_2(files):
 
 
 def test_lookup_json_and_stdin(files):
-    p = run("lookup", str(files / "l.jsonl"), str(files / "pre.json"), "-", "--json",
-            stdin=b"binary")
+    p = run(
+        "lookup", str(files / "l.jsonl"), str(files / "pre.json"), "-", "--json", stdin=b"binary"
+    )
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     items = doc["items"]
     assert [list(i) for i in items] == [["digest", "bytes", "found"]] * 4
-    assert items[1] == {"digest": digest.item_digest(PRE[1]).digest, "bytes": 30,
-                        "found": [{"line": 2, "position": 0}, {"line": 3, "position": 0}]}
+    assert items[1] == {
+        "digest": digest.item_digest(PRE[1]).digest,
+        "bytes": 30,
+        "found": [{"line": 2, "position": 0}, {"line": 3, "position": 0}],
+    }
     assert items[0]["found"] == []
     assert items[3] == items[2] | {"bytes": 6}  # stdin bytes == the str item
     assert doc["receipt_rows"] == 2 and doc["manifest_entries"] == 4
@@ -144,13 +184,22 @@ def test_lookup_json_and_stdin(files):
 def test_lookup_several_ledgers(capsys, files):
     other = files / "other.jsonl"
     other.write_text(json.dumps(build_row(["binary"], [], "c", "m")) + "\n")
-    code, out, _ = in_process(capsys, "lookup", str(files / "l.jsonl"), str(files / "pre.json"),
-                              "--ledger", str(other), "--json")
+    code, out, _ = in_process(
+        capsys,
+        "lookup",
+        str(files / "l.jsonl"),
+        str(files / "pre.json"),
+        "--ledger",
+        str(other),
+        "--json",
+    )
     items = json.loads(out)["items"]
     assert code == 0
-    assert items[2]["found"] == [{"ledger": str(files / "l.jsonl"), "line": 2, "position": 1},
-                                 {"ledger": str(files / "l.jsonl"), "line": 3, "position": 1},
-                                 {"ledger": str(other), "line": 1, "position": 0}]
+    assert items[2]["found"] == [
+        {"ledger": str(files / "l.jsonl"), "line": 2, "position": 1},
+        {"ledger": str(files / "l.jsonl"), "line": 3, "position": 1},
+        {"ledger": str(other), "line": 1, "position": 0},
+    ]
 
 
 def test_selftest_json_subprocess():

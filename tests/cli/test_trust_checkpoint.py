@@ -1,5 +1,6 @@
 """Issue 32: a checkpoint never lands on evidence, and loading one can neither hang,
 blow up memory nor crash (H3 and the checkpoint-loading finding)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -11,16 +12,21 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import checkpoint as C
 from sealscope.core import ledger as L
 
 
 def run(*argv: str, cache: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "sealscope", *argv], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        check=False,
+    )
 
 
 def _ledger(p: Path, n: int = 5) -> Path:
@@ -37,9 +43,12 @@ def _digest(p: Path) -> str:
 def test_a_checkpoint_path_that_is_the_evidence_is_refused(tmp_path, how):
     led = _ledger(tmp_path / "ledger.jsonl")
     before = _digest(led)
-    target = {"same": led, "symlink": tmp_path / "cp-link.json",
-              "hardlink": tmp_path / "cp-hard.json",
-              "relative": Path(os.path.relpath(led))}[how]
+    target = {
+        "same": led,
+        "symlink": tmp_path / "cp-link.json",
+        "hardlink": tmp_path / "cp-hard.json",
+        "relative": Path(os.path.relpath(led)),
+    }[how]
     if how == "symlink":
         target.symlink_to(led)
     elif how == "hardlink":
@@ -130,13 +139,19 @@ def test_a_deeply_nested_checkpoint_is_a_note_not_a_traceback(tmp_path):
     assert "ignored: unreadable (not JSON" in r.stdout
 
 
-@pytest.mark.parametrize("field,value,words", [
-    ("breaks", 7, "break counts and findings disagree"),
-    ("rows", 10_000, "more rows or lines than bytes"),
-    ("chained", 99, "row counts disagree"),
-    ("findings", [[9999, "break", "line 9999: chain mismatch"]],
-     "break counts and findings disagree"),
-])
+@pytest.mark.parametrize(
+    "field,value,words",
+    [
+        ("breaks", 7, "break counts and findings disagree"),
+        ("rows", 10_000, "more rows or lines than bytes"),
+        ("chained", 99, "row counts disagree"),
+        (
+            "findings",
+            [[9999, "break", "line 9999: chain mismatch"]],
+            "break counts and findings disagree",
+        ),
+    ],
+)
 def test_an_inconsistent_walk_state_is_ignored(tmp_path, field, value, words):
     led = _ledger(tmp_path / "ledger.jsonl")
     cp = tmp_path / "cp.json"

@@ -13,6 +13,7 @@ only the registered ones. The fuzz test puts random evidence strings (`##[`, `::
 CR/LF, bidi, C1) into file names, a declaration's `why` and duplicate keys, runs every
 output of verify, export and fleet (text, JSON, github, JUnit, VSA), and checks that
 nothing parses as a command except our own annotations and pauses."""
+
 from __future__ import annotations
 
 import io
@@ -26,7 +27,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from sealscope.core import ledger as L
 from sealscope.core.sanitize import clean
 
@@ -45,13 +45,13 @@ def runner_commands(output: str) -> list[tuple[str, str, str]]:
             end = trimmed.find("::", 2)
             if end >= 0:
                 info = trimmed[2:end]
-                cmd = ("v2", info.split(" ", 1)[0], trimmed[end + 2:])
+                cmd = ("v2", info.split(" ", 1)[0], trimmed[end + 2 :])
         if cmd is None:
             at = line.find("##[")
             if at >= 0:
                 rb = line.find("]", at)
                 if rb >= 0:
-                    cmd = ("v1", line[at + 3:rb].split(" ", 1)[0], line[rb + 1:])
+                    cmd = ("v1", line[at + 3 : rb].split(" ", 1)[0], line[rb + 1 :])
         if cmd is None or not cmd[1]:
             continue
         if stopped is not None:
@@ -67,10 +67,12 @@ def runner_commands(output: str) -> list[tuple[str, str, str]]:
 
 def test_the_emulation_finds_both_kinds():
     assert runner_commands("  ::error file=a::m\nx ##[set-output name=a]1\n") == [
-        ("v2", "error", "m"), ("v1", "set-output", "1")]
-    assert runner_commands("::stop-commands::tok\n::error::x\n##[warning]y\n::tok::\n"
-                           "::debug::z") == [("v2", "stop-commands", "tok"),
-                                             ("resume", "tok", ""), ("v2", "debug", "z")]
+        ("v2", "error", "m"),
+        ("v1", "set-output", "1"),
+    ]
+    assert runner_commands(
+        "::stop-commands::tok\n::error::x\n##[warning]y\n::tok::\n::debug::z"
+    ) == [("v2", "stop-commands", "tok"), ("resume", "tok", ""), ("v2", "debug", "z")]
     assert runner_commands("a\rb ##[add-mask]s\r\n") == [("v1", "add-mask", "s")]
 
 
@@ -94,9 +96,31 @@ def assert_only_ours(output: str, github: bool) -> None:
 
 # --------------------------------------------------------------------------- evidence
 
-PIECES = ["##[", "::", "#", "[", "]", "\r", "\n", "\r\n", "\u202e", "\u2066", "\x9b",
-          "\x85", "\u2028", "error", "set-output name=x", "stop-commands", " ", "\t",
-          "%", ",", "=", "x", "é"]
+PIECES = [
+    "##[",
+    "::",
+    "#",
+    "[",
+    "]",
+    "\r",
+    "\n",
+    "\r\n",
+    "\u202e",
+    "\u2066",
+    "\x9b",
+    "\x85",
+    "\u2028",
+    "error",
+    "set-output name=x",
+    "stop-commands",
+    " ",
+    "\t",
+    "%",
+    ",",
+    "=",
+    "x",
+    "é",
+]
 hostile = st.lists(st.sampled_from(PIECES), min_size=1, max_size=12).map("".join)
 
 
@@ -142,44 +166,50 @@ def _run_in_process(argv: list[str], env: dict[str, str] | None = None) -> tuple
         os.environ.clear()
         os.environ.update(old[2])
         from sealscope import output
+
         output._GUARD.clear()
-    got = (out.getvalue().decode("utf-8", "surrogateescape"),
-           err.getvalue().decode("utf-8", "surrogateescape"))
+    got = (
+        out.getvalue().decode("utf-8", "surrogateescape"),
+        err.getvalue().decode("utf-8", "surrogateescape"),
+    )
     wo.detach()
     we.detach()
     return got
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(name=hostile, why=hostile, key=hostile)
 def test_no_evidence_string_becomes_a_command(tmp_path_factory, name, why, key):
     tmp = tmp_path_factory.mktemp("fuzz")
     p = _evidence(tmp, name, why, key)
     junit, vsa, summary = tmp / "out.xml", tmp / "out.vsa.json", tmp / "summary.md"
     for argv, github in (
-            (["verify", str(p)], False),
-            (["verify", str(p), "--json"], False),
-            (["verify", str(p), "--format", "github", "--junit", str(junit),
-              "--vsa", str(vsa)], True),
-            (["export", str(p), "--format", "json"], False),
-            (["export", str(p)], False),
-            (["export", str(p), "--format", "github"], True),
-            (["receipts", str(p)], False)):
+        (["verify", str(p)], False),
+        (["verify", str(p), "--json"], False),
+        (["verify", str(p), "--format", "github", "--junit", str(junit), "--vsa", str(vsa)], True),
+        (["export", str(p), "--format", "json"], False),
+        (["export", str(p)], False),
+        (["export", str(p), "--format", "github"], True),
+        (["receipts", str(p)], False),
+    ):
         out, err = _run_in_process(argv, {"GITHUB_STEP_SUMMARY": str(summary)})
         assert "Traceback" not in err, err
         assert_only_ours(out, github)
         assert_only_ours(err, github)
         if github and argv[0] == "verify":  # each stdout line one of our annotations
             lines = out.split("\n")[:-1]
-            assert lines and all(x.startswith(("::error file=", "::warning file="))
-                                 for x in lines), out
+            assert lines and all(
+                x.startswith(("::error file=", "::warning file=")) for x in lines
+            ), out
     for f in (junit, vsa):
         assert_only_ours(f.read_text(encoding="utf-8", errors="surrogateescape"), False)
 
 
-@settings(max_examples=5, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(name=hostile, why=hostile, key=hostile)
 def test_no_evidence_string_becomes_a_command_in_a_fleet(tmp_path_factory, name, why, key):
     tmp = tmp_path_factory.mktemp("fleet")
@@ -187,8 +217,13 @@ def test_no_evidence_string_becomes_a_command_in_a_fleet(tmp_path_factory, name,
     exe = Path(sys.executable).parent / "sealscope"
     cmd = [str(exe)] if exe.is_file() else [sys.executable, "-m", "sealscope"]
     for extra, github in (([], False), (["--format", "github"], True), (["--json"], False)):
-        r = subprocess.run([*cmd, "fleet", str(tmp), *extra], capture_output=True,
-                           timeout=120, check=False, stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            [*cmd, "fleet", str(tmp), *extra],
+            capture_output=True,
+            timeout=120,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
         out = r.stdout.decode("utf-8", "surrogateescape")
         err = r.stderr.decode("utf-8", "surrogateescape")
         assert "Traceback" not in err, err

@@ -1,6 +1,7 @@
 """Issue 32 (fleet listing): symlinks out of the tree are not followed unless asked
 (and are listed as such), an S3-style key holding `::` is one object, not a chain of
 URLs, and a remote object is streamed with a size cap."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,6 @@ import subprocess
 import sys
 
 import fsspec
-
 from sealscope import fleet_engine as engine
 from sealscope.core import fleet
 from sealscope.core import ledger as L
@@ -22,9 +22,14 @@ def _ledger(p, n=3):
 
 
 def _fleet(*argv):
-    r = subprocess.run([sys.executable, "-m", "sealscope", "fleet", *argv, "--json"],
-                       capture_output=True, text=True, timeout=120, check=False,
-                       stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [sys.executable, "-m", "sealscope", "fleet", *argv, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     assert "Traceback" not in r.stderr, r.stderr
     return r, [json.loads(line) for line in r.stdout.splitlines()]
 

@@ -1,5 +1,6 @@
 """The verify verb: conformance corpus, exit codes, multi-file runs, and no traceback
 for any hostile input."""
+
 from __future__ import annotations
 
 import json
@@ -10,17 +11,24 @@ from pathlib import Path
 
 import pytest
 from arcaeon.record import ledger as ref_ledger
-
 from sealscope.core import ledger as L
 from sealscope.core import pins
+
 from tests.conftest import assert_conformance
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_ledgers"
 
 
 def run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sealscope", *argv], capture_output=True,
-                          text=True, cwd=cwd, timeout=120, stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("family", ["verify/", "verify/pin", "verify/witness"])
@@ -52,8 +60,9 @@ def test_hostile_input_gives_a_verdict_not_a_traceback(tmp_path, name):
     assert "Traceback" not in res.stderr
     doc = json.loads(res.stdout)
     ref = ref_ledger.verify_file(p)
-    verdict, code = {False: ("BROKEN", 1), None: ("COULD NOT LOOK", 3),
-                     True: ("VERIFIED", 0)}[ref.ok]
+    verdict, code = {False: ("BROKEN", 1), None: ("COULD NOT LOOK", 3), True: ("VERIFIED", 0)}[
+        ref.ok
+    ]
     assert (doc["verdict"], res.returncode) == (verdict, code)
     assert doc["first_break"] == ref.first_break and doc["breaks"] == ref.breaks
     human = run("verify", str(p))
@@ -79,6 +88,7 @@ def test_unreadable_file(tmp_path, monkeypatch, capsys):
         return
     # root reads anything: make the open fail the way a permission error does
     from sealscope.core import lines
+
     real_fd = lines.regular_fd
 
     def deny(path):
@@ -88,6 +98,7 @@ def test_unreadable_file(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(lines, "regular_fd", deny)
     from sealscope.main import main
+
     assert main(["verify", str(p), "--json"]) == 3
     doc = json.loads(capsys.readouterr().out)
     assert doc["first_break"] == f"unreadable: [Errno 13] Permission denied: '{p}'"
@@ -120,8 +131,9 @@ def test_pin_round_trip_and_truncation(tmp_path):
     assert res.returncode == 1
     doc = json.loads(res.stdout)
     assert doc["pin"]["verdict"] == "truncated" and doc["verdict"] == "BROKEN"
-    assert doc["pin"]["detail"] == ("log has 3 rows but the witness recorded 5: 2 witnessed "
-                                    "row(s) are missing (truncation)")
+    assert doc["pin"]["detail"] == (
+        "log has 3 rows but the witness recorded 5: 2 witnessed row(s) are missing (truncation)"
+    )
 
 
 def test_usage_errors_exit_2(tmp_path):
@@ -143,6 +155,7 @@ def test_many_ledgers_side_by_side_equal_one_at_a_time(tmp_path, monkeypatch):
     """Several small ledgers verified in worker processes give the same documents, in
     the given order, as verifying them one at a time."""
     from sealscope import cmd_verify
+
     paths = []
     for i in range(5):
         p = _honest(tmp_path / f"l{i}.jsonl", 3 + i)
@@ -153,6 +166,7 @@ def test_many_ledgers_side_by_side_equal_one_at_a_time(tmp_path, monkeypatch):
     one_by_one = [cmd_verify.judge(p) for p in paths]
     monkeypatch.setattr(cmd_verify, "MANY_MIN_BYTES", 0)
     import concurrent.futures
+
     submitted = []
 
     class Counting(concurrent.futures.ProcessPoolExecutor):
@@ -164,7 +178,7 @@ def test_many_ledgers_side_by_side_equal_one_at_a_time(tmp_path, monkeypatch):
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Counting)
     side_by_side = cmd_verify.judge_all(paths, False, None, None, None, False)
     assert sorted(p for p, _f in submitted) == sorted(paths)  # one file a task
-    assert all(f.exception() is None for _p, f in submitted)     # results came from workers
+    assert all(f.exception() is None for _p, f in submitted)  # results came from workers
     assert side_by_side == one_by_one
     assert [r[1] for r in side_by_side] == [0, 0, 1, 0, 0, 3]
 
@@ -177,17 +191,20 @@ def test_a_fifo_or_a_device_is_refused_in_one_line_without_waiting(tmp_path):
     for target in (str(fifo), "/dev/zero"):
         res = run("verify", target)
         assert (res.returncode, res.stderr) == (3, "")
-        assert res.stdout == (f"COULD NOT LOOK  {target}  unreadable: not a regular "
-                              f"file: '{target}'\n")
+        assert res.stdout == (
+            f"COULD NOT LOOK  {target}  unreadable: not a regular file: '{target}'\n"
+        )
         doc = json.loads(run("verify", target, "--json").stdout)
         assert (doc["verdict"], doc["first_break"]) == (
-            "COULD NOT LOOK", f"unreadable: not a regular file: '{target}'")
+            "COULD NOT LOOK",
+            f"unreadable: not a regular file: '{target}'",
+        )
     held = str(SAMPLES / "held" / "session-pre.jsonl")
     for argv in (["receipts", str(fifo)], ["lookup", str(fifo), held]):
         res = run(*argv)
         assert (res.returncode, res.stdout) == (3, "")
         assert res.stderr == f"sealscope: {argv[0]}: cannot read {fifo}: not a regular file\n"
-    res = run("lookup", str(SAMPLES / "session.jsonl"), str(fifo))     # held content too
+    res = run("lookup", str(SAMPLES / "session.jsonl"), str(fifo))  # held content too
     assert (res.returncode, res.stdout) == (3, "")
     assert res.stderr == f"sealscope: lookup: cannot read {fifo}: not a regular file\n"
 
@@ -202,14 +219,23 @@ def test_could_not_look_says_why_in_its_line(tmp_path):
     res = run("verify", str(declared), str(empty), str(prechain), str(tmp_path / "none"))
     assert res.returncode == 3
     assert res.stdout.splitlines() == [
-        (f"COULD NOT LOOK  {declared}  declared break at line 3 · rows=6 chained=5 "
-        "prechain=0 breaks=0 scope=bounded_declared_break declared=1"),
-        (f"COULD NOT LOOK  {empty}  empty file · rows=0 chained=0 prechain=0 breaks=0 "
-        "scope=empty"),
-        (f"COULD NOT LOOK  {prechain}  no chained rows (2 rows without a chain) · rows=2 "
-        "chained=0 prechain=2 breaks=0 scope=bounded_prechain_skipped"),
-        (f"COULD NOT LOOK  {tmp_path / 'none'}  unreadable: [Errno 2] No such file or "
-        f"directory: '{tmp_path / 'none'}'"),
-        "4 ledgers: 0 verified, 0 broken, 4 could not look"]
+        (
+            f"COULD NOT LOOK  {declared}  declared break at line 3 · rows=6 chained=5 "
+            "prechain=0 breaks=0 scope=bounded_declared_break declared=1"
+        ),
+        (f"COULD NOT LOOK  {empty}  empty file · rows=0 chained=0 prechain=0 breaks=0 scope=empty"),
+        (
+            f"COULD NOT LOOK  {prechain}  no chained rows (2 rows without a chain) · rows=2 "
+            "chained=0 prechain=2 breaks=0 scope=bounded_prechain_skipped"
+        ),
+        (
+            f"COULD NOT LOOK  {tmp_path / 'none'}  unreadable: [Errno 2] No such file or "
+            f"directory: '{tmp_path / 'none'}'"
+        ),
+        "4 ledgers: 0 verified, 0 broken, 4 could not look",
+    ]
     assert [L.verify(p).reason() for p in (declared, empty, prechain)] == [
-        "declared break at line 3", "empty file", "no chained rows (2 rows without a chain)"]
+        "declared break at line 3",
+        "empty file",
+        "no chained rows (2 rows without a chain)",
+    ]

@@ -1,5 +1,6 @@
 """`sealscope watch`: a real writer process appends while the watcher runs; truncation
 and rewrites are reported; SIGINT ends it cleanly with the worst verdict's code."""
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,13 @@ class Watch:
     """`sealscope watch ... --json` as a child, its events read on a thread."""
 
     def __init__(self, *argv: str):
-        self.p = subprocess.Popen([sys.executable, "-m", "sealscope", "watch", *argv],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  stdin=subprocess.DEVNULL)
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", "sealscope", "watch", *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
         self.q: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -116,9 +121,11 @@ def test_truncation_is_reported_loudly(tmp_path):
     with p.open("r+b") as fh:
         fh.truncate(len(b"".join(lines[:6])))
     (alarm,) = w.until(lambda line: line.startswith("!!"))
-    assert alarm == (f"!! TRUNCATED while open: {p}: 4 rows gone (file shrank from {size:,} "
-                     f"to {p.stat().st_size:,} bytes)")
-    code, rest = w.stop(signal_it=False)   # its only file can report nothing more
+    assert alarm == (
+        f"!! TRUNCATED while open: {p}: 4 rows gone (file shrank from {size:,} "
+        f"to {p.stat().st_size:,} bytes)"
+    )
+    code, rest = w.stop(signal_it=False)  # its only file can report nothing more
     assert code == 1
     assert rest == [f"stopped: BROKEN  {p}  rows=10 (+0 while watched)"]
 
@@ -132,10 +139,14 @@ def test_rewrite_is_reported_loudly(tmp_path):
     with p.open("r+b") as fh:  # same inode, same size: only the bytes say it
         fh.write(data)
     (ev,) = w.until(_event("rewritten"))
-    assert ev == {"event": "rewritten", "path": str(p),
-                  "text": f"prefix changed in bytes 0–{n:,}", "rows_gone": 0,
-                  "verdict": "BROKEN"}
-    code, rest = w.stop(signal_it=False)   # its only file can report nothing more
+    assert ev == {
+        "event": "rewritten",
+        "path": str(p),
+        "text": f"prefix changed in bytes 0–{n:,}",
+        "rows_gone": 0,
+        "verdict": "BROKEN",
+    }
+    code, rest = w.stop(signal_it=False)  # its only file can report nothing more
     assert code == 1 and rest[-1]["verdicts"] == {str(p): "BROKEN"}
 
 
@@ -147,15 +158,18 @@ def test_human_lines_and_sigint_with_several_ledgers(tmp_path):
     w = Watch(str(a), str(b), "--interval", "0.05")
     first = w.until(lambda line: str(b) in line and "following" in line)
     assert first[0] == f"VERIFIED  {a}  rows=2 breaks=0 scope=full  following"
-    assert first[-1] == (f"COULD NOT LOOK  {b}  rows=3 breaks=0 "
-                         "scope=bounded_prechain_skipped  following")
+    assert first[-1] == (
+        f"COULD NOT LOOK  {b}  rows=3 breaks=0 scope=bounded_prechain_skipped  following"
+    )
     subprocess.run([sys.executable, "-c", WRITER, str(a), "2", "1"], check=True, timeout=WAIT)
     (status,) = w.until(lambda line: "(+1)" in line)[-1:]
     assert status == f"VERIFIED  {a}  rows=3 (+1) breaks=0 scope=full"
     code, rest = w.stop()
     assert code == 3  # bounded is the worst seen
-    assert rest == [f"stopped: VERIFIED  {a}  rows=3 (+1 while watched)",
-                    f"stopped: COULD NOT LOOK  {b}  rows=3 (+0 while watched)"]
+    assert rest == [
+        f"stopped: VERIFIED  {a}  rows=3 (+1 while watched)",
+        f"stopped: COULD NOT LOOK  {b}  rows=3 (+0 while watched)",
+    ]
     assert w.p.stderr.read() == ""  # no traceback
 
 
@@ -163,7 +177,7 @@ def test_unreadable_ledger_and_usage(tmp_path):
     w = Watch(str(tmp_path / "missing.jsonl"), "--json", "--interval", "0.05")
     (ev,) = w.until(_event("unreadable"))
     assert ev["verdict"] == "COULD NOT LOOK"
-    code, rest = w.stop(signal_it=False)   # nothing to follow: it ends by itself
+    code, rest = w.stop(signal_it=False)  # nothing to follow: it ends by itself
     assert code == 3 and rest[-1]["event"] == "stopped"
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
@@ -172,8 +186,13 @@ def test_unreadable_ledger_and_usage(tmp_path):
     assert alarm == f"!! UNREADABLE while open: {fifo}: not a regular file: '{fifo}'"
     stopped = f"stopped: COULD NOT LOOK  {fifo}  rows=0 (+0 while watched)"
     assert w.stop(signal_it=False) == (3, [stopped])
-    bad = subprocess.run([sys.executable, "-m", "sealscope", "watch", "x", "--interval", "0"],
-                         capture_output=True, text=True, timeout=WAIT, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "sealscope", "watch", "x", "--interval", "0"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
     assert bad.returncode == 2 and "must be positive" in bad.stderr
 
 
@@ -183,18 +202,27 @@ def test_a_partial_last_line_ends_with_verifys_verdict(tmp_path):
     VERIFIED 0 on a file verify calls BROKEN 1)."""
     p = _ledger(tmp_path / "l.jsonl", 6)
     data = p.read_bytes()
-    p.write_bytes(data[: len(data) - 20])          # `head -c`: the last row cut mid-line
+    p.write_bytes(data[: len(data) - 20])  # `head -c`: the last row cut mid-line
     tail = len(data) - 20 - len(b"".join(data.splitlines(keepends=True)[:5]))
-    want = subprocess.run([sys.executable, "-m", "sealscope", "verify", str(p), "--json"],
-                          capture_output=True, text=True, timeout=WAIT, check=False)
+    want = subprocess.run(
+        [sys.executable, "-m", "sealscope", "verify", str(p), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
     assert (json.loads(want.stdout)["verdict"], want.returncode) == ("BROKEN", 1)
     w = Watch(str(p), "--json", "--interval", "0.05")
     (opened,) = w.until(_event("open"))
     assert opened["verdict"] == "VERIFIED" and opened["rows"] == 5  # the held-back line
     code, rest = w.stop()
     assert code == want.returncode
-    assert rest[-1] == {"event": "stopped", "exit_code": 1, "verdicts": {str(p): "BROKEN"},
-                        "partial_bytes": {str(p): tail}}
+    assert rest[-1] == {
+        "event": "stopped",
+        "exit_code": 1,
+        "verdicts": {str(p): "BROKEN"},
+        "partial_bytes": {str(p): tail},
+    }
     w = Watch(str(p), "--interval", "0.05")
     w.until(lambda line: "following" in line)
     code, rest = w.stop()

@@ -1,6 +1,7 @@
 """The `check` conformance cases of one kind family, run through that kind's checker
 directly (until the `check` verb drives them), compared as check.py's `check` rule
 compares: path, kind, verdict, exit_code and ok exactly, detail as a recursive subset."""
+
 from __future__ import annotations
 
 import json
@@ -9,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from sealscope.core.checks.result import CheckContext, KindCheck
+
 from tests.conftest import SHARED
 
 KINDS_CORPUS = SHARED / "conformance" / "corpus" / "kinds"
@@ -20,11 +21,15 @@ def subset(expected: Any, got: Any) -> bool:
     """check.py's rule: every expected key present and equal, lists of equal length
     item by item, true/false/null never equal to a number."""
     if isinstance(expected, dict):
-        return isinstance(got, dict) and all(k in got and subset(v, got[k])
-                                             for k, v in expected.items())
+        return isinstance(got, dict) and all(
+            k in got and subset(v, got[k]) for k, v in expected.items()
+        )
     if isinstance(expected, list):
-        return isinstance(got, list) and len(expected) == len(got) and all(
-            subset(a, b) for a, b in zip(expected, got, strict=True))
+        return (
+            isinstance(got, list)
+            and len(expected) == len(got)
+            and all(subset(a, b) for a, b in zip(expected, got, strict=True))
+        )
     if isinstance(expected, bool) or isinstance(got, bool) or expected is None or got is None:
         return expected is got
     return bool(expected == got)

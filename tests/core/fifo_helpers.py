@@ -6,6 +6,7 @@ join is a reader that blocked (it is then let through, so no thread is left behi
 `swapped_after_stat` makes the race deterministic: the real stat of the path runs, then
 the path is replaced (by a FIFO or a folder) before the caller's open; `fifo_in_place`
 puts a FIFO there before the stat or after it."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """Checkpoints: a resumed verification equals a full one, field for field, and a
 changed, shrunk or replaced prefix is always caught."""
+
 from __future__ import annotations
 
 import hashlib
@@ -11,13 +12,21 @@ import pytest
 from arcaeon.record import ledger as ref_ledger
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
 from sealscope.core import checkpoint as C
 from sealscope.core import checkpoint_file
 from sealscope.core import ledger as L
 
-FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
-          "declared_breaks", "declared")
+FIELDS = (
+    "ok",
+    "rows",
+    "chained",
+    "prechain",
+    "first_break",
+    "breaks",
+    "verified_scope",
+    "declared_breaks",
+    "declared",
+)
 
 
 def _row(i: int, draw) -> dict:
@@ -31,9 +40,24 @@ def growing(draw):
     lines: list[str] = [json.dumps({"legacy": i}) for i in range(draw(st.integers(0, 2)))]
     prev = L.GENESIS
     for i in range(draw(st.integers(1, 14))):
-        op = draw(st.sampled_from(["row"] * 6 + [
-            "edit", "unchained", "nullchain", "intchain", "garbage", "array", "blank",
-            "dupkey", "declare", "crlf", "genesis"]))
+        op = draw(
+            st.sampled_from(
+                ["row"] * 6
+                + [
+                    "edit",
+                    "unchained",
+                    "nullchain",
+                    "intchain",
+                    "garbage",
+                    "array",
+                    "blank",
+                    "dupkey",
+                    "declare",
+                    "crlf",
+                    "genesis",
+                ]
+            )
+        )
         if op == "row" or op == "edit" or op == "crlf" or op == "dupkey":
             r = _row(i, draw)
             r["chain"] = prev = L.link(prev, r)
@@ -68,8 +92,13 @@ def growing(draw):
             sha = hashlib.sha256(body.strip().encode("utf-8", "surrogatepass")).hexdigest()
             if draw(st.integers(0, 4)) == 0:
                 sha = "0" * 64
-            d = {"op": L.DECLARE_OP, "orphan_line": orphan, "orphan_sha256": sha,
-                 "why": draw(st.sampled_from(["incident", "hand edit"])), "ts": "t"}
+            d = {
+                "op": L.DECLARE_OP,
+                "orphan_line": orphan,
+                "orphan_sha256": sha,
+                "why": draw(st.sampled_from(["incident", "hand edit"])),
+                "ts": "t",
+            }
             if draw(st.booleans()):
                 d["resume_prev"] = draw(st.sampled_from(["", L.GENESIS, prev or "x"]))
             d["chain"] = prev = L.link(prev, d) if draw(st.booleans()) else "bogus"
@@ -84,14 +113,24 @@ def _ref_cut(data: bytes) -> int:
     """The end of the last line whose break can no longer change (a last `\\r` may
     still become `\\r\\n`)."""
     for p in range(len(data), 0, -1):
-        if data[p - 1:p] == b"\n" or (data[p - 1:p] == b"\r" and p < len(data)):
+        if data[p - 1 : p] == b"\n" or (data[p - 1 : p] == b"\r" and p < len(data)):
             return p
     return 0
 
 
-@pytest.mark.parametrize("data", [
-    b"a" * 200_000, b"a\n" + b"b" * 200_000, b"x\r" + b"y" * 100_000 + b"\r",
-    b"x\r\n" + b"y" * 70_000, b"\r" * 3, b"", b"\n", b"z" * 65_535 + b"\r" + b"q" * 65_536])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"a" * 200_000,
+        b"a\n" + b"b" * 200_000,
+        b"x\r" + b"y" * 100_000 + b"\r",
+        b"x\r\n" + b"y" * 70_000,
+        b"\r" * 3,
+        b"",
+        b"\n",
+        b"z" * 65_535 + b"\r" + b"q" * 65_536,
+    ],
+)
 def test_line_cut_across_read_blocks(data):
     assert C.line_cut(data, 0, len(data)) == _ref_cut(data)
 
@@ -100,8 +139,11 @@ def _run(p: Path, cp: Path, strict: bool) -> C.Incremental:
     return C.verify_incremental(p, strict=strict, checkpoint=cp)
 
 
-@settings(max_examples=400, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=growing(), strict=st.booleans())
 def test_resumed_equals_full_walk(tmp_path, case, strict):
     """Grow a file in three steps (cut anywhere, even mid-line or between \\r and \\n);
@@ -120,11 +162,12 @@ def test_resumed_equals_full_walk(tmp_path, case, strict):
         doc = C.Checkpoint.from_json(cp.read_bytes())
         # the checkpoint ends at a line break that can no longer change
         assert doc.length == _ref_cut(data[:k])
-        assert doc.length == 0 or data[doc.length - 1:doc.length] in (b"\n", b"\r")
-        assert doc.length == 0 or data[doc.length - 1:doc.length + 1] != b"\r\n"
-        assert doc.sha256 == hashlib.sha256(data[:doc.length]).hexdigest()
-        assert doc.state.lines == data[:doc.length].replace(b"\r\n", b"\n").replace(
-            b"\r", b"\n").count(b"\n")
+        assert doc.length == 0 or data[doc.length - 1 : doc.length] in (b"\n", b"\r")
+        assert doc.length == 0 or data[doc.length - 1 : doc.length + 1] != b"\r\n"
+        assert doc.sha256 == hashlib.sha256(data[: doc.length]).hexdigest()
+        assert doc.state.lines == data[: doc.length].replace(b"\r\n", b"\n").replace(
+            b"\r", b"\n"
+        ).count(b"\n")
         if had and inc.resumed is None:  # resumed unless a declaration re-decides
             assert any("walked again from the start" in n for n in inc.notes)
             event("walked again: a later declaration names an earlier break")
@@ -134,10 +177,17 @@ def test_resumed_equals_full_walk(tmp_path, case, strict):
     assert full.to_dict() == {k: getattr(ref, k) for k in FIELDS}
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(case=growing(), strict=st.booleans(), how=st.sampled_from(["flip", "truncate", "replace"]),
-       where=st.integers(0, 10 ** 6))
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    case=growing(),
+    strict=st.booleans(),
+    how=st.sampled_from(["flip", "truncate", "replace"]),
+    where=st.integers(0, 10**6),
+)
 def test_changed_prefix_is_always_caught(tmp_path, case, strict, how, where):
     """Tampered, truncated and replaced prefixes are BROKEN, whatever a full walk says,
     and the checkpoint is kept so the next run says so again."""
@@ -151,9 +201,9 @@ def test_changed_prefix_is_always_caught(tmp_path, case, strict, how, where):
         return
     if how == "flip":
         i = where % n
-        new = data[:i] + bytes([data[i] ^ (1 + where % 255)]) + data[i + 1:]
+        new = data[:i] + bytes([data[i] ^ (1 + where % 255)]) + data[i + 1 :]
     elif how == "truncate":
-        new = data[:a] if a < n else data[:n - 1]
+        new = data[:a] if a < n else data[: n - 1]
     else:
         new = data.replace(b"\n", b" \n", 1) if b"\n" in data[:n] else b"x" + data
     p.write_bytes(new)
@@ -161,8 +211,10 @@ def test_changed_prefix_is_always_caught(tmp_path, case, strict, how, where):
         inc = _run(p, cp, strict)
         assert inc.result.ok is False and inc.change in ("changed", "shrank")
         assert inc.result.first_break.startswith(
-            "checkpoint: file shrank from" if len(new) < n
-            else "checkpoint: prefix changed in bytes")
+            "checkpoint: file shrank from"
+            if len(new) < n
+            else "checkpoint: prefix changed in bytes"
+        )
         full = L.verify(p, strict=strict, workers=1)
         assert inc.result.rows == full.rows and inc.result.breaks == full.breaks + 1
         assert not inc.saved
@@ -179,8 +231,10 @@ def test_cut_at_a_line_boundary_is_broken_though_it_walks_clean(tmp_path):
     assert L.verify(p).ok is True
     inc = C.verify_incremental(p, checkpoint=cp)
     assert inc.change == "shrank" and inc.result.ok is False
-    assert inc.result.first_break == \
-        f"checkpoint: file shrank from {size:,} to {p.stat().st_size:,} bytes"
+    assert (
+        inc.result.first_break
+        == f"checkpoint: file shrank from {size:,} to {p.stat().st_size:,} bytes"
+    )
     assert inc.result.findings[0] == L.Finding(0, "break", inc.result.first_break)
     assert "the full walk alone finds no break" in inc.notes[0]
 
@@ -206,8 +260,11 @@ def test_rechained_rewrite_names_the_first_changed_chunk(tmp_path, monkeypatch):
     off = data.index(b'"i": 99')
     k = off // 256
     inc = C.verify_incremental(p, checkpoint=cp)
-    assert inc.result.first_break == \
-        f"checkpoint: prefix changed in bytes {k * 256:,}–{(k + 1) * 256:,} since it was verified"
+    span = f"{k * 256:,}–{(k + 1) * 256:,}"
+    assert (
+        inc.result.first_break
+        == f"checkpoint: prefix changed in bytes {span} since it was verified"
+    )
     assert inc.change == "changed"
 
 
@@ -231,8 +288,10 @@ def test_resume_walks_only_the_appended_bytes(tmp_path, monkeypatch):
     inc = C.verify_incremental(p, checkpoint=cp)
     assert min(s for s, _e in seen) == n
     assert inc.resumed is not None
-    assert inc.resumed.sentence() == \
-        "rows 1..20 unchanged since checkpoint (prefix hash matched), 21..23 verified now"
+    assert (
+        inc.resumed.sentence()
+        == "rows 1..20 unchanged since checkpoint (prefix hash matched), 21..23 verified now"
+    )
     assert inc.result == L.verify(p)
 
 
@@ -259,13 +318,18 @@ def test_declaration_after_the_checkpoint_for_an_earlier_break(tmp_path):
     assert C.verify_incremental(p, checkpoint=cp, strict=True).result == L.verify(p, strict=True)
 
 
-@pytest.mark.parametrize("mutate,words", [
-    (lambda d: b"{not json", "unreadable (not JSON"),
-    (lambda d: d.replace(C.RULES.encode(), b"sealscope-walk/0 (arcaeon 0.9)"),
-     "made by rules 'sealscope-walk/0 (arcaeon 0.9)'"),
-    (lambda d: d.replace(b'"path": "', b'"path": "/elsewhere'), "it is for another file"),
-    (lambda d: d.replace(b'"prev": "', b'"prev": 5, "x": "'), "walk state: `prev` is not str"),
-])
+@pytest.mark.parametrize(
+    "mutate,words",
+    [
+        (lambda d: b"{not json", "unreadable (not JSON"),
+        (
+            lambda d: d.replace(C.RULES.encode(), b"sealscope-walk/0 (arcaeon 0.9)"),
+            "made by rules 'sealscope-walk/0 (arcaeon 0.9)'",
+        ),
+        (lambda d: d.replace(b'"path": "', b'"path": "/elsewhere'), "it is for another file"),
+        (lambda d: d.replace(b'"prev": "', b'"prev": 5, "x": "'), "walk state: `prev` is not str"),
+    ],
+)
 def test_bad_checkpoints_are_ignored_with_a_note(tmp_path, mutate, words):
     p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
     for i in range(5):
@@ -317,13 +381,17 @@ def test_parallel_resume_equals_single_pass(tmp_path):
         buf = L._lines.FileSource(fh)
         state = C.Checkpoint.from_json(cp.read_bytes()).state
         cut = C.line_cut(buf, 0, len(buf))
-        merged = L.walk_span(str(p), buf, strict=False, cut=cut, state=state, workers=2,
-                             chunk_bytes=300)
+        merged = L.walk_span(
+            str(p), buf, strict=False, cut=cut, state=state, workers=2, chunk_bytes=300
+        )
     assert merged.result == L.verify(p, workers=1)
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=growing(), strict=st.booleans(), chunk=st.integers(1, 300))
 def test_resumed_range_merge_equals_single_pass(tmp_path, case, strict, chunk):
     """Resuming with the appended part split into worker ranges (run in-process here)
@@ -340,6 +408,17 @@ def test_resumed_range_merge_equals_single_pass(tmp_path, case, strict, chunk):
             return
         declared = {**state.declared, **later}
         w = L._Walk.resume(state, declared)
-        n = L._walk_parallel(str(p), buf, cut, len(buf), True, w, state.lines, 2, chunk, None,
-                             run_jobs=L._serial_runner)
+        n = L._walk_parallel(
+            str(p),
+            buf,
+            cut,
+            len(buf),
+            True,
+            w,
+            state.lines,
+            2,
+            chunk,
+            None,
+            run_jobs=L._serial_runner,
+        )
         assert L._finish(w, strict, declared, n) == L.verify(p, strict=strict, workers=1)

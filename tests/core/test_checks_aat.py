@@ -1,5 +1,6 @@
 """core.checks.aat: the AAT export's own chain, against the reference's verifier on
 exports the reference writes from random ledgers, randomly tampered."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,9 @@ from arcaeon.prove.aat_export import chain_records, export_aat, map_row
 from arcaeon.prove.aat_export import verify_aat_bytes as ref_verify
 from arcaeon.prove.jcs import canonicalize
 from arcaeon.record.ledger import Ledger
-
 from sealscope.core.checks import aat
 from sealscope.core.checks.result import CheckContext
+
 from tests.core.checks_cases import cases, run_case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,17 +30,34 @@ def test_conformance_case(case):
 def _ledger(rng: random.Random, path: Path) -> None:
     led = Ledger(path)
     for i in range(rng.randint(1, 8)):
-        row = {"event": rng.choice(["tool_call", "decision", "session_end", "note"]),
-               "agent": rng.choice(["wren", "kite/ü"]), "seq": i,
-               "tool": rng.choice(["fetch", "write"]), "status": rng.choice(["ok", "error"]),
-               "inputs": {"q": rng.random()}, "text": rng.choice(["a", "ü", "x\ty", "é" * 9])}
+        row = {
+            "event": rng.choice(["tool_call", "decision", "session_end", "note"]),
+            "agent": rng.choice(["wren", "kite/ü"]),
+            "seq": i,
+            "tool": rng.choice(["fetch", "write"]),
+            "status": rng.choice(["ok", "error"]),
+            "inputs": {"q": rng.random()},
+            "text": rng.choice(["a", "ü", "x\ty", "é" * 9]),
+        }
         led.append(row)
 
 
 def _tamper(rng: random.Random, raw: bytes) -> bytes:
     lines = raw.split(b"\n")[:-1]
-    op = rng.choice(["byte", "delete", "swap", "crlf", "space", "no-final-lf", "blank",
-                     "dup-key", "zero-prev", "none"])
+    op = rng.choice(
+        [
+            "byte",
+            "delete",
+            "swap",
+            "crlf",
+            "space",
+            "no-final-lf",
+            "blank",
+            "dup-key",
+            "zero-prev",
+            "none",
+        ]
+    )
     k = rng.randrange(len(lines))
     if op == "byte":
         b = bytearray(lines[k])
@@ -78,8 +96,9 @@ def test_differential_against_the_reference_verifier(tmp_path):
         want = ref_verify(raw)
         got = aat.check(str(out), CheckContext())
         assert got.ok is want["ok"]
-        assert {k: v for k, v in got.detail.items() if k != "finding"} == \
-            {k: v for k, v in want.items() if k not in ("ok", "finding")}
+        assert {k: v for k, v in got.detail.items() if k != "finding"} == {
+            k: v for k, v in want.items() if k not in ("ok", "finding")
+        }
         assert got.to_dict()["verdict"] == ("VERIFIED" if want["ok"] else "BROKEN")
         seen.add(want["ok"])
     assert seen == {True, False}
@@ -107,24 +126,65 @@ def test_jcs_numbers_are_the_references():
         aat.jcs(2**53 + 1)
     with pytest.raises(aat.JcsError):
         aat.jcs({"a": "\ud800"})
-    assert aat.jcs({"b": 1, "a": "\u2028\x1f\"", "\U0001f600": 0, "\uffff": 1}) == \
-        canonicalize({"b": 1, "a": "\u2028\x1f\"", "\U0001f600": 0, "\uffff": 1})
+    assert aat.jcs({"b": 1, "a": '\u2028\x1f"', "\U0001f600": 0, "\uffff": 1}) == canonicalize(
+        {"b": 1, "a": '\u2028\x1f"', "\U0001f600": 0, "\uffff": 1}
+    )
 
 
 def test_export_rule_is_the_references_on_random_rows():
     """The writer rule the pack's check 6 recomputes with: the same lines and head as
     the reference's mapping and chain, refusals left out alike."""
     rng = random.Random(11)
-    values = [None, True, 3, 2**60, 1.5, float("nan"), "x", "\ud800", {"a": 1},
-              [1, float("inf")], "ok", "error", "enforce", "blocked", "tool_call",
-              "decision", "session_end", "a b/ü"]
-    keys = ["ts", "agent", "system_id", "session", "evt", "event", "record_error", "tool",
-            "args_digest", "result_digest", "inputs", "outputs", "action", "mandate_mode",
-            "status", "seq", "seam", "seam_impl", "chain", "other"]
+    values = [
+        None,
+        True,
+        3,
+        2**60,
+        1.5,
+        float("nan"),
+        "x",
+        "\ud800",
+        {"a": 1},
+        [1, float("inf")],
+        "ok",
+        "error",
+        "enforce",
+        "blocked",
+        "tool_call",
+        "decision",
+        "session_end",
+        "a b/ü",
+    ]
+    keys = [
+        "ts",
+        "agent",
+        "system_id",
+        "session",
+        "evt",
+        "event",
+        "record_error",
+        "tool",
+        "args_digest",
+        "result_digest",
+        "inputs",
+        "outputs",
+        "action",
+        "mandate_mode",
+        "status",
+        "seq",
+        "seam",
+        "seam_impl",
+        "chain",
+        "other",
+    ]
     for _ in range(1500):
-        rows = [json.dumps({k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 8))},
-                           ensure_ascii=False).encode("utf-8", "surrogatepass")
-                for _ in range(rng.randint(0, 5))] + [b"not json", b"[1]"]
+        rows = [
+            json.dumps(
+                {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 8))},
+                ensure_ascii=False,
+            ).encode("utf-8", "surrogatepass")
+            for _ in range(rng.randint(0, 5))
+        ] + [b"not json", b"[1]"]
         try:
             recs = []
             for n, line in enumerate(rows, 1):
@@ -145,10 +205,18 @@ def test_export_rule_is_the_references_on_random_rows():
         assert got == want, rows
 
 
-@pytest.mark.parametrize("raw, line", [
-    (b"", None), (b"\n", None), (b"\n\n", 1), (b"[]\n", 1), (b'{"prev_hash":null,"n":NaN}\n', 1),
-    (b'{"n":9007199254740993,"prev_hash":null}\n', 1), (b"\xff\n", 1),
-])
+@pytest.mark.parametrize(
+    "raw, line",
+    [
+        (b"", None),
+        (b"\n", None),
+        (b"\n\n", 1),
+        (b"[]\n", 1),
+        (b'{"prev_hash":null,"n":NaN}\n', 1),
+        (b'{"n":9007199254740993,"prev_hash":null}\n', 1),
+        (b"\xff\n", 1),
+    ],
+)
 def test_edges(tmp_path, raw, line):
     p = tmp_path / "a.jsonl"
     p.write_bytes(raw)
@@ -168,6 +236,7 @@ def test_deep_nesting_could_not_look_never_a_traceback(tmp_path):
 
 def test_a_fifo_is_refused_not_waited_on(tmp_path):
     import os
+
     fifo = tmp_path / "f.jsonl"
     os.mkfifo(fifo)
     got = aat.check(str(fifo), CheckContext()).to_dict()
@@ -176,6 +245,7 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path):
 
 def test_unit_subject_is_the_file(tmp_path):
     import hashlib
+
     p = tmp_path / "aat.jsonl"
     p.write_bytes(b"{}\n")
     assert aat.unit_subjects(str(p)) == [("aat.jsonl", hashlib.sha256(b"{}\n").hexdigest())]
@@ -183,6 +253,7 @@ def test_unit_subject_is_the_file(tmp_path):
 
 def test_the_file_is_streamed_with_the_same_answer_as_its_bytes():
     import io
+
     rng = random.Random(5)
     parts = [b"", b"\n", b"{}", b'{"prev_hash":null}', b"x", b"\r", b"\n\n"]
     for _ in range(5000):

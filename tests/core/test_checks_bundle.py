@@ -1,6 +1,7 @@
 """core.checks.bundle: an audit bundle's chain and only that, against `arcaeon audit
 verify` (verify_file on DIR/records.jsonl) on bundles the reference exports from
 random ledgers, randomly tampered."""
+
 from __future__ import annotations
 
 import json
@@ -11,13 +12,22 @@ from pathlib import Path
 import pytest
 from arcaeon.prove.audit import export_bundle
 from arcaeon.record.ledger import Ledger, verify_file
-
 from sealscope.core.checks import bundle
 from sealscope.core.checks.result import CheckContext
+
 from tests.core.checks_cases import cases, run_case
 
-FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
-          "declared_breaks", "declared")
+FIELDS = (
+    "ok",
+    "rows",
+    "chained",
+    "prechain",
+    "first_break",
+    "breaks",
+    "verified_scope",
+    "declared_breaks",
+    "declared",
+)
 
 
 @pytest.mark.parametrize("case", cases("check/audit-bundle/"), ids=lambda c: c["id"])
@@ -40,8 +50,20 @@ def _bundle(rng: random.Random, tmp: Path, i: int) -> Path:
 
 
 def _tamper(rng: random.Random, out: Path) -> str:
-    op = rng.choice(["byte", "line", "manifest", "integrity-gone", "summary", "records-gone",
-                     "rename", "extra", "cut-tail", "none"])
+    op = rng.choice(
+        [
+            "byte",
+            "line",
+            "manifest",
+            "integrity-gone",
+            "summary",
+            "records-gone",
+            "rename",
+            "extra",
+            "cut-tail",
+            "none",
+        ]
+    )
     rec = out / "records.jsonl"
     if op == "byte" and rec.stat().st_size:
         b = bytearray(rec.read_bytes())
@@ -85,12 +107,14 @@ def test_differential_against_audit_verify(tmp_path):
             assert got["detail"]["reason_word"] == "missing", op
         else:
             want = verify_file(rec)
-            assert {k: got["detail"][k] for k in FIELDS} == \
-                {k: getattr(want, k) if k != "declared" else list(want.declared)
-                 for k in FIELDS}, op
+            assert {k: got["detail"][k] for k in FIELDS} == {
+                k: getattr(want, k) if k != "declared" else list(want.declared) for k in FIELDS
+            }, op
             assert got["ok"] is want.ok
-            assert got["verdict"] == {True: "VERIFIED", False: "BROKEN",
-                                      None: "COULD NOT LOOK"}[want.ok]
+            assert (
+                got["verdict"]
+                == {True: "VERIFIED", False: "BROKEN", None: "COULD NOT LOOK"}[want.ok]
+            )
         assert set(got["detail"]["not_covered"]) <= set(bundle.NOT_COVERED)
         words.add(got["verdict"])
     assert words == {"VERIFIED", "BROKEN", "COULD NOT LOOK"}
@@ -99,7 +123,8 @@ def test_differential_against_audit_verify(tmp_path):
 def test_the_output_says_what_is_not_covered(tmp_path):
     out = _bundle(random.Random(2), tmp_path, 0)
     (out / "integrity.json").write_text(
-        (out / "integrity.json").read_text().replace('"finding": "', '"finding": "X'))
+        (out / "integrity.json").read_text().replace('"finding": "', '"finding": "X')
+    )
     got = bundle.check(str(out), CheckContext())
     assert got.detail["not_covered"] == list(bundle.NOT_COVERED)
     side = got.detail["not_checked_by_reference"]
@@ -128,6 +153,7 @@ def test_an_unreadable_records_file_could_not_look(tmp_path):
 
 def test_unit_subjects_are_each_file(tmp_path):
     import hashlib
+
     out = _bundle(random.Random(6), tmp_path, 0)
     outside = tmp_path / "outside.txt"
     outside.write_text("x")

@@ -10,7 +10,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import kinds, receipt
 
 RECEIPT = receipt.build_row(["a", "b"], ["a"], "agent", "fifo", opened_at="2026-01-01T00:00:00Z")

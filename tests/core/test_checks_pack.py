@@ -1,6 +1,7 @@
 """core.checks.pack: the ten evidence-pack checks, against the reference's
 `verify_pack` on packs (folders and zips) it builds from random ledgers, with random
 tampering of each member; a pack is never written to; the VSA subjects of a unit."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,9 +16,9 @@ from arcaeon.prove.evidence_pack import build_pack
 from arcaeon.prove.evidence_pack_verify import verify_pack as ref_verify_pack
 from arcaeon.record.ledger import Ledger
 from arcaeon.record.ledger.witness import WitnessStore
-
 from sealscope.core.checks import pack
 from sealscope.core.checks.result import CheckContext
+
 from tests.core.checks_cases import cases, run_case
 
 
@@ -49,8 +50,11 @@ def known_gap(path: Path, ours: dict) -> bool:
         return False
     if "checks" not in ours or len(ours["checks"]) != len(ref["checks"]):
         return False
-    differ = [(a, b) for a, b in zip(ref["checks"], ours["checks"], strict=True)
-              if a["verdict"] != b["verdict"]]
+    differ = [
+        (a, b)
+        for a, b in zip(ref["checks"], ours["checks"], strict=True)
+        if a["verdict"] != b["verdict"]
+    ]
     if [a["check"] for a, _ in differ] != ["re-derived fields and prose"]:
         return False
     a, b = differ[0]
@@ -61,16 +65,27 @@ def known_gap(path: Path, ours: dict) -> bool:
 def words(res: dict) -> tuple:
     if "checks" not in res:
         return ("raises", res.get("error"))
-    return (res["verdict"], res["exit"], [(c["check"], c["verdict"]) for c in res["checks"]],
-            res.get("reason_word"), (res.get("zip") or {}).get("entries"))
+    return (
+        res["verdict"],
+        res["exit"],
+        [(c["check"], c["verdict"]) for c in res["checks"]],
+        res.get("reason_word"),
+        (res.get("zip") or {}).get("entries"),
+    )
 
 
 def _ledger(rng: random.Random, path: Path) -> None:
     L = Ledger(path)
     for i in range(rng.randint(1, 8)):
-        L.append({"event": rng.choice(["tool_call", "decision", "output", "odd"]),
-                  "agent": rng.choice(["wren", "kite"]), "n": i, "t": rng.choice(["a", "ü"]),
-                  "ts": f"2026-10-06T08:2{i}:00Z"})
+        L.append(
+            {
+                "event": rng.choice(["tool_call", "decision", "output", "odd"]),
+                "agent": rng.choice(["wren", "kite"]),
+                "n": i,
+                "t": rng.choice(["a", "ü"]),
+                "ts": f"2026-10-06T08:2{i}:00Z",
+            }
+        )
     if rng.random() < 0.15:
         with path.open("ab") as fh:
             fh.write(b'{"unchained": 1}\n')
@@ -90,16 +105,30 @@ def _build(rng: random.Random, tmp: Path, i: int) -> Path:
         store = tmp / f"pins{i}.jsonl"
         WitnessStore(store).record("ns", Ledger(led).head())
         kw.update(witness=str(store), witness_namespace=rng.choice(["ns", "other"]))
-    build_pack(led, out, system_id="s", provider="p", zip_out=True,
-               built_at="2026-10-07T00:00:00Z", **kw)
+    build_pack(
+        led, out, system_id="s", provider="p", zip_out=True, built_at="2026-10-07T00:00:00Z", **kw
+    )
     return out
 
 
 def _tamper_folder(rng: random.Random, out: Path) -> str:
     files = sorted(p for p in out.iterdir() if p.is_file())
     f = rng.choice(files)
-    op = rng.choice(["byte", "line", "add", "sub", "remove", "rename", "none", "cnl",
-                     "sha-zeros", "manifest-key", "window-row"])
+    op = rng.choice(
+        [
+            "byte",
+            "line",
+            "add",
+            "sub",
+            "remove",
+            "rename",
+            "none",
+            "cnl",
+            "sha-zeros",
+            "manifest-key",
+            "window-row",
+        ]
+    )
     if op == "byte" and f.stat().st_size:
         b = bytearray(f.read_bytes())
         b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
@@ -118,9 +147,19 @@ def _tamper_folder(rng: random.Random, out: Path) -> str:
     elif op == "rename":
         f.rename(out / (f.name + ".bak"))
     elif op == "cnl":
-        (out / "could_not_look.json").write_text(json.dumps([{
-            "check": "x", "looked_for": "a", "where": "b", "reason_word": "missing",
-            "reason": "r"}]))
+        (out / "could_not_look.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "check": "x",
+                        "looked_for": "a",
+                        "where": "b",
+                        "reason_word": "missing",
+                        "reason": "r",
+                    }
+                ]
+            )
+        )
     elif op == "sha-zeros":
         (out / "manifest.sha256").write_text("0" * 64 + "  manifest.json\n")
     elif op == "manifest-key":
@@ -133,14 +172,29 @@ def _tamper_folder(rng: random.Random, out: Path) -> str:
     elif op == "window-row":
         w = out / "window.jsonl"
         if w.exists():
-            w.write_bytes(rng.choice([b'{"line": 1}', b"[1]", b'{"line": true, "raw": ""}',
-                                      b"xx"]) + b"\n" + w.read_bytes())
+            w.write_bytes(
+                rng.choice([b'{"line": 1}', b"[1]", b'{"line": true, "raw": ""}', b"xx"])
+                + b"\n"
+                + w.read_bytes()
+            )
     return op
 
 
 def _tamper_zip(rng: random.Random, z: Path) -> str:
-    op = rng.choice(["flip", "cut", "junk-tail", "repack-byte", "repack-add", "repack-drop",
-                     "repack-rename", "dup", "traversal", "deflated"])
+    op = rng.choice(
+        [
+            "flip",
+            "cut",
+            "junk-tail",
+            "repack-byte",
+            "repack-add",
+            "repack-drop",
+            "repack-rename",
+            "dup",
+            "traversal",
+            "deflated",
+        ]
+    )
     data = bytearray(z.read_bytes())
     if op == "flip":
         data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
@@ -171,6 +225,7 @@ def _tamper_zip(rng: random.Random, z: Path) -> str:
         ents.append((rng.choice(["../evil.txt", "/etc/evil", "sub/x.txt"]), b"x"))
     method = zipfile.ZIP_DEFLATED if op == "deflated" else zipfile.ZIP_STORED
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the duplicate name is the point
         with zipfile.ZipFile(z, "w", method) as zf:
@@ -189,11 +244,17 @@ def quiet_tmp(tmp_path, monkeypatch):
 
 def _ours(path: Path, quiet: Path) -> dict:
     """Our check, asserting it wrote nothing: not in the pack, not in temp."""
-    snap = {p: p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()} \
-        if path.is_dir() else {path: path.read_bytes()}
+    snap = (
+        {p: p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+        if path.is_dir()
+        else {path: path.read_bytes()}
+    )
     got = pack.check(str(path), CheckContext()).to_dict()
-    after = {p: p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()} \
-        if path.is_dir() else {path: path.read_bytes()}
+    after = (
+        {p: p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+        if path.is_dir()
+        else {path: path.read_bytes()}
+    )
     assert after == snap
     assert list(quiet.iterdir()) == []
     return got
@@ -263,7 +324,8 @@ def test_where_the_reference_raises_we_could_not_look(tmp_path, quiet_tmp):
 
 
 def test_an_unhashable_integrity_verdict_could_not_look_as_the_reference_raises(
-        tmp_path, quiet_tmp):
+    tmp_path, quiet_tmp
+):
     out = _build(random.Random(4), tmp_path, 0)
     integrity = json.loads((out / "integrity.json").read_text())
     integrity["verdict"] = {"a": 1}
@@ -281,8 +343,7 @@ def test_unit_subjects(tmp_path):
     assert [n for n, _ in subjects] == sorted(listed)
     assert all(listed[n] == d for n, d in subjects)
     (out / "README.md").write_text("changed")
-    assert dict(pack.unit_subjects(str(out)))["README.md"] == \
-        hashlib.sha256(b"changed").hexdigest()
+    assert dict(pack.unit_subjects(str(out)))["README.md"] == hashlib.sha256(b"changed").hexdigest()
     z = out.with_suffix(".zip")
     assert pack.unit_subjects(str(z)) == [(z.name, hashlib.sha256(z.read_bytes()).hexdigest())]
 
@@ -295,33 +356,38 @@ def test_members_list_each_file_with_its_listed_and_actual_digest(tmp_path):
     got = pack.check(str(out), CheckContext()).detail["members"]
     by = {m["name"]: m for m in got}
     assert [m["name"] for m in got] == sorted(by)
-    assert by["README.md"] == {"name": "README.md", "listed": listed["README.md"],
-                               "actual": hashlib.sha256(b"changed").hexdigest(),
-                               "matches": False}
+    assert by["README.md"] == {
+        "name": "README.md",
+        "listed": listed["README.md"],
+        "actual": hashlib.sha256(b"changed").hexdigest(),
+        "matches": False,
+    }
     assert by["notes.txt"]["listed"] is None and by["notes.txt"]["actual"]
     assert by["records.jsonl"]["matches"] and by["manifest.json"]["listed"] is None
     z = out.with_suffix(".zip")
     zm = pack.check(str(z), CheckContext()).detail["members"]
-    assert all(m["matches"] for m in zm if m["name"] not in ("manifest.json",
-                                                              "manifest.sha256"))
+    assert all(m["matches"] for m in zm if m["name"] not in ("manifest.json", "manifest.sha256"))
 
 
-@pytest.mark.parametrize("member", ["records.jsonl", "window.jsonl", "manifest.json",
-                                    "could_not_look.json", "manifest.sha256"])
+@pytest.mark.parametrize(
+    "member",
+    ["records.jsonl", "window.jsonl", "manifest.json", "could_not_look.json", "manifest.sha256"],
+)
 def test_a_fifo_member_is_not_a_file_of_the_pack_never_waited_on(tmp_path, member):
     import os
 
     from tests.core.fifo_helpers import returns
+
     out = _build(random.Random(9), tmp_path, 0)
     (out / member).unlink()
     os.mkfifo(out / member)
-    came_back, got = returns(lambda: pack.check(str(out), CheckContext()).to_dict(),
-                             out / member)
+    came_back, got = returns(lambda: pack.check(str(out), CheckContext()).to_dict(), out / member)
     assert came_back
     # (the reference's reader would wait on it: it is not asked)
     if member == "manifest.json":
-        assert got["detail"]["checks"] == [{**got["detail"]["checks"][0], "check": "manifest",
-                                            "verdict": "COULD NOT LOOK"}]
+        assert got["detail"]["checks"] == [
+            {**got["detail"]["checks"][0], "check": "manifest", "verdict": "COULD NOT LOOK"}
+        ]
         assert got["detail"]["reason_word"] == "missing"
         return
     hashes = got["detail"]["checks"][0]
@@ -334,6 +400,7 @@ def test_a_member_past_sealscopes_bound_is_bounded_not_read(tmp_path, monkeypatc
     """A folder member larger than the bound on what is held in memory: COULD NOT
     LOOK `bounded` (the bound lowered here so a small pack is past it)."""
     from sealscope.core.checks import zipread
+
     out = _build(random.Random(10), tmp_path, 0)
     monkeypatch.setattr(zipread, "ENTRY_MAX_BYTES", 100)
     assert (out / "manifest.json").stat().st_size > 100

@@ -8,15 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 import arcaeon.prove.continuity as cont
 import arcaeon.record.receipt.core as rcore
 import arcaeon.record.receipt.verify_batch as batch
-
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sealscope.core import checks, kinds
 from sealscope.core.checks.result import CheckContext
-
 
 SETTINGS = settings(
     max_examples=20,

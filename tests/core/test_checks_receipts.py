@@ -9,15 +9,13 @@ import json
 import math
 from pathlib import Path
 
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
 import arcaeon.prove.compact as compact
 import arcaeon.save.distill as ref_distill
-
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from sealscope.core import checks, kinds
 from sealscope.core.checks import distill as s_distill
 from sealscope.core.checks.result import CheckContext
-
 
 SETTINGS = settings(
     max_examples=25,

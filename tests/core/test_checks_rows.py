@@ -9,18 +9,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 import arcaeon.mcp.server as mserver
 import arcaeon.prove.continuity.mcp_server as cmcp
 import arcaeon.record.call_record as crec
 import arcaeon.record.ledger as rledger
 import arcaeon.record.ledger.artefact as art
-
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sealscope.core import checks, kinds
 from sealscope.core.checks import artefact as s_artefact
 from sealscope.core.checks.result import CheckContext
-
 
 SETTINGS = settings(
     max_examples=25,

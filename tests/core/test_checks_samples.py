@@ -15,7 +15,6 @@ import arcaeon.record.ledger.artefact as ref_artefact
 import arcaeon.record.receipt.core as ref_portable
 import arcaeon.save.distill as ref_distill
 import pytest
-
 from sealscope.core import checks
 from sealscope.core.checks.result import CheckContext
 

@@ -2,6 +2,7 @@
 before anything is read (bomb, traversal, duplicates, a symlink member, a 4 GiB
 declared size), with the reference's words; memory bounded; folders never followed
 out of through a symlink."""
+
 from __future__ import annotations
 
 import hashlib
@@ -15,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from arcaeon.prove.evidence_pack_verify import verify_pack as ref_verify_pack
-
 from sealscope.core.checks import pack, zipread
 from sealscope.core.checks.result import CheckContext
 
@@ -27,12 +27,39 @@ def _raw_zip(entries: list[tuple[str, bytes, int, int, int]]) -> bytes:
     for name, data, crc, size, method in entries:
         n = name.encode()
         off = len(local)
-        local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc,
-                             len(data), size, len(n), 0) + n + data
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0,
-                               0x21, crc, len(data), size, len(n), 0, 0, 0, 0, 0, off) + n
-    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries),
-                      len(central), len(local), 0)
+        local += (
+            struct.pack(
+                "<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, len(data), size, len(n), 0
+            )
+            + n
+            + data
+        )
+        central += (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                20,
+                20,
+                0,
+                method,
+                0,
+                0x21,
+                crc,
+                len(data),
+                size,
+                len(n),
+                0,
+                0,
+                0,
+                0,
+                0,
+                off,
+            )
+            + n
+        )
+    end = struct.pack(
+        "<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), len(central), len(local), 0
+    )
     return bytes(local + central + end)
 
 
@@ -108,12 +135,20 @@ def test_two_sizes_declared_4_gib(tmp_path, quiet_tmp):
     assert ref_verify_pack(z)["reason_word"] == "bounded"
 
 
-@pytest.mark.parametrize("names", [
-    ["manifest.json", "../evil.txt"], ["manifest.json", "/etc/evil"], ["sub/x.txt"],
-    ["a\\b"], ["."], ["d/"], [""], ["manifest.json", "manifest.json"],
-])
-def test_names_that_are_not_plain_or_twice_are_broken_nothing_extracted(
-        tmp_path, quiet_tmp, names):
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["manifest.json", "../evil.txt"],
+        ["manifest.json", "/etc/evil"],
+        ["sub/x.txt"],
+        ["a\\b"],
+        ["."],
+        ["d/"],
+        [""],
+        ["manifest.json", "manifest.json"],
+    ],
+)
+def test_names_that_are_not_plain_or_twice_are_broken_nothing_extracted(tmp_path, quiet_tmp, names):
     z = tmp_path / "bad.zip"
     z.write_bytes(_raw_zip([(n, b"{}", zlib.crc32(b"{}"), 2, 0) for n in names]))
     cwd = sorted(Path.cwd().iterdir())
@@ -121,8 +156,9 @@ def test_names_that_are_not_plain_or_twice_are_broken_nothing_extracted(
     assert sorted(Path.cwd().iterdir()) == cwd
     assert not Path("/etc/evil").exists() and not (tmp_path.parent / "evil.txt").exists()
     assert got["verdict"] == "BROKEN" and got["exit_code"] == 1
-    assert got["detail"]["checks"] == [{"check": "pack zip", "verdict": "BROKEN",
-                                        "finding": got["detail"]["checks"][0]["finding"]}]
+    assert got["detail"]["checks"] == [
+        {"check": "pack zip", "verdict": "BROKEN", "finding": got["detail"]["checks"][0]["finding"]}
+    ]
     ref = ref_verify_pack(z)
     assert (ref["verdict"], [c["check"] for c in ref["checks"]]) == ("BROKEN", ["pack zip"])
 

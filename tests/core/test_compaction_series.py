@@ -1,12 +1,20 @@
 """The compaction series: claimed sizes per receipt, the call-out, and the export's copy."""
+
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 
 from sealscope.core import export, harn
-from sealscope.core.compaction_series import (SeriesPoint, harn_event_point, harn_point,
-                                              outlier, receipt_point, series, series_dicts)
+from sealscope.core.compaction_series import (
+    SeriesPoint,
+    harn_event_point,
+    harn_point,
+    outlier,
+    receipt_point,
+    series,
+    series_dicts,
+)
 
 from tests.viewer.glance_ledgers import DROP_OUTLIER, DROP_RECEIPTS, planted_drop_ledger
 from tests.viewer.viewer_helpers import SAMPLES
@@ -30,12 +38,22 @@ def test_no_outlier_with_fewer_than_three_or_all_equal():
 
 
 def test_receipt_point_reads_the_claims_and_the_check():
-    row = {"kind": "compaction_receipt", "pre": {"bytes": 10, "count": 2},
-           "post": {"bytes": True, "count": 1}, "dropped": {"bytes": -1, "count": 1}}
+    row = {
+        "kind": "compaction_receipt",
+        "pre": {"bytes": 10, "count": 2},
+        "post": {"bytes": True, "count": 1},
+        "dropped": {"bytes": -1, "count": 1},
+    }
     p = receipt_point(4, row)
-    assert (p.pre, p.post, p.dropped, p.pre_items, p.post_items, p.dropped_items) == \
-        (10, None, None, 2, 1, 1)
-    assert p.ok is False and p.bounded is True      # malformed: fails its own check
+    assert (p.pre, p.post, p.dropped, p.pre_items, p.post_items, p.dropped_items) == (
+        10,
+        None,
+        None,
+        2,
+        1,
+        1,
+    )
+    assert p.ok is False and p.bounded is True  # malformed: fails its own check
 
 
 def test_harn_point_dropped_is_before_minus_after():
@@ -63,12 +81,16 @@ def test_export_carries_the_chart_series(tmp_path):
 
 def test_export_series_of_the_session_sample_and_a_harn_transcript():
     rep = export.build_report(SAMPLES / "session.jsonl").to_dict()
-    assert [(p["line"], p["pre"], p["post"], p["dropped"]) for p in rep["compaction_series"]] \
-        == [(5, 67, 43, 48), (7, 341, 188, 227)]
+    assert [(p["line"], p["pre"], p["post"], p["dropped"]) for p in rep["compaction_series"]] == [
+        (5, 67, 43, 48),
+        (7, 341, 188, 227),
+    ]
     assert not any(p["outlier"] for p in rep["compaction_series"])
     h = export.build_report(SAMPLES / "harn" / "session-transcript.json").to_dict()
-    assert [(p["event"], p["pre"], p["post"], p["dropped"]) for p in h["compaction_series"]] \
-        == [(1, 495, 258, 237), (2, 341, 142, 199)]
+    assert [(p["event"], p["pre"], p["post"], p["dropped"]) for p in h["compaction_series"]] == [
+        (1, 495, 258, 237),
+        (2, 341, 142, 199),
+    ]
     assert series_dicts([]) == []
 
 
@@ -76,7 +98,6 @@ def test_a_defaulted_harn_count_is_no_claim():
     doc = harn.load(str(SAMPLES / "harn" / "session-transcript.json"))
     ev = harn.check_document(doc)[0].event
     assert harn_event_point(1, ev).pre == ev.estimated_tokens_before == 495
-    blank = replace(ev, estimated_tokens_after=0,
-                    defaulted=frozenset({"estimated_tokens_after"}))
+    blank = replace(ev, estimated_tokens_after=0, defaulted=frozenset({"estimated_tokens_after"}))
     p = harn_event_point(1, blank)
     assert (p.pre, p.post, p.dropped) == (495, None, None)

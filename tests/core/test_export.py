@@ -1,4 +1,5 @@
 """core.export: the audit report value, its JSON and its Markdown."""
+
 from __future__ import annotations
 
 import json
@@ -8,15 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import export, ledger, verdict
 from sealscope.core.continuity import diff_seals, snapshot, verify_continuation
 from sealscope.core.receipt import build_row
 
 ROOT = Path(__file__).resolve().parents[2]
 SEALS = ROOT / "sample_ledgers" / "seals"
-HOSTILE = ("APPROVED\rREJECTED \x1b[31mred\x1b[0m \u202egnp.exe <script>alert(1)</script> "
-           "[click](http://evil.example) ![img](x.png) www.evil.example a@b.example `tick` | pipe")
+HOSTILE = (
+    "APPROVED\rREJECTED \x1b[31mred\x1b[0m \u202egnp.exe <script>alert(1)</script> "
+    "[click](http://evil.example) ![img](x.png) www.evil.example a@b.example `tick` | pipe"
+)
 
 
 def _seal(name: str) -> export.SealFile:
@@ -26,6 +28,7 @@ def _seal(name: str) -> export.SealFile:
 
 
 # --------------------------------------------------------------------------- ledger
+
 
 def test_ledger_report_matches_verify_and_receipts():
     r = export.build_report(SEALS / "seals-ledger.jsonl")
@@ -47,7 +50,7 @@ def test_ledger_with_breaks_and_bad_receipt(tmp_path):
     p = tmp_path / "l.jsonl"
     ledger.append(p, {"kind": "note", "text": "one", "ts": "2026-01-01T00:00:00Z"})
     row = build_row(["a", "b"], ["a"], "c", "m", opened_at="2026-01-01T00:00:00Z")
-    row["dropped"]["count"] = 5               # the receipt lies about its arithmetic
+    row["dropped"]["count"] = 5  # the receipt lies about its arithmetic
     row["ts"] = "2026-01-01T00:00:01Z"
     ledger.append(p, row)
     ledger.append(p, {"kind": "note", "text": "three", "ts": "2026-01-01T00:00:02Z"})
@@ -76,12 +79,19 @@ def test_unreadable_ledger(tmp_path):
 
 
 def test_session_recompute_is_reported():
-    rows = list(__import__("sealscope.core.lookup", fromlist=["x"]).iter_receipt_rows(
-        SEALS / "seals-ledger.jsonl"))
+    rows = list(
+        __import__("sealscope.core.lookup", fromlist=["x"]).iter_receipt_rows(
+            SEALS / "seals-ledger.jsonl"
+        )
+    )
     from sealscope.core.receipt import verify_receipt
+
     line, row = rows[0]
-    pre = ["plan: verify the ledger", {"tool": "grep", "output": "42 matches"},
-           "decision: ship by Monday"]
+    pre = [
+        "plan: verify the ledger",
+        {"tool": "grep", "output": "42 matches"},
+        "decision: ship by Monday",
+    ]
     check = verify_receipt(row, pre, [pre[0], pre[2]])
     rec = export.recompute_record(line, check, pre="pre.json", post="post.json")
     assert rec.code == 0 and rec.result["verified_scope"] == "full"
@@ -91,6 +101,7 @@ def test_session_recompute_is_reported():
 
 
 # --------------------------------------------------------------------------- snapshot
+
 
 def test_snapshot_report_valid_and_invalid():
     r = export.build_report(SEALS / "seal-day1.json")
@@ -112,10 +123,12 @@ def test_verdict_and_diff_records():
     strict = verify_continuation(s1.snap, restated=restated, tiers=tiers)
     loose = verify_continuation(s1.snap, restated=restated, strict=False)
     doc = diff_seals(s1.snap, s2.snap, tiers=tiers)
-    recs = [export.verdict_record(strict, "restated-divergent.json", tiers_path="tiers.json"),
-            export.verdict_record(loose, "restated-divergent.json"),
-            export.diff_record(doc, "seal-day1.json", "seal-day2.json", tiers_path="tiers.json"),
-            export.added_record({"live_threads": ["live_threads:seal-diff"]}, "m.json")]
+    recs = [
+        export.verdict_record(strict, "restated-divergent.json", tiers_path="tiers.json"),
+        export.verdict_record(loose, "restated-divergent.json"),
+        export.diff_record(doc, "seal-day1.json", "seal-day2.json", tiers_path="tiers.json"),
+        export.added_record({"live_threads": ["live_threads:seal-diff"]}, "m.json"),
+    ]
     assert [r.code for r in recs] == [1, 1, 0, 0]
     assert [r.verdict for r in recs] == ["DIVERGENCE", "DIVERGENCE", "VALID", "NOTED"]
     r = export.build_report(SEALS / "seal-day1.json", session=recs)
@@ -140,8 +153,9 @@ def test_verdict_and_diff_records():
 
 def test_contained_only_loose_is_never_a_pass():
     s1 = _seal("seal-day1.json")
-    v = verify_continuation(s1.snap, restated=export.load_restated(
-        SEALS / "restated-faithful.json"), strict=False)
+    v = verify_continuation(
+        s1.snap, restated=export.load_restated(SEALS / "restated-faithful.json"), strict=False
+    )
     assert v.comparison == "containment_only" and verdict.continuation(v).exit_code == 3
     rec = export.verdict_record(v, "restated-faithful.json")
     r = export.build_report(SEALS / "seal-day1.json", session=[rec])
@@ -152,6 +166,7 @@ def test_contained_only_loose_is_never_a_pass():
 
 
 # --------------------------------------------------------------------------- markdown safety
+
 
 def _hostile_snapshot(tmp_path: Path) -> Path:
     snap = snapshot({"notes": [HOSTILE], HOSTILE: "x"}, label=HOSTILE)
@@ -177,9 +192,11 @@ def test_markdown_escapes_everything_from_evidence(tmp_path):
     restated = {pr["id"]: HOSTILE + " (restated)" for pr in snap.probes}
     v = verify_continuation(snap, restated=restated, tiers={HOSTILE: ["notes"]})
     doc = diff_seals(snap, snap)
-    recs = [export.verdict_record(v, str(tmp_path / "r<b>.json")),
-            export.diff_record(doc, str(p), str(p)),
-            export.SessionRecord("custom", HOSTILE, {"x": HOSTILE}, {"v": HOSTILE + "```"})]
+    recs = [
+        export.verdict_record(v, str(tmp_path / "r<b>.json")),
+        export.diff_record(doc, str(p), str(p)),
+        export.SessionRecord("custom", HOSTILE, {"x": HOSTILE}, {"v": HOSTILE + "```"}),
+    ]
     md = export.build_report(p, session=recs).to_markdown()
     _no_raw_markup(md)
     assert "\\x1b" in md and "\\r" in md and "\\u202e" in md
@@ -218,6 +235,7 @@ def test_md_helpers():
 
 # --------------------------------------------------------------------------- readers
 
+
 def test_readers_share_the_cli_texts(tmp_path):
     assert export.load_seal(tmp_path / "none.json").status == "unreadable"
     (tmp_path / "bad.json").write_bytes(b"\xff")
@@ -228,8 +246,9 @@ def test_readers_share_the_cli_texts(tmp_path):
         export.load_restated(tmp_path / "r.json")
     with pytest.raises(ValueError, match="must be a JSON object"):
         export.load_tiers(tmp_path / "r.json")
-    assert export.load_manifest(SEALS / "seal-day2.json") == \
-        json.loads((SEALS / "manifest-day2.json").read_text())
+    assert export.load_manifest(SEALS / "seal-day2.json") == json.loads(
+        (SEALS / "manifest-day2.json").read_text()
+    )
 
 
 def test_snapshot_rows_of_a_ledger():
@@ -240,17 +259,18 @@ def test_snapshot_rows_of_a_ledger():
 
 
 def test_core_export_imports_no_ui():
-    code = ("import sys, sealscope.core.export; "
-            "print([m for m in ('textual', 'rich') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=False)
+    code = (
+        "import sys, sealscope.core.export; "
+        "print([m for m in ('textual', 'rich') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.stdout.strip() == "[]", out.stderr
 
 
 def test_samples_are_deterministic(tmp_path):
-    subprocess.run([sys.executable, str(SEALS / "make_seal_samples.py"), str(tmp_path)],
-                   check=True)
+    subprocess.run([sys.executable, str(SEALS / "make_seal_samples.py"), str(tmp_path)], check=True)
     for f in sorted(tmp_path.iterdir()):
         assert f.read_bytes() == (SEALS / f.name).read_bytes(), f.name
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        p.name for p in SEALS.iterdir() if p.suffix in (".json", ".jsonl"))
+        p.name for p in SEALS.iterdir() if p.suffix in (".json", ".jsonl")
+    )

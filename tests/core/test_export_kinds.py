@@ -12,7 +12,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import checks, kinds
 from sealscope.core import verdict as V
 from sealscope.core.checks import pack

@@ -1,4 +1,5 @@
 """The C accelerator computes chain bodies exactly as the exact path does, or declines."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +11,6 @@ from array import array
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from sealscope.core import lines
 from sealscope.core.jsonio import DuplicateKeyError, dumps_body, loads_strict
 
@@ -20,12 +20,19 @@ if importlib.util.find_spec("sealscope.core._fastrow") is None:
     pytest.skip("C accelerator not built", allow_module_level=True)
 fastrow = importlib.import_module("sealscope.core._fastrow")
 
-scalars = (st.none() | st.booleans() | st.integers(-(10 ** 30), 10 ** 30)
-           | st.floats(allow_nan=False, allow_infinity=False)
-           | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=10)
-           | st.sampled_from(["\x00", "\x1f\x7f", "\u2028\u0085", "\"\\/", "\b\f\n\r\t", "é😀"]))
-values = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
-                      | st.dictionaries(st.text(max_size=4), c, max_size=4), max_leaves=12)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=10)
+    | st.sampled_from(["\x00", "\x1f\x7f", "\u2028\u0085", '"\\/', "\b\f\n\r\t", "é😀"])
+)
+values = st.recursive(
+    scalars,
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=4), c, max_size=4),
+    max_leaves=12,
+)
 rows = st.dictionaries(st.text(max_size=6), values, max_size=6)
 
 
@@ -48,8 +55,9 @@ def check(raw: bytes) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(row=rows, chain=st.text(max_size=8),
-       style=st.sampled_from(["py", "ascii", "compact", "spaced"]))
+@given(
+    row=rows, chain=st.text(max_size=8), style=st.sampled_from(["py", "ascii", "compact", "spaced"])
+)
 def test_body_equals_exact_path(row, chain, style):
     row = dict(row, chain=chain)
     if style == "py":
@@ -75,37 +83,50 @@ def test_mutated_bytes_never_give_a_wrong_body(row, data):
     check(bytes(raw))
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"a": 1, "a": 2, "chain": "x"}',
-    b'{"a": {"k": 1, "k": 1}, "chain": "x"}',
-    b'{"chain": "x", "chain": "x"}',
-    b'{"a": "\\u00e9", "chain": "x"}',
-    b'{"a": "\\u001F", "chain": "x"}',
-    b'{"a": "\\/", "chain": "x"}',
-    b'{"a": -0, "chain": "x"}',
-    b'{"a": 1e400, "chain": "x"}',
-    b'{"a": NaN, "chain": "x"}',
-    b'{"a": "\xed\xa0\x80", "chain": "x"}',
-    b'{"a": "\xc0\xaf", "chain": "x"}',
-    b'{"a\\n": 1, "chain": "x"}',
-    b'{"a": 1}',
-    b'{"a": 1, "chain": 5}',
-    b'{"a": 1, "chain": "x"} trailing',
-    b'[1, 2]',
-    b'{"n": ' + b"9" * 4500 + b', "chain": "x"}',
-    b'{"d": ' + b"[" * 300 + b"]" * 300 + b', "chain": "x"}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": 1, "a": 2, "chain": "x"}',
+        b'{"a": {"k": 1, "k": 1}, "chain": "x"}',
+        b'{"chain": "x", "chain": "x"}',
+        b'{"a": "\\u00e9", "chain": "x"}',
+        b'{"a": "\\u001F", "chain": "x"}',
+        b'{"a": "\\/", "chain": "x"}',
+        b'{"a": -0, "chain": "x"}',
+        b'{"a": 1e400, "chain": "x"}',
+        b'{"a": NaN, "chain": "x"}',
+        b'{"a": "\xed\xa0\x80", "chain": "x"}',
+        b'{"a": "\xc0\xaf", "chain": "x"}',
+        b'{"a\\n": 1, "chain": "x"}',
+        b'{"a": 1}',
+        b'{"a": 1, "chain": 5}',
+        b'{"a": 1, "chain": "x"} trailing',
+        b"[1, 2]",
+        b'{"n": ' + b"9" * 4500 + b', "chain": "x"}',
+        b'{"d": ' + b"[" * 300 + b"]" * 300 + b', "chain": "x"}',
+    ],
+)
 def test_declines_what_it_cannot_read_exactly(raw):
     assert fastrow.body(raw) is None
 
 
-@pytest.mark.parametrize("raw,body", [
-    (b'{"b": 1E5, "a": [true, false, null, -1.5e-7, 0.1], "chain": "x"}',
-     b'{"a": [true, false, null, -1.5e-07, 0.1], "b": 100000.0}'),
-    (b'{ "z" : { "y":1 , "x": {}} ,"chain":"x", "e": []}', b'{"e": [], "z": {"x": {}, "y": 1}}'),
-    (b'{"s": "\\"\\\\\\n\\u0000\xe2\x80\xa8", "chain": "c"}',
-     b'{"s": "\\"\\\\\\n\\u0000\xe2\x80\xa8"}'),
-])
+@pytest.mark.parametrize(
+    "raw,body",
+    [
+        (
+            b'{"b": 1E5, "a": [true, false, null, -1.5e-7, 0.1], "chain": "x"}',
+            b'{"a": [true, false, null, -1.5e-07, 0.1], "b": 100000.0}',
+        ),
+        (
+            b'{ "z" : { "y":1 , "x": {}} ,"chain":"x", "e": []}',
+            b'{"e": [], "z": {"x": {}, "y": 1}}',
+        ),
+        (
+            b'{"s": "\\"\\\\\\n\\u0000\xe2\x80\xa8", "chain": "c"}',
+            b'{"s": "\\"\\\\\\n\\u0000\xe2\x80\xa8"}',
+        ),
+    ],
+)
 def test_known_bodies(raw, body):
     assert fastrow.body(raw) == (body, raw.split(b'"chain"')[1].split(b'"')[1].decode())
     assert exact(raw)[0] == body
@@ -114,8 +135,9 @@ def test_known_bodies(raw, body):
 def _chained(bodies: list[dict], prev: str = "genesis") -> list[bytes]:
     out = []
     for body in bodies:
-        chain = hashlib.sha256(prev.encode() + dumps_body(body).encode("utf-8", "surrogatepass")
-                               ).hexdigest()[:32]
+        chain = hashlib.sha256(
+            prev.encode() + dumps_body(body).encode("utf-8", "surrogatepass")
+        ).hexdigest()[:32]
         out.append(json.dumps(dict(body, chain=chain), ensure_ascii=False).encode("utf-8"))
         prev = chain
     return out
@@ -144,9 +166,12 @@ def test_run_verifies_exactly_the_rows_the_exact_path_verifies(bodies, data):
     k = data.draw(st.integers(0, len(lines)))
     what = data.draw(st.sampled_from(["honest", "edit", "decline", "blank", "crlf"]))
     if k < len(lines) and what != "honest":
-        lines[k] = {"edit": lines[k].replace(b"{", b'{"x": 1, ', 1),
-                    "decline": lines[k].replace(b"{", b'{"n": -0, ', 1),
-                    "blank": b"", "crlf": lines[k] + b"\r"}[what]
+        lines[k] = {
+            "edit": lines[k].replace(b"{", b'{"x": 1, ', 1),
+            "decline": lines[k].replace(b"{", b'{"n": -0, ', 1),
+            "blank": b"",
+            "crlf": lines[k] + b"\r",
+        }[what]
     buf = b"\n".join(lines) + data.draw(st.sampled_from([b"\n", b""]))
     starts = [0] + [i + 1 for i, c in enumerate(buf) if c == 10]
     start = data.draw(st.sampled_from(starts))
@@ -169,8 +194,10 @@ def test_run_on_a_honest_chain_takes_every_row_and_stops_at_a_tampered_one():
 decimals = st.builds(
     lambda sign, ip, zeros, fp: f"{sign}{ip}.{'0' * zeros}{fp}",
     st.sampled_from(["", "-"]),
-    st.sampled_from(["0", "1", "9"]) | st.integers(1, 10 ** 17).map(str),
-    st.integers(0, 6), st.text(alphabet="0123456789", min_size=1, max_size=18))
+    st.sampled_from(["0", "1", "9"]) | st.integers(1, 10**17).map(str),
+    st.integers(0, 6),
+    st.text(alphabet="0123456789", min_size=1, max_size=18),
+)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -180,9 +207,26 @@ def test_float_literals_come_out_as_repr_spells_them(lit):
     assert got is not None and got[0] == b'{"a": ' + repr(float(lit)).encode() + b"}"
 
 
-@pytest.mark.parametrize("lit", ["2.75", "2.50", "0.1", "0.10", "0.0", "-0.0", "2.0", "0.0001",
-                                 "0.00001", "123456789012345.5", "1234567890123456.0",
-                                 "0.30000000000000004", "1e16", "1.5E-7", "100000000000000.0"])
+@pytest.mark.parametrize(
+    "lit",
+    [
+        "2.75",
+        "2.50",
+        "0.1",
+        "0.10",
+        "0.0",
+        "-0.0",
+        "2.0",
+        "0.0001",
+        "0.00001",
+        "123456789012345.5",
+        "1234567890123456.0",
+        "0.30000000000000004",
+        "1e16",
+        "1.5E-7",
+        "100000000000000.0",
+    ],
+)
 def test_known_float_literals(lit):
     got = fastrow.body(b'{"a": ' + lit.encode() + b', "chain": "x"}')
     assert got == (b'{"a": ' + repr(float(lit)).encode() + b"}", "x")
@@ -193,12 +237,12 @@ def reference_line_ends(data: bytes) -> list[int]:
     (`\\r\\n` and a lone `\\r` become `\\n`), then a split on `\\n`."""
     text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     ends, pos, i = [], 0, 0
-    while i < len(data):   # walk the raw bytes in step with the translated text
-        if data[i:i + 2] == b"\r\n":
+    while i < len(data):  # walk the raw bytes in step with the translated text
+        if data[i : i + 2] == b"\r\n":
             i += 2
         else:
             i += 1
-        if text[pos:pos + 1] == b"\n":
+        if text[pos : pos + 1] == b"\n":
             ends.append(i)
         pos += 1
     return ends
@@ -211,15 +255,23 @@ def c_line_ends(data: bytes, base: int = 0) -> list[int]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", b"{}", b"\xe9", b"\x85"]),
-                     max_size=40).map(b"".join), base=st.integers(0, 1 << 40))
+@given(
+    data=st.lists(
+        st.sampled_from([b"a", b"\n", b"\r", b"\r\n", b"{}", b"\xe9", b"\x85"]), max_size=40
+    ).map(b"".join),
+    base=st.integers(0, 1 << 40),
+)
 def test_line_ends_follow_universal_newlines(data, base):
     assert c_line_ends(data, base) == [base + e for e in reference_line_ends(data)]
 
 
 @settings(max_examples=100, deadline=None)
-@given(data=st.lists(st.sampled_from([b"row", b"\n", b"\r", b"\r\n", b"x" * 50]),
-                     max_size=60).map(b"".join), window=st.integers(1, 64))
+@given(
+    data=st.lists(st.sampled_from([b"row", b"\n", b"\r", b"\r\n", b"x" * 50]), max_size=60).map(
+        b"".join
+    ),
+    window=st.integers(1, 64),
+)
 def test_line_offsets_equal_with_and_without_the_accelerator(data, window):
     """`lines.line_offsets` gives the same offsets through the C scan and the Python
     loop, whatever the window size (a window ends just after a `\\n`)."""
@@ -228,8 +280,9 @@ def test_line_offsets_equal_with_and_without_the_accelerator(data, window):
     for accel in (fastrow.line_ends, None):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(lines, "_c_line_ends", accel)
-            mp.setattr(lines, "window_bounds",
-                       lambda buf, start, end: bounds(buf, start, end, window))
+            mp.setattr(
+                lines, "window_bounds", lambda buf, start, end: bounds(buf, start, end, window)
+            )
             got.append(list(lines.line_offsets(data)))
     assert got[0] == got[1]
     assert got[0][0] == 0 and got[0][-1] == len(data)

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import fleet
 
 ROOT = Path(__file__).resolve().parents[2]

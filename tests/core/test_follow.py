@@ -1,5 +1,6 @@
 """Following a growing ledger: new rows verified from the saved state, and every way
 the verified bytes can change under the follower caught."""
+
 from __future__ import annotations
 
 import json
@@ -76,8 +77,13 @@ def test_truncation_is_caught_and_latched(tmp_path):
     with p.open("r+b") as fh:  # same inode, cut at a line boundary: walks clean
         fh.truncate(len(b"".join(data.splitlines(keepends=True)[:9])))
     evs = f.poll()
-    assert evs == [F.Event("truncated", f"3 rows gone (file shrank from {size:,} to "
-                                        f"{p.stat().st_size:,} bytes)", rows=3)]
+    assert evs == [
+        F.Event(
+            "truncated",
+            f"3 rows gone (file shrank from {size:,} to {p.stat().st_size:,} bytes)",
+            rows=3,
+        )
+    ]
     assert f.result.ok is False
     assert f.result.first_break.startswith("truncated while open: 3 rows gone")
     _ledger(p, 2, 100)
@@ -191,14 +197,14 @@ def test_final_is_verifys_verdict_of_the_whole_file_a_partial_line_included(tmp_
     _ledger(p, 4)
     whole = p.read_bytes()
     last = whole.rstrip(b"\n").rsplit(b"\n", 1)[1] + b"\n"
-    p.write_bytes(whole[: len(whole) - 10])        # the last row cut mid-line
+    p.write_bytes(whole[: len(whole) - 10])  # the last row cut mid-line
     f = F.Follower(p)
-    assert f.open().verdict == "VERIFIED"          # while following: the complete lines
+    assert f.open().verdict == "VERIFIED"  # while following: the complete lines
     end = f.final()
     assert end is not None and end.partial == len(last) - 10
     assert end.result == L.verify(p) and end.result.verdict == "BROKEN"
-    with open(p, "ab") as fh:                      # the writer finishes the line
-        fh.write(whole[len(whole) - 10:])
+    with open(p, "ab") as fh:  # the writer finishes the line
+        fh.write(whole[len(whole) - 10 :])
     end = f.final()
     assert end is not None and end.partial == 0 and end.result.verdict == "VERIFIED"
     assert end.result == L.verify(p) and f.result.rows == 4

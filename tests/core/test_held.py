@@ -1,14 +1,22 @@
 """Held content files: .json arrays, .jsonl lines, raw files, folders, stdin, errors."""
+
 from __future__ import annotations
 
 import io
 import os
 
 import pytest
-
 from sealscope.core import digest
-from sealscope.core.held import (HeldContentError, HeldItem, containing, item_text, kind_of,
-                                 load_held, load_many, values_of)
+from sealscope.core.held import (
+    HeldContentError,
+    HeldItem,
+    containing,
+    item_text,
+    kind_of,
+    load_held,
+    load_many,
+    values_of,
+)
 
 E_ACUTE = "sha256:raw-bytes:v1:4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c"
 TRUE = "sha256:json-c14n:v1:b5bea41b6c623f7c09f1bf24dcae58ebab3c0cdd90ad966bc43a45b44867e12b"
@@ -21,8 +29,12 @@ def test_json_array_items_follow_the_item_rule(tmp_path):
     p.write_text('[\n "\\u00e9", true, 1.0, {"b": 1, "a": "é"}, ""\n]', encoding="utf-8")
     items = load_held(p)
     assert [(i.digest, i.size) for i in items] == [
-        (E_ACUTE, 2), (TRUE, 4), (ONE_F, 3), (OBJ, 16),
-        ("sha256:raw-bytes:v1:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", 0)]
+        (E_ACUTE, 2),
+        (TRUE, 4),
+        (ONE_F, 3),
+        (OBJ, 16),
+        ("sha256:raw-bytes:v1:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", 0),
+    ]
     assert [i.index for i in items] == [0, 1, 2, 3, 4]
     assert items[0] == HeldItem(str(p), 0, "é", E_ACUTE, 2, None)
     assert values_of(items)[3] == {"b": 1, "a": "é"}
@@ -37,8 +49,16 @@ def test_json_duplicate_keys_last_wins_and_nan_refused(tmp_path):
         load_held(p)
 
 
-@pytest.mark.parametrize("text, got", [("{}", "an object"), ('"s"', "a string"),
-                                       ("3", "a number"), ("null", "null"), ("true", "a boolean")])
+@pytest.mark.parametrize(
+    "text, got",
+    [
+        ("{}", "an object"),
+        ('"s"', "a string"),
+        ("3", "a number"),
+        ("null", "null"),
+        ("true", "a boolean"),
+    ],
+)
 def test_json_must_be_an_array(tmp_path, text, got):
     p = tmp_path / "x.json"
     p.write_text(text)
@@ -55,7 +75,7 @@ def test_json_errors(tmp_path):
     p.write_bytes(b'["\xff"]')
     with pytest.raises(HeldContentError, match=r"not UTF-8 text \(byte 2\)"):
         load_held(p)
-    p.write_bytes(b'\xef\xbb\xbf[1]')  # a BOM is a parse error, as in CPython
+    p.write_bytes(b"\xef\xbb\xbf[1]")  # a BOM is a parse error, as in CPython
     with pytest.raises(HeldContentError, match=r"not JSON"):
         load_held(p)
     with pytest.raises(HeldContentError) as e:
@@ -88,8 +108,9 @@ def test_other_files_are_one_bytes_item(tmp_path):
     p.write_bytes(b"\x00\x01binary")
     (item,) = load_held(p)
     assert item.value == b"\x00\x01binary" and item.size == 8
-    assert item.digest == ("sha256:raw-bytes:v1:"
-                           "f8c1ccc7df7243da4740c5b7875f88b70e3f935d99c7b37a5f7239d152d994e6")
+    assert item.digest == (
+        "sha256:raw-bytes:v1:f8c1ccc7df7243da4740c5b7875f88b70e3f935d99c7b37a5f7239d152d994e6"
+    )
     q = tmp_path / "X.JSON"  # extensions are matched exactly
     q.write_text("[1]")
     assert load_held(q)[0].value == b"[1]"
@@ -133,8 +154,9 @@ def test_load_many_concatenates(tmp_path):
 
 def test_containing_searches_the_text_of_every_kind_of_item(tmp_path):
     p = tmp_path / "c.json"
-    p.write_text('["Please DELETE the log", {"role": "user", "text": "délai"}, 7]',
-                 encoding="utf-8")
+    p.write_text(
+        '["Please DELETE the log", {"role": "user", "text": "délai"}, 7]', encoding="utf-8"
+    )
     raw = tmp_path / "raw.bin"
     raw.write_bytes(b"\xffbinary delete\xfe")
     items = load_held(p) + load_held(raw)

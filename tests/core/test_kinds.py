@@ -1,33 +1,45 @@
 """core.kinds: one answer to "what is this file", on the samples and the edge cases."""
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import kinds, ledger
+
 from tests.core.fifo_helpers import fifo_in_place, returns, swapped_after_stat
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
 SEALS = SAMPLES / "seals"
-LOOKED_FOR = ("looked for JSONL rows with a `chain`, a continuity snapshot (`schema` "
-              "arcaeon-continuity:snapshot:v1) and a harn transcript or run record")
+LOOKED_FOR = (
+    "looked for JSONL rows with a `chain`, a continuity snapshot (`schema` "
+    "arcaeon-continuity:snapshot:v1) and a harn transcript or run record"
+)
 
 
-@pytest.mark.parametrize("name, kind", [
-    ("session.jsonl", "ledger"), ("tampered.jsonl", "ledger"), ("hostile.jsonl", "ledger"),
-    ("truncated.pin", "ledger"), ("witness/store.jsonl", "ledger"),
-    ("seals/seals-ledger.jsonl", "ledger"),
-    ("seals/seal-day1.json", "snapshot"), ("seals/seal-day2.json", "snapshot"),
-    ("seals/seal-day1-tampered.json", "snapshot"),
-    ("harn/session-transcript.json", "harn"), ("harn/run-record.json", "harn"),
-    ("seals/restated-faithful.json", "restatement"),
-    ("seals/restated-divergent.json", "restatement"),
-    ("seals/tiers.json", "tiers"), ("seals/manifest-day2.json", "manifest"),
-    ("held/liar-pre.json", "other"),
-])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("session.jsonl", "ledger"),
+        ("tampered.jsonl", "ledger"),
+        ("hostile.jsonl", "ledger"),
+        ("truncated.pin", "ledger"),
+        ("witness/store.jsonl", "ledger"),
+        ("seals/seals-ledger.jsonl", "ledger"),
+        ("seals/seal-day1.json", "snapshot"),
+        ("seals/seal-day2.json", "snapshot"),
+        ("seals/seal-day1-tampered.json", "snapshot"),
+        ("harn/session-transcript.json", "harn"),
+        ("harn/run-record.json", "harn"),
+        ("seals/restated-faithful.json", "restatement"),
+        ("seals/restated-divergent.json", "restatement"),
+        ("seals/tiers.json", "tiers"),
+        ("seals/manifest-day2.json", "manifest"),
+        ("held/liar-pre.json", "other"),
+    ],
+)
 def test_every_sample_has_one_kind(name, kind):
     got = kinds.classify(SAMPLES / name)
     assert got.kind == kind and got.path == os.fspath(SAMPLES / name)
@@ -42,8 +54,10 @@ def test_a_harn_file_keeps_its_document():
 
 def test_what_is_not_a_ledger_seal_or_harn_file_says_what_was_looked_for():
     got = kinds.classify(SEALS / "tiers.json")
-    assert got.reason == ("not a ledger / seal / harn file: it reads as a tiers file "
-                          "{tier: [field, ...]} (" + LOOKED_FOR + ")")
+    assert got.reason == (
+        "not a ledger / seal / harn file: it reads as a tiers file "
+        "{tier: [field, ...]} (" + LOOKED_FOR + ")"
+    )
     got = kinds.classify(SAMPLES / "held" / "liar-pre.json")
     assert got.reason.startswith("not a ledger / seal / harn file: it reads as one JSON array (")
 
@@ -51,36 +65,38 @@ def test_what_is_not_a_ledger_seal_or_harn_file_says_what_was_looked_for():
 def test_unreadable_paths(tmp_path):
     missing = kinds.classify(tmp_path / "missing.json")
     assert (missing.kind, missing.reason) == (
-        "unreadable", f"cannot read {tmp_path / 'missing.json'}: No such file or directory")
+        "unreadable",
+        f"cannot read {tmp_path / 'missing.json'}: No such file or directory",
+    )
     folder = kinds.classify(tmp_path)
     assert (folder.kind, folder.reason) == ("folder", f"cannot read {tmp_path}: Is a directory")
     assert not folder.opens
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
-    got = kinds.classify(fifo)   # refused from its stat, never opened (it would block)
+    got = kinds.classify(fifo)  # refused from its stat, never opened (it would block)
     assert (got.kind, got.reason) == ("unreadable", f"cannot read {fifo}: not a regular file")
 
 
 def test_ledger_shapes(tmp_path):
     one = tmp_path / "one.jsonl"
     ledger.append(one, {"kind": "note", "schema": "arcaeon-continuity:snapshot:v1", "ts": "x"})
-    assert kinds.classify(one).kind == "ledger"      # a row naming the schema is still a row
+    assert kinds.classify(one).kind == "ledger"  # a row naming the schema is still a row
     as_json = tmp_path / "one.json"
     as_json.write_bytes(one.read_bytes())
     assert kinds.classify(as_json).kind == "ledger"  # a one-row ledger saved as .json
     rows = tmp_path / "rows.json"
     rows.write_text('{"a": 1}\n{"b": 2}\n')
-    assert kinds.classify(rows).kind == "ledger"     # a JSONL ledger saved as .json
+    assert kinds.classify(rows).kind == "ledger"  # a JSONL ledger saved as .json
     bad = tmp_path / "broken.json"
     bad.write_text('{"_type": "transcript", ')
-    assert kinds.classify(bad).kind == "ledger"      # not JSON: its chain verdict says so
+    assert kinds.classify(bad).kind == "ledger"  # not JSON: its chain verdict says so
     snap_text = (SEALS / "seal-day1.json").read_text()
     renamed = tmp_path / "seal.jsonl"
     renamed.write_text(snap_text)
     assert kinds.classify(renamed).kind == "snapshot"  # a snapshot whatever its name
     plain = tmp_path / "notes.txt"
     plain.write_text('{"a": "b"}')
-    assert kinds.classify(plain).kind == "ledger"    # only a .json is asked to be more
+    assert kinds.classify(plain).kind == "ledger"  # only a .json is asked to be more
 
 
 def test_empty_and_scalar_json(tmp_path):
@@ -95,7 +111,8 @@ def test_empty_and_scalar_json(tmp_path):
 
 @pytest.mark.parametrize("when", ["at the stat", "after the stat"])
 def test_a_fifo_is_refused_without_blocking_even_when_swapped_in_after_the_stat(
-        tmp_path, monkeypatch, when):
+    tmp_path, monkeypatch, when
+):
     path = tmp_path / "rows.jsonl"
     path.write_bytes(b'{"chain": null}\n')
     fifo_in_place(monkeypatch, path, when)

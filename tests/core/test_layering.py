@@ -8,6 +8,7 @@ Every module of sealscope.core, subpackages included, is read with `ast`: each i
 must name sealscope.core, the standard library or orjson. Then every core module is
 imported in a fresh interpreter where Textual and Rich cannot be imported.
 """
+
 from __future__ import annotations
 
 import ast
@@ -54,7 +55,7 @@ def imported_names(name: str, path: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
@@ -73,16 +74,24 @@ def allowed(module: str) -> bool:
 
 def test_the_walk_sees_every_core_module():
     names = core_modules()
-    assert {"sealscope.core.ledger", "sealscope.core.verdict", "sealscope.core.kinds",
-            "sealscope.core.export.report", "sealscope.core.harn.read",
-            "sealscope.core.continuity.diff"} <= set(names)
+    assert {
+        "sealscope.core.ledger",
+        "sealscope.core.verdict",
+        "sealscope.core.kinds",
+        "sealscope.core.export.report",
+        "sealscope.core.harn.read",
+        "sealscope.core.continuity.diff",
+    } <= set(names)
     assert len(names) >= 40
 
 
 def test_core_imports_only_core_the_standard_library_and_orjson():
-    bad = [f"{path.relative_to(CORE.parent)}:{line}: {mod}"
-           for name, path in core_modules().items()
-           for line, mod in imported_names(name, path) if not allowed(mod)]
+    bad = [
+        f"{path.relative_to(CORE.parent)}:{line}: {mod}"
+        for name, path in core_modules().items()
+        for line, mod in imported_names(name, path)
+        if not allowed(mod)
+    ]
     assert bad == []
 
 
@@ -93,21 +102,28 @@ def test_the_checker_refuses_a_frontend_import(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("from .. import version\nfrom ...mcp_server import serve\nimport rich\n")
     assert imported_names("sealscope.core.export.x", f) == [
-        (1, "sealscope.core"), (2, "sealscope.mcp_server"), (3, "rich")]
+        (1, "sealscope.core"),
+        (2, "sealscope.mcp_server"),
+        (3, "rich"),
+    ]
 
 
 def test_core_imports_without_textual_or_rich():
-    names = [n for n, p in core_modules().items() if not p.name.startswith("_")
-             or p.name == "__init__.py"]
-    out = subprocess.run([sys.executable, "-c", BLOCK, *names], capture_output=True,
-                         text=True, check=False)
+    names = [
+        n
+        for n, p in core_modules().items()
+        if not p.name.startswith("_") or p.name == "__init__.py"
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", BLOCK, *names], capture_output=True, text=True, check=False
+    )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
 def test_the_architecture_lists_every_core_module():
     """docs/ARCHITECTURE.md names each core module (a subpackage's modules in its row)."""
     doc = (CORE.parent / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    table = doc[doc.index("## Core modules"):doc.index("## CLI")]
+    table = doc[doc.index("## Core modules") : doc.index("## CLI")]
     rows = {line.split("`")[1]: line for line in table.splitlines() if line.startswith("| `")}
     missing = []
     for path in sorted(CORE.rglob("*.py")):

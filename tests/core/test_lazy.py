@@ -2,6 +2,7 @@
 objects their modules define, and agree with the `TYPE_CHECKING` imports the type
 checker reads; the classifier loads neither the harn reader nor the continuity
 verdicts to call a file a ledger."""
+
 from __future__ import annotations
 
 import ast
@@ -11,7 +12,6 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import continuity, harn, lazy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def is_module(name: str) -> bool:
     try:
         return find_spec(name) is not None
-    except ModuleNotFoundError:   # the parent is a module, not a package
+    except ModuleNotFoundError:  # the parent is a module, not a package
         return False
 
 
@@ -30,14 +30,18 @@ def type_checking_imports(path: Path) -> dict[str, str]:
     that names a module, "a.b" for `import a.b as n`)."""
     out: dict[str, str] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
-                node.test.id == "TYPE_CHECKING":
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+        ):
             for imp in node.body:
                 if isinstance(imp, ast.ImportFrom) and imp.module:
                     for a in imp.names:
                         sub = f"{imp.module}.{a.name}"
-                        out[a.asname or a.name] = sub if is_module(sub) else \
-                            f"{imp.module}:{a.name}"
+                        out[a.asname or a.name] = (
+                            sub if is_module(sub) else f"{imp.module}:{a.name}"
+                        )
                 elif isinstance(imp, ast.Import):
                     out.update((a.asname or a.name, a.name) for a in imp.names)
     return out
@@ -52,10 +56,13 @@ def table_agrees(module: object, path: Path) -> None:
         assert getattr(module, name) is lazy.load(target)
 
 
-@pytest.mark.parametrize(("module", "path"), [
-    (continuity, ROOT / "core" / "continuity" / "__init__.py"),
-    (harn, ROOT / "core" / "harn" / "__init__.py"),
-])
+@pytest.mark.parametrize(
+    ("module", "path"),
+    [
+        (continuity, ROOT / "core" / "continuity" / "__init__.py"),
+        (harn, ROOT / "core" / "harn" / "__init__.py"),
+    ],
+)
 def test_a_package_re_exports_every_public_name_lazily(module, path):
     assert set(module._LAZY) == set(module.__all__)
     table_agrees(module, path)
@@ -81,11 +88,18 @@ print(' '.join(sorted(m for m in sys.modules if m.startswith('sealscope.core.'))
 
 
 def test_classifying_a_ledger_loads_no_harn_or_continuity_logic():
-    out = subprocess.run([sys.executable, "-c", FRESH,
-                          str(ROOT / "sample_ledgers" / "session.jsonl")],
-                         capture_output=True, text=True, check=True, timeout=60).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", FRESH, str(ROOT / "sample_ledgers" / "session.jsonl")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     kind, loaded = out.splitlines()
     assert kind == "ledger"
-    deep = {m for m in loaded.split() if m.startswith(("sealscope.core.harn.",
-                                                        "sealscope.core.continuity."))}
+    deep = {
+        m
+        for m in loaded.split()
+        if m.startswith(("sealscope.core.harn.", "sealscope.core.continuity."))
+    }
     assert deep == {"sealscope.core.continuity.schema"}

@@ -1,5 +1,6 @@
 """The ledger verifier and writer against exact vectors and, differentially, against
 arcaeon 0.10.0's verify_file (the oracle)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,15 +11,24 @@ import pytest
 from arcaeon.record import ledger as ref_ledger
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from sealscope.core import ledger as L
 from sealscope.core import lines as _lines
 from sealscope.core import walk
 from sealscope.core.digest import digest_bytes, digest_json
+
 from tests.core.fifo_helpers import returns
 
-FIELDS = ("ok", "rows", "chained", "prechain", "first_break", "breaks", "verified_scope",
-          "declared_breaks", "declared")
+FIELDS = (
+    "ok",
+    "rows",
+    "chained",
+    "prechain",
+    "first_break",
+    "breaks",
+    "verified_scope",
+    "declared_breaks",
+    "declared",
+)
 
 
 def ref_dict(path, strict=False) -> dict:
@@ -32,28 +42,40 @@ def ours(path, strict=False, **kw) -> dict:
 
 # ------------------------------------------------------------------ exact vectors
 
+
 def test_chain_worked_example():
-    assert L.link("genesis", {"tool": "search", "ts": "2026-01-01T00:00:00Z"}) == \
-        "521464f557d9d628540fb5281a04c007"
+    assert (
+        L.link("genesis", {"tool": "search", "ts": "2026-01-01T00:00:00Z"})
+        == "521464f557d9d628540fb5281a04c007"
+    )
     assert L.link("genesis", {}) == "62d75a2d0701296e6e7ccfb578a9d8a5"
 
 
-@pytest.mark.parametrize("value,expected", [
-    ({"b": 2, "a": 1}, "43258cff783fe7036d8a43033f830adfc60ec037382473548ac742b888292777"),
-    ({"claim": "X said Y", "unicode": "éü—🔒"},
-     "03b6bc1350e72d1da527a6c729dd8bb3be1b0f8dd3e82000da68d32e21cc2cf6"),
-    ([1, "two", None, True, {"k": [3.5]}],
-     "bc0d62567f92e63b16aa724fb3d17141713d486780f41458197d8f7d539f33d5"),
-    ([], "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"),
-    ({}, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"),
-])
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ({"b": 2, "a": 1}, "43258cff783fe7036d8a43033f830adfc60ec037382473548ac742b888292777"),
+        (
+            {"claim": "X said Y", "unicode": "éü—🔒"},
+            "03b6bc1350e72d1da527a6c729dd8bb3be1b0f8dd3e82000da68d32e21cc2cf6",
+        ),
+        (
+            [1, "two", None, True, {"k": [3.5]}],
+            "bc0d62567f92e63b16aa724fb3d17141713d486780f41458197d8f7d539f33d5",
+        ),
+        ([], "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"),
+        ({}, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"),
+    ],
+)
 def test_json_c14n_golden(value, expected):
     assert digest_json(value) == "sha256:json-c14n:v1:" + expected
 
 
 def test_raw_bytes_golden():
-    assert digest_bytes(b"arcaeon selftest vector 1") == \
-        "sha256:raw-bytes:v1:45050994979709443a05e8a31cac09bbbae7074cd6887b6c31f83b775a2b8651"
+    assert (
+        digest_bytes(b"arcaeon selftest vector 1")
+        == "sha256:raw-bytes:v1:45050994979709443a05e8a31cac09bbbae7074cd6887b6c31f83b775a2b8651"
+    )
 
 
 @pytest.mark.parametrize("bad", [{"bad": float("nan")}, ["\ud800"], {"x": float("inf")}])
@@ -64,19 +86,30 @@ def test_json_c14n_refuses(bad):
 
 # ------------------------------------------------------------------ writer
 
+
 def test_append_writes_the_reference_bytes(tmp_path):
     ours_p, ref_p = tmp_path / "ours.jsonl", tmp_path / "ref.jsonl"
-    rows = [{"tool": "search", "query": "weather", "ts": "2026-01-01T00:00:00Z"},
-            {"tool": "fetch", "url": "https://example.com", "ts": "2026-01-01T00:00:05Z",
-             "nan": float("nan"), "u": "é\u2028x"},
-            {"note": "no ts here", "chain": "caller chain is dropped", "ts": None}]
+    rows = [
+        {"tool": "search", "query": "weather", "ts": "2026-01-01T00:00:00Z"},
+        {
+            "tool": "fetch",
+            "url": "https://example.com",
+            "ts": "2026-01-01T00:00:05Z",
+            "nan": float("nan"),
+            "u": "é\u2028x",
+        },
+        {"note": "no ts here", "chain": "caller chain is dropped", "ts": None},
+    ]
     auth = L.authority("agent-7", tool_schema={"name": "fetch"})
     ref = ref_ledger.Ledger(ref_p)
     for r in rows:
         assert L.append(ours_p, r, authority=auth) == ref.append(r, authority=auth)
     assert ours_p.read_bytes() == ref_p.read_bytes()
-    assert auth == {"principal": "agent-7", "time_source": "local",
-                    "tool_schema_hash": "bf8697dbad972d18"}
+    assert auth == {
+        "principal": "agent-7",
+        "time_source": "local",
+        "tool_schema_hash": "bf8697dbad972d18",
+    }
     assert L.verify(ours_p).ok is True
 
 
@@ -105,9 +138,13 @@ def test_declare_break_cycle_matches_reference(tmp_path):
     assert ours(p) == ref_dict(p)
     row = L.declare_break(p, 3, "  appended by hand during an incident ")
     assert row["orphan_sha256"] == hashlib.sha256(b'{"note": "hand-appended"}').hexdigest()
-    assert row == {"op": "chain_break_declared", "orphan_line": 3,
-                   "orphan_sha256": row["orphan_sha256"],
-                   "why": "appended by hand during an incident", "chain": L.tail_chain(p)}
+    assert row == {
+        "op": "chain_break_declared",
+        "orphan_line": 3,
+        "orphan_sha256": row["orphan_sha256"],
+        "why": "appended by hand during an incident",
+        "chain": L.tail_chain(p),
+    }
     got = ours(p)
     assert got == ref_dict(p)
     assert got["ok"] is None and got["verified_scope"] == "bounded_declared_break"
@@ -185,7 +222,6 @@ def test_unreadable_paths(tmp_path):
     assert r.first_break.startswith("unreadable: [Errno 21] Is a directory")
 
 
-
 def test_declare_break_and_a_range_worker_refuse_a_fifo_without_blocking(tmp_path):
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
@@ -193,8 +229,9 @@ def test_declare_break_and_a_range_worker_refuse_a_fifo_without_blocking(tmp_pat
     assert came_back, "declare_break blocked on a FIFO"
     assert isinstance(got, ValueError)
     assert str(got) == f"cannot read {fifo}: not a regular file: '{fifo}'"
-    came_back, got = returns(lambda: L._walk_range(str(fifo), 0, 10, 1, False, {}, False, True),
-                             fifo)
+    came_back, got = returns(
+        lambda: L._walk_range(str(fifo), 0, 10, 1, False, {}, False, True), fifo
+    )
     assert came_back, "a range worker blocked on a FIFO"
     assert isinstance(got, _lines.NotRegularFile)
 
@@ -210,14 +247,20 @@ def test_read_text_reads_as_path_read_text_does(tmp_path, errors):
     with pytest.raises(UnicodeDecodeError):
         _lines.read_text(p)
 
+
 # ------------------------------------------------------------------ differential
+
 
 def _honest_rows(draw, n):
     values = st.recursive(
-        st.none() | st.booleans() | st.integers(-2**70, 2**70)
-        | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+        st.none()
+        | st.booleans()
+        | st.integers(-(2**70), 2**70)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(max_size=12),
         lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
-        max_leaves=6)
+        max_leaves=6,
+    )
     rows = []
     for i in range(n):
         keys = st.sampled_from(["kind", "tool", "text", "n", "é", "a\u2028b", "meta"])
@@ -240,9 +283,25 @@ def ledgers(draw):
         r["chain"] = prev = L.link(prev, r)
         lines.append(json.dumps(r, ensure_ascii=False))
     for _ in range(draw(st.integers(0, 3))):
-        op = draw(st.sampled_from(["edit", "delete", "swap", "dupkey", "truncate", "garble",
-                                   "unchained", "nullchain", "intchain", "blank", "declare",
-                                   "crlf", "array"]))
+        op = draw(
+            st.sampled_from(
+                [
+                    "edit",
+                    "delete",
+                    "swap",
+                    "dupkey",
+                    "truncate",
+                    "garble",
+                    "unchained",
+                    "nullchain",
+                    "intchain",
+                    "blank",
+                    "declare",
+                    "crlf",
+                    "array",
+                ]
+            )
+        )
         if not lines:
             break
         i = draw(st.integers(0, len(lines) - 1))
@@ -284,8 +343,13 @@ def ledgers(draw):
             sha = hashlib.sha256(body.strip().encode("utf-8", "surrogatepass")).hexdigest()
             if draw(st.booleans()):
                 sha = "0" * 64
-            decl = {"op": "chain_break_declared", "orphan_line": orphan, "orphan_sha256": sha,
-                    "why": "incident", "ts": "t"}
+            decl = {
+                "op": "chain_break_declared",
+                "orphan_line": orphan,
+                "orphan_sha256": sha,
+                "why": "incident",
+                "ts": "t",
+            }
             if draw(st.booleans()):
                 decl["resume_prev"] = draw(st.sampled_from(["", "genesis", "abc"]))
             decl["chain"] = draw(st.sampled_from(["bogus", L.GENESIS]))
@@ -293,15 +357,18 @@ def ledgers(draw):
     out = bytearray()
     for ln in lines:
         if ln.startswith("\0LATIN1\0"):
-            out += ln[len("\0LATIN1\0"):].encode("latin-1")
+            out += ln[len("\0LATIN1\0") :].encode("latin-1")
         else:
             out += ln.encode("utf-8", "surrogatepass")
         out += b"\n"
     return bytes(out)
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=ledgers())
 def test_verify_equals_reference(tmp_path, data):
     p = tmp_path / "l.jsonl"
@@ -310,8 +377,11 @@ def test_verify_equals_reference(tmp_path, data):
         assert ours(p, strict) == ref_dict(p, strict)
 
 
-@settings(max_examples=200, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=ledgers())
 def test_verify_without_the_c_accelerator_equals_reference(tmp_path, monkeypatch, data):
     """The pure-Python paths (orjson, then exact) alone give the same verdicts."""
@@ -322,8 +392,11 @@ def test_verify_without_the_c_accelerator_equals_reference(tmp_path, monkeypatch
         assert ours(p, strict) == ref_dict(p, strict)
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=ledgers(), chunk=st.integers(1, 400), strict=st.booleans())
 def test_parallel_merge_equals_single_pass(tmp_path, data, chunk, strict):
     """Range-split verification, merged, equals one sequential pass, whatever the
@@ -334,8 +407,9 @@ def test_parallel_merge_equals_single_pass(tmp_path, data, chunk, strict):
     with open(p, "rb") as fh:
         buf = _lines.FileSource(fh)
         decl = L._scan_declarations(buf)
-        merged = L._verify_parallel(str(p), buf, len(buf), strict, decl, 2, chunk, None,
-                                    run_jobs=L._serial_runner)
+        merged = L._verify_parallel(
+            str(p), buf, len(buf), strict, decl, 2, chunk, None, run_jobs=L._serial_runner
+        )
     if len(data):
         assert merged == single
 
@@ -349,8 +423,8 @@ def test_parallel_processes_equal_single_pass(tmp_path):
     for i in range(40):
         L.append(p, {"i": i, "ts": "t"})
     raw = p.read_bytes().split(b"\n")
-    raw[10] = raw[10].replace(b'"i": 8', b'"i": 80')          # a mismatch
-    raw.insert(20, b'{"note": "hand-appended"}')               # an unchained row
+    raw[10] = raw[10].replace(b'"i": 8', b'"i": 80')  # a mismatch
+    raw.insert(20, b'{"note": "hand-appended"}')  # an unchained row
     raw.insert(30, b"{oops")
     p.write_bytes(b"\n".join(raw))
     L.declare_break(p, 21, "appended by hand")
@@ -372,8 +446,9 @@ def test_progress_is_reported(tmp_path):
     assert seen and seen[-1] == (size, size)
 
 
-_PIECE = (st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"x").replace(b"\r", b"y"))
-          | st.sampled_from([b"ab", b"\\u", b"a", b"b\\", b"", b"x ab ab"]))
+_PIECE = st.binary(max_size=12).map(
+    lambda b: b.replace(b"\n", b"x").replace(b"\r", b"y")
+) | st.sampled_from([b"ab", b"\\u", b"a", b"b\\", b"", b"x ab ab"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -383,8 +458,9 @@ def test_lines_holding_finds_exactly_the_lines_that_hold_a_needle(lines):
     assert _lines.lines_holding(lines, (b"ab", b"\\u")) == want
 
 
-_BYTES = st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\\", b"u", b"\\u", b"ab", b"ab\n", b"x"]),
-                  max_size=30).map(b"".join)
+_BYTES = st.lists(
+    st.sampled_from([b"a", b"\n", b"\r", b"\\", b"u", b"\\u", b"ab", b"ab\n", b"x"]), max_size=30
+).map(b"".join)
 
 
 @settings(max_examples=400, deadline=None)
@@ -398,9 +474,12 @@ def test_window_holding_gives_what_split_and_lines_holding_give(data, final):
 def test_iter_rows_with_needles_numbers_lines_as_without(tmp_path):
     # mixed terminators, blank lines and more than one 8 MB window: the same (line, row)
     # pairs as reading every line
-    rows = [b'{"kind": "compaction_receipt", "i": %d}' % i if i % 7 == 3 else
-            b'{"kind": "note", "i": %d, "pad": "%s"}' % (i, b"z" * (i * 9973 % 60000))
-            for i in range(360)]
+    rows = [
+        b'{"kind": "compaction_receipt", "i": %d}' % i
+        if i % 7 == 3
+        else b'{"kind": "note", "i": %d, "pad": "%s"}' % (i, b"z" * (i * 9973 % 60000))
+        for i in range(360)
+    ]
     ends = [b"\n", b"\r\n", b"\r", b"\n\n"]
     p = tmp_path / "mixed.jsonl"
     p.write_bytes(b"".join(r + ends[i % 4] for i, r in enumerate(rows)))
@@ -412,11 +491,14 @@ def test_iter_rows_with_needles_numbers_lines_as_without(tmp_path):
 
 def test_iter_rows_with_needles_on_lf_only_windows_numbers_lines_as_without(tmp_path):
     # LF-only windows are searched in place (no split): the same (line, row) pairs
-    rows = [b'{"kind": "compaction_receipt", "i": %d}' % i if i % 5 == 1 else
-            b'{"kind": "note", "i": %d, "pad": "%s"}' % (i, b"q" * (i * 7919 % 70000))
-            for i in range(340)]
+    rows = [
+        b'{"kind": "compaction_receipt", "i": %d}' % i
+        if i % 5 == 1
+        else b'{"kind": "note", "i": %d, "pad": "%s"}' % (i, b"q" * (i * 7919 % 70000))
+        for i in range(340)
+    ]
     p = tmp_path / "lf.jsonl"
-    p.write_bytes(b"\n".join(rows) + b"\n\n" + rows[1])   # a blank line, no final LF
+    p.write_bytes(b"\n".join(rows) + b"\n\n" + rows[1])  # a blank line, no final LF
     assert p.stat().st_size > _lines.WINDOW
     want = [(n, v) for n, v in L.iter_rows(p) if v.get("kind") == "compaction_receipt"]
     assert len(want) == 69 and want[-1] == (342, {"kind": "compaction_receipt", "i": 1})

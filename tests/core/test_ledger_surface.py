@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from sealscope.core import chain, explain, ledger, ledger_read, ledger_write, walk
+
 from tests.core.test_lazy import table_agrees
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,11 +19,26 @@ ROOT = Path(__file__).resolve().parents[2]
 # name -> the module that defines it; every public name and the private ones other
 # modules and tests read through `sealscope.core.ledger`
 HOMES = {
-    chain: ("GENESIS", "CHAIN_LEN", "DECLARE_OP", "Finding", "Findings", "VerifyResult",
-            "link", "ProgressFn", "TEXT_TABLE_MAX"),
+    chain: (
+        "GENESIS",
+        "CHAIN_LEN",
+        "DECLARE_OP",
+        "Finding",
+        "Findings",
+        "VerifyResult",
+        "link",
+        "ProgressFn",
+        "TEXT_TABLE_MAX",
+    ),
     walk: ("WalkState", "_Walk", "_scan_declarations"),
-    explain: ("Mismatch", "explain_mismatch", "explain_mismatches", "CONTENT_CHANGED",
-              "EARLIER_OR_ORDER", "UNDETERMINED"),
+    explain: (
+        "Mismatch",
+        "explain_mismatch",
+        "explain_mismatches",
+        "CONTENT_CHANGED",
+        "EARLIER_OR_ORDER",
+        "UNDETERMINED",
+    ),
     ledger_read: ("iter_rows", "chain_at", "tail_chain"),
     ledger_write: ("append", "authority", "declare_break", "LedgerWriteError"),
 }
@@ -43,13 +59,21 @@ def test_the_deferred_names_agree_with_the_type_checking_imports():
 
 
 def test_importing_the_verifier_loads_neither_explaining_reading_nor_writing():
-    code = ("import sys, sealscope.core.ledger\n"
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('sealscope.core.'))))")
-    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                check=True, timeout=60).stdout.split())
+    code = (
+        "import sys, sealscope.core.ledger\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('sealscope.core.'))))"
+    )
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        ).stdout.split()
+    )
     assert {"sealscope.core.ledger", "sealscope.core.chain", "sealscope.core.walk"} <= loaded
-    assert {"sealscope.core.explain", "sealscope.core.ledger_read",
-            "sealscope.core.ledger_write"} & loaded == set()
+    assert {
+        "sealscope.core.explain",
+        "sealscope.core.ledger_read",
+        "sealscope.core.ledger_write",
+    } & loaded == set()
 
 
 def test_a_result_written_by_one_process_loads_in_another(tmp_path):
@@ -58,10 +82,13 @@ def test_a_result_written_by_one_process_loads_in_another(tmp_path):
     p = tmp_path / "l.jsonl"
     ledger.append(p, {"op": "a"})
     ledger.append(p, {"op": "b"})
-    code = ("import pickle, sys\nfrom sealscope.core import ledger\n"
-            "sys.stdout.buffer.write(pickle.dumps(ledger.verify(sys.argv[1])))")
-    out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True,
-                         check=True, timeout=60).stdout
+    code = (
+        "import pickle, sys\nfrom sealscope.core import ledger\n"
+        "sys.stdout.buffer.write(pickle.dumps(ledger.verify(sys.argv[1])))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(p)], capture_output=True, check=True, timeout=60
+    ).stdout
     got = pickle.loads(out)
     assert type(got) is ledger.VerifyResult
     assert got == ledger.verify(p) and got.ok and got.rows == 2

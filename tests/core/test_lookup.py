@@ -1,13 +1,13 @@
 """Receipt-row scanning and the drop-manifest index."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import digest
-from sealscope.core.lookup import DropIndex, Entry, Location, iter_receipt_rows, _key, _unkey
+from sealscope.core.lookup import DropIndex, Entry, Location, _key, _unkey, iter_receipt_rows
 from sealscope.core.receipt import CompactionReceipt, build_row
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_ledgers"
@@ -31,8 +31,13 @@ def led(tmp_path):
     odd["dropped"] = {"count": 3, "bytes": 0, "items": [7, _d("a"), None]}
     other = dict(r1, kind="note")
     p = tmp_path / "l.jsonl"
-    p.write_text("\n".join([_line({"op": "x"}), _line(r1), "", _line(r2), _line(other),
-                            "{not json", _line(odd)]) + "\n", encoding="utf-8")
+    p.write_text(
+        "\n".join(
+            [_line({"op": "x"}), _line(r1), "", _line(r2), _line(other), "{not json", _line(odd)]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     return p
 
 
@@ -54,8 +59,11 @@ def test_where(led):
 def test_unexplained(led):
     idx = DropIndex.build(led)
     s = str(led)
-    assert idx.unexplained([_d("b")]) == [Entry(s, 2, 0, _d("a")), Entry(s, 4, 2, _d("c")),
-                                          Entry(s, 7, 1, _d("a"))]
+    assert idx.unexplained([_d("b")]) == [
+        Entry(s, 2, 0, _d("a")),
+        Entry(s, 4, 2, _d("c")),
+        Entry(s, 7, 1, _d("a")),
+    ]
     assert idx.unexplained([_d("a"), _d("b"), _d("c")]) == []
     assert len(idx.unexplained([])) == 6
 
@@ -101,14 +109,20 @@ def test_keys_are_exact():
     canon = _d("a")
     assert isinstance(_key(canon), bytes) and len(_key(canon)) == 33
     assert _unkey(_key(canon)) == canon
-    for odd in (canon.upper(), canon[:-1], canon + "0", "a:b:c:0",
-                "sha256:json-c14n:v1:" + "g" * 64):
+    for odd in (
+        canon.upper(),
+        canon[:-1],
+        canon + "0",
+        "a:b:c:0",
+        "sha256:json-c14n:v1:" + "g" * 64,
+    ):
         assert _key(odd) == odd
     assert _key(canon.replace("raw-bytes", "json-c14n")) != _key(canon)
 
 
 def test_huge_positions_still_round_trip(tmp_path):
     from sealscope.core.lookup import _pack, _unpack
+
     for li, line, pos in ((0, 1, 0), (3, 2**40 - 1, 2**32 - 1), (1, 2**41, 5), (2, 9, 2**33)):
         assert _unpack(_pack(li, line, pos)) == (li, line, pos)
 
@@ -121,11 +135,22 @@ def test_containing_finds_a_digest_fragment_as_shown_cut(tmp_path):
     session, tampered = str(SAMPLES / "session.jsonl"), str(SAMPLES / "tampered.jsonl")
     idx = DropIndex.build([session, tampered])
     assert idx.containing(" SHA256:JSON-C14N:V1:09A32D6CAF7737200A… ") == [
-        Entry(session, 5, 0, full), Entry(tampered, 5, 0, full)]
+        Entry(session, 5, 0, full),
+        Entry(tampered, 5, 0, full),
+    ]
     assert idx.containing("55465773f44533ed") == [
-        Entry(session, 5, 1, "sha256:raw-bytes:v1:55465773f44533ed3181cc97d5957dd3a49a5438e4dc2c"
-                             "6533f38df7d6ce3e5c"),
-        Entry(tampered, 5, 1, "sha256:raw-bytes:v1:55465773f44533ed3181cc97d5957dd3a49a5438e4dc2c"
-                              "6533f38df7d6ce3e5c")]
-    assert idx.containing("09a32d6") == []          # 7 characters: under FRAGMENT_MIN
+        Entry(
+            session,
+            5,
+            1,
+            "sha256:raw-bytes:v1:55465773f44533ed3181cc97d5957dd3a49a5438e4dc2c6533f38df7d6ce3e5c",
+        ),
+        Entry(
+            tampered,
+            5,
+            1,
+            "sha256:raw-bytes:v1:55465773f44533ed3181cc97d5957dd3a49a5438e4dc2c6533f38df7d6ce3e5c",
+        ),
+    ]
+    assert idx.containing("09a32d6") == []  # 7 characters: under FRAGMENT_MIN
     assert idx.containing("not-a-digest-text") == []

@@ -1,13 +1,13 @@
 """Explain, don't just flag: what the chain shows at a chain mismatch
 (`ledger.explain_mismatch`), and why a verdict is COULD NOT LOOK (`VerifyResult.reason`).
 The finding's own text stays the reference's."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 from arcaeon.record import ledger as ref_ledger
-
 from sealscope.core import export
 from sealscope.core import ledger as L
 from sealscope.core import lines as _lines
@@ -46,7 +46,7 @@ def body(line: bytes) -> dict:
 
 def first_break(path: Path) -> str:
     ref = ref_ledger.verify_file(str(path)).first_break
-    assert L.verify(path).first_break == ref     # the finding text stays the reference's
+    assert L.verify(path).first_break == ref  # the finding text stays the reference's
     return ref
 
 
@@ -57,13 +57,18 @@ def test_tampered_sample_content_changed():
     m = L.explain_mismatch(p, 4)
     assert m is not None
     assert m.stored == chain_of(lines[3]) == "380400a66317fb0b606c83fac02e7f7c"
-    assert m.recomputed == L.link(chain_of(lines[2]), body(lines[3])) \
+    assert (
+        m.recomputed
+        == L.link(chain_of(lines[2]), body(lines[3]))
         == "a4a1427c52b09ee5d139fbeb9c2dee0b"
+    )
     assert (m.prev_line, m.prev_chain) == (3, chain_of(lines[2]))
     assert (m.next_line, m.next_links, m.follows_line) == (5, True, None)
     assert m.cause == L.CONTENT_CHANGED
-    assert m.text == ("fits: this row's content changed after it was chained "
-                      "(line 5 still links to this row's stored chain)")
+    assert m.text == (
+        "fits: this row's content changed after it was chained "
+        "(line 5 still links to this row's stored chain)"
+    )
     offs = _lines.line_offsets(p.read_bytes())
     assert L.explain_mismatch(p, 4, offsets=offs) == m
     assert L.explain_mismatch(p, 3) is None and L.explain_mismatch(p, 99) is None
@@ -90,8 +95,12 @@ def test_an_inserted_row_and_the_row_after_it(tmp_path):
     assert first_break(p) == "line 3: chain mismatch"
     m3, m4 = L.explain_mismatch(p, 3), L.explain_mismatch(p, 4)
     assert m3 is not None and m4 is not None
-    assert (m3.cause, m3.next_line, m3.next_links, m3.follows_line) == \
-        (L.EARLIER_OR_ORDER, 4, False, None)
+    assert (m3.cause, m3.next_line, m3.next_links, m3.follows_line) == (
+        L.EARLIER_OR_ORDER,
+        4,
+        False,
+        None,
+    )
     assert m3.evidence == "line 4 does not link to this row's stored chain either"
     assert (m4.cause, m4.follows_line) == (L.EARLIER_OR_ORDER, 2)
 
@@ -126,8 +135,8 @@ def test_a_declared_unchained_row_resumes_the_chain(tmp_path):
         L.append(p, r)
     with p.open("a") as fh:
         fh.write(json.dumps({"kind": "stray"}) + "\n")
-    L.append(p, {"kind": "note", "i": 5})          # chained from genesis after the stray
-    L.declare_break(p, 4, "appended by hand")       # excuses line 4: the walk resumes at genesis
+    L.append(p, {"kind": "note", "i": 5})  # chained from genesis after the stray
+    L.declare_break(p, 4, "appended by hand")  # excuses line 4: the walk resumes at genesis
     lines = p.read_bytes().split(b"\n")
     lines[4] = lines[4].replace(b'"i": 5', b'"i": 50')
     p.write_bytes(b"\n".join(lines))
@@ -166,10 +175,12 @@ def test_the_report_explains_and_says_why():
     assert b["explained"]["stored"] == "380400a66317fb0b606c83fac02e7f7c"
     assert b["explained"]["recomputed"] == "a4a1427c52b09ee5d139fbeb9c2dee0b"
     md = r.to_markdown()
-    assert ("- line 4: stored chain `380400a66317fb0b606c83fac02e7f7c`, recomputed "
-            "`a4a1427c52b09ee5d139fbeb9c2dee0b` after line 3, chain "
-            "`2ca23e86634ea683beb20a10fbfb626d`; fits: this row's content changed after it "
-            "was chained (line 5 still links to this row's stored chain)") in md
+    assert (
+        "- line 4: stored chain `380400a66317fb0b606c83fac02e7f7c`, recomputed "
+        "`a4a1427c52b09ee5d139fbeb9c2dee0b` after line 3, chain "
+        "`2ca23e86634ea683beb20a10fbfb626d`; fits: this row's content changed after it "
+        "was chained (line 5 still links to this row's stored chain)"
+    ) in md
     d = export.build_report(SAMPLES / "declared-break.jsonl")
     assert d.to_dict()["why"] == "declared break at line 3"
     assert "- verdict: **COULD NOT LOOK** (declared break at line 3)" in d.to_markdown()

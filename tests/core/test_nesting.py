@@ -4,6 +4,7 @@ verifier sees, wherever it is called from and under any recursion limit.
 The thresholds themselves are checked against `arcaeon verify` in
 tests/cli/test_nesting_cli.py; the figures below are what that command gives on
 CPython 3.11 (levels of `[`/`{` inside the row object)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import ledger as L
 from sealscope.core import lookup, nesting
 
@@ -66,8 +66,10 @@ CASES = {
 def _declared(tmp_path: Path, n: int) -> Path:
     orphan = '{"note": "hand"}'
     sha = hashlib.sha256(orphan.encode()).hexdigest()
-    body = ('{"deep": ' + "[" * n + "]" * n + ', "op": "chain_break_declared", '
-            f'"orphan_line": 2, "orphan_sha256": "{sha}", "why": "by hand"}}')
+    body = (
+        '{"deep": ' + "[" * n + "]" * n + ', "op": "chain_break_declared", '
+        f'"orphan_line": 2, "orphan_sha256": "{sha}", "why": "by hand"}}'
+    )
     p = tmp_path / f"declared-{n}.jsonl"
     p.write_text("\n".join([_row('{"i": 1}'), orphan, _row(body)]) + "\n")
     return p
@@ -96,10 +98,15 @@ def test_thresholds_are_the_reference_commands(tmp_path):
     got = _verdicts(tmp_path)
     for name, (_line, first_break, is_row) in CASES.items():
         assert got[name] == (first_break, int(is_row)), name
-    assert got["decl-989-False"] == (None, "bounded_declared_break", None,
-                                     ("line 2: declared break (by hand)",))
+    assert got["decl-989-False"] == (
+        None,
+        "bounded_declared_break",
+        None,
+        ("line 2: declared break (by hand)",),
+    )
     assert got["decl-989-True"][3] == (
-        "line 2: declaration present, NOT honored (strict mode) (by hand)",)
+        "line 2: declaration present, NOT honored (strict mode) (by hand)",
+    )
     assert got["decl-990-False"] == (False, "full", "line 2: unchained row after chain began", ())
 
 
@@ -138,8 +145,9 @@ def test_every_reader_sees_the_verifiers_rows(tmp_path):
     r = L.verify(p)
     rows = [n for n, v in L.iter_rows(p) if isinstance(v, dict)]
     assert len(rows) == r.rows
-    broken = {f.line for f in r.findings if "unparseable" in f.text
-              or "not a JSON object" in f.text}
+    broken = {
+        f.line for f in r.findings if "unparseable" in f.text or "not a JSON object" in f.text
+    }
     assert set(rows) == set(range(1, len(lines) + 1)) - broken
     if PY311:
         assert rows == [1, 2, 4, 6, 10]

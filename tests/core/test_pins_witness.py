@@ -1,4 +1,5 @@
 """Head pins and witness stores against arcaeon's verdicts."""
+
 from __future__ import annotations
 
 import json
@@ -8,9 +9,9 @@ import pytest
 from arcaeon.record import ledger as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from sealscope.core import ledger as L
 from sealscope.core import pins, witness
+
 from tests.core.fifo_helpers import returns, swapped_after_stat
 
 
@@ -30,11 +31,17 @@ def test_pin_string_round_trip(tmp_path):
     assert pins.parse_pin("  arcaeon-ledger head rows=3 as_of=x chain=abc ").rows == 3
 
 
-@pytest.mark.parametrize("bad", ["", "arcaeon-ledger head chain=a rows=x as_of=t",
-                                 "arcaeon-ledger head chain=a as_of=t",
-                                 "arcaeon-ledger head chain=a rows=1 rows=2 as_of=t",
-                                 "ledger head chain=a rows=1 as_of=t",
-                                 "arcaeon-ledger head chain=a rows=-1 as_of=t"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "arcaeon-ledger head chain=a rows=x as_of=t",
+        "arcaeon-ledger head chain=a as_of=t",
+        "arcaeon-ledger head chain=a rows=1 rows=2 as_of=t",
+        "ledger head chain=a rows=1 as_of=t",
+        "arcaeon-ledger head chain=a rows=-1 as_of=t",
+    ],
+)
 def test_parse_pin_refuses(bad):
     with pytest.raises(ValueError, match="not a head pin"):
         pins.parse_pin(bad)
@@ -52,15 +59,20 @@ def test_no_pin_over_a_broken_ledger(tmp_path):
     assert str(e.value) == str(r.value)
 
 
-@pytest.mark.parametrize("content", [None, b"", b"\n\n", b'{"a": 1}\n{"b": 2}\n',
-                                     b'{"a":1,"chain":5}\n'])
+@pytest.mark.parametrize(
+    "content", [None, b"", b"\n\n", b'{"a": 1}\n{"b": 2}\n', b'{"a":1,"chain":5}\n']
+)
 def test_head_special_cases_match_reference(tmp_path, content):
     p = tmp_path / "h.jsonl"
     if content is not None:
         p.write_bytes(content)
     ours, theirs = pins.head(p), ref.Ledger(p).head()
-    assert (ours.chain, ours.rows, ours.ok, ours.first_break) == \
-        (theirs.chain, theirs.rows, theirs.ok, theirs.first_break)
+    assert (ours.chain, ours.rows, ours.ok, ours.first_break) == (
+        theirs.chain,
+        theirs.rows,
+        theirs.ok,
+        theirs.first_break,
+    )
 
 
 def test_cr_only_ledger_pins_consistent_where_arcaeon_reads_rewritten(tmp_path):
@@ -99,14 +111,25 @@ def test_witness_verdicts_match_reference(tmp_path):
         assert ours.to_dict() == {k: getattr(theirs, k) for k in ours.to_dict()}
 
 
-records = st.lists(st.tuples(st.sampled_from(["n1", "n2", "é/ns"]), st.integers(1, 9),
-                             st.sampled_from(["abc", "def", "genesis"])), min_size=0, max_size=5)
+records = st.lists(
+    st.tuples(
+        st.sampled_from(["n1", "n2", "é/ns"]),
+        st.integers(1, 9),
+        st.sampled_from(["abc", "def", "genesis"]),
+    ),
+    min_size=0,
+    max_size=5,
+)
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(recs=records, op=st.sampled_from(["none", "edit", "delete", "junk", "legacy", "self"]),
-       where=st.integers(0, 10))
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    recs=records,
+    op=st.sampled_from(["none", "edit", "delete", "junk", "legacy", "self"]),
+    where=st.integers(0, 10),
+)
 def test_store_check_matches_reference(tmp_path, recs, op, where):
     path = tmp_path / "s.jsonl"
     path.unlink(missing_ok=True)
@@ -147,6 +170,7 @@ def test_record_refuses_going_backwards_and_future_stamps(tmp_path):
 def test_rows_since_pin_and_staleness(tmp_path):
     p = _ledger(tmp_path / "g.jsonl", 5)
     from arcaeon.record.ledger.witness import rows_since_pin
+
     assert pins.rows_since_pin(p, {"rows": 2}) == rows_since_pin(p, {"rows": 2}) == 3
     for bad in ({"rows": True}, {"rows": -1}, {}, [1]):
         with pytest.raises(ValueError, match="pin rows is not a non-negative integer"):
@@ -169,7 +193,7 @@ def test_a_pin_given_as_a_fifo_is_read_as_text_without_blocking(tmp_path, monkey
         os.mkfifo(other)
     if when == "at the check":
         os.replace(other, path)
-    else:                    # isfile sees the regular file, the open finds the FIFO
+    else:  # isfile sees the regular file, the open finds the FIFO
         swapped_after_stat(monkeypatch, path, other)
     came_back, got = returns(lambda: pins.pin_from(str(path)), path)
     assert came_back, "pin_from blocked on a FIFO"
@@ -182,6 +206,9 @@ def test_a_witness_store_that_is_a_fifo_is_unreadable_without_blocking(tmp_path)
     came_back, got = returns(lambda: witness.verify_store(fifo), fifo)
     assert came_back, "verify_store blocked on a FIFO"
     assert (got.ok, got.breaks, got.first_break) == (
-        False, 1, f"unreadable: not a regular file: '{fifo}'")
+        False,
+        1,
+        f"unreadable: not a regular file: '{fifo}'",
+    )
     came_back, got = returns(lambda: witness.namespaces(fifo), fifo)
     assert came_back and got == []

@@ -1,5 +1,6 @@
 """core.pools: a pool starts even where sys.stderr reports no file descriptor (as
 Textual's stand-in does while an app runs); multiprocessing alone fails there."""
+
 from __future__ import annotations
 
 import subprocess
@@ -27,8 +28,9 @@ except ValueError as e:
 
 
 def _run(how: str) -> str:
-    return subprocess.run([sys.executable, "-c", HOST, how], capture_output=True, text=True,
-                          timeout=120, check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", HOST, how], capture_output=True, text=True, timeout=120, check=True
+    ).stdout.strip()
 
 
 def test_a_pool_starts_when_stderr_has_no_descriptor():

@@ -1,5 +1,6 @@
 """Compaction receipts: the sealed row byte for byte, the lifecycle, every verdict note,
 and differential tests against the reference `arcaeon.prove.compact`."""
+
 from __future__ import annotations
 
 import copy
@@ -9,8 +10,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from sealscope.core import digest, ledger, ledger_write, receipt
 from sealscope.core.receipt import CompactionReceipt, build_row, verify_receipt
 
@@ -31,11 +32,14 @@ GOLDEN_LINE = (
     '"method": "test:v1", "kind": "compaction_receipt", "opened_at": "2026-11-30T02:38:06Z", '
     '"receipt_digest": '
     '"sha256:json-c14n:v1:04f2e0c2b409212325e5aecbda8481119da9a5ffb6f3ede4d99ac8075f11203f", '
-    '"ts": "2026-11-30T02:38:06Z", "chain": "be74fe36b813ac8c0365a39a8f1ec8d6"}')
+    '"ts": "2026-11-30T02:38:06Z", "chain": "be74fe36b813ac8c0365a39a8f1ec8d6"}'
+)
 V1_DIGEST = "sha256:json-c14n:v1:9a0f4bb37b78f8433f52ae14603d20f1fc2413265e434beb9ad15613fc5947a4"
-NO_CONTENT = ("bounded scan: no content supplied, so nothing was recomputed -- this is "
-              "self-consistency only, not proof that pre/post/dropped are true "
-              "(verified_scope=bounded_no_content)")
+NO_CONTENT = (
+    "bounded scan: no content supplied, so nothing was recomputed -- this is "
+    "self-consistency only, not proof that pre/post/dropped are true "
+    "(verified_scope=bounded_no_content)"
+)
 ALTERED = "receipt_digest does not reproduce from the row's core — the row was altered"
 
 
@@ -57,6 +61,7 @@ def _resealed(row: dict) -> dict:
 
 # --------------------------------------------------------------------------- sealing
 
+
 def test_sealed_line_is_byte_identical_to_the_reference(tmp_path, fixed_time):
     led = tmp_path / "r.jsonl"
     r = CompactionReceipt.open(PRE)
@@ -75,8 +80,16 @@ def test_build_row_v2_and_v1_shapes():
     del want["ts"], want["chain"]
     assert row == want and list(row) == list(want)
     v1 = build_row(PRE, POST, "golden-fixture", "test:v1", "v1")
-    assert list(v1) == ["schema", "pre", "post", "dropped", "introduced", "compactor",
-                        "method", "receipt_digest"]
+    assert list(v1) == [
+        "schema",
+        "pre",
+        "post",
+        "dropped",
+        "introduced",
+        "compactor",
+        "method",
+        "receipt_digest",
+    ]
     assert v1["introduced"] == {"count": 1}
     assert v1["receipt_digest"] == V1_DIGEST
     with pytest.raises(ValueError):
@@ -85,6 +98,7 @@ def test_build_row_v2_and_v1_shapes():
 
 def test_build_row_matches_reference_seal_for_the_spec_fixture(tmp_path):
     import arcaeon.prove.compact as A
+
     r = A.CompactionReceipt.open(PRE)
     r.record_kept(POST)
     ref = r.seal(tmp_path / "ref.jsonl", compactor="golden-fixture", method="test:v1")
@@ -114,6 +128,7 @@ def test_everything_and_nothing_dropped():
 
 # --------------------------------------------------------------------------- lifecycle
 
+
 def test_direct_construction_is_refused():
     with pytest.raises(TypeError, match=r"^use CompactionReceipt\.open\(pre_content\)$"):
         CompactionReceipt()
@@ -125,8 +140,10 @@ def test_seal_before_record_kept(tmp_path):
     r = CompactionReceipt.open(PRE)
     with pytest.raises(ValueError) as e:
         r.seal(tmp_path / "l.jsonl", compactor="c", method="m")
-    assert str(e.value) == ("seal() before record_kept() — record the survivor first (an "
-                            "empty list is a valid survivor: everything was dropped)")
+    assert str(e.value) == (
+        "seal() before record_kept() — record the survivor first (an "
+        "empty list is a valid survivor: everything was dropped)"
+    )
     assert not (tmp_path / "l.jsonl").exists()
 
 
@@ -134,8 +151,11 @@ def test_sealed_receipt_refuses_everything(tmp_path):
     r = CompactionReceipt.open(PRE)
     r.record_kept(POST)
     r.seal(tmp_path / "l.jsonl", compactor="c", method="m")
-    for call in (lambda: r.record_kept(POST), lambda: r.record_dropped([]),
-                 lambda: r.seal(tmp_path / "l.jsonl", compactor="c", method="m")):
+    for call in (
+        lambda: r.record_kept(POST),
+        lambda: r.record_dropped([]),
+        lambda: r.seal(tmp_path / "l.jsonl", compactor="c", method="m"),
+    ):
         with pytest.raises(RuntimeError, match=r"^receipt already sealed; open a new one$"):
             call()
     assert len((tmp_path / "l.jsonl").read_text().splitlines()) == 1
@@ -148,13 +168,17 @@ def test_record_dropped_claim_is_a_multiset(tmp_path):
     r.record_dropped([PRE[1]])
     with pytest.raises(ValueError) as e:
         r.seal(led, compactor="c", method="m")
-    assert str(e.value) == ("record_dropped() claim disagrees with pre-minus-kept (claimed 1 "
-                            "item(s), inferred 2); refusing to seal an inconsistent receipt")
+    assert str(e.value) == (
+        "record_dropped() claim disagrees with pre-minus-kept (claimed 1 "
+        "item(s), inferred 2); refusing to seal an inconsistent receipt"
+    )
     assert not r.sealed and not led.exists()
     r.record_dropped([PRE[2], {"text": "hello", "role": "user"}])  # order and key order free
     row = r.seal(led, compactor="c", method="m")
-    assert row["dropped"]["items"] == [digest.item_digest(PRE[1]).digest,
-                                       digest.item_digest(PRE[2]).digest]
+    assert row["dropped"]["items"] == [
+        digest.item_digest(PRE[1]).digest,
+        digest.item_digest(PRE[2]).digest,
+    ]
 
 
 def test_record_kept_replaces_and_open_refuses_nan():
@@ -170,23 +194,36 @@ def test_record_kept_replaces_and_open_refuses_nan():
 
 # --------------------------------------------------------------------------- verdicts
 
+
 def test_observed_verdicts_of_the_spec():
     row = _golden_row()
     v = verify_receipt(row)
-    assert v.to_dict() == {"ok": True, "self_consistent": True, "content": "skipped",
-                           "schema": "v2", "understatement_check": "full",
-                           "verified_scope": "bounded_no_content", "notes": [NO_CONTENT]}
+    assert v.to_dict() == {
+        "ok": True,
+        "self_consistent": True,
+        "content": "skipped",
+        "schema": "v2",
+        "understatement_check": "full",
+        "verified_scope": "bounded_no_content",
+        "notes": [NO_CONTENT],
+    }
     assert verify_receipt(row, PRE, POST).to_dict()["notes"] == []
     assert verify_receipt(row, PRE, POST).verified_scope == "full"
     assert verify_receipt(row, PRE).verified_scope == "bounded_pre_only"
     assert verify_receipt(row, None, POST).verified_scope == "bounded_post_only"
     v = verify_receipt(row, PRE, POST[:1])
     assert (v.ok, v.self_consistent, v.content) == (False, True, "mismatch")
-    assert [n.split(":")[0] for n in v.notes] == ["post.digest", "post.count", "post.bytes",
-                                                   "introduced.count"]
-    assert list(v.notes[1:]) == ["post.count: recomputed 1 != claimed 2",
-                           "post.bytes: recomputed 19 != claimed 43",
-                           "introduced.count: recomputed 0 != claimed 1"]
+    assert [n.split(":")[0] for n in v.notes] == [
+        "post.digest",
+        "post.count",
+        "post.bytes",
+        "introduced.count",
+    ]
+    assert list(v.notes[1:]) == [
+        "post.count: recomputed 1 != claimed 2",
+        "post.bytes: recomputed 19 != claimed 43",
+        "introduced.count: recomputed 0 != claimed 1",
+    ]
     edited = dict(row, compactor="someone-else")
     assert verify_receipt(edited).notes == (ALTERED, NO_CONTENT)
     v1 = build_row(PRE, POST, "golden-fixture", "test:v1", "v1")
@@ -197,54 +234,92 @@ def test_observed_verdicts_of_the_spec():
 
 def test_to_dict_key_order_and_extras():
     v = verify_receipt(_golden_row(), PRE, POST)
-    assert list(v.to_dict()) == ["ok", "self_consistent", "content", "schema",
-                                 "understatement_check", "verified_scope", "notes"]
+    assert list(v.to_dict()) == [
+        "ok",
+        "self_consistent",
+        "content",
+        "schema",
+        "understatement_check",
+        "verified_scope",
+        "notes",
+    ]
     names = [c.name for c in v.checks]
-    assert names == ["row is an object", "schema known", "fields present",
-                     "counts are non-negative integers", "dropped.items are strings",
-                     "well-formed pre.digest", "well-formed post.digest",
-                     "well-formed receipt_digest", "well-formed dropped.items",
-                     "manifest length", "counts reconcile", "bytes reconcile",
-                     "receipt_digest reproduces"]
+    assert names == [
+        "row is an object",
+        "schema known",
+        "fields present",
+        "counts are non-negative integers",
+        "dropped.items are strings",
+        "well-formed pre.digest",
+        "well-formed post.digest",
+        "well-formed receipt_digest",
+        "well-formed dropped.items",
+        "manifest length",
+        "counts reconcile",
+        "bytes reconcile",
+        "receipt_digest reproduces",
+    ]
     assert all(c.ok for c in v.checks)
     assert v.recomputed.receipt_digest == _golden_row()["receipt_digest"]
     assert v.recomputed.pre.bytes == 57 and v.recomputed.post.count == 2
     assert v.recomputed.drops.introduced_bytes == 24
-    assert {c.name for c in v.content_checks} >= {"pre.digest", "drop manifest",
-                                                   "introduced.bytes"}
+    assert {c.name for c in v.content_checks} >= {"pre.digest", "drop manifest", "introduced.bytes"}
 
 
-@pytest.mark.parametrize("edit, notes", [
-    (lambda r: [1], ["malformed receipt row: expected a JSON object, got list"]),
-    (lambda r: None, ["malformed receipt row: expected a JSON object, got NoneType"]),
-    (lambda r: dict(r, schema=None), ["unknown schema None — cannot verify"]),
-    (lambda r: dict(r, schema=["x"]), ["unknown schema ['x'] — cannot verify"]),
-    (lambda r: {k: v for k, v in r.items() if k != "pre"},
-     ["malformed receipt row: missing 'pre'"]),
-    (lambda r: dict(r, pre=[]),
-     ["malformed receipt row: missing list indices must be integers or slices, not str"]),
-    (lambda r: dict(r, introduced={"count": 1}), ["malformed receipt row: missing 'bytes'"]),
-    (lambda r: dict(r, post=dict(r["post"], count=True)),
-     ["malformed receipt row: counts/bytes must be non-negative integers"]),
-    (lambda r: dict(r, post=dict(r["post"], bytes=-1)),
-     ["malformed receipt row: counts/bytes must be non-negative integers"]),
-    (lambda r: dict(r, dropped=dict(r["dropped"], items=[1])),
-     ["malformed receipt row: dropped.items must be a list of digest strings"]),
-    (lambda r: dict(r, dropped=dict(r["dropped"], items="ab")),
-     ["malformed receipt row: dropped.items must be a list of digest strings"]),
-])
+@pytest.mark.parametrize(
+    "edit, notes",
+    [
+        (lambda r: [1], ["malformed receipt row: expected a JSON object, got list"]),
+        (lambda r: None, ["malformed receipt row: expected a JSON object, got NoneType"]),
+        (lambda r: dict(r, schema=None), ["unknown schema None — cannot verify"]),
+        (lambda r: dict(r, schema=["x"]), ["unknown schema ['x'] — cannot verify"]),
+        (
+            lambda r: {k: v for k, v in r.items() if k != "pre"},
+            ["malformed receipt row: missing 'pre'"],
+        ),
+        (
+            lambda r: dict(r, pre=[]),
+            ["malformed receipt row: missing list indices must be integers or slices, not str"],
+        ),
+        (lambda r: dict(r, introduced={"count": 1}), ["malformed receipt row: missing 'bytes'"]),
+        (
+            lambda r: dict(r, post=dict(r["post"], count=True)),
+            ["malformed receipt row: counts/bytes must be non-negative integers"],
+        ),
+        (
+            lambda r: dict(r, post=dict(r["post"], bytes=-1)),
+            ["malformed receipt row: counts/bytes must be non-negative integers"],
+        ),
+        (
+            lambda r: dict(r, dropped=dict(r["dropped"], items=[1])),
+            ["malformed receipt row: dropped.items must be a list of digest strings"],
+        ),
+        (
+            lambda r: dict(r, dropped=dict(r["dropped"], items="ab")),
+            ["malformed receipt row: dropped.items must be a list of digest strings"],
+        ),
+    ],
+)
 def test_early_returns(edit, notes):
     v = verify_receipt(edit(_golden_row()), PRE, POST)
     assert list(v.notes) == notes
-    assert (v.ok, v.self_consistent, v.content, v.verified_scope) == \
-        (False, False, "skipped", "none")
+    assert (v.ok, v.self_consistent, v.content, v.verified_scope) == (
+        False,
+        False,
+        "skipped",
+        "none",
+    )
 
 
 def test_every_self_consistency_note_v2():
-    row = _resealed(dict(_golden_row(),
-                         pre={"count": 1, "bytes": 10, "digest": "sha256:x:v1:ABC"},
-                         post={"count": 5, "bytes": 99, "digest": "a:b:c:0"},
-                         dropped={"count": 3, "bytes": 11, "items": ["x", "a::c:1"]}))
+    row = _resealed(
+        dict(
+            _golden_row(),
+            pre={"count": 1, "bytes": 10, "digest": "sha256:x:v1:ABC"},
+            post={"count": 5, "bytes": 99, "digest": "a:b:c:0"},
+            dropped={"count": 3, "bytes": 11, "items": ["x", "a::c:1"]},
+        )
+    )
     row["receipt_digest"] = "nope"
     v = verify_receipt(row)
     assert list(v.notes) == [
@@ -255,28 +330,36 @@ def test_every_self_consistency_note_v2():
         "manifest length 2 != dropped.count 3",
         "dropped.count exceeds pre.count",
         "dropped.bytes 11 exceeds pre.bytes 10 — impossible, drops come out of pre",
-        ALTERED, NO_CONTENT]
+        ALTERED,
+        NO_CONTENT,
+    ]
     z = _resealed(dict(_golden_row(), dropped={"count": 0, "bytes": 5, "items": []}))
     assert verify_receipt(z).notes[:2] == (
         "counts do not reconcile: post - introduced != pre - dropped",
-        "dropped.count is 0 but dropped.bytes is 5")
+        "dropped.count is 0 but dropped.bytes is 5",
+    )
     b = _resealed(dict(_golden_row(), post=dict(_golden_row()["post"], bytes=44)))
-    assert verify_receipt(b).notes[0] == ("bytes do not reconcile: pre.bytes - dropped.bytes "
-                                          "+ introduced.bytes = 43, got post.bytes 44")
+    assert verify_receipt(b).notes[0] == (
+        "bytes do not reconcile: pre.bytes - dropped.bytes "
+        "+ introduced.bytes = 43, got post.bytes 44"
+    )
 
 
 def test_v1_byte_rules():
     v1 = build_row(PRE, POST, "g", "m", "v1")
     low = _resealed(dict(v1, post=dict(v1["post"], bytes=18)))
     n = verify_receipt(low).notes[0]
-    assert n.startswith("bytes do not reconcile: post.bytes 18 is below the kept bytes it "
-                        "must contain (19) -- v1 schema: ")
+    assert n.startswith(
+        "bytes do not reconcile: post.bytes 18 is below the kept bytes it "
+        "must contain (19) -- v1 schema: "
+    )
     assert verify_receipt(_resealed(dict(v1, post=dict(v1["post"], bytes=10**6)))).ok
     trunc = build_row(["a", "bb"], ["a"], "g", "m", "v1")
     bad = _resealed(dict(trunc, post=dict(trunc["post"], bytes=2)))
     assert verify_receipt(bad).notes[0] == (
         "bytes do not reconcile: nothing was introduced, so post.bytes must equal "
-        "pre.bytes - dropped.bytes (1), got 2")
+        "pre.bytes - dropped.bytes (1), got 2"
+    )
     assert verify_receipt(trunc).verified_scope == "bounded_no_content"
 
 
@@ -284,30 +367,44 @@ def test_content_notes():
     row = _golden_row()
     v = verify_receipt(row, [PRE[0], PRE[1]], POST)
     assert v.notes[:3] == (
-        "pre.digest: recomputed 'sha256:json-c14n:v1:" + v.recomputed.pre.digest[20:]
-        + "' != claimed '" + row["pre"]["digest"] + "'",
-        "pre.count: recomputed 2 != claimed 3", "pre.bytes: recomputed 49 != claimed 57")
-    assert v.notes[3] == ("manifest digest sha256:raw-bytes:v1:f8c1ccc7df7243da4740… not "
-                          "found in pre_content — receipt claims a drop of an item the "
-                          "pre-content never contained")
-    assert v.notes[4] == ("drop-manifest disagrees with content: recomputed 1 dropped "
-                          "item(s), manifest claims 2")
-    forged = _resealed(dict(row, dropped=dict(row["dropped"], bytes=37),
-                            post=dict(row["post"], bytes=44)))
+        "pre.digest: recomputed 'sha256:json-c14n:v1:"
+        + v.recomputed.pre.digest[20:]
+        + "' != claimed '"
+        + row["pre"]["digest"]
+        + "'",
+        "pre.count: recomputed 2 != claimed 3",
+        "pre.bytes: recomputed 49 != claimed 57",
+    )
+    assert v.notes[3] == (
+        "manifest digest sha256:raw-bytes:v1:f8c1ccc7df7243da4740… not "
+        "found in pre_content — receipt claims a drop of an item the "
+        "pre-content never contained"
+    )
+    assert v.notes[4] == (
+        "drop-manifest disagrees with content: recomputed 1 dropped item(s), manifest claims 2"
+    )
+    forged = _resealed(
+        dict(row, dropped=dict(row["dropped"], bytes=37), post=dict(row["post"], bytes=44))
+    )
     v = verify_receipt(forged, PRE, POST)
     assert v.self_consistent and v.notes == (
-        "post.bytes: recomputed 43 != claimed 44", "dropped.bytes: recomputed 38 != claimed 37")
-    ib = _resealed(dict(row, introduced={"count": 1, "bytes": 23},
-                        post=dict(row["post"], bytes=42)))
-    assert verify_receipt(ib, PRE, POST).notes[-1] == \
-        "introduced.bytes: recomputed 24 != claimed 23"
+        "post.bytes: recomputed 43 != claimed 44",
+        "dropped.bytes: recomputed 38 != claimed 37",
+    )
+    ib = _resealed(
+        dict(row, introduced={"count": 1, "bytes": 23}, post=dict(row["post"], bytes=42))
+    )
+    assert (
+        verify_receipt(ib, PRE, POST).notes[-1] == "introduced.bytes: recomputed 24 != claimed 23"
+    )
 
 
 def test_kind_and_times_are_never_examined():
     row = dict(_golden_row(), kind=7, opened_at=None, ts=[], chain="x")
     assert verify_receipt(row, PRE, POST).ok
-    assert verify_receipt({k: v for k, v in row.items()
-                           if k not in ("kind", "opened_at", "ts", "chain")}, PRE, POST).ok
+    assert verify_receipt(
+        {k: v for k, v in row.items() if k not in ("kind", "opened_at", "ts", "chain")}, PRE, POST
+    ).ok
 
 
 def test_missing_compactor_passes_when_digest_covers_null():
@@ -317,20 +414,26 @@ def test_missing_compactor_passes_when_digest_covers_null():
 
 # ----------------------------------------------------------- differences from arcaeon
 
-@pytest.mark.parametrize("edit", [
-    lambda r: dict(r, compactor=float("nan")),
-    lambda r: dict(r, pre=dict(r["pre"], extra=float("inf"))),
-    lambda r: dict(r, method="\ud800"),
-])
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda r: dict(r, compactor=float("nan")),
+        lambda r: dict(r, pre=dict(r["pre"], extra=float("inf"))),
+        lambda r: dict(r, method="\ud800"),
+    ],
+)
 def test_uncanonicalisable_core_is_a_verdict_not_an_exception(edit):
     import arcaeon.prove.compact as A
+
     row = edit(_golden_row())
     with pytest.raises(ValueError):
         A.verify_receipt(row)
     v = verify_receipt(row, PRE, POST)
     assert (v.ok, v.self_consistent, v.content, v.verified_scope) == (False, False, "match", "full")
-    assert v.notes[0].startswith("receipt_digest cannot be recomputed: the row's core cannot "
-                                 "be canonicalised (")
+    assert v.notes[0].startswith(
+        "receipt_digest cannot be recomputed: the row's core cannot be canonicalised ("
+    )
     assert v.notes[0].endswith(") — the row was altered")
     assert v.recomputed.receipt_digest is None
     assert [c.name for c in v.checks if not c.ok] == ["receipt_digest reproduces"]
@@ -346,16 +449,23 @@ def test_deeply_nested_core_is_a_verdict():
 
 def test_integer_past_the_str_limit_is_spelled_out():
     import arcaeon.prove.compact as A
-    big = 10 ** 4299 * 9
-    row = _resealed(dict(_golden_row(), pre=dict(_golden_row()["pre"], bytes=big),
-                         introduced={"count": 1, "bytes": big}))
+
+    big = 10**4299 * 9
+    row = _resealed(
+        dict(
+            _golden_row(),
+            pre=dict(_golden_row()["pre"], bytes=big),
+            introduced={"count": 1, "bytes": big},
+        )
+    )
     with pytest.raises(ValueError):
         A.verify_receipt(row)
     v = verify_receipt(row)
     assert not v.self_consistent
     note = v.notes[0]
-    assert note.startswith("bytes do not reconcile: pre.bytes - dropped.bytes + "
-                           "introduced.bytes = 1799") and note.endswith(", got post.bytes 43")
+    assert note.startswith(
+        "bytes do not reconcile: pre.bytes - dropped.bytes + introduced.bytes = 1799"
+    ) and note.endswith(", got post.bytes 43")
     assert len(note.split("= ")[1].split(",")[0]) == 4301
 
 
@@ -365,7 +475,7 @@ def _str_big(n: int) -> str:
 
 def test_int_text():
     assert _str_big(0) == "0" and _str_big(-12) == "-12"
-    n = 10 ** 5000 + 7
+    n = 10**5000 + 7
     s = _str_big(n)
     assert len(s) == 5001 and s[0] == "1" and s.endswith("0007") and s.count("0") == 4999
     assert _str_big(-n) == "-" + s
@@ -373,18 +483,33 @@ def test_int_text():
 
 # --------------------------------------------------------------------------- differential
 
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
-                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8))
-_json = st.recursive(_scalar, lambda c: st.one_of(
-    st.lists(c, max_size=3), st.dictionaries(st.text(max_size=4), c, max_size=3)), max_leaves=6)
-_item = st.one_of(st.text(max_size=12), st.binary(max_size=12), _json,
-                  st.sampled_from(["", b"", "dup", b"dup", {"d": 1}]))
+_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+)
+_json = st.recursive(
+    _scalar,
+    lambda c: st.one_of(
+        st.lists(c, max_size=3), st.dictionaries(st.text(max_size=4), c, max_size=3)
+    ),
+    max_leaves=6,
+)
+_item = st.one_of(
+    st.text(max_size=12),
+    st.binary(max_size=12),
+    _json,
+    st.sampled_from(["", b"", "dup", b"dup", {"d": 1}]),
+)
 _content = st.lists(_item, max_size=7)
 
 
 def _sealed_pair(pre, post, compactor, method, tmp):
     """(ours, reference) sealed rows for the same content, each on its own ledger."""
     import arcaeon.prove.compact as A
+
     r = CompactionReceipt.open(pre)
     r.record_kept(post)
     ours = r.seal(Path(tmp) / "ours.jsonl", compactor=compactor, method=method)
@@ -418,29 +543,66 @@ def test_differential_seal(pre, data, compactor, method):
             assert ours[k] == ref[k] and json.dumps(ours[k]) == json.dumps(ref[k])
         ours_line = (Path(tmp) / "ours.jsonl").read_text(encoding="utf-8")
         ref_line = (Path(tmp) / "ref.jsonl").read_text(encoding="utf-8")
-        strip = lambda s: {k: v for k, v in json.loads(s).items()  # noqa: E731
-                           if k not in ("opened_at", "ts", "chain")}
+
+        def strip(s: str) -> dict:
+            return {k: v for k, v in json.loads(s).items() if k not in ("opened_at", "ts", "chain")}
+
         assert strip(ours_line) == strip(ref_line)
         assert ledger.link(ledger.GENESIS, ours) == ours["chain"]
     import arcaeon.prove.compact as A
+
     assert verify_receipt(ours, pre, post).to_dict() == A.verify_receipt(ours, pre, post)
 
 
-_PATHS = [("schema",), ("pre",), ("post",), ("dropped",), ("introduced",), ("compactor",),
-          ("method",), ("receipt_digest",), ("kind",), ("pre", "count"), ("pre", "bytes"),
-          ("pre", "digest"), ("post", "count"), ("post", "bytes"), ("post", "digest"),
-          ("dropped", "count"), ("dropped", "bytes"), ("dropped", "items"),
-          ("dropped", "items", 0), ("dropped", "items", 1), ("introduced", "count"),
-          ("introduced", "bytes"), ("pre", "extra")]
+_PATHS = [
+    ("schema",),
+    ("pre",),
+    ("post",),
+    ("dropped",),
+    ("introduced",),
+    ("compactor",),
+    ("method",),
+    ("receipt_digest",),
+    ("kind",),
+    ("pre", "count"),
+    ("pre", "bytes"),
+    ("pre", "digest"),
+    ("post", "count"),
+    ("post", "bytes"),
+    ("post", "digest"),
+    ("dropped", "count"),
+    ("dropped", "bytes"),
+    ("dropped", "items"),
+    ("dropped", "items", 0),
+    ("dropped", "items", 1),
+    ("introduced", "count"),
+    ("introduced", "bytes"),
+    ("pre", "extra"),
+]
 _tamper_value = st.one_of(
-    st.integers(-3, 80), st.integers(-2**80, 2**80), st.booleans(), st.none(),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6),
+    st.integers(-3, 80),
+    st.integers(-(2**80), 2**80),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6),
     st.sampled_from([math.nan, math.inf, -math.inf]),
-    st.sampled_from(["arcaeon-compact:receipt:v1", "arcaeon-compact:receipt:v2",
-                     "a:b:c:0", "sha256:json-c14n:v1:ABC", "x:y:z:", "::", "a:b:c:d:e"]),
+    st.sampled_from(
+        [
+            "arcaeon-compact:receipt:v1",
+            "arcaeon-compact:receipt:v2",
+            "a:b:c:0",
+            "sha256:json-c14n:v1:ABC",
+            "x:y:z:",
+            "::",
+            "a:b:c:d:e",
+        ]
+    ),
     st.lists(st.one_of(st.text(max_size=3), st.integers()), max_size=3),
-    st.dictionaries(st.sampled_from(["count", "bytes", "digest", "items"]),
-                    st.integers(0, 60), max_size=4))
+    st.dictionaries(
+        st.sampled_from(["count", "bytes", "digest", "items"]), st.integers(0, 60), max_size=4
+    ),
+)
 
 
 def _get(row: dict, path: tuple):
@@ -478,12 +640,20 @@ def _tamper(row: dict, path: tuple, value, delete: bool) -> dict:
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pre=_content, post=_content, v1=st.booleans(), path=st.sampled_from(_PATHS),
-       value=_tamper_value, delta=st.integers(-3, 3).filter(bool),
-       mode=st.sampled_from(["delta", "delta", "delta", "value", "value", "delete"]),
-       reseal=st.booleans(), give=st.sampled_from(["none", "pre", "post", "both", "both-wrong"]))
+@given(
+    pre=_content,
+    post=_content,
+    v1=st.booleans(),
+    path=st.sampled_from(_PATHS),
+    value=_tamper_value,
+    delta=st.integers(-3, 3).filter(bool),
+    mode=st.sampled_from(["delta", "delta", "delta", "value", "value", "delete"]),
+    reseal=st.booleans(),
+    give=st.sampled_from(["none", "pre", "post", "both", "both-wrong"]),
+)
 def test_differential_tamper(pre, post, v1, path, value, delta, mode, reseal, give):
     import arcaeon.prove.compact as A
+
     honest = build_row(pre, post, "c", "m", "v1" if v1 else "v2")
     if mode == "delta":
         old = _get(honest, path)
@@ -515,6 +685,7 @@ def test_differential_corpus_rows(corpus):
     import arcaeon.prove.compact as A
     from sealscope.core import held
     from sealscope.core.lookup import iter_receipt_rows
+
     pre = held.values_of(held.load_held(corpus / "held" / "t-pre.json"))
     post = held.values_of(held.load_held(corpus / "held" / "t-post.json"))
     seen = 0

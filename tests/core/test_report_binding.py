@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import export, pins
 from sealscope.core.export.binding import bind
 from sealscope.core.version import __version__

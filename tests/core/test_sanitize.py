@@ -1,28 +1,32 @@
 """sanitize.clean / findings: every control, bidi control, separator and lone surrogate
 becomes a visible escape, and nothing else changes."""
+
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
-
+from hypothesis import given
+from hypothesis import strategies as st
 from sealscope.core.sanitize import clean, findings, is_clean
 
 
-@pytest.mark.parametrize("raw, shown", [
-    ("plain text", "plain text"),
-    ("APPROVED\rREJECTED", "APPROVED\\rREJECTED"),
-    ("a\nb\tc", "a\\nb\\tc"),
-    ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
-    ("\x00\x07\x7f", "\\x00\\x07\\x7f"),
-    ("\x85\x9b", "\\x85\\x9b"),
-    ("abc\u202edcba", "abc\\u202edcba"),
-    ("\u2066x\u2069", "\\u2066x\\u2069"),
-    ("\u200e\u200f\u061c", "\\u200e\\u200f\\u061c"),
-    ("line\u2028para\u2029", "line\\u2028para\\u2029"),
-    ("\ud800lone", "\\ud800lone"),
-    ("[bold red]FORGED[/]", "[bold red]FORGED[/]"),  # markup is not sanitize's business
-    ("caf\u00e9 \u65e5\u672c \U0001f600", "caf\u00e9 \u65e5\u672c \U0001f600"),
-])
+@pytest.mark.parametrize(
+    "raw, shown",
+    [
+        ("plain text", "plain text"),
+        ("APPROVED\rREJECTED", "APPROVED\\rREJECTED"),
+        ("a\nb\tc", "a\\nb\\tc"),
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("\x00\x07\x7f", "\\x00\\x07\\x7f"),
+        ("\x85\x9b", "\\x85\\x9b"),
+        ("abc\u202edcba", "abc\\u202edcba"),
+        ("\u2066x\u2069", "\\u2066x\\u2069"),
+        ("\u200e\u200f\u061c", "\\u200e\\u200f\\u061c"),
+        ("line\u2028para\u2029", "line\\u2028para\\u2029"),
+        ("\ud800lone", "\\ud800lone"),
+        ("[bold red]FORGED[/]", "[bold red]FORGED[/]"),  # markup is not sanitize's business
+        ("caf\u00e9 \u65e5\u672c \U0001f600", "caf\u00e9 \u65e5\u672c \U0001f600"),
+    ],
+)
 def test_clean(raw, shown):
     assert clean(raw) == shown
 
@@ -68,9 +72,13 @@ def test_lone_surrogate_output_encodes():
     assert out == "a\\ud83d b\\udc00"
 
 
-_DANGEROUS = (set(range(0x00, 0x20)) | set(range(0x7F, 0xA0))
-              | {0x061C, 0x200E, 0x200F, 0x2028, 0x2029}
-              | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)))
+_DANGEROUS = (
+    set(range(0x00, 0x20))
+    | set(range(0x7F, 0xA0))
+    | {0x061C, 0x200E, 0x200F, 0x2028, 0x2029}
+    | set(range(0x202A, 0x202F))
+    | set(range(0x2066, 0x206A))
+)
 
 
 @given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))

@@ -1,4 +1,5 @@
 """The self-test runs for real and fails when a recipe is broken."""
+
 from __future__ import annotations
 
 import json
@@ -11,14 +12,23 @@ def test_selftest_passes_with_every_check():
     assert res.ok and bool(res) and res.failed == ()
     names = [c.name for c in res.checks]
     assert len(names) == len(set(names)) == 23
-    for must in ("json []", "bytes empty", "json-c14n refuses NaN", "item bytes (raw-bytes)",
-                 "pre.digest vector", "receipt_digest vector (v2, as sealed)",
-                 "receipt_digest vector (v1 legacy)", "sealed line matches the golden row",
-                 "honest receipt verifies with content", "planted drop is caught with content",
-                 "planted drop passes without content (by design)", "legacy v1 row verifies",
-                 "honest v2 summarizer receipt verifies",
-                 "understated dropped.bytes caught without content (v2)",
-                 "self-test ledger verifies"):
+    for must in (
+        "json []",
+        "bytes empty",
+        "json-c14n refuses NaN",
+        "item bytes (raw-bytes)",
+        "pre.digest vector",
+        "receipt_digest vector (v2, as sealed)",
+        "receipt_digest vector (v1 legacy)",
+        "sealed line matches the golden row",
+        "honest receipt verifies with content",
+        "planted drop is caught with content",
+        "planted drop passes without content (by design)",
+        "legacy v1 row verifies",
+        "honest v2 summarizer receipt verifies",
+        "understated dropped.bytes caught without content (v2)",
+        "self-test ledger verifies",
+    ):
         assert must in names
     d = res.to_dict()
     assert list(d) == ["ok", "checks"] and d["ok"] is True
@@ -36,9 +46,14 @@ def test_broken_recipe_fails_the_selftest(monkeypatch):
     res = selftest.run()
     assert not res.ok
     failed = {c.name for c in res.failed}
-    assert {"json {\"b\":2,\"a\":1}", "json mixed array", "item object (json-c14n)",
-            "pre.digest vector", "receipt_digest vector (v2, as sealed)",
-            "receipt_digest vector (v1 legacy)"} <= failed
+    assert {
+        'json {"b":2,"a":1}',
+        "json mixed array",
+        "item object (json-c14n)",
+        "pre.digest vector",
+        "receipt_digest vector (v2, as sealed)",
+        "receipt_digest vector (v1 legacy)",
+    } <= failed
     assert "bytes empty" not in failed  # raw-bytes does not use the canonical form
     assert json.loads(json.dumps(res.to_dict()))["ok"] is False
 
@@ -50,9 +65,11 @@ def test_broken_raw_bytes_fails(monkeypatch):
 
 
 def test_nan_accepted_fails_and_exceptions_are_contained(monkeypatch):
-    monkeypatch.setattr(digest, "dumps_canonical",
-                        lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"),
-                                             ensure_ascii=False).encode())
+    monkeypatch.setattr(
+        digest,
+        "dumps_canonical",
+        lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(),
+    )
     res = selftest.run()
     assert [c.name for c in res.failed] == ["json-c14n refuses NaN"]
 

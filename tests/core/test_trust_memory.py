@@ -1,6 +1,7 @@
 """Issue 32: memory is bounded by the file, not by how many rows break. Findings are
 kept as arrays (line, kind, message index), so each costs a few bytes whatever the
 file holds; the verdict stays the reference's."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,12 @@ def _all_broken(path, rows: int, key=None) -> None:
 
 
 def _footprint(f: L.Findings) -> int:
-    return (sys.getsizeof(f.lines) + sys.getsizeof(f.kinds) + sys.getsizeof(f.codes)
-            + sum(sys.getsizeof(t) for t in f.table))
+    return (
+        sys.getsizeof(f.lines)
+        + sys.getsizeof(f.kinds)
+        + sys.getsizeof(f.codes)
+        + sum(sys.getsizeof(t) for t in f.table)
+    )
 
 
 def test_a_hundred_thousand_breaks_cost_a_few_bytes_each(tmp_path):
@@ -46,8 +51,12 @@ def test_distinct_messages_beyond_the_table_keep_line_and_kind(tmp_path):
     _all_broken(p, rows, key=True)
     res = L.verify(p)
     ref = verify_file(str(p))
-    assert (res.ok, res.rows, res.breaks, res.first_break) == \
-        (ref.ok, ref.rows, ref.breaks, ref.first_break)
+    assert (res.ok, res.rows, res.breaks, res.first_break) == (
+        ref.ok,
+        ref.rows,
+        ref.breaks,
+        ref.first_break,
+    )
     assert len(res.findings.table) <= L.TEXT_TABLE_MAX
     last = [f for f in res.findings if f.line == rows]  # its duplicate key, its chain
     assert [f.kind for f in last] == ["break", "break"]

@@ -5,13 +5,13 @@ replaced by H (honest). Range workers that reopened L by name read H and the mer
 verdict said VERIFIED for bytes that were never T's; the checkpoint bound T's prefix
 hash to H's clean walk. The swap is made from `ledger.after_open`, called the moment
 the parent holds the file open: deterministic, no sleeps."""
+
 from __future__ import annotations
 
 import os
 import shutil
 
 import pytest
-
 from sealscope.core import checkpoint as C
 from sealscope.core import ledger as L
 
@@ -34,6 +34,7 @@ def _pair(tmp_path, rows=400):
 def swap_on_open(monkeypatch):
     """Install a hook replacing the name `target` with `honest` right after the
     parent opened it (once)."""
+
     def install(target, honest):
         done = []
 
@@ -41,14 +42,15 @@ def swap_on_open(monkeypatch):
             if not done and os.path.abspath(path) == os.path.abspath(target):
                 done.append(fd)
                 os.replace(honest, target)
+
         monkeypatch.setattr(L, "after_open", hook)
         return done
+
     return install
 
 
 @pytest.mark.parametrize("runner", ["pool", "serial"])
-def test_workers_read_the_parents_file_not_the_name(tmp_path, swap_on_open, runner,
-                                                   monkeypatch):
+def test_workers_read_the_parents_file_not_the_name(tmp_path, swap_on_open, runner, monkeypatch):
     h, t = _pair(tmp_path)
     assert L.verify(t).verdict == "BROKEN" and L.verify(h).verdict == "VERIFIED"
     led = tmp_path / "L.jsonl"
@@ -76,8 +78,7 @@ def test_a_verdict_that_held_on_a_replaced_file_is_not_green(tmp_path, swap_on_o
     assert res.sha256 is None
 
 
-def test_incremental_race_gives_no_green_and_no_poisoned_checkpoint(tmp_path,
-                                                                    swap_on_open):
+def test_incremental_race_gives_no_green_and_no_poisoned_checkpoint(tmp_path, swap_on_open):
     h, t = _pair(tmp_path)
     led, cp = tmp_path / "L.jsonl", tmp_path / "cp.json"
     shutil.copy(t, led)
@@ -97,6 +98,7 @@ def test_bytes_changed_in_place_after_the_walk_cannot_poison_the_checkpoint(tmp_
     is caught by the next run."""
     import hashlib
     import json
+
     h, t = _pair(tmp_path, rows=50)
     led, cp = tmp_path / "L.jsonl", tmp_path / "cp.json"
     shutil.copy(h, led)
@@ -107,6 +109,7 @@ def test_bytes_changed_in_place_after_the_walk_cannot_poison_the_checkpoint(tmp_
         if done == whole == total:
             with open(led, "r+b") as fh:  # in place: same inode, same length
                 fh.write(tampered)
+
     inc = C.verify_incremental(led, checkpoint=cp, on_progress=progress)
     assert inc.result.verdict == "VERIFIED"  # the bytes it walked were honest
     if cp.exists():
@@ -118,14 +121,16 @@ def test_bytes_changed_in_place_after_the_walk_cannot_poison_the_checkpoint(tmp_
 def test_span_digest_refuses_bytes_that_differ_from_the_walks(tmp_path):
     """Ranges read by workers are checked against the parent's own read."""
     import hashlib
+
     p = tmp_path / "f"
     p.write_bytes(b"a" * 100 + b"b" * 100)
-    good = [(0, 100, hashlib.sha256(b"a" * 100).hexdigest()),
-            (100, 200, hashlib.sha256(b"b" * 100).hexdigest())]
+    good = [
+        (0, 100, hashlib.sha256(b"a" * 100).hexdigest()),
+        (100, 200, hashlib.sha256(b"b" * 100).hexdigest()),
+    ]
     fd = os.open(p, os.O_RDONLY)
     try:
-        assert L.span_digest(fd, 0, 200, good) == (
-            hashlib.sha256(p.read_bytes()).hexdigest(), None)
+        assert L.span_digest(fd, 0, 200, good) == (hashlib.sha256(p.read_bytes()).hexdigest(), None)
         bad = [good[0], (100, 200, hashlib.sha256(b"c" * 100).hexdigest())]
         sha, why = L.span_digest(fd, 0, 200, bad)
         assert sha is None and why == "bytes 100–200 differ from what the walk read"
@@ -135,12 +140,14 @@ def test_span_digest_refuses_bytes_that_differ_from_the_walks(tmp_path):
 
 def test_digest_is_of_the_bytes_walked_serial_and_parallel(tmp_path):
     import hashlib
+
     h, _t = _pair(tmp_path, rows=300)
     want = hashlib.sha256(h.read_bytes()).hexdigest()
     assert L.verify(h, digest=True).sha256 == want
     assert L.verify(h, digest=True, workers=2, chunk_bytes=4096).sha256 == want
-    assert C.verify_incremental(h, checkpoint=tmp_path / "c.json",
-                                digest=True).result.sha256 == want
+    assert (
+        C.verify_incremental(h, checkpoint=tmp_path / "c.json", digest=True).result.sha256 == want
+    )
     L.append(h, {"more": 1})
     again = C.verify_incremental(h, checkpoint=tmp_path / "c.json", digest=True)
     assert again.resumed is not None

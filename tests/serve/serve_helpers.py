@@ -2,6 +2,7 @@
 page's WebSocket protocol (textual-serve's: JSON text frames `["stdin", keys]`,
 `["resize", {"width", "height"}]`; binary frames are the app's terminal output),
 feeding the output to a terminal emulator (pyte) so tests read the screen."""
+
 from __future__ import annotations
 
 import asyncio
@@ -21,7 +22,7 @@ import pyte
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
-WAIT = 45.0          # upper bound on any wait for the server or the screen (not asserted)
+WAIT = 45.0  # upper bound on any wait for the server or the screen (not asserted)
 
 DOWN, ENTER, ESCAPE = "\x1b[B", "\r", "\x1b"
 
@@ -48,23 +49,36 @@ def served(*args: str | os.PathLike, cwd: Path, log: Path) -> Iterator[Served]:
     port = free_port()
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sealscope", "serve", "--port", str(port),
-             *map(os.fspath, args)],
-            cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, "COLUMNS": "200"})
+            [
+                sys.executable,
+                "-m",
+                "sealscope",
+                "serve",
+                "--port",
+                str(port),
+                *map(os.fspath, args),
+            ],
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "COLUMNS": "200"},
+        )
     try:
         deadline = time.monotonic() + WAIT
         while True:
             if proc.poll() is not None:
-                raise AssertionError(f"serve exited {proc.returncode}: "
-                                     + log.read_text(errors="replace"))
+                raise AssertionError(
+                    f"serve exited {proc.returncode}: " + log.read_text(errors="replace")
+                )
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError as e:
                 if time.monotonic() > deadline:
-                    raise AssertionError("serve did not listen: "
-                                         + log.read_text(errors="replace")) from e
+                    raise AssertionError(
+                        "serve did not listen: " + log.read_text(errors="replace")
+                    ) from e
                 time.sleep(0.1)
         yield Served(proc, port, log)
     finally:
@@ -84,7 +98,7 @@ class Screen:
         self.ws = ws
         self.screen = pyte.Screen(width, height)
         self.stream = pyte.ByteStream(self.screen)
-        self.texts: list[list] = []       # JSON text frames from the server
+        self.texts: list[list] = []  # JSON text frames from the server
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
@@ -107,8 +121,11 @@ class Screen:
             self.stream.feed(msg.data)
         elif msg.type == aiohttp.WSMsgType.TEXT:
             self.texts.append(json.loads(msg.data))
-        elif msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
-                          aiohttp.WSMsgType.ERROR):
+        elif msg.type in (
+            aiohttp.WSMsgType.CLOSE,
+            aiohttp.WSMsgType.CLOSED,
+            aiohttp.WSMsgType.ERROR,
+        ):
             raise AssertionError("the session closed:\n" + self.text())
 
     async def until(self, *needles: str) -> str:
@@ -143,8 +160,9 @@ class Screen:
             self._take(msg)
 
 
-async def open_screen(session: aiohttp.ClientSession, served: Served, width: int = 120,
-                      height: int = 36, **kw) -> Screen:
+async def open_screen(
+    session: aiohttp.ClientSession, served: Served, width: int = 120, height: int = 36, **kw
+) -> Screen:
     """Connect as the page does: /ws with the size in the query, then a resize."""
     ws = await session.ws_connect(f"{served.url}ws?width={width}&height={height}", **kw)
     await ws.send_str(json.dumps(["resize", {"width": width, "height": height}]))

@@ -5,6 +5,7 @@ through pyte; the page must make no request to any host but the server.
 Refresh the README's picture with
 `SEALSCOPE_SERVE_PNG=docs/serve.png python -m pytest tests/serve/test_serve_browser.py`.
 """
+
 from __future__ import annotations
 
 import io
@@ -24,10 +25,15 @@ from tests.serve.serve_helpers import ROOT, SAMPLES, WAIT, served
 CHROMIUM = Path(os.environ.get("SEALSCOPE_CHROMIUM", "/usr/bin/chromium"))
 # the machine has no network: nothing in the background, software GL for xterm's WebGL
 CHROMIUM_ARGS = [
-    "--no-sandbox",                     # as root (CI) Chromium refuses to start without it
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--no-first-run", "--disable-quic", "--disable-dev-shm-usage",
-    "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+    "--no-sandbox",  # as root (CI) Chromium refuses to start without it
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
 ]
 
 
@@ -77,7 +83,7 @@ class Tab:
         while not all(n in self.text() for n in needles):
             if time.monotonic() > deadline:
                 raise AssertionError(f"{needles} never shown; screen:\n{self.text()}")
-            self.page.wait_for_timeout(100)     # lets Playwright deliver the frames
+            self.page.wait_for_timeout(100)  # lets Playwright deliver the frames
         self.page.wait_for_timeout(300)
         return self.text()
 
@@ -85,18 +91,25 @@ class Tab:
 def test_the_viewer_in_headless_chromium(tmp_path):
     exe = chromium()
     from playwright.sync_api import sync_playwright
+
     evidence = tmp_path / "evidence"
     evidence.mkdir()
     shutil.copy(SAMPLES / "tampered.jsonl", evidence / "tampered.jsonl")
     work = tmp_path / "work"
     work.mkdir()
     requests: list[str] = []
-    with served(evidence / "tampered.jsonl", cwd=work, log=tmp_path / "log") as s, \
-            sync_playwright() as pw:
+    with (
+        served(evidence / "tampered.jsonl", cwd=work, log=tmp_path / "log") as s,
+        sync_playwright() as pw,
+    ):
         ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=exe, headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800},
-            accept_downloads=True)
+            str(tmp_path / "profile"),
+            executable_path=exe,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 800},
+            accept_downloads=True,
+        )
         try:
             ctx.on("request", lambda r: requests.append(r.url))
             page = ctx.pages[0] if ctx.pages else ctx.new_page()
@@ -128,8 +141,11 @@ def test_the_viewer_in_headless_chromium(tmp_path):
             ctx.close()
     origin = f"127.0.0.1:{s.port}"
     assert [urlsplit(u)[:3] for u in tab.sockets] == [("ws", origin, "/ws")]
-    others = [u for u in requests + tab.sockets
-              if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != origin]
+    others = [
+        u
+        for u in requests + tab.sockets
+        if urlsplit(u).scheme not in ("data", "blob") and urlsplit(u).netloc != origin
+    ]
     assert others == [], others
     assert any(u.endswith("/static/js/textual.js") for u in requests)
     z = zipfile.ZipFile(io.BytesIO(saved.read_bytes()))

@@ -1,5 +1,6 @@
 """`sealscope serve` without a browser: a real server on 127.0.0.1, driven over its
 WebSocket as the page drives it, the screen read through pyte."""
+
 from __future__ import annotations
 
 import asyncio
@@ -24,8 +25,15 @@ def run(coro):
 
 
 def cli(*args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sealscope", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=60, check=False, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        **kw,
+    )
 
 
 def test_tampered_banner_cursor_dialog_and_download(tmp_path):
@@ -54,8 +62,7 @@ def test_tampered_banner_cursor_dialog_and_download(tmp_path):
             _, key = await scr.until_text_frame("deliver_file_start")
             async with http.get(f"{s.url}download/{key}") as r:
                 assert r.status == 200
-                assert r.headers["Content-Disposition"] == \
-                    "attachment; filename=tampered-audit.zip"
+                assert r.headers["Content-Disposition"] == "attachment; filename=tampered-audit.zip"
                 body = await r.read()
             await scr.until("sent tampered-audit.zip (BROKEN, exit 1)")
             await scr.ws.close()
@@ -66,13 +73,14 @@ def test_tampered_banner_cursor_dialog_and_download(tmp_path):
     z = zipfile.ZipFile(io.BytesIO(body))
     assert sorted(z.namelist()) == ["tampered-audit.json", "tampered-audit.md"]
     got = json.loads(z.read("tampered-audit.json"))
-    want = json.loads(cli("export", "--format", "json", str(evidence / "tampered.jsonl"),
-                          cwd=work).stdout)
-    got.pop("generated_at"), want.pop("generated_at")   # the time of each audit aside
+    want = json.loads(
+        cli("export", "--format", "json", str(evidence / "tampered.jsonl"), cwd=work).stdout
+    )
+    got.pop("generated_at"), want.pop("generated_at")  # the time of each audit aside
     assert got == want
     assert got["verdict"] == "BROKEN"
     assert b"verdict: **BROKEN**" in z.read("tampered-audit.md")
-    assert list(work.iterdir()) == []                      # nothing written on the server
+    assert list(work.iterdir()) == []  # nothing written on the server
     assert sorted(p.name for p in evidence.iterdir()) == ["tampered.jsonl"]
 
 
@@ -100,10 +108,13 @@ def test_file_names_never_reach_a_shell(tmp_path):
 
     with served(*HOSTILE_NAMES, cwd=work, log=tmp_path / "log") as s:
         text = run(go(s))
-    assert "VERIFIED" in text and "a; touch PWNED; echo .jsonl" in text   # the first, opened
-    for tab in ("b'; touch PWNED2; echo '", 'c"; touch PWNED3; echo "',
-                "d$(touch PWNED4)`touch PWNED5`"):
-        assert tab in text                                    # every file has its tab
+    assert "VERIFIED" in text and "a; touch PWNED; echo .jsonl" in text  # the first, opened
+    for tab in (
+        "b'; touch PWNED2; echo '",
+        'c"; touch PWNED3; echo "',
+        "d$(touch PWNED4)`touch PWNED5`",
+    ):
+        assert tab in text  # every file has its tab
     assert sorted(p.name for p in work.iterdir()) == sorted(HOSTILE_NAMES)
     assert not list(tmp_path.rglob("PWNED*"))
 
@@ -115,8 +126,16 @@ def test_default_bind_is_loopback_and_a_remote_bind_needs_the_flag(tmp_path):
     assert cli("serve", "--help", cwd=tmp_path).stdout.count("127.0.0.1") >= 1
     # with the flag: the warning, then (192.0.2.1 is a documentation address this machine
     # does not hold) one clean line when the address cannot be bound; no traffic is sent
-    p = cli("serve", "--host", "192.0.2.1", "--allow-remote", "--port", "8000",
-            str(SAMPLES / "session.jsonl"), cwd=tmp_path)
+    p = cli(
+        "serve",
+        "--host",
+        "192.0.2.1",
+        "--allow-remote",
+        "--port",
+        "8000",
+        str(SAMPLES / "session.jsonl"),
+        cwd=tmp_path,
+    )
     assert p.returncode == 3, p.stderr
     assert "NO authentication: anyone who reaches this port reads the evidence" in p.stderr
     assert "cannot listen on 192.0.2.1:8000" in p.stderr
@@ -132,16 +151,24 @@ def test_missing_paths_and_bad_arguments(tmp_path):
 
 
 def test_without_the_extra_it_says_what_to_install(tmp_path):
-    code = ("import sys\n"
-            "class Block:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name.split('.')[0] == 'textual_serve':\n"
-            "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
-            "sys.meta_path.insert(0, Block())\n"
-            "from sealscope.main import main\n"
-            "sys.exit(main(['serve', '--port', '9']))\n")
-    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=60, check=False)
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'textual_serve':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from sealscope.main import main\n"
+        "sys.exit(main(['serve', '--port', '9']))\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert p.returncode == 3
     assert p.stderr.strip().endswith('pip install "sealscope[serve]"')
     assert len(p.stderr.strip().splitlines()) == 1
@@ -170,12 +197,12 @@ def test_the_page_names_no_other_host_and_other_origins_are_refused(tmp_path):
                 page = await r.text()
             refs.feed(page)
             async with http.get(s.url, headers={"Host": "evil.example"}) as r:
-                assert r.status == 403                     # DNS rebinding
+                assert r.status == 403  # DNS rebinding
             with pytest.raises(aiohttp.WSServerHandshakeError) as e:
                 await http.ws_connect(f"{s.url}ws", headers={"Origin": "http://evil.example"})
-            assert e.value.status == 403                   # another site's page
+            assert e.value.status == 403  # another site's page
             scr = await open_screen(http, s, headers={"Origin": s.url.rstrip("/")})
-            await scr.until("VERIFIED")                         # the page's own origin works
+            await scr.until("VERIFIED")  # the page's own origin works
             await scr.ws.close()
             for u in refs.local() + re.findall(r'url\("([^"]+)"\)', page):
                 async with http.get(s.url + u) as r:

@@ -14,12 +14,11 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
-from textual.widgets import OptionList, Static, TabbedContent
-
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.kind_view import KindBanner
+from textual.widgets import OptionList, Static, TabbedContent
 
 from tests.viewer.viewer_helpers import SAMPLES, until
 

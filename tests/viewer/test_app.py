@@ -1,12 +1,11 @@
 """The whole app on the bundled samples: ledger, seal and harn tabs side by side, the
 links between a seal and its ledger row, the diff of two seals, export from a ledger
 tab, and the first screen a user sees."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-from textual.widgets import TabbedContent
 
 from sealscope.viewer.app import SAMPLE_TABS, SealscopeApp, expand_paths
 from sealscope.viewer.harn_tab import HarnPane
@@ -14,9 +13,21 @@ from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.row_detail import RowDetail
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
+from textual.widgets import TabbedContent
 
-from tests.viewer.viewer_helpers import (HELD, ROOT, SAMPLES, activate, answer, goto, opened,
-                                         settle, start_export, sync, until)
+from tests.viewer.viewer_helpers import (
+    HELD,
+    ROOT,
+    SAMPLES,
+    activate,
+    answer,
+    goto,
+    opened,
+    settle,
+    start_export,
+    sync,
+    until,
+)
 
 SIZE = (120, 36)
 SEALS = SAMPLES / "seals"
@@ -32,6 +43,7 @@ def pane(app, name: str):
 
 
 # --------------------------------------------------------------------------- opening
+
 
 def test_samples_folder_lists_the_curated_tabs():
     names = [str(p.relative_to(SAMPLES)) for p in expand_paths([SAMPLES])]
@@ -57,9 +69,11 @@ async def test_samples_open_ledger_seal_and_harn_tabs():
         assert day1.seal.status == day2.seal.status == "ok"
         # each seal found its continuity_snapshot row in the seals ledger
         assert [(Path(r.path).name, r.line) for r in day1.ledger_links] == [
-            ("seals-ledger.jsonl", 2)]
+            ("seals-ledger.jsonl", 2)
+        ]
         assert [(Path(r.path).name, r.line) for r in day2.ledger_links] == [
-            ("seals-ledger.jsonl", 4)]
+            ("seals-ledger.jsonl", 4)
+        ]
         harn = pane(app, "session-transcript.json")
         assert harn.harn.error is None and harn.harn.checks
         # activating a tab gives its widget the keyboard
@@ -87,7 +101,7 @@ async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_pa
         assert isinstance(app.current_tab(), HarnPane)
         n = len(app.panes())
         await pilot.press("o")
-        await answer(pilot, str(bad))        # not JSON: opened as a ledger, judged BROKEN
+        await answer(pilot, str(bad))  # not JSON: opened as a ledger, judged BROKEN
         await settle(app, pilot)
         assert len(app.panes()) == n + 1
         assert app.current_tab().result.first_break == "line 1: unparseable"
@@ -100,12 +114,15 @@ async def test_open_prompt_takes_a_seal_a_harn_file_and_reports_a_bad_one(tmp_pa
         await app.open_paths([SEALS / "tiers.json", tmp_path / "missing.jsonl"])
         await settle(app, pilot)
         assert len(app.panes()) == n + 1
-        assert any("tiers.json: not a ledger / seal / harn file: it reads as a tiers file" in m
-                   for m in notes)
+        assert any(
+            "tiers.json: not a ledger / seal / harn file: it reads as a tiers file" in m
+            for m in notes
+        )
         assert any("missing.jsonl: cannot read" in m for m in notes)
 
 
 # --------------------------------------------------------------------------- seals
+
 
 @sync
 async def test_two_seals_diff_lists_changed_added_removed(monkeypatch):
@@ -119,8 +136,11 @@ async def test_two_seals_diff_lists_changed_added_removed(monkeypatch):
         scr = app.screen
         assert isinstance(scr, SealDiffScreen)
         kinds = [(k, e.get("id")) for k, e in scr.rows if k != "more"]
-        assert kinds == [("changed", "open_commitments:0"), ("added", "live_threads:seal-diff"),
-                         ("removed", "live_threads:ledger-verify")]
+        assert kinds == [
+            ("changed", "open_commitments:0"),
+            ("added", "live_threads:seal-diff"),
+            ("removed", "live_threads:ledger-verify"),
+        ]
         assert scr.doc["n_unchanged"] == 5
         assert [r.kind for r in day1.session] == ["diff"]
         titles = [c.title for c in app.get_system_commands(scr)]
@@ -144,7 +164,7 @@ async def test_continuity_row_jumps_to_its_seal_and_back():
             seal = app.current_tab()
             assert isinstance(seal, SealTab) and Path(seal.path).name == seal_name
             assert app.focused is seal.query_one("#seal-manifest")
-            await pilot.press("j")            # and back to the row that sealed it
+            await pilot.press("j")  # and back to the row that sealed it
             await pilot.pause()
             await pilot.pause()
             assert app.current_tab() is ledger
@@ -167,6 +187,7 @@ async def test_continuity_row_jumps_to_its_seal_and_back():
 
 # --------------------------------------------------------------------------- export
 
+
 @sync
 async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -184,7 +205,7 @@ async def test_export_from_a_ledger_tab_writes_markdown_and_json(tmp_path, monke
         await pilot.press("escape")
         await pilot.pause()
         assert [r.kind for r in tab.session] == ["recompute", "lookup"]
-        (tmp_path / "out").mkdir()   # export makes no folder unasked
+        (tmp_path / "out").mkdir()  # export makes no folder unasked
         scr = await start_export(app, pilot, tmp_path / "out" / "session-audit")
         assert scr.kind == "ledger"
         await until(pilot, lambda: bool(scr.written), "the report was never written")
@@ -209,7 +230,7 @@ async def test_export_from_a_harn_tab(tmp_path, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.check_action("export", ()) is True
-        (tmp_path / "out").mkdir()   # export makes no folder unasked
+        (tmp_path / "out").mkdir()  # export makes no folder unasked
         scr = await start_export(app, pilot, tmp_path / "out" / "run-audit")
         assert scr.kind == "harn"
         await until(pilot, lambda: bool(scr.written), "the report was never written")
@@ -223,6 +244,7 @@ async def test_export_from_a_harn_tab(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- responsiveness
 
+
 @sync
 async def test_a_run_of_keys_draws_the_detail_once_it_stops():
     async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
@@ -233,9 +255,9 @@ async def test_a_run_of_keys_draws_the_detail_once_it_stops():
         # the keys arrive at one instant however loaded the machine is
         tab.clock = lambda: 1000.0
         tab._last_nav = 0.0
-        await pilot.press("down")              # a single key: drawn at once
+        await pilot.press("down")  # a single key: drawn at once
         assert shown == [2] and tab.detail_line == 2
-        await pilot.press(*["down"] * 6)       # a run: drawn once, for where it stops
+        await pilot.press(*["down"] * 6)  # a run: drawn once, for where it stops
         for _ in range(500):
             await pilot.pause(0.02)
             if tab.detail_line == 8:
@@ -251,11 +273,11 @@ async def test_a_run_of_keys_draws_the_detail_once_it_stops():
 
 # --------------------------------------------------------------------------- first screen
 
+
 def test_snapshot_first_screen_on_the_samples(snap_compare, monkeypatch):
-    monkeypatch.chdir(ROOT)   # seal and harn banners show paths as given
+    monkeypatch.chdir(ROOT)  # seal and harn banners show paths as given
 
     async def run(pilot):
         await settle(pilot.app, pilot)
 
-    assert snap_compare(SealscopeApp([Path("sample_ledgers")]), terminal_size=SIZE,
-                        run_before=run)
+    assert snap_compare(SealscopeApp([Path("sample_ledgers")]), terminal_size=SIZE, run_before=run)

@@ -2,6 +2,7 @@
 the kind (and finds exactly what parsing every line finds), it reports progress while
 it runs, and keys pressed while the file is still being indexed are acted on once the
 index is complete instead of being dropped."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -9,7 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import ledger as L
 from sealscope.viewer import source as source_mod
 from sealscope.viewer.app import SealscopeApp
@@ -22,7 +22,8 @@ from tests.viewer.viewer_helpers import SAMPLES, goto, opened, settle, sync, unt
 # bench/viewer.py's `build`: a chained ledger of N tool rows (loaded by path: the name
 # `viewer` is also the source folder of sealscope.viewer)
 _spec = importlib.util.spec_from_file_location(
-    "bench_viewer", Path(__file__).resolve().parents[2] / "bench" / "viewer.py")
+    "bench_viewer", Path(__file__).resolve().parents[2] / "bench" / "viewer.py"
+)
 assert _spec is not None and _spec.loader is not None
 bench_viewer = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_viewer)
@@ -55,13 +56,13 @@ HOSTILE = [
     b'{"kind": "note"',
     b'["kind", "note"]',
     b'"note"',
-    b'',
-    b'   ',
+    b"",
+    b"   ",
     b'{"kind": "n\\u00f6te"}',
     b'{"kind": "n\xc3\xb6te"}',
-    b'{"kind": "note", "deep": ' + b'[' * 300 + b']' * 300 + b'}',
-    b'{"kind": "' + b'x' * 5000 + b'", "note": "note"}',
-    b'{"kind": "note", "pad": "' + b'y' * 5000 + b'"}',
+    b'{"kind": "note", "deep": ' + b"[" * 300 + b"]" * 300 + b"}",
+    b'{"kind": "' + b"x" * 5000 + b'", "note": "note"}',
+    b'{"kind": "note", "pad": "' + b"y" * 5000 + b'"}',
 ]
 TERMS = [b"\n", b"\r\n", b"\r"]
 
@@ -80,15 +81,16 @@ def full_parse(src: LedgerSource, kind: str) -> list[int]:
 
 @pytest.mark.parametrize("step", [64, 1000, 4 << 20])
 def test_kind_filter_equals_a_full_parse_on_hostile_rows(tmp_path, monkeypatch, step):
-    monkeypatch.setattr(source_mod, "_SCAN_STEP", step)   # windows end inside lines
+    monkeypatch.setattr(source_mod, "_SCAN_STEP", step)  # windows end inside lines
     src = LedgerSource(hostile_file(tmp_path / "hostile.jsonl"))
     src.index()
     kinds = {src._make_row(n).kind for n in range(1, src.line_count + 1)}
     assert {"note", "tool", "nöte", "x" * 5000} <= kinds
     # a row with a duplicate key is refused by the verifier: it has no kind (the last
     # duplicate's "note" or "other" is not what the row is)
-    assert [(src._make_row(n).kind, src._make_row(n).duplicate) for n in (6, 7)] == \
-        [("", "duplicate key 'kind'")] * 2
+    assert [(src._make_row(n).kind, src._make_row(n).duplicate) for n in (6, 7)] == [
+        ("", "duplicate key 'kind'")
+    ] * 2
     for kind in sorted(kinds | {"", "no such kind", "\ufffd", 'a"b'}):
         assert list(src.kind_lines(kind)) == full_parse(src, kind), kind
     # the first copy's rows of kind `note` (a lone CR before an empty line's LF makes one
@@ -100,7 +102,7 @@ def test_kind_filter_equals_a_full_parse_on_hostile_rows(tmp_path, monkeypatch, 
 
 def test_kind_filter_parses_only_the_lines_that_can_hold_the_kind(tmp_path, monkeypatch):
     p = tmp_path / "many.jsonl"
-    build(p, 3000)           # tool rows; every 500th row below becomes a receipt-like row
+    build(p, 3000)  # tool rows; every 500th row below becomes a receipt-like row
     lines = p.read_bytes().split(b"\n")
     for i in range(499, 3000, 500):
         lines[i] = b'{"kind": "compaction_receipt", "i": %d}' % i
@@ -111,7 +113,7 @@ def test_kind_filter_parses_only_the_lines_that_can_hold_the_kind(tmp_path, monk
     src = LedgerSource(p)
     src.index()
     assert list(src.kind_lines("compaction_receipt")) == list(range(500, 3001, 500))
-    assert len(parsed) == 6          # not 3000: the other lines were never parsed
+    assert len(parsed) == 6  # not 3000: the other lines were never parsed
     assert list(src.kind_lines("tool")) == [n for n in range(1, 3001) if n % 500]
     src.close()
 
@@ -127,6 +129,7 @@ class _HeldIndex:
         def index(src, on_progress=None):
             self.gate.wait(30)
             real(src, on_progress)
+
         monkeypatch.setattr(LedgerSource, "index", index)
 
     def release(self):
@@ -202,6 +205,7 @@ async def test_a_filter_shows_its_progress(tmp_path, monkeypatch):
     def spy(finder, m):
         real(finder, m)
         seen.append((m.label, m.pct, str(finder.tab.query_one("#list-status").render())))
+
     monkeypatch.setattr(RowFinder, "on_filter_progress", spy)
     async with opened([big_ledger(tmp_path)]) as (app, pilot):
         tab = app.current_tab()
@@ -209,8 +213,10 @@ async def test_a_filter_shows_its_progress(tmp_path, monkeypatch):
         await settle(app, pilot)
         assert len(tab.rows.view) == 20000
         assert seen and seen[-1][1] == 100.0
-        assert any(lbl == "kind:tool" and 0 < pct < 100 and "filtering kind:tool" in status
-                   for lbl, pct, status in seen)
+        assert any(
+            lbl == "kind:tool" and 0 < pct < 100 and "filtering kind:tool" in status
+            for lbl, pct, status in seen
+        )
         assert "filtering" not in str(tab.query_one("#list-status").render())
 
 
@@ -229,8 +235,7 @@ async def test_an_eleven_row_file_is_eleven_rows():
 
 
 def test_shown_lines_leave_out_only_the_empty_line_after_a_final_break(tmp_path):
-    cases = {b"": 0, b"\n": 1, b"a": 1, b"a\n": 1, b"a\r\n": 1, b"a\r": 1, b"a\n\n": 2,
-             b"a\nb": 2}
+    cases = {b"": 0, b"\n": 1, b"a": 1, b"a\n": 1, b"a\r\n": 1, b"a\r": 1, b"a\n\n": 2, b"a\nb": 2}
     for data, want in cases.items():
         p = tmp_path / "f.jsonl"
         p.write_bytes(data)
@@ -248,14 +253,15 @@ def test_shown_lines_leave_out_only_the_empty_line_after_a_final_break(tmp_path)
 
 @sync
 async def test_the_index_waits_for_the_first_rows_drawn_or_briefly_for_a_hidden_tab(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     """The rows of the first screen come from the quick index; the worker that indexes
     the rest of the file starts once they are drawn (it would share the interpreter with
     that paint), and a tab not in view starts within INDEX_WAIT all the same."""
     from sealscope.viewer import ledger_tab
     from sealscope.viewer.row_list import RowList
 
-    started_at_first_row: dict[str, bool] = {}   # tab id → its index had started
+    started_at_first_row: dict[str, bool] = {}  # tab id → its index had started
     real = RowList.render_line
 
     def render_line(rows, y):
@@ -273,5 +279,5 @@ async def test_the_index_waits_for_the_first_rows_drawn_or_briefly_for_a_hidden_
         assert app.current_tab() is shown
         await until(pilot, lambda: shown.source.complete and hidden.source.complete)
         assert started_at_first_row == {shown.id: False}
-        assert hidden.rows.rendered_rows == 0 and hidden._index_started   # never drawn
+        assert hidden.rows.rendered_rows == 0 and hidden._index_started  # never drawn
         assert ledger_tab.INDEX_WAIT <= 1.0

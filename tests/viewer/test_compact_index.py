@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from sealscope.core import ledger as L
 from sealscope.core.jsonio import dumps_row
 from sealscope.viewer import source as source_mod

@@ -2,6 +2,7 @@
 120×36 and 80×24 with this file's own assertions after every step, a snapshot per
 step (a changed screen names its step), the demo's keys, and the workspace removed at
 the end, on `q` and on a failure."""
+
 from __future__ import annotations
 
 import asyncio
@@ -16,19 +17,19 @@ from pathlib import Path
 
 import pytest
 from pytest_textual_snapshot import SVGImageExtension
-from textual.widgets import DataTable
-
 from sealscope.core.digest import item_digest
-from sealscope.viewer import demo, demo_script, demo_story as story
+from sealscope.viewer import demo, demo_script
+from sealscope.viewer import demo_story as story
 from sealscope.viewer.demo import DemoApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.seal_diff import SealDiffScreen
+from textual.widgets import DataTable
 
 from tests.viewer.viewer_helpers import sync, until
 
 SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
-FAST = 1000.0          # every scripted pause divided by this: no real sleeping
-ROUNDS = 6000          # a safety net against a hang, not a timing assertion
+FAST = 1000.0  # every scripted pause divided by this: no real sleeping
+ROUNDS = 6000  # a safety net against a hang, not a timing assertion
 NAMES = [s.name for s in demo.STEPS]
 
 
@@ -44,6 +45,7 @@ wait_for = functools.partial(until, what="the demo never got there", rounds=ROUN
 
 
 # --------------------------------------------------------------------------- per step
+
 
 def _ledger(app):
     tab = demo_script.ledger_tab(app)
@@ -69,8 +71,7 @@ def after_receipt(app):
 
 def after_seal(app):
     seal = demo_script.seal_tab(app, story.SEAL_DAY1)
-    assert seal is not None and text_of(seal.query_one("#seal-banner")).startswith(
-        " VALID ")
+    assert seal is not None and text_of(seal.query_one("#seal-banner")).startswith(" VALID ")
     tab = _ledger(app)
     assert app.current_tab() is tab and tab.rows.current_line == 45
     assert tab.source.row(45).kind == "continuity_snapshot"
@@ -111,8 +112,11 @@ def after_diff(app):
     scr = app.screen
     assert isinstance(scr, SealDiffScreen)
     assert [(k, e.get("id")) for k, e in scr.rows] == [
-        ("changed", "open_commitments:0"), ("added", "live_threads:chargebacks"),
-        ("removed", "open_commitments:1"), ("more", None)]
+        ("changed", "open_commitments:0"),
+        ("added", "live_threads:chargebacks"),
+        ("removed", "open_commitments:1"),
+        ("more", None),
+    ]
     table = scr.query_one(DataTable)
     first = [str(c) for c in table.get_row_at(0)]
     assert first[1] == "open_commitments:0"
@@ -124,7 +128,7 @@ def after_export(app):
     md = Path(story.REPORT + ".md").read_text(encoding="utf-8")
     doc = json.loads(Path(story.REPORT + ".json").read_text(encoding="utf-8"))
     assert doc["verdict"] == "BROKEN" and doc["breaks"][0]["line"] == 33
-    (check,) = doc["session"]    # the held-content check sticks: one record, both files
+    (check,) = doc["session"]  # the held-content check sticks: one record, both files
     assert check["kind"] == "recompute" and check["verdict"] == "FAIL"
     assert check["inputs"] == {"line": 44, "pre": story.HELD_PRE, "post": story.HELD_POST}
     assert [u["held"] for u in check["result"]["undeclared"]] == ["context.json#2"]
@@ -137,9 +141,17 @@ def after_end(app):
     assert caption(app).startswith(" 9/9  — That's the audit")
 
 
-AFTER = {"live": after_live, "receipt": after_receipt, "seal": after_seal,
-         "attack": after_attack, "break": after_break, "held": after_held,
-         "diff": after_diff, "export": after_export, "end": after_end}
+AFTER = {
+    "live": after_live,
+    "receipt": after_receipt,
+    "seal": after_seal,
+    "attack": after_attack,
+    "break": after_break,
+    "held": after_held,
+    "diff": after_diff,
+    "export": after_export,
+    "end": after_end,
+}
 
 
 def test_the_script_names_every_step_once():
@@ -151,6 +163,7 @@ def test_the_script_names_every_step_once():
 class Run:
     """One whole run of the demo at one size: per step the screen (SVG) and what this
     file's assertions said."""
+
     shots: dict[int, str] = dataclasses.field(default_factory=dict)
     errors: dict[int, str] = dataclasses.field(default_factory=dict)
     seen: list[str] = dataclasses.field(default_factory=list)
@@ -170,7 +183,7 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
         try:
             cap = caption(app)
             assert cap.startswith(f" {k}/9  — {step.caption[:20]}")
-            assert "✓ " in cap   # the check that held is on the caption bar
+            assert "✓ " in cap  # the check that held is on the caption bar
             for key in (b.keys[-1] for b in step.beats if b.keys):
                 assert key.strip('"').removeprefix("⇩ ") in cap
             AFTER[step.name](app)
@@ -179,7 +192,7 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
         run.seen.append(step.name)
         go.clear()
         at.append(k)
-        await go.wait()           # the test takes its picture of this step
+        await go.wait()  # the test takes its picture of this step
 
     app = DemoApp(speed=FAST, on_step=on_step, workspace_parent=str(parent))
     async with app.run_test(size=size) as pilot:
@@ -210,8 +223,9 @@ def demo_run(size: tuple[int, int]) -> Run:
 
 
 @pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
-@pytest.mark.parametrize("k", range(1, len(NAMES) + 1),
-                         ids=[f"{i}-{n}" for i, n in enumerate(NAMES, 1)])
+@pytest.mark.parametrize(
+    "k", range(1, len(NAMES) + 1), ids=[f"{i}-{n}" for i, n in enumerate(NAMES, 1)]
+)
 def test_step(snapshot, k, size):
     """Step k held (the demo's own check and this file's assertions) and its screen
     matches the snapshot; the test id names the step."""
@@ -228,7 +242,7 @@ def test_the_run_ends_clean(size):
     assert run.failure is None and run.return_code == 0
     assert run.seen == NAMES
     assert run.cwd_after == home
-    assert run.left_over == []   # the workspace is gone
+    assert run.left_over == []  # the workspace is gone
 
 
 @sync
@@ -237,7 +251,7 @@ async def test_keys_step_mode_pause_next_and_quit(tmp_path):
     app = DemoApp(speed=FAST, step_mode=True, workspace_parent=str(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.done_steps == 1)
-        for _ in range(20):               # --step: it waits for →
+        for _ in range(20):  # --step: it waits for →
             await pilot.pause()
         assert app.done_steps == 1 and "→ for the next step" in caption(app)
         await pilot.press("x", "o", "b")  # not the demo's keys: ignored
@@ -268,8 +282,10 @@ async def test_a_failing_step_is_named_and_the_workspace_removed(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.return_code is not None)
     assert app.return_code == 1 and app.done_steps == 2
-    assert app.failure == ("step 3/3 (seal) failed: timed out waiting until it holds on a "
-                           "settled screen (saw: nothing to see)")
+    assert app.failure == (
+        "step 3/3 (seal) failed: timed out waiting until it holds on a "
+        "settled screen (saw: nothing to see)"
+    )
     assert os.getcwd() == home and list(tmp_path.iterdir()) == []
 
 
@@ -277,8 +293,11 @@ async def test_a_failing_step_is_named_and_the_workspace_removed(tmp_path):
 async def test_an_error_in_a_beat_is_named_and_the_workspace_removed(tmp_path):
     async def boom(app):
         raise RuntimeError("the disk is gone")
-    steps = [demo.STEPS[0], demo.Step("boom", "it breaks", (demo.Beat(("z",), boom),),
-                                      demo_script.check_end)]
+
+    steps = [
+        demo.STEPS[0],
+        demo.Step("boom", "it breaks", (demo.Beat(("z",), boom),), demo_script.check_end),
+    ]
     app = DemoApp(speed=FAST, steps=steps, workspace_parent=str(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.return_code is not None)
@@ -297,8 +316,9 @@ async def test_loop_starts_over_in_a_new_workspace(tmp_path):
                 app.exit(0)
 
     steps = demo.STEPS[:2]
-    app = DemoApp(speed=FAST, loop=True, steps=steps, on_step=on_step,
-                  workspace_parent=str(tmp_path))
+    app = DemoApp(
+        speed=FAST, loop=True, steps=steps, on_step=on_step, workspace_parent=str(tmp_path)
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.return_code is not None)
     assert len(runs) == 2 and runs[0] != runs[1]

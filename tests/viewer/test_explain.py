@@ -1,6 +1,7 @@
 """Explain, don't just flag: the banner and the row detail say what the chain shows at a
 chain mismatch and why a verdict is COULD NOT LOOK, and no Python `None` reaches the
 screen."""
+
 from __future__ import annotations
 
 import html
@@ -20,8 +21,10 @@ async def test_a_chain_mismatch_is_explained_in_the_banner_and_the_row():
     async with opened([SAMPLES / "tampered.jsonl"]) as (app, pilot):
         tab = app.current_tab()
         banner = text_of(tab.banner).split("\n")
-        assert banner[1] == (" first break: line 4: chain mismatch · fits: this row's content "
-                             "changed after it was chained")
+        assert banner[1] == (
+            " first break: line 4: chain mismatch · fits: this row's content "
+            "changed after it was chained"
+        )
         tab.rows.focus()
         await pilot.press("b")
         await pilot.pause()
@@ -31,8 +34,11 @@ async def test_a_chain_mismatch_is_explained_in_the_banner_and_the_row():
             "stored     380400a66317fb0b606c83fac02e7f7c",
             "recomputed a4a1427c52b09ee5d139fbeb9c2dee0b",
             "  after line 3, chain 2ca23e86634ea683beb20a10fbfb626d",
-            ("fits: this row's content changed after it was chained — line 5 still links to "
-             "this row's stored chain")]
+            (
+                "fits: this row's content changed after it was chained — line 5 still links to "
+                "this row's stored chain"
+            ),
+        ]
         await goto(pilot, 5)
         assert "fits" not in text_of(tab.query_one("#detail-head"))
 
@@ -46,25 +52,50 @@ async def test_could_not_look_says_why_on_the_same_line(tmp_path):
     async with opened([SAMPLES / "declared-break.jsonl", empty, pre]) as (app, _pilot):
         first = {t.source.name: text_of(t.banner).split("\n")[0] for t in app.ledger_tabs()}
         assert first["declared-break.jsonl"].startswith(
-            " COULD NOT LOOK   declared-break.jsonl  declared break at line 3 · scope ")
+            " COULD NOT LOOK   declared-break.jsonl  declared break at line 3 · scope "
+        )
         assert first["empty.jsonl"].startswith(" COULD NOT LOOK   empty.jsonl  empty file · ")
         assert first["prechain.jsonl"].startswith(
-            " COULD NOT LOOK   prechain.jsonl  no chained rows (2 rows without a chain) · ")
+            " COULD NOT LOOK   prechain.jsonl  no chained rows (2 rows without a chain) · "
+        )
 
 
 @sync
 async def test_no_python_none_reaches_the_screen(tmp_path):
     p = tmp_path / "nulls.jsonl"
     L.append(p, {"kind": "note", "text": None, "ts": None})
-    L.append(p, {"op": "chain_break_declared", "orphan_line": None, "orphan_sha256": None,
-                 "why": None, "resume_prev": None})
-    L.append(p, {"kind": "continuity_snapshot", "label": None, "aggregate_mean": None,
-                 "manifest_digest": None})
+    L.append(
+        p,
+        {
+            "op": "chain_break_declared",
+            "orphan_line": None,
+            "orphan_sha256": None,
+            "why": None,
+            "resume_prev": None,
+        },
+    )
+    L.append(
+        p,
+        {
+            "kind": "continuity_snapshot",
+            "label": None,
+            "aggregate_mean": None,
+            "manifest_digest": None,
+        },
+    )
     # (a null schema would show the reference's own note, "unknown schema None")
-    L.append(p, {"kind": "compaction_receipt", "schema": "arcaeon-compact:receipt:v2",
-                 "compactor": None,
-                 "method": None, "pre": {"count": None, "bytes": None},
-                 "post": {"count": 1, "bytes": None}, "dropped": None})
+    L.append(
+        p,
+        {
+            "kind": "compaction_receipt",
+            "schema": "arcaeon-compact:receipt:v2",
+            "compactor": None,
+            "method": None,
+            "pre": {"count": None, "bytes": None},
+            "post": {"count": 1, "bytes": None},
+            "dropped": None,
+        },
+    )
     with p.open("a") as fh:
         fh.write(json.dumps({"kind": "summary_gaps"}) + "\n")
     async with opened([p]) as (app, pilot):

@@ -4,21 +4,21 @@ leaves no file; a folder that does not exist is created only when asked twice.
 
 The export is held mid-way by a gate on the receipt scan's progress (after its first
 window is reported), so "while it runs" is a state, not a timing."""
+
 from __future__ import annotations
 
 import json
 import threading
 
 import pytest
-from textual.widgets import Button, Input, ProgressBar
-
 from sealscope.core import export, lookup
 from sealscope.viewer.export_action import ExportScreen, write_report
+from textual.widgets import Button, Input, ProgressBar
 
 from tests.viewer.test_big_files import big_ledger
 from tests.viewer.viewer_helpers import SAMPLES, opened, start_export, sync
 
-ROWS = 40000   # ~16 MB: two windows of the receipt scan
+ROWS = 40000  # ~16 MB: two windows of the receipt scan
 
 
 class _HeldExport:
@@ -35,7 +35,9 @@ class _HeldExport:
                 if done < total:
                     self.reached.set()
                     self.gate.wait(60)
+
             return real(path, progress if on_progress is not None else None, **kw)
+
         monkeypatch.setattr(lookup, "iter_receipt_rows", rows)
 
     async def wait(self, pilot) -> None:
@@ -63,13 +65,15 @@ async def until_closed(app, pilot, scr) -> None:
 
 
 def outputs(base) -> list:
-    return [p for p in (base.with_name(base.name + ".md"),
-                        base.with_name(base.name + ".json")) if p.exists()]
+    return [
+        p
+        for p in (base.with_name(base.name + ".md"), base.with_name(base.name + ".json"))
+        if p.exists()
+    ]
 
 
 @sync
-async def test_escape_while_a_big_export_runs_cancels_it_and_writes_nothing(tmp_path,
-                                                                            monkeypatch):
+async def test_escape_while_a_big_export_runs_cancels_it_and_writes_nothing(tmp_path, monkeypatch):
     ledger = big_ledger(tmp_path, rows=ROWS)
     out = tmp_path / "out"
     out.mkdir()
@@ -82,16 +86,17 @@ async def test_escape_while_a_big_export_runs_cancels_it_and_writes_nothing(tmp_
         pct = scr.query_one("#export-progress", ProgressBar).percentage
         assert pct is not None and 0 < pct < 1
         assert scr.query_one(Input).disabled and scr.running
-        await pilot.press("escape")                   # acted on while the worker runs
+        await pilot.press("escape")  # acted on while the worker runs
         await pilot.pause()
         assert app.screen is scr and scr.cancel_event.is_set()
         assert status(scr) == "cancelling… nothing will be written"
         held.release()
         await until_closed(app, pilot, scr)
         assert scr.written is None
-        assert any("export cancelled: nothing written" in str(n.message)
-                   for n in app._notifications)
-        await pilot.press("x")                        # the app goes on answering
+        assert any(
+            "export cancelled: nothing written" in str(n.message) for n in app._notifications
+        )
+        await pilot.press("x")  # the app goes on answering
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen) and app.screen is not scr
     assert outputs(base) == [] and list(out.iterdir()) == []
@@ -105,11 +110,11 @@ async def test_the_cancel_button_stops_the_export(tmp_path, monkeypatch):
         held = _HeldExport(monkeypatch)
         scr = await start_export(app, pilot, base)
         assert "does not exist: enter again creates it" in status(scr)
-        await pilot.press("enter")                    # asked twice: the folder is made
+        await pilot.press("enter")  # asked twice: the folder is made
         await held.wait(pilot)
         cancel = scr.query_one("#export-cancel", Button)
         assert app.focused is cancel and not cancel.disabled
-        await pilot.press("enter")                    # presses Cancel
+        await pilot.press("enter")  # presses Cancel
         await pilot.pause()
         assert cancel.disabled and scr.cancel_event.is_set()
         held.release()
@@ -130,6 +135,7 @@ async def test_a_big_export_runs_to_the_end_with_its_progress(tmp_path, monkeypa
     def spy(scr, m):
         seen.append(m.pct)
         real(scr, m)
+
     monkeypatch.setattr(ExportScreen, "on_export_progress", spy)
     async with opened([ledger]) as (app, pilot):
         held = _HeldExport(monkeypatch)
@@ -149,8 +155,10 @@ async def test_a_missing_folder_is_never_created_silently(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
         scr = await start_export(app, pilot, tmp_path / "a" / "b" / "session-audit")
-        assert status(scr) == (f"the folder {tmp_path / 'a' / 'b'} does not exist: enter "
-                               "again creates it and writes there, or change the path")
+        assert status(scr) == (
+            f"the folder {tmp_path / 'a' / 'b'} does not exist: enter "
+            "again creates it and writes there, or change the path"
+        )
         assert app.screen is scr and not (tmp_path / "a").exists()
         # another path: asked again for that one, not created on the first Enter
         scr.query_one(Input).value = str(tmp_path / "c" / "session-audit")
@@ -172,8 +180,10 @@ async def test_a_missing_folder_is_never_created_silently(tmp_path, monkeypatch)
         await pilot.pause()
         await pilot.press("enter")
         await until_closed(app, pilot, scr)
-    assert scr.written == [str(tmp_path / "c" / "session-audit.md"),
-                           str(tmp_path / "c" / "session-audit.json")]
+    assert scr.written == [
+        str(tmp_path / "c" / "session-audit.md"),
+        str(tmp_path / "c" / "session-audit.json"),
+    ]
     assert not (tmp_path / "a").exists()
 
 
@@ -182,13 +192,14 @@ def test_a_write_cancelled_between_its_files_removes_what_it_wrote(tmp_path):
     base = tmp_path / "new" / "deeper" / "session-audit"
     asked: list[str] = []
 
-    def cancelled() -> bool:       # no before the Markdown, yes before the JSON
+    def cancelled() -> bool:  # no before the Markdown, yes before the JSON
         asked.append(sorted(p.name for p in base.parent.iterdir()))
         return len(asked) > 1
+
     with pytest.raises(export.Cancelled):
         write_report(report, base, create=True, cancelled=cancelled)
-    assert asked == [[], ["session-audit.md"]]         # the Markdown was written...
-    assert list(tmp_path.iterdir()) == []              # ...and removed, with its folders
-    with pytest.raises(FileNotFoundError):             # never a folder unless asked
+    assert asked == [[], ["session-audit.md"]]  # the Markdown was written...
+    assert list(tmp_path.iterdir()) == []  # ...and removed, with its folders
+    with pytest.raises(FileNotFoundError):  # never a folder unless asked
         write_report(report, base)
     assert list(tmp_path.iterdir()) == []

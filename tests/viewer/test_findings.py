@@ -2,6 +2,7 @@
 witness, held content, a restatement, a lookup) stays part of that tab until cleared —
 banner, row badge, receipt panel, the tab's verdict and the dialog reopened show it —
 and the report `x` writes holds each one, with the banner's verdict and exit code."""
+
 from __future__ import annotations
 
 import json
@@ -10,14 +11,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.widgets import Input
-
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.row_detail import RowDetail
+from textual.widgets import Input
 
-from tests.viewer.viewer_helpers import (HELD, SAMPLES, check_pin, goto, load_held, opened, settle,
-                                         start_export, sync)
+from tests.viewer.viewer_helpers import (
+    HELD,
+    SAMPLES,
+    check_pin,
+    goto,
+    load_held,
+    opened,
+    settle,
+    start_export,
+    sync,
+)
 
 SIZE = (120, 36)
 SEALS = SAMPLES / "seals"
@@ -115,8 +124,7 @@ async def test_held_content_stays_on_the_tab_after_its_dialog_closes():
 
 
 @sync
-async def test_held_content_then_escape_then_export_says_fail_and_names_the_hidden_drop(
-        tmp_path):
+async def test_held_content_then_escape_then_export_says_fail_and_names_the_hidden_drop(tmp_path):
     app = SealscopeApp([SAMPLES / "liar.jsonl"])
     async with app.run_test(size=SIZE) as pilot:
         await _liar_held(app, pilot)
@@ -145,7 +153,7 @@ async def test_seal_export_after_a_divergent_restatement_agrees_with_itself(tmp_
         await pilot.press("enter")
         await pilot.pause()
         md, doc = await export_report(app, pilot, tmp_path / "seal-audit")
-        assert "- verdict: **DIVERGENCE**" in md   # main wrote VALID with exit code 1
+        assert "- verdict: **DIVERGENCE**" in md  # main wrote VALID with exit code 1
         assert tab.tab_verdict == ("DIVERGENCE", 1)
         assert "DIVERGENCE" in str(tab.banner_view).splitlines()[1]
     assert "- verdict: **DIVERGENCE**" in md and "- exit code: 1 " in md
@@ -164,15 +172,20 @@ async def test_clearing_the_checks_returns_the_tab_to_its_file_alone(tmp_path):
         assert tab.session == [] and tab.tab_verdict == ("VERIFIED", 0)
         assert text_of(tab.banner).startswith(" VERIFIED ")
         assert row_text(tab, 3).startswith("✓")
-        assert tab.check_action("clear_checks", ()) is False   # nothing left to clear
+        assert tab.check_action("clear_checks", ()) is False  # nothing left to clear
         _md, doc = await export_report(app, pilot, tmp_path / "cleared")
     assert (doc["verdict"], doc["exit_code"], doc["session"]) == ("VERIFIED", 0, [])
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sealscope", *args], check=False,
-                          capture_output=True,
-                          text=True, encoding="utf-8", timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
 
 
 @sync
@@ -190,8 +203,16 @@ async def test_the_cli_report_equals_the_viewers_for_the_same_checks(tmp_path):
         await pilot.press("escape")
         await pilot.pause()
         md, doc = await export_report(app, pilot, tmp_path / "viewer")
-    flags = ["--pin", str(SAMPLES / "truncated.pin"), "--pre", str(pre), "--post", str(post),
-             "--line", "7"]
+    flags = [
+        "--pin",
+        str(SAMPLES / "truncated.pin"),
+        "--pre",
+        str(pre),
+        "--post",
+        str(post),
+        "--line",
+        "7",
+    ]
     as_json = _cli("export", str(ledger), *flags, "--format", "json")
     as_md = _cli("export", str(ledger), *flags)
     assert as_json.returncode == as_md.returncode == doc["exit_code"] == 1, as_json.stderr

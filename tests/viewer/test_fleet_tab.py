@@ -1,13 +1,13 @@
 """The viewer's fleet tab: a folder of ledgers opens as one row per ledger, filled in
 as `core.fleet` audits them; sorted, filtered by verdict, and Enter opens a ledger at
 its first break. The tree is `make_tree`'s (tests/cli/test_fleet.py)."""
+
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
 from rich.text import Text
-
 from sealscope.core import fleet
 from sealscope.core.fleet import FleetEntry, ReceiptSummary
 from sealscope.core.ledger import VerifyResult
@@ -48,7 +48,8 @@ def _cell_texts(tab: FleetTab, row: int) -> list[str]:
 
 @sync
 async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_first_break(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     expected = _tree(tmp_path, monkeypatch)
     app = SealscopeApp([Path("fleet")])
     async with app.run_test(size=SIZE) as pilot:
@@ -59,31 +60,43 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
         assert dict(_shown(tab)) == expected
         assert tab.table.row_count == len(expected)
         liar = [p for p, _v in _shown(tab)].index("team-b/liar-receipt.jsonl")
-        assert _cell_texts(tab, liar) == [" BROKEN ", "2", "0", "1", "0",
-                                          _cell_texts(tab, liar)[5], "team-b/liar-receipt.jsonl"]
-        assert not app.check_action("export", ())   # a folder has no one report to write
-        await pilot.press("s")                          # sort by verdict: worst first
+        assert _cell_texts(tab, liar) == [
+            " BROKEN ",
+            "2",
+            "0",
+            "1",
+            "0",
+            _cell_texts(tab, liar)[5],
+            "team-b/liar-receipt.jsonl",
+        ]
+        assert not app.check_action("export", ())  # a folder has no one report to write
+        await pilot.press("s")  # sort by verdict: worst first
         assert tab.order == (0, False)
-        assert tab.shown == fleet.worst_first(tab.entries)   # `sealscope fleet`'s order
-        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 3 + ["COULD NOT LOOK"] * 2 + \
-            ["VERIFIED"] * 2
-        assert [p for p, _v in _shown(tab)][:2] == ["team-a/deep/tampered.jsonl",
-                                                     "team-b/cut.jsonl"]
-        await pilot.press("s")                          # by rows, most first
+        assert tab.shown == fleet.worst_first(tab.entries)  # `sealscope fleet`'s order
+        assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 3 + ["COULD NOT LOOK"] * 2 + [
+            "VERIFIED"
+        ] * 2
+        assert [p for p, _v in _shown(tab)][:2] == [
+            "team-a/deep/tampered.jsonl",
+            "team-b/cut.jsonl",
+        ]
+        await pilot.press("s")  # by rows, most first
         rows = [e.result.rows for e in tab.shown]
         assert rows == sorted(rows, reverse=True)
-        await pilot.press("S")                          # ... reversed: fewest first
+        await pilot.press("S")  # ... reversed: fewest first
         assert [e.result.rows for e in tab.shown] == sorted(rows)
-        tab.order = (0, True)                           # verdict, reversed
+        tab.order = (0, True)  # verdict, reversed
         await pilot.pause()
         assert _shown(tab)[0][1] == "VERIFIED"
-        await pilot.press("v")                          # only BROKEN
+        await pilot.press("v")  # only BROKEN
         assert tab.verdict_filter == "BROKEN"
-        assert sorted(p for p, _v in _shown(tab)) == ["team-a/deep/tampered.jsonl",
-                                                      "team-b/cut.jsonl",
-                                                      "team-b/liar-receipt.jsonl"]
+        assert sorted(p for p, _v in _shown(tab)) == [
+            "team-a/deep/tampered.jsonl",
+            "team-b/cut.jsonl",
+            "team-b/liar-receipt.jsonl",
+        ]
         assert tab.table.row_count == 3
-        await pilot.press("S")                          # broken, worst first again
+        await pilot.press("S")  # broken, worst first again
         row = [p for p, _v in _shown(tab)].index("team-a/deep/tampered.jsonl")
         tab.table.move_cursor(row=row)
         tab.table.focus()
@@ -95,7 +108,7 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
         assert isinstance(ledger, LedgerTab)
         assert ledger.source.path.name == "tampered.jsonl"
         assert ledger.result is not None and ledger.result.ok is False
-        assert min(ledger.rows.findings) == 3           # make_tree edits the third row
+        assert min(ledger.rows.findings) == 3  # make_tree edits the third row
         assert ledger.rows.current_line == 3
 
 
@@ -112,8 +125,11 @@ async def test_the_open_prompt_takes_a_folder(tmp_path, monkeypatch):
         assert isinstance(tab, FleetTab) and tab.path == "fleet/team-b"
         await _done(pilot, tab)
         assert sorted(p for p, _v in _shown(tab)) == [
-            "team-b/bounded.jsonl", "team-b/cut.jsonl",   # the dangling link: not followed
-            "team-b/liar-receipt.jsonl", "team-b/session.jsonl"]
+            "team-b/bounded.jsonl",
+            "team-b/cut.jsonl",  # the dangling link: not followed
+            "team-b/liar-receipt.jsonl",
+            "team-b/session.jsonl",
+        ]
 
 
 def _paused(tmp_path, monkeypatch) -> tuple[SealscopeApp, list[FleetEntry]]:
@@ -135,10 +151,16 @@ def _all_audited(pilot, entries: list[FleetEntry]) -> FleetTab:
 
 def _entry(i: int) -> FleetEntry:
     broken = i % 7 == 0
-    res = VerifyResult(ok=not broken, rows=i + 1, chained=i + 1, breaks=int(broken),
-                       first_break="line 1: chain mismatch" if broken else None)
-    return FleetEntry(f"fleet/many/ledger-{i:05d}.jsonl", res, ReceiptSummary(i % 3, 0, 0),
-                      size=1000 * i)
+    res = VerifyResult(
+        ok=not broken,
+        rows=i + 1,
+        chained=i + 1,
+        breaks=int(broken),
+        first_break="line 1: chain mismatch" if broken else None,
+    )
+    return FleetEntry(
+        f"fleet/many/ledger-{i:05d}.jsonl", res, ReceiptSummary(i % 3, 0, 0), size=1000 * i
+    )
 
 
 @sync
@@ -150,7 +172,7 @@ async def test_thousands_of_rows_arrive_in_batches_and_sort(tmp_path, monkeypatc
         assert isinstance(tab, FleetTab)
         tab.set_total(len(many))
         for start in range(0, len(many), 256):
-            tab.add_entries(many[start:start + 256])
+            tab.add_entries(many[start : start + 256])
             await pilot.pause()
         tab.finish()
         assert tab.table.row_count == 5000
@@ -212,6 +234,7 @@ def test_snapshot_fleet_partly_audited(snap_compare, tmp_path, monkeypatch):
         tab.set_total(len(entries), sum(e.size or 0 for e in entries))
         tab.add_entries(entries[:4])
         await pilot.pause()
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
@@ -226,6 +249,7 @@ def test_snapshot_fleet_sorted_worst_first(snap_compare, tmp_path, monkeypatch):
             await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
@@ -236,6 +260,7 @@ def test_snapshot_fleet_filtered_could_not_look(snap_compare, tmp_path, monkeypa
         _all_audited(pilot, entries)
         await pilot.press("v", "v")
         await pilot.pause()
+
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
@@ -260,12 +285,20 @@ async def test_a_folder_with_a_pack_shows_each_unit_as_one_row(tmp_path, monkeyp
         assert isinstance(tab, FleetTab)
         await _done(pilot, tab)
         assert tab.stopped is None and tab.left_out == 1
-        assert sorted(_shown(tab)) == [("aat.jsonl", "VERIFIED"), ("bundle", "VERIFIED"),
-                                       ("pack.zip", "VERIFIED"), ("session.jsonl", "VERIFIED")]
+        assert sorted(_shown(tab)) == [
+            ("aat.jsonl", "VERIFIED"),
+            ("bundle", "VERIFIED"),
+            ("pack.zip", "VERIFIED"),
+            ("session.jsonl", "VERIFIED"),
+        ]
         assert tab.total == len(tab.entries) == tab.table.row_count == 4
         paths = {_cell_texts(tab, i)[-1] for i in range(tab.table.row_count)}
-        assert paths == {"aat.jsonl  [aat-export]", "bundle  [audit-bundle]",
-                         "pack.zip  [evidence-pack]", "session.jsonl"}
-        await pilot.press("v")   # the verdict filter cycles over the unit rows too
+        assert paths == {
+            "aat.jsonl  [aat-export]",
+            "bundle  [audit-bundle]",
+            "pack.zip  [evidence-pack]",
+            "session.jsonl",
+        }
+        await pilot.press("v")  # the verdict filter cycles over the unit rows too
         await pilot.pause()
         assert app.current_tab() is tab

@@ -1,5 +1,6 @@
 """Follow mode: a ledger tab follows its file as rows are appended, pins to the last
 row, and turns red at once when the file is truncated or rewritten while open."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +8,6 @@ import contextlib
 import json
 
 import pytest
-
 from sealscope.core import ledger as L
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.follow_mode import FollowMode
@@ -90,8 +90,10 @@ async def test_truncation_while_open_turns_red_and_keeps_the_rows_shown(tmp_path
         with p.open("r+b") as fh:
             fh.truncate(len(b"".join(lines[:4])))
         await until(pilot, lambda: tab.banner.state == "alarm")
-        assert tab.message == (f"TRUNCATED while open: 2 rows gone (file shrank from "
-                                      f"{size:,} to {p.stat().st_size:,} bytes)")
+        assert tab.message == (
+            f"TRUNCATED while open: 2 rows gone (file shrank from "
+            f"{size:,} to {p.stat().st_size:,} bytes)"
+        )
         assert "-broken" in tab.banner.classes and tab.banner.combined_verdict == "BROKEN"
         assert not tab.following and tab.source.line_count == shown
         status = str(tab.query_one("#list-status").render())
@@ -156,8 +158,7 @@ async def test_a_banner_growing_a_line_keeps_the_cursor_row_in_view(tmp_path):
 
 
 @sync
-async def test_pinned_rows_arriving_at_once_past_a_screenful_keep_the_last_row_in_view(
-        tmp_path):
+async def test_pinned_rows_arriving_at_once_past_a_screenful_keep_the_last_row_in_view(tmp_path):
     """Rows that overflow the list in one poll (its scrollbar not shown yet) still
     scroll the pinned cursor's row into view, and the strip's ▶ bins say so."""
     whole = _ledger(tmp_path / "whole.jsonl", 60).read_bytes()
@@ -169,7 +170,7 @@ async def test_pinned_rows_arriving_at_once_past_a_screenful_keep_the_last_row_i
         await pilot.pause()
         assert tab.pinned and not tab.rows.show_vertical_scrollbar
         with p.open("ab") as fh:
-            fh.write(whole[len(head):])      # 57 rows in one write: one poll sees them all
+            fh.write(whole[len(head) :])  # 57 rows in one write: one poll sees them all
         await until(pilot, lambda: tab.result.rows == 60)
         await pilot.pause()
         rl = tab.rows

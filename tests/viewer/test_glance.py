@@ -1,4 +1,5 @@
 """The overview strip and the compaction chart: snapshots (120x36) and Pilot flows."""
+
 from __future__ import annotations
 
 from sealscope.core import ledger as L
@@ -8,13 +9,19 @@ from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.follow_mode import FollowMode
 from sealscope.viewer.harn_tab import HarnPane
-from sealscope.viewer.overview_strip import (CLASSES, LEGEND, StripLegend, StripModel,
-                                              bin_starts)
+from sealscope.viewer.overview_strip import CLASSES, LEGEND, StripLegend, StripModel, bin_starts
 from textual.widgets import OptionList, Static
 
-from tests.viewer.glance_ledgers import (BIG_BREAKS, BIG_DECLARED, BIG_RECEIPTS, BIG_SEALS,
-                                         DROP_OUTLIER, DROP_RECEIPTS, big_ledger,
-                                         planted_drop_ledger)
+from tests.viewer.glance_ledgers import (
+    BIG_BREAKS,
+    BIG_DECLARED,
+    BIG_RECEIPTS,
+    BIG_SEALS,
+    DROP_OUTLIER,
+    DROP_RECEIPTS,
+    big_ledger,
+    planted_drop_ledger,
+)
 from tests.viewer.viewer_helpers import SAMPLES, opened, settle, sync, until
 
 SIZE = (120, 36)
@@ -24,11 +31,21 @@ def expected_classes(bins: list[tuple[int, int]]) -> list[str]:
     """What each bin must show, from the positions the generator planted."""
     out = []
     for lo, hi in bins:
+
         def has(lines, lo=lo, hi=hi):
             return any(lo <= n <= hi for n in lines)
-        out.append("break" if has(BIG_BREAKS) else "declared" if has((BIG_DECLARED,))
-                   else "receipt" if has(BIG_RECEIPTS) else "seal" if has(BIG_SEALS)
-                   else "verified")
+
+        out.append(
+            "break"
+            if has(BIG_BREAKS)
+            else "declared"
+            if has((BIG_DECLARED,))
+            else "receipt"
+            if has(BIG_RECEIPTS)
+            else "seal"
+            if has(BIG_SEALS)
+            else "verified"
+        )
     return out
 
 
@@ -51,23 +68,26 @@ async def strip_as_planted(pilot) -> None:
 
 # ---------------------------------------------------------------------- snapshots
 
+
 def test_snapshot_strip_tampered(snap_compare):
     async def run(pilot):
         await settle(pilot.app, pilot)
-        assert pilot.app.current_tab().strip.bin_classes()[3] == "break"   # line 4
-    assert snap_compare(SealscopeApp([SAMPLES / "tampered.jsonl"]), terminal_size=SIZE,
-                        run_before=run)
+        assert pilot.app.current_tab().strip.bin_classes()[3] == "break"  # line 4
+
+    assert snap_compare(
+        SealscopeApp([SAMPLES / "tampered.jsonl"]), terminal_size=SIZE, run_before=run
+    )
 
 
 def test_snapshot_strip_10000_rows(snap_compare, tmp_path):
     path = big_ledger(tmp_path / "glance-10k.jsonl")
-    assert snap_compare(SealscopeApp([path]), terminal_size=SIZE,
-                        run_before=strip_as_planted)
+    assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=strip_as_planted)
 
 
 def test_snapshot_chart_session(snap_compare):
-    assert snap_compare(SealscopeApp([SAMPLES / "session.jsonl"]), terminal_size=SIZE,
-                        run_before=open_chart)
+    assert snap_compare(
+        SealscopeApp([SAMPLES / "session.jsonl"]), terminal_size=SIZE, run_before=open_chart
+    )
 
 
 def test_snapshot_chart_planted_drop(snap_compare, tmp_path):
@@ -76,6 +96,7 @@ def test_snapshot_chart_planted_drop(snap_compare, tmp_path):
     async def run(pilot):
         chart = await open_chart(pilot)
         assert [p.where for p in chart.points if p.outlier] == [DROP_OUTLIER]
+
     assert snap_compare(SealscopeApp([path]), terminal_size=SIZE, run_before=run)
 
 
@@ -84,25 +105,32 @@ def test_snapshot_chart_planted_drop_80x24(snap_compare, tmp_path):
 
     async def run(pilot):
         await open_chart(pilot, "end")
+
     assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24), run_before=run)
 
 
 def test_snapshot_strip_80x24(snap_compare, tmp_path):
     path = big_ledger(tmp_path / "glance-10k.jsonl")
-    assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24),
-                        run_before=strip_as_planted)
+    assert snap_compare(SealscopeApp([path]), terminal_size=(80, 24), run_before=strip_as_planted)
 
 
 def test_snapshot_chart_harn_tokens(snap_compare):
     async def run(pilot):
         chart = await open_chart(pilot)
-        assert [(p.where, p.unit, p.pre, p.post, p.dropped) for p in chart.points] == \
-            [(1, "tokens", 495, 258, 237), (2, "tokens", 341, 142, 199)]
-    assert snap_compare(SealscopeApp([SAMPLES / "harn" / "session-transcript.json"]),
-                        terminal_size=SIZE, run_before=run)
+        assert [(p.where, p.unit, p.pre, p.post, p.dropped) for p in chart.points] == [
+            (1, "tokens", 495, 258, 237),
+            (2, "tokens", 341, 142, 199),
+        ]
+
+    assert snap_compare(
+        SealscopeApp([SAMPLES / "harn" / "session-transcript.json"]),
+        terminal_size=SIZE,
+        run_before=run,
+    )
 
 
 # ---------------------------------------------------------------------- Pilot
+
 
 @sync
 async def test_strip_bins_of_the_10000_row_ledger(tmp_path):
@@ -116,8 +144,12 @@ async def test_strip_bins_of_the_10000_row_ledger(tmp_path):
         assert classes.count("break") == 2 and classes.count("declared") == 1
         assert classes.count("receipt") == 3 and classes.count("seal") == 1
         # each planted line's bin, by position
-        for line, cls in [(BIG_BREAKS[0], "break"), (BIG_DECLARED, "declared"),
-                          (BIG_RECEIPTS[1], "receipt"), (BIG_SEALS[0], "seal")]:
+        for line, cls in [
+            (BIG_BREAKS[0], "break"),
+            (BIG_DECLARED, "declared"),
+            (BIG_RECEIPTS[1], "receipt"),
+            (BIG_SEALS[0], "seal"),
+        ]:
             b = next(i for i, (lo, hi) in enumerate(bins) if lo <= line <= hi)
             assert classes[b] == cls
 
@@ -165,9 +197,10 @@ async def test_filtered_strip_shows_where_matches_are(tmp_path):
         strip = tab.strip
         match = strip.model.matching(strip.cells)
         bins = strip.bin_lines()
-        assert [i for i, m in enumerate(match) if m] == \
-            [i for i, (lo, hi) in enumerate(bins) if any(lo <= n <= hi for n in BIG_BREAKS)]
-        assert await pilot.click("#strip", offset=(1, 0))   # no break there: stays put
+        assert [i for i, m in enumerate(match) if m] == [
+            i for i, (lo, hi) in enumerate(bins) if any(lo <= n <= hi for n in BIG_BREAKS)
+        ]
+        assert await pilot.click("#strip", offset=(1, 0))  # no break there: stays put
         await pilot.pause()
         assert tab.rows.current_line in BIG_BREAKS
 
@@ -205,8 +238,10 @@ async def test_harn_chart_tokens_and_jump():
         (pane,) = app.query(HarnPane)
         assert "Compaction chart" in [c.title for c in pane.commands()]
         chart = await open_chart(pilot)
-        assert [(p.where, p.unit, p.pre, p.post) for p in chart.points] == \
-            [(1, "tokens", 495, 258), (2, "tokens", 341, 142)]
+        assert [(p.where, p.unit, p.pre, p.post) for p in chart.points] == [
+            (1, "tokens", 495, 258),
+            (2, "tokens", 341, 142),
+        ]
         await pilot.press("down", "enter")
         await pilot.pause()
         assert app.query_one("#harn-events", OptionList).highlighted == 1
@@ -228,14 +263,13 @@ async def test_legend_names_every_class_with_its_own_glyph():
 
 
 def test_model_bins_grow_with_the_line_count():
-    m = StripModel(lines=100, verified_through=50, findings={60: ("break", "x")},
-                   verified=False)
+    m = StripModel(lines=100, verified_through=50, findings={60: ("break", "x")}, verified=False)
     assert bin_starts(100, 10) == [1, 11, 21, 31, 41, 51, 61, 71, 81, 91, 101]
-    assert m.classes(10)[:5] == ["walked"] * 5        # no verdict yet: not "verified"
+    assert m.classes(10)[:5] == ["walked"] * 5  # no verdict yet: not "verified"
     assert m.classes(10)[5] == "break" and m.classes(10)[6:] == ["pending"] * 4
-    m.lines = 200                      # a followed file grew: bins re-cut from the count
+    m.lines = 200  # a followed file grew: bins re-cut from the count
     assert bin_starts(200, 10)[1] == 21 and m.classes(10)[2] == "break"
-    m.verified, m.first_chained = True, 31   # lines 1..30 prechain: bounded
+    m.verified, m.first_chained = True, 31  # lines 1..30 prechain: bounded
     assert m.classes(10)[:4] == ["bounded", "bounded", "break", "pending"]
     m.verified_through = 200
     assert m.classes(10)[3:] == ["verified"] * 7
@@ -257,14 +291,28 @@ async def test_a_followed_file_grows_into_the_strip_and_the_chart(tmp_path, monk
         await until(pilot, lambda: tab.following)
         assert tab.series == [] and tab.strip.bin_classes() == ["verified"] * 6
         pre = ["kept item", "dropped item"]
-        L.append(p, receipt.build_row(pre, pre[:1], "glance-test", "truncate",
-                                      opened_at="2026-11-30T12:00:06Z"))     # line 6
-        L.append(p, {"kind": "continuity_snapshot", "label": "live",
-                     "manifest_digest": "sha256:" + "ab" * 32})             # line 7
-        with p.open("a") as fh:                                             # line 8
+        L.append(
+            p,
+            receipt.build_row(
+                pre, pre[:1], "glance-test", "truncate", opened_at="2026-11-30T12:00:06Z"
+            ),
+        )  # line 6
+        L.append(
+            p,
+            {
+                "kind": "continuity_snapshot",
+                "label": "live",
+                "manifest_digest": "sha256:" + "ab" * 32,
+            },
+        )  # line 7
+        with p.open("a") as fh:  # line 8
             fh.write('{"kind": "note", "i": 8, "chain": "' + "0" * 32 + '"}\n')
         await until(pilot, lambda: tab.result.rows == 8 and bool(tab.series))
         await pilot.pause()
         assert [pt.where for pt in tab.series] == [6]
-        assert tab.strip.bin_classes() == ["verified"] * 5 + ["receipt", "seal", "break",
-                                                               "verified"]
+        assert tab.strip.bin_classes() == ["verified"] * 5 + [
+            "receipt",
+            "seal",
+            "break",
+            "verified",
+        ]

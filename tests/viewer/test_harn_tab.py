@@ -1,4 +1,5 @@
 """HarnTab: snapshot at 120x36 and Pilot flows."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,10 +9,9 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from sealscope.viewer.harn_tab import HarnTab
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
-
-from sealscope.viewer.harn_tab import HarnTab
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers" / "harn"
@@ -42,14 +42,18 @@ def text_of(app: App, selector: str) -> str:
     return plain(tab.banner_view)
 
 
-@pytest.mark.parametrize(("name", "press"), [
-    pytest.param("run-record.json", ["down"], id="run_record"),
-    pytest.param("session-transcript.json", [], id="session"),
-])
+@pytest.mark.parametrize(
+    ("name", "press"),
+    [
+        pytest.param("run-record.json", ["down"], id="run_record"),
+        pytest.param("session-transcript.json", [], id="session"),
+    ],
+)
 def test_snapshot(snap_compare, monkeypatch, name, press):
     monkeypatch.chdir(ROOT)  # the banner shows the path as given
-    assert snap_compare(HarnApp(f"sample_ledgers/harn/{name}"), terminal_size=(120, 36),
-                        press=press)
+    assert snap_compare(
+        HarnApp(f"sample_ledgers/harn/{name}"), terminal_size=(120, 36), press=press
+    )
 
 
 def test_moving_through_events_updates_the_panel():
@@ -108,8 +112,9 @@ def test_unreadable_file_shows_the_error(tmp_path):
 
 def test_transcript_without_compactions():
     async def run():
-        from tests.core.test_harn import PRE, transcript
         from sealscope.core import harn
+
+        from tests.core.test_harn import PRE, transcript
 
         doc = harn.document_from_value(transcript(PRE))
         app = HarnApp(doc)
@@ -119,4 +124,3 @@ def test_transcript_without_compactions():
             assert text_of(app, "#harn-receipt").strip() == "no compaction events"
 
     asyncio.run(run())
-

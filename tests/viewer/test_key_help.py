@@ -1,20 +1,20 @@
 """The key help (`?`, F1) lists the keys of the tab in front from its Binding lists and
 what its marks mean; escape closes it and the palette's keys panel; no footer or hint
 is cut off at 80 columns."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from textual.command import CommandPalette
-from textual.widgets import HelpPanel
-
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.commands import declared_bindings
 from sealscope.viewer.footer import FitFooter, ShownKey, key_width
 from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.ledger_tab import LedgerTab
 from sealscope.viewer.seal_tab import SealTab
+from textual.command import CommandPalette
+from textual.widgets import HelpPanel
 
 from tests.viewer.viewer_helpers import ROOT, SAMPLES, screen_lines, settle, sync
 
@@ -42,15 +42,22 @@ async def test_question_mark_lists_the_ledger_tab_keys_and_marks_and_escape_clos
         assert isinstance(app.screen, KeyHelpScreen)
         text = help_plain(app)
         assert "this ledger tab: session" in text
-        for b in declared_bindings(app.current_tab()):   # every key of the tab, by title
+        for b in declared_bindings(app.current_tab()):  # every key of the tab, by title
             assert (getattr(b, "title", "") or b.description) in text
-        for line in ("1–9        Bring tab n to the front", "]          Next tab",
-                     "[          Previous tab", "? f1       Key help",
-                     "R          Samples README", "↑          Up",
-                     "✗          the chain breaks here",
-                     "◐          could not look in full: COULD NOT LOOK",
-                     "…          not verified yet", " overview strip (m)",
-                     "!          receipt that fails", "░          not yet verified"):
+        for line in (
+            "1–9        Bring tab n to the front",
+            "]          Next tab",
+            "[          Previous tab",
+            "? f1       Key help",
+            "R          Samples README",
+            "↑          Up",
+            "✗          the chain breaks here",
+            "◐          could not look in full: COULD NOT LOOK",
+            "…          not verified yet",
+            " overview strip (m)",
+            "!          receipt that fails",
+            "░          not yet verified",
+        ):
             assert line in text, line
         await pilot.press("escape")
         await pilot.pause()
@@ -91,6 +98,7 @@ async def test_escape_closes_the_palettes_keys_panel():
 
 # --------------------------------------------------------------------------- 80 columns
 
+
 def footer_keys(app) -> tuple[list[ShownKey], ShownKey, FitFooter]:
     """The footer's keys left to right and its palette key (the last)."""
     footer = app.screen.query_one(FitFooter)
@@ -112,9 +120,11 @@ SEAL = ["Keys", "Score restatement", "Strict/loose", "Tiers"]
 HARN = ["Keys", "Chart", "Look up", "Export", "Open", "Quit"]
 
 
-@pytest.mark.parametrize("key,shown", [("1", LEDGER), ("8", SEAL),
-                                       ("left_square_bracket", HARN)],
-                         ids=["ledger", "seal", "harn"])
+@pytest.mark.parametrize(
+    "key,shown",
+    [("1", LEDGER), ("8", SEAL), ("left_square_bracket", HARN)],
+    ids=["ledger", "seal", "harn"],
+)
 @sync
 async def test_no_footer_key_is_cut_off_at_80_columns(key, shown):
     app = SealscopeApp([SAMPLES])
@@ -124,10 +134,10 @@ async def test_no_footer_key_is_cut_off_at_80_columns(key, shown):
         await pilot.pause()
         await pilot.pause()
         keys, palette, footer = footer_keys(app)
-        assert [k.description for k in keys] == shown    # the key help first, in order
+        assert [k.description for k in keys] == shown  # the key help first, in order
         bottom = screen_lines(app)[-1]
         x = 0
-        for k in keys:                                    # each key shown whole, in turn
+        for k in keys:  # each key shown whole, in turn
             start, end = drawn_at(footer, k)
             assert (start, end) == (x, x + key_width(k.display, k.description))
             assert bottom[start:end] == f" {k.display} {k.description} "
@@ -144,17 +154,20 @@ async def test_the_footer_shows_what_fits_at_120_columns_and_follows_the_tab():
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         keys, _palette, _footer = footer_keys(app)
-        assert [k.description for k in keys] == LEDGER + ["Strip", "Chart", "Look up",
-                                                          "Pin"]
+        assert [k.description for k in keys] == LEDGER + ["Strip", "Chart", "Look up", "Pin"]
         assert screen_lines(app)[-1] == (
             " ? Keys  b Break  n Next  g Go to  f Filter  / Search  h Held  m Strip "
-            " C Chart  l Look up  c Pin " + " " * 10 + "▏^p palette ")
+            " C Chart  l Look up  c Pin " + " " * 10 + "▏^p palette "
+        )
         await pilot.press("8")
         await pilot.pause()
         await pilot.pause()
         keys, _palette, _footer = footer_keys(app)
-        assert [k.description for k in keys] == SEAL + ["Added since seal", "Diff seals",
-                                                        "Ledger row"]
+        assert [k.description for k in keys] == SEAL + [
+            "Added since seal",
+            "Diff seals",
+            "Ledger row",
+        ]
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         await pilot.pause()
@@ -193,20 +206,27 @@ async def test_the_filter_hint_is_whole_at_80_columns():
         await pilot.press("f")
         await pilot.pause()
         shown = " ".join(" ".join(screen_lines(app)).split())
-        for part in ("ok, break, declared, prechain, unparseable, blank",
-                     "kind:NAME", "empty clears"):
+        for part in (
+            "ok, break, declared, prechain, unparseable, blank",
+            "kind:NAME",
+            "empty clears",
+        ):
             assert part in shown, part
 
 
 # --------------------------------------------------------------------------- 80x24 pictures
 
+
 def samples_from_root(monkeypatch) -> SealscopeApp:
-    monkeypatch.chdir(ROOT)   # banners show paths as given
+    monkeypatch.chdir(ROOT)  # banners show paths as given
     return SealscopeApp([Path("sample_ledgers")])
 
 
-@pytest.mark.parametrize("keys", [("8",), ("1", "f"), ("2", "question_mark")],
-                         ids=["seal_tab", "filter_prompt", "key_help"])
+@pytest.mark.parametrize(
+    "keys",
+    [("8",), ("1", "f"), ("2", "question_mark")],
+    ids=["seal_tab", "filter_prompt", "key_help"],
+)
 def test_snapshot_80x24(snap_compare, monkeypatch, keys):
     async def run(pilot):
         await settle(pilot.app, pilot)

@@ -7,7 +7,6 @@ verdict. `End`, `g`, `b` and filters while indexing are test_big_files.py's."""
 from __future__ import annotations
 
 import pytest
-
 from sealscope.viewer import ledger_find
 from sealscope.viewer.app import SealscopeApp
 
@@ -127,7 +126,7 @@ async def test_the_banner_progress_only_rises_and_ends_at_the_verdict(tmp_path, 
 
         def record(state: str, pct: float | None = None, message: str | None = None) -> None:
             reading(state, pct, message)
-            if pct is not None:   # the percent the banner is handed with its state
+            if pct is not None:  # the percent the banner is handed with its state
                 seen.append((state, pct))
 
         tab.set_reading = record

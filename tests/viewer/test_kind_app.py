@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual import events
-
 from sealscope.core import verdict
 from sealscope.viewer.aat_tab import AatTab
 from sealscope.viewer.app import SealscopeApp
@@ -20,8 +18,8 @@ from sealscope.viewer.key_help import legends
 from sealscope.viewer.kind_tab import KindTab
 from sealscope.viewer.kind_view import TAB_KINDS
 from sealscope.viewer.unit_tab import UnitTab, members_table
+from textual import events
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, until
 from tests.viewer.kind_helpers import (
     HOSTILE,
     HOSTILE_SHOWN,
@@ -46,6 +44,7 @@ from tests.viewer.kind_helpers import (
     tree_digest,
     verdict_file,
 )
+from tests.viewer.viewer_helpers import HELD, SAMPLES, until
 
 
 def _cases(tmp: Path) -> list[tuple[Path, type, str]]:
@@ -157,8 +156,10 @@ def test_key_help_and_palette_entries_of_the_new_tabs(tmp_path):
             assert "Held content for this receipt" in titles[str(receipt)]
             assert "Open records.jsonl as a ledger" in titles[str(folder)]
             assert "Held content for this receipt" not in titles[str(folder)]
-            marks = {tab.path: {m for _t, rows in legends(tab) for m, _s, _w in rows}
-                     for tab in app.panes()}
+            marks = {
+                tab.path: {m for _t, rows in legends(tab) for m, _s, _w in rows}
+                for tab in app.panes()
+            }
             assert {"▶", "✗"} <= marks[str(folder)] and "✗" in marks[str(aat)]
             for tab in app.panes():
                 app.show_tab(tab)

@@ -10,13 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
-
 from sealscope.core import verdict
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.kind_tab import KindTab
+from textual.widgets import Static
 
-from tests.viewer.viewer_helpers import until
 from tests.viewer.kind_helpers import (
     HOSTILE,
     HOSTILE_SHOWN,
@@ -32,6 +30,7 @@ from tests.viewer.kind_helpers import (
     static_text,
     verdict_file,
 )
+from tests.viewer.viewer_helpers import until
 
 
 def test_distill_receipt_tab_shows_its_drops_and_the_structural_bound(tmp_path):

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from sealscope.viewer.app import SealscopeApp
 
 from tests.viewer.kind_helpers import (

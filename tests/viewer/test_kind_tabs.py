@@ -20,8 +20,6 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from textual.widgets import Static, TabbedContent
-
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer import app as app_module
@@ -30,14 +28,14 @@ from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.kind_tab import KindTab
 from sealscope.viewer.kind_view import TAB_KINDS, KindBanner, run_check
 from sealscope.viewer.unit_tab import UnitTab, members_table
+from textual.widgets import Static, TabbedContent
 
-from tests.viewer.viewer_helpers import HELD, until
 from tests.viewer.kind_helpers import (
-    bundle,
     HOSTILE,
     HOSTILE_SHOWN,
     aat_export,
     banner_of,
+    bundle,
     empty_app,
     oracle_aat,
     oracle_pack,
@@ -53,7 +51,7 @@ from tests.viewer.kind_helpers import (
     static_text,
     tree_digest,
 )
-
+from tests.viewer.viewer_helpers import HELD, until
 
 # ------------------------------------------------------------------ the app's table
 

@@ -1,26 +1,34 @@
 """Pilot flows over the bundled samples, read-only guarantees, and the widgets' rules
 (never green before the verdict, evidence always sanitized, bounded caches)."""
+
 from __future__ import annotations
 
 import hashlib
 import os
 from pathlib import Path
 
-from textual import events
-
 from sealscope.core import verdict
 from sealscope.core.pins import parse_pin
-
 from sealscope.viewer.app import SealscopeApp, expand_paths
 from sealscope.viewer.banner import Banner, ledger_detail
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.lookup_screen import LookupScreen
 from sealscope.viewer.prompt import pasted_path
 from sealscope.viewer.source import LedgerSource
+from textual import events
 
 from tests.core.fifo_helpers import returns
-from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, goto, load_held,
-                                         opened, settle, sync)
+from tests.viewer.viewer_helpers import (
+    HELD,
+    SAMPLES,
+    activate,
+    check_pin,
+    goto,
+    load_held,
+    opened,
+    settle,
+    sync,
+)
 
 SIZE = (120, 36)
 
@@ -116,12 +124,13 @@ async def test_lookup_typed_text():
         await settle(app, pilot)
         scr = app.screen
         inp = scr.query_one("#lookup-text")
-        inp.value = ('{"role": "tool", "name": "read_file", '
-                     '"text": "report 3: no customer data lost"}')
+        inp.value = (
+            '{"role": "tool", "name": "read_file", "text": "report 3: no customer data lost"}'
+        )
         inp.focus()
         await pilot.press("enter")
         await pilot.pause()
-        assert len(scr.items) == 2   # as text, and as a JSON item
+        assert len(scr.items) == 2  # as text, and as a JSON item
         assert [line for _t, line in scr.hits] == [7]
 
 
@@ -225,9 +234,8 @@ async def test_hostile_strings_reach_widgets_escaped():
 
 @sync
 async def test_banner_never_green_until_done():
-    from textual.app import App
-
     from sealscope.core.ledger import VerifyResult
+    from textual.app import App
 
     class One(App):
         def compose(self):
@@ -242,6 +250,7 @@ async def test_banner_never_green_until_done():
 def check_banner(b, VerifyResult):
     """The banner's colour is the verdict's the tab hands it (`verdict.evidence`),
     neutral while busy, never green before a finished verification."""
+
     def show(state, res=None):
         out = verdict.evidence(state, None if res is None else verdict.ledger(res))
         b.show(out, ledger_detail("x.jsonl", state, result=res, outcome=out), state)
@@ -256,8 +265,9 @@ def check_banner(b, VerifyResult):
     assert b.verdict_class == "-couldnot"
     assert show("done", VerifyResult(ok=True, rows=3, chained=3)) == ("VERIFIED", 0)
     assert b.verdict_class == "-verified"
-    show("done", VerifyResult(ok=None, rows=3, prechain=3,
-                              verified_scope="bounded_prechain_skipped"))
+    show(
+        "done", VerifyResult(ok=None, rows=3, prechain=3, verified_scope="bounded_prechain_skipped")
+    )
     assert b.verdict_class == "-couldnot"
     assert show("alarm") == ("BROKEN", 1)
     assert b.verdict_class == "-broken"
@@ -305,8 +315,10 @@ def test_expand_paths_takes_ledgers_from_a_folder():
 async def test_large_file_renders_first_screen_before_index(tmp_path):
     p = tmp_path / "many.jsonl"
     import sys
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
     from viewer import build  # bench/viewer.py
+
     build(p, 30000)
     app = SealscopeApp([p])
     async with app.run_test(size=SIZE) as pilot:

@@ -1,12 +1,11 @@
 """Snapshot SVGs (120x36) of every ledger-viewer screen and panel."""
+
 from __future__ import annotations
 
 import pytest
-
 from sealscope.viewer.app import SealscopeApp
 
-from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, check_pin, goto, load_held,
-                                         settle)
+from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, check_pin, goto, load_held, settle
 
 SIZE = (120, 36)
 PIN = (SAMPLES / "truncated.pin").read_text().strip()
@@ -38,6 +37,7 @@ def test_snapshot_row(snap_compare, ledger, line):
     async def run(pilot):
         await on_tab(pilot, ledger)
         await goto(pilot, line)
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -46,6 +46,7 @@ def test_snapshot_broken_banner_first_break(snap_compare):
         await on_tab(pilot, "tampered.jsonl")
         await pilot.press("b")
         await pilot.pause()
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -54,6 +55,7 @@ def test_snapshot_filter_receipts(snap_compare):
         tab = await on_tab(pilot, "session.jsonl")
         tab.apply_filter("kind:compaction_receipt")
         await settle(pilot.app, pilot)
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -69,6 +71,7 @@ def test_snapshot_held_content_liar(snap_compare, monkeypatch):
         scr = await load_held(pilot.app, pilot, rel / "liar-pre.json", rel / "liar-post.json")
         scr.query_one("#pre").blur()
         await pilot.pause()
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -83,6 +86,7 @@ def test_snapshot_lookup(snap_compare):
         await pilot.pause()
         scr.query_one("#lookup-hits").focus()
         await pilot.pause()
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -93,6 +97,7 @@ def test_snapshot_pin_screen(snap_compare):
         await pilot.pause()
         pilot.app.screen.query_one("#pin").value = PIN
         await pilot.pause()
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)
 
 
@@ -100,4 +105,5 @@ def test_snapshot_pin_truncated_banner(snap_compare):
     async def run(pilot):
         await on_tab(pilot, "truncated.jsonl")
         await check_pin(pilot.app, pilot, PIN)
+
     assert snap_compare(app_on_samples(), terminal_size=SIZE, run_before=run)

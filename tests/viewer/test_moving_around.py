@@ -1,12 +1,10 @@
 """Moving around the open files: tab labels carry the verdict, `]`/`[`/`1`-`9` switch
 tabs from anywhere on the main screen, and keys typed right behind a switch act in
 the tab that came to the front (sent as one burst, as a terminal delivers them)."""
+
 from __future__ import annotations
 
 from pathlib import Path
-
-from textual import events
-from textual.widgets import TabbedContent
 
 from sealscope.core import verdict
 from sealscope.viewer.app import SealscopeApp
@@ -17,15 +15,26 @@ from sealscope.viewer.row_list import RowList
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab
 from sealscope.viewer.source import LedgerSource
+from textual import events
+from textual.widgets import TabbedContent
 
 from tests.viewer.viewer_helpers import SAMPLES, opened, settle, sync
 
 SIZE = (120, 36)
 
 # the samples' tabs once every verdict is in (SAMPLE_TABS order)
-SAMPLE_LABELS = ["✓session", "✗tampered", "✓truncated", "✓liar", "◐declared-break",
-                 "✓hostile", "✓seals-ledger", "✓seal-day1", "✓seal-day2",
-                 "✓session-transcript"]
+SAMPLE_LABELS = [
+    "✓session",
+    "✗tampered",
+    "✓truncated",
+    "✓liar",
+    "◐declared-break",
+    "✓hostile",
+    "✓seals-ledger",
+    "✓seal-day1",
+    "✓seal-day2",
+    "✓session-transcript",
+]
 
 
 def burst(app, *keys: str) -> None:
@@ -48,6 +57,7 @@ def labels(app) -> list[str]:
 
 
 # --------------------------------------------------------------------------- labels
+
 
 def test_tab_title_is_the_glyph_then_the_sanitized_name():
     assert tab_title("session", "VERIFIED").plain == "✓session"
@@ -78,7 +88,7 @@ async def test_a_label_is_pending_until_the_verdict_and_follows_a_pin_check():
         tab = app.current_tab()
         assert isinstance(tab, LedgerTab)
         title = app.query_one(TabbedContent).get_tab(tab)
-        if tab.result is None:              # caught before the verdict: pending
+        if tab.result is None:  # caught before the verdict: pending
             assert title.label.plain == "…truncated"
         await settle(app, pilot)
         assert title.label.plain == "✓truncated"
@@ -90,13 +100,14 @@ async def test_a_label_is_pending_until_the_verdict_and_follows_a_pin_check():
         assert tab.banner.combined_verdict == "BROKEN"
         assert tab.tab_verdict == verdict.Outcome(verdict.BROKEN, verdict.WRONG)
         assert title.label.plain == "✗truncated"
-        await pilot.press("delete")                      # the check cleared: ✓ again
+        await pilot.press("delete")  # the check cleared: ✓ again
         await settle(app, pilot)
         assert tab.tab_verdict == verdict.Outcome(verdict.VERIFIED, verdict.HELD)
         assert title.label.plain == "✓truncated"
 
 
 # --------------------------------------------------------------------------- tab keys
+
 
 @sync
 async def test_two_then_b_in_one_burst_lands_on_the_tampered_first_break():
@@ -124,14 +135,14 @@ async def test_tab_bar_then_right_then_b_in_one_burst_acts_in_the_new_tab():
 async def test_brackets_step_and_wrap_and_digits_jump():
     async with opened([SAMPLES]) as (app, pilot):
         names = [p.tab_name for p in app.panes()]
-        await pilot.press("left_square_bracket")          # from the first: wraps to the last
+        await pilot.press("left_square_bracket")  # from the first: wraps to the last
         assert app.current_tab().tab_name == names[-1] == "session-transcript"
         assert app.focused is app.current_tab().main_widget()
-        await pilot.press("right_square_bracket")         # and back round to the first
+        await pilot.press("right_square_bracket")  # and back round to the first
         assert app.current_tab().tab_name == names[0]
         await pilot.press("right_square_bracket", "right_square_bracket")
         assert app.current_tab().tab_name == names[2]
-        await pilot.press("9")                            # a seal: its manifest tree
+        await pilot.press("9")  # a seal: its manifest tree
         tab = app.current_tab()
         assert tab.tab_name == "seal-day2" and app.focused is tab.main_widget()
         await pilot.press("1")
@@ -161,11 +172,11 @@ async def test_a_burst_of_switches_from_a_seal_tab_ends_on_the_last_and_stays():
 async def test_at_80x24_the_tab_keys_work_from_the_strip_and_the_detail():
     async with opened([SAMPLES], size=(80, 24)) as (app, pilot):
         assert labels(app) == SAMPLE_LABELS
-        burst(app, "2", "b")                              # the acceptance burst, small
+        burst(app, "2", "b")  # the acceptance burst, small
         await after_burst(pilot)
         tab = app.current_tab()
         assert tab.tab_name == "tampered" and tab.rows.current_line == 4
-        await pilot.press("m")                            # the strip has the keyboard
+        await pilot.press("m")  # the strip has the keyboard
         assert type(app.focused).__name__ == "OverviewStrip"
         burst(app, "right_square_bracket", "b")
         await after_burst(pilot)
@@ -173,13 +184,13 @@ async def test_at_80x24_the_tab_keys_work_from_the_strip_and_the_detail():
         assert tab.tab_name == "truncated" and app.focused is tab.rows
         tab.query_one("#detail").focus()
         await pilot.pause()
-        burst(app, "9")                                   # off the bar's right end at 80
+        burst(app, "9")  # off the bar's right end at 80
         await after_burst(pilot)
         tab = app.current_tab()
         assert tab.tab_name == "seal-day2" and app.focused is tab.main_widget()
         bar = app.query_one(TabbedContent).query_one("ContentTabs")
         shown = app.query_one(TabbedContent).get_tab(tab)
-        assert bar.region.contains_region(shown.region)   # scrolled into view
+        assert bar.region.contains_region(shown.region)  # scrolled into view
 
 
 @sync
@@ -192,7 +203,7 @@ async def test_a_digit_past_the_last_tab_says_so_and_an_input_keeps_its_digits()
         # typing a line number: the digits and brackets are text, no tab switch
         await pilot.press("g", "2", "right_square_bracket")
         await pilot.pause()
-        assert app.screen.query_one("#prompt-input").value == "2"   # ] refused by restrict
+        assert app.screen.query_one("#prompt-input").value == "2"  # ] refused by restrict
         await pilot.press("escape")
         await pilot.press("slash", "1", "left_square_bracket")
         await pilot.pause()
@@ -203,6 +214,7 @@ async def test_a_digit_past_the_last_tab_says_so_and_an_input_keeps_its_digits()
 
 
 # --------------------------------------------------------------------------- search
+
 
 def status_text(tab) -> str:
     return str(tab.query_one("#list-status").render())
@@ -221,11 +233,11 @@ async def test_search_says_match_k_of_n_and_when_it_wraps():
         await pilot.press("s")
         assert tab.rows.current_line == 4
         assert "match 2 of 2 " in status_text(tab) and not notes
-        await pilot.press("s")                                # past the last: wraps
+        await pilot.press("s")  # past the last: wraps
         assert tab.rows.current_line == 3
         assert "match 1 of 2 (wrapped to the top)" in status_text(tab)
         assert notes == ["search wrapped to the top: match 1 of 2"]
-        await pilot.press("S")                                # before the first: wraps
+        await pilot.press("S")  # before the first: wraps
         assert tab.rows.current_line == 4
         assert "match 2 of 2 (wrapped to the bottom)" in status_text(tab)
         await pilot.press("S")
@@ -245,15 +257,16 @@ async def test_at_80x24_the_search_status_takes_a_second_line_rather_than_lose_i
     async with opened([SAMPLES / "session.jsonl"], size=(80, 24)) as (app, pilot):
         tab = app.current_tab()
         st = tab.query_one("#list-status")
-        assert st.size.height == 1                            # " line 1 · 11 rows  FOLLOWING"
+        assert st.size.height == 1  # " line 1 · 11 rows  FOLLOWING"
         await pilot.press("slash", *"agent", "enter")
-        await pilot.press(*"s" * 6)                          # 7 matches: the 7th s wraps
+        await pilot.press(*"s" * 6)  # 7 matches: the 7th s wraps
         await pilot.pause()
         assert tab.rows.current_line == 1
-        assert status_text(tab) == (" line 1 · search agent: match 1 of 7 (wrapped to the "
-                                    "top) · 11 rows   FOLLOWING ")
+        assert status_text(tab) == (
+            " line 1 · search agent: match 1 of 7 (wrapped to the top) · 11 rows   FOLLOWING "
+        )
         assert st.size.width < len(status_text(tab)) and st.size.height == 2
-        await pilot.press("escape", "F")                      # shorter again: one line
+        await pilot.press("escape", "F")  # shorter again: one line
         await pilot.press("g", "5", "enter")
         await pilot.pause()
         assert "match" not in status_text(tab) and st.size.height == 1
@@ -278,6 +291,7 @@ def test_match_lines_are_the_lines_find_text_stops_on():
 
 # --------------------------------------------------------------------------- seal diff
 
+
 @sync
 async def test_d_on_a_seal_offers_the_other_open_seals():
     async with opened([SAMPLES, SAMPLES / "seals" / "seal-day1-tampered.json"]) as (app, pilot):
@@ -293,8 +307,10 @@ async def test_d_on_a_seal_offers_the_other_open_seals():
         assert shown[0].startswith("✓ seal-day2  label ") and "sealed 2026-" in shown[0]
         assert shown[1] == "✗ seal-day1-tampered  INVALID"
         assert [Path(p).name for _l, p in choice.choices] == [
-            "seal-day2.json", "seal-day1-tampered.json"]
-        await pilot.press("enter")                     # the first: seal-day2
+            "seal-day2.json",
+            "seal-day1-tampered.json",
+        ]
+        await pilot.press("enter")  # the first: seal-day2
         await pilot.pause()
         scr = app.screen
         assert isinstance(scr, SealDiffScreen)
@@ -304,15 +320,14 @@ async def test_d_on_a_seal_offers_the_other_open_seals():
 
 @sync
 async def test_d_still_takes_a_typed_path(tmp_path):
-    app = SealscopeApp([SAMPLES / "seals" / "seal-day1.json",
-                        SAMPLES / "seals" / "seal-day2.json"])
+    app = SealscopeApp([SAMPLES / "seals" / "seal-day1.json", SAMPLES / "seals" / "seal-day2.json"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, ChoiceScreen)
         path = str(SAMPLES / "seals" / "seal-day2.json")
-        await pilot.press(*path)                       # typing on the list types the path
+        await pilot.press(*path)  # typing on the list types the path
         assert app.screen.query_one("#choice-input").value == path
         await pilot.press("enter")
         await pilot.pause()

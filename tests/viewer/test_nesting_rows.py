@@ -1,9 +1,11 @@
 """The viewer reads a deeply nested line as the verifier does: a row where verify
 counts a row, `unparseable` where verify says so (core.nesting decides both)."""
+
 from __future__ import annotations
 
 from sealscope.core import ledger as L
 from sealscope.viewer.source import LedgerSource, status_of
+
 from tests.core.test_nesting import CASES
 
 

@@ -1,5 +1,6 @@
 """Issue 28, the viewer's side: the same evidence gets the same answer in the viewer as
 in every verb. Each test here failed before the viewer read the core's one decision."""
+
 from __future__ import annotations
 
 import json
@@ -8,16 +9,24 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import TabbedContent
-
 from sealscope.core import fleet, ledger, verdict
 from sealscope.core.export import build_report
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.fleet_tab import FleetTab
 from sealscope.viewer.lookup_screen import LookupScreen
+from textual.widgets import TabbedContent
 
-from tests.viewer.viewer_helpers import (HELD, SAMPLES, activate, goto, load_held, opened,
-                                         settle, sync, until)
+from tests.viewer.viewer_helpers import (
+    HELD,
+    SAMPLES,
+    activate,
+    goto,
+    load_held,
+    opened,
+    settle,
+    sync,
+    until,
+)
 
 SCOPE = "VERIFIED · 2 receipts self-consistent, content not checked"
 
@@ -37,8 +46,14 @@ EXE = Path(sys.executable).with_name("sealscope")
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     cmd = [str(EXE)] if EXE.is_file() else [sys.executable, "-m", "sealscope"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        [*cmd, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def _banner_text(tab) -> str:
@@ -48,8 +63,14 @@ def _banner_text(tab) -> str:
 @sync
 async def test_the_banner_agrees_with_export_receipts_and_fleet(tmp_path):
     bad = failing_receipt_ledger(tmp_path / "bad-receipt.jsonl")
-    names = ["session.jsonl", "liar.jsonl", "tampered.jsonl", "declared-break.jsonl",
-             "truncated.jsonl", "hostile.jsonl"]
+    names = [
+        "session.jsonl",
+        "liar.jsonl",
+        "tampered.jsonl",
+        "declared-break.jsonl",
+        "truncated.jsonl",
+        "hostile.jsonl",
+    ]
     paths = [SAMPLES / n for n in names] + [bad]
     async with opened(paths) as (app, _pilot):
         tabs = {t.source.name: t for t in app.ledger_tabs()}
@@ -60,9 +81,9 @@ async def test_the_banner_agrees_with_export_receipts_and_fleet(tmp_path):
             assert tab.tab_verdict == (report.verdict, report.exit_code), p.name
             assert tab.tab_verdict.exit_code == entry.exit_code, p.name
             assert f" {tab.tab_verdict.verdict} " in _banner_text(tab)
-            if tab.result.ok:   # the chain holds: the receipts' answer is the file's
+            if tab.result.ok:  # the chain holds: the receipts' answer is the file's
                 got = _cli("receipts", str(p))
-                if got.returncode != verdict.COULD_NOT:   # a file with no receipt row
+                if got.returncode != verdict.COULD_NOT:  # a file with no receipt row
                     assert tab.tab_verdict.exit_code == got.returncode, p.name
         # a bounded receipt is VERIFIED, its scope beside the word
         assert tabs["session.jsonl"].tab_verdict == ("VERIFIED", 0)
@@ -82,8 +103,11 @@ async def test_a_held_content_fail_shows_in_the_chart_strip_and_export_series():
         await goto(pilot, 3)
         await load_held(app, pilot, HELD / "liar-pre.json", HELD / "liar-post.json")
         await pilot.press("escape")
-        await until(pilot, lambda: tab.tab_verdict is not None
-                    and tab.tab_verdict.verdict == "FAIL", "the held FAIL never judged")
+        await until(
+            pilot,
+            lambda: tab.tab_verdict is not None and tab.tab_verdict.verdict == "FAIL",
+            "the held FAIL never judged",
+        )
         # the strip: line 3's bin is a failing receipt
         assert tab.strip.model.receipts[3] is False
         assert "receipt_fail" in tab.strip.model.classes(tab.source.line_count)
@@ -95,8 +119,9 @@ async def test_a_held_content_fail_shows_in_the_chart_strip_and_export_series():
         await until(pilot, lambda: app.screen.id == "compaction-chart", "no chart")
         chart = app.screen
         text = "\n".join(str(o.prompt) for o in chart.query_one("OptionList")._options)
-        line3 = next(s for s in text.splitlines() if s.lstrip().startswith(("3", "line 3"))
-                     or " 3 " in s[:8])
+        line3 = next(
+            s for s in text.splitlines() if s.lstrip().startswith(("3", "line 3")) or " 3 " in s[:8]
+        )
         assert "✗" in line3 and "~" not in line3
         await pilot.press("escape")
         # the export's series: the session's held FAIL, not "ok": true
@@ -115,15 +140,18 @@ async def test_the_fleet_tab_orders_worst_first_as_sealscope_fleet(tmp_path):
     failing_receipt_ledger(d / "bad-receipt.jsonl")
     got = _cli("fleet", str(d))
     assert got.returncode == 1, got.stderr
-    cli_order = [Path(line.split("  ")[1]).name for line in got.stdout.splitlines()
-                 if not line.startswith(" ") and " rows=" in line]
+    cli_order = [
+        Path(line.split("  ")[1]).name
+        for line in got.stdout.splitlines()
+        if not line.startswith(" ") and " rows=" in line
+    ]
     assert len(cli_order) == 4, got.stdout
     app = SealscopeApp([d])
     async with app.run_test(size=(120, 36)) as pilot:
         tab = app.current_tab()
         assert isinstance(tab, FleetTab)
         await until(pilot, lambda: tab.done, "the fleet audit did not finish")
-        await pilot.press("s")      # the verdict column: worst first
+        await pilot.press("s")  # the verdict column: worst first
         await pilot.pause()
         assert [Path(e.path).name for e in tab.shown] == cli_order
     # the one that disagreed: a VERIFIED chain whose receipt fails before COULD NOT LOOK
@@ -162,7 +190,7 @@ async def test_a_lookup_stays_on_the_tab_it_was_run_in():
         await settle(app, pilot)
         scr._load_file(str(HELD / "session-pre.jsonl"))
         await pilot.pause()
-        assert scr.hits     # found in both ledgers' manifests
+        assert scr.hits  # found in both ledgers' manifests
         await pilot.press("escape")
         await pilot.pause()
         tampered = next(t for t in app.ledger_tabs() if t.source.name == "tampered.jsonl")

@@ -6,6 +6,7 @@ A FIFO that nobody writes blocks an `open` of it for ever. So that a regression 
 instead of hanging, a guard thread keeps opening the FIFO's writing end (which lets a
 blocked reader through, with nothing to read) until the test ends: the refusal message
 is then missing and the test fails."""
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,9 @@ def unblocking(*fifos: Path):
             for fifo in fifos:
                 try:
                     os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-                except OSError:      # no reader waiting: nothing to let through
+                except OSError:  # no reader waiting: nothing to let through
                     pass
+
     t = threading.Thread(target=guard, daemon=True)
     t.start()
     try:
@@ -58,8 +60,9 @@ async def test_a_missing_path_beside_one_that_exists_opens_the_one(tmp_path, cap
         await settle(app, pilot)
         assert [t.path for t in app.panes()] == [str(SAMPLES / "session.jsonl")]
         assert isinstance(app.current_tab(), LedgerTab)
-        assert f"cannot open {missing}: cannot read {missing}: No such file or directory" \
-            in toasts(app)
+        assert f"cannot open {missing}: cannot read {missing}: No such file or directory" in toasts(
+            app
+        )
     # nothing exists: nothing to open, one line per path, no app
     assert viewer_app([str(missing)]) is None
     assert capsys.readouterr().err == f"sealscope: no such file or folder: {missing}\n"
@@ -73,14 +76,12 @@ async def test_a_fifo_and_a_device_are_refused_and_the_app_answers(tmp_path):
     with unblocking(fifo, later):
         async with opened([fifo, Path("/dev/zero"), SAMPLES / "session.jsonl"]) as (app, pilot):
             assert f"cannot open {fifo}: cannot read {fifo}: not a regular file" in toasts(app)
-            assert ("cannot open /dev/zero: cannot read /dev/zero: not a regular file"
-                    in toasts(app))
+            assert "cannot open /dev/zero: cannot read /dev/zero: not a regular file" in toasts(app)
             assert [t.path for t in app.panes()] == [str(SAMPLES / "session.jsonl")]
             # opened later (o, a paste): the same refusal, and the keys still act
             assert await app.open_path(later) is None
             await pilot.pause()
-            assert f"cannot open {later}: cannot read {later}: not a regular file" \
-                in toasts(app)
+            assert f"cannot open {later}: cannot read {later}: not a regular file" in toasts(app)
             tab = app.current_tab()
             tab.rows.focus()
             await pilot.press("end")

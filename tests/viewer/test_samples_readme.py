@@ -1,12 +1,12 @@
 """The samples' README is reachable from the app: `R`, `R` in the key help (`?`) and the
 palette's "Samples README" show the README of the installed samples; escape goes back."""
+
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Markdown
-
 from sealscope.sample_ledgers import FOLDER, README
 from sealscope.viewer.readme_screen import SamplesReadmeScreen
+from textual.widgets import Markdown
 
 from tests.viewer.viewer_helpers import SAMPLES, opened, sync
 

@@ -1,5 +1,6 @@
 """SealTab, VerdictView, SealDiffScreen and ExportScreen: snapshots at 120x36 and
 Pilot flows, in a small host app and through SealscopeApp."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,9 +10,6 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from textual.app import App, ComposeResult
-from textual.widgets import Footer, Input, TabbedContent
-
 from sealscope.core import export
 from sealscope.core.continuity import snapshot
 from sealscope.viewer.evidence_tab import front_commands
@@ -20,6 +18,8 @@ from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.seal_diff import SealDiffScreen
 from sealscope.viewer.seal_tab import SealTab, find_seal_tab
 from sealscope.viewer.verdict_view import VerdictView
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Input, TabbedContent
 
 from tests.viewer.viewer_helpers import answer
 
@@ -64,19 +64,26 @@ def run(coro) -> None:
 
 # --------------------------------------------------------------------------- snapshots
 
-@pytest.mark.parametrize("seal", [
-    pytest.param("seal-day1.json", id="valid"),
-    pytest.param("seal-day1-tampered.json", id="invalid"),
-])
+
+@pytest.mark.parametrize(
+    "seal",
+    [
+        pytest.param("seal-day1.json", id="valid"),
+        pytest.param("seal-day1-tampered.json", id="invalid"),
+    ],
+)
 def test_snapshot_seal_tab(snap_compare, monkeypatch, seal):
     monkeypatch.chdir(ROOT)
     assert snap_compare(SealHost(REL + seal), terminal_size=(120, 36))
 
 
-@pytest.mark.parametrize(("strict", "tiers"), [
-    pytest.param(True, REL + "tiers.json", id="strict_divergent"),
-    pytest.param(False, None, id="loose"),
-])
+@pytest.mark.parametrize(
+    ("strict", "tiers"),
+    [
+        pytest.param(True, REL + "tiers.json", id="strict_divergent"),
+        pytest.param(False, None, id="loose"),
+    ],
+)
 def test_snapshot_verdict(snap_compare, monkeypatch, strict, tiers):
     monkeypatch.chdir(ROOT)
 
@@ -85,8 +92,9 @@ def test_snapshot_verdict(snap_compare, monkeypatch, strict, tiers):
         pilot.app.query_one(SealTab).score(REL + "restated-divergent.json", strict=strict)
         await pilot.pause()
 
-    assert snap_compare(SealHost(REL + "seal-day1.json", tiers=tiers), terminal_size=(120, 36),
-                        run_before=before)
+    assert snap_compare(
+        SealHost(REL + "seal-day1.json", tiers=tiers), terminal_size=(120, 36), run_before=before
+    )
 
 
 def test_snapshot_seal_diff(snap_compare, monkeypatch):
@@ -98,16 +106,23 @@ def test_snapshot_seal_diff(snap_compare, monkeypatch):
         await pilot.pause()
         await pilot.pause()
 
-    assert snap_compare(SealHost(REL + "seal-day1.json", tiers=REL + "tiers.json"),
-                        terminal_size=(120, 36), run_before=before)
+    assert snap_compare(
+        SealHost(REL + "seal-day1.json", tiers=REL + "tiers.json"),
+        terminal_size=(120, 36),
+        run_before=before,
+    )
 
 
 # --------------------------------------------------------------------------- pilot flows
 
+
 def test_two_seals_diff_lists_changes_with_tier_severities():
     async def go():
-        app = SealHost(str(SEALS / "seal-day1.json"), str(SEALS / "seal-day2.json"),
-                       tiers=str(SEALS / "tiers.json"))
+        app = SealHost(
+            str(SEALS / "seal-day1.json"),
+            str(SEALS / "seal-day2.json"),
+            tiers=str(SEALS / "tiers.json"),
+        )
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             await pilot.press("d")
@@ -115,10 +130,12 @@ def test_two_seals_diff_lists_changes_with_tier_severities():
             screen = app.screen
             assert isinstance(screen, SealDiffScreen)
             got = [(k, e["id"], e.get("severity")) for k, e in screen.rows if e]
-            assert got == [("changed", "open_commitments:0", "notable"),
-                           ("added", "live_threads:seal-diff", "advisory"),
-                           ("removed", "live_threads:ledger-verify", "advisory")]
-            assert screen.rows[-1][0] == "more"          # 5 unchanged, collapsed
+            assert got == [
+                ("changed", "open_commitments:0", "notable"),
+                ("added", "live_threads:seal-diff", "advisory"),
+                ("removed", "live_threads:ledger-verify", "advisory"),
+            ]
+            assert screen.rows[-1][0] == "more"  # 5 unchanged, collapsed
             # the keys step through the changes
             assert screen.selected[1]["id"] == "open_commitments:0"
             await pilot.press("n")
@@ -213,7 +230,7 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
             screen = app.screen
             assert isinstance(screen, ExportScreen)
             field = screen.query_one(Input)
-            assert Path(field.value) == tmp_path / "seal-day1-audit"   # the CWD
+            assert Path(field.value) == tmp_path / "seal-day1-audit"  # the CWD
             # never next to the evidence
             field.value = str(SEALS / "report")
             await pilot.press("enter")
@@ -221,7 +238,7 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
             assert isinstance(app.screen, ExportScreen)
             assert "refused" in plain(screen.query_one("#export-status").render())
             assert not (SEALS / "report.md").exists()
-            (tmp_path / "out").mkdir()   # export makes no folder unasked
+            (tmp_path / "out").mkdir()  # export makes no folder unasked
             field.value = str(tmp_path / "out" / "audit")
             await pilot.press("enter")
             for _ in range(40):
@@ -235,16 +252,19 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
     md = (tmp_path / "out" / "audit.md").read_text(encoding="utf-8")
     doc = json.loads((tmp_path / "out" / "audit.json").read_text(encoding="utf-8"))
     # word and code agree: the seal is valid, the restatement scored on it diverges
-    assert (doc["kind"], doc["verdict"], doc["exit_code"], doc["file_verdict"]) == \
-        ("snapshot", "DIVERGENCE", 1, "VALID")
+    assert (doc["kind"], doc["verdict"], doc["exit_code"], doc["file_verdict"]) == (
+        "snapshot",
+        "DIVERGENCE",
+        1,
+        "VALID",
+    )
     kinds = [r["kind"] for r in doc["session"]]
     # re-scoring (loose) replaced the strict verdict: the report holds what the tab shows
     assert kinds == ["verdict", "diff"]
     assert strict.verdict_digest != loose.verdict_digest
     assert doc["session"][0]["result"]["verdict_digest"] == loose.verdict_digest
     assert doc["session"][0]["result"]["faithful"] is None
-    assert {d["id"] for d in doc["session"][0]["result"]["divergences"]} == \
-        {"open_commitments:0"}
+    assert {d["id"] for d in doc["session"][0]["result"]["divergences"]} == {"open_commitments:0"}
     assert [e["id"] for e in doc["session"][1]["result"]["added"]] == ["live_threads:seal-diff"]
     assert "Verdict: **DIVERGENCE**" in md and "not judged (loose mode)" in md
     assert "`open_commitments:0`" in md and "| removed | `live_threads:ledger-verify`" in md
@@ -253,11 +273,13 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
 
 def test_export_targets():
     assert default_base(SEALS / "seal-day1.json", ROOT) == ROOT / "seal-day1-audit"
-    assert default_base(SEALS / "seal-day1.json", SEALS) == SEALS / "sealscope-audit" / \
-        "seal-day1-audit"
+    assert (
+        default_base(SEALS / "seal-day1.json", SEALS)
+        == SEALS / "sealscope-audit" / "seal-day1-audit"
+    )
     ev = [SEALS / "seal-day1.json"]
-    assert check_target(SEALS / "seal-day1", ev) is not None         # next to the evidence
-    assert check_target(SEALS / "seal-day1.json", ev) is not None    # over it
+    assert check_target(SEALS / "seal-day1", ev) is not None  # next to the evidence
+    assert check_target(SEALS / "seal-day1.json", ev) is not None  # over it
     assert check_target(ROOT / "nowhere-yet" / "r", ev) is None
 
 
@@ -291,8 +313,11 @@ def test_hostile_strings_are_escaped_never_markup(tmp_path):
             tab = app.query_one(SealTab)
             tab.score(restated)
             await pilot.pause()
-            for text in (plain(tab.banner_view, 400), plain(tab.probes_view, 400),
-                         plain(app.query_one(VerdictView).view, 400)):
+            for text in (
+                plain(tab.banner_view, 400),
+                plain(tab.probes_view, 400),
+                plain(app.query_one(VerdictView).view, 400),
+            ):
                 assert "\x1b" not in text and "\u202e" not in text and "\r" not in text
             text = plain(app.query_one(VerdictView).view, 400)
             assert "[bold red]x[/]" in text and "\\x1b[31mESC\\u202eRLO\\rCR" in text
@@ -303,6 +328,7 @@ def test_hostile_strings_are_escaped_never_markup(tmp_path):
 
 # --------------------------------------------------------------------------- the main app
 
+
 def test_through_sealscope_app_with_ledger_link():
     from sealscope.viewer.app import SealscopeApp
     from sealscope.viewer.ledger_tab import LedgerTab
@@ -310,7 +336,7 @@ def test_through_sealscope_app_with_ledger_link():
     class App_(SealscopeApp):
         """The wiring the lead adds to SealscopeApp: seal tabs, links, jumps."""
 
-        CSS_PATH = str(APP_CSS)   # a subclass resolves CSS_PATH beside its own module
+        CSS_PATH = str(APP_CSS)  # a subclass resolves CSS_PATH beside its own module
 
         async def add_seal(self, path) -> SealTab:
             self._tab_seq += 1

@@ -1,5 +1,6 @@
 """The verify child: `python -m sealscope.viewer.verify_child --follow PATH` as a real
 child process, its result equal to `ledger.verify` in this process."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from sealscope.core import ledger
 from sealscope.viewer.verify_child import Cancelled, follow_in_child
 
@@ -41,7 +41,11 @@ def test_cancelled_at_the_first_progress_line():
 
 
 def test_run_as_a_module_without_a_path_is_a_usage_error():
-    proc = subprocess.run([sys.executable, "-m", "sealscope.viewer.verify_child"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sealscope.viewer.verify_child"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == "usage: python -m sealscope.viewer.verify_child --follow PATH\n"

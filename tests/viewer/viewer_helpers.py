@@ -1,16 +1,16 @@
 """Shared helpers for the ledger viewer tests (imported by test modules)."""
+
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from pathlib import Path
 
-from textual import events
-from textual.widgets import Input, TabbedContent
-
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
+from textual import events
+from textual.widgets import Input, TabbedContent
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
@@ -24,9 +24,11 @@ async def settle(app, pilot, rounds: int = 400) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         tabs = app.ledger_tabs()
-        if app.first_paint is None and \
-                all(t.result is not None or t.source.error for t in tabs) and \
-                not any(w.is_running for w in app.workers):
+        if (
+            app.first_paint is None
+            and all(t.result is not None or t.source.error for t in tabs)
+            and not any(w.is_running for w in app.workers)
+        ):
             await pilot.pause()
             return
         await asyncio.sleep(0.01)
@@ -61,8 +63,7 @@ async def goto(pilot, line: int) -> None:
     await pilot.pause()
 
 
-async def until(pilot, pred, what: str = "the viewer never got there",
-                rounds: int = 3000) -> None:
+async def until(pilot, pred, what: str = "the viewer never got there", rounds: int = 3000) -> None:
     """Pause until `pred()` holds; AssertionError(`what`) after `rounds` pauses (a safety
     net against a hang, not a timing assertion)."""
     for _ in range(rounds):
@@ -135,6 +136,7 @@ def sync(fn):
     @functools.wraps(fn)
     def wrapper(*a, **kw):
         return asyncio.run(fn(*a, **kw))
+
     wrapper.__signature__ = inspect.signature(fn)
     return wrapper
 
