@@ -238,14 +238,22 @@ def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEnt
     return FleetEntry(path, res, ReceiptSummary(), size)
 
 
-def not_evidence_entry(path: str, why: str, size: int | None = None) -> FleetEntry:
-    """A path that is no evidence kind: listed with `why`, never judged."""
+def not_evidence_entry(
+    path: str, why: str, size: int | None = None, *, by_content: bool = False
+) -> FleetEntry:
+    """A path that is no evidence kind: listed with `why`, never judged. `by_content`:
+    a file the classifier took for a ledger, set aside only for what its rows hold
+    (held content, a witness store); the writer of evidence controls that, so such a
+    file never lets a run end green (`summarize`: it holds the run at COULD NOT LOOK)."""
+    detail: dict[str, Any] = {"reason_word": "not-evidence"}
+    if by_content:
+        detail["by_content"] = True
     return FleetEntry(
         path,
         VerifyResult(ok=None),
         ReceiptSummary(),
         size,
-        KindCheck(path, None, None, {"reason_word": "not-evidence"}, reason=why),
+        KindCheck(path, None, None, detail, reason=why),
     )
 
 
@@ -353,7 +361,7 @@ def audit_file(
         try:
             why = _not_a_ledger(where, res)
             if why is not None:
-                return not_evidence_entry(name, why, size)
+                return not_evidence_entry(name, why, size, by_content=True)
             receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
@@ -536,6 +544,10 @@ class FleetSummary:
 def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
     """The counts of a run; not-evidence entries only counted as such."""
     left_out = sum(not e.evidence for e in entries)
+    # a file set aside by its content alone is never a reason to end green
+    held_back = any(
+        not e.evidence and e.check is not None and e.check.detail.get("by_content") for e in entries
+    )
     entries = [e for e in entries if e.evidence]
     verdicts = {w: 0 for w in (_verdict.VERIFIED, _verdict.BROKEN, _verdict.COULD_NOT_LOOK)}
     kinds: dict[str, int] = {}
@@ -554,7 +566,9 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
         receipts_bounded=sum(e.receipts.bounded for e in entries),
         bytes=sum(e.size or 0 for e in entries),
         seconds=seconds,
-        exit_code=_verdict.worst(e.exit_code for e in entries),
+        exit_code=_verdict.worst(
+            [*(e.exit_code for e in entries), *([_verdict.COULD_NOT] if held_back else [])]
+        ),
     )
 
 

@@ -59,7 +59,7 @@ def _units(tmp_path: Path) -> Path:
 def test_json_lines_carry_each_units_check(tmp_path):
     root = _units(tmp_path)
     p = run("fleet", str(root), "--json")
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 3, p.stderr  # held content set aside: never green
     docs = [json.loads(line) for line in p.stdout.splitlines()]
     summary = docs.pop()["summary"]
     by = {Path(d["path"]).name: d for d in docs}
@@ -75,14 +75,14 @@ def test_json_lines_carry_each_units_check(tmp_path):
     assert by["session.jsonl"]["receipts"]["count"] == 2 and "kind" not in by["session.jsonl"]
     assert by["held.jsonl"]["not_evidence"] is True and by["held.jsonl"]["verdict"] is None
     assert (summary["ledgers"], summary["units"], summary["not_evidence"]) == (1, 3, 1)
-    assert summary["exit_code"] == 0
+    assert summary["exit_code"] == 3  # the held content set aside holds it back from green
 
 
 def test_junit_makes_a_pack_one_suite_with_a_case_per_check(tmp_path):
     root = _units(tmp_path)
     out = tmp_path / "junit.xml"
     p = run("fleet", str(root), "--junit", str(out))
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 3, p.stderr  # held content set aside: never green
     suites = {Path(s.get("name")).name: s for s in ET.parse(out).getroot()}
     assert sorted(suites) == ["aat.jsonl", "bundle", "pack.zip", "session.jsonl"]
     cases = [c.get("name") for c in suites["pack.zip"]]
@@ -95,7 +95,7 @@ def test_vsa_subject_of_a_zip_is_its_digest_of_a_folder_each_member(tmp_path):
     root = _units(tmp_path)
     out = tmp_path / "vsa.json"
     p = run("fleet", str(root), "--vsa", str(out))
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 3, p.stderr  # held content set aside: never green
     doc = json.loads(out.read_text())
     subjects = {s["name"]: s["digest"]["sha256"] for s in doc["subject"]}
 

@@ -5,6 +5,7 @@ names after the open (the swap is made from `fleet.after_open`: deterministic)."
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -249,3 +250,24 @@ def test_a_ledger_row_dressed_as_a_pin_record_is_still_a_ledger(tmp_path):
     led.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     e = fleet.audit_path(str(led))
     assert (e.evidence, e.kind, e.verdict, e.exit_code) == (True, "ledger", "BROKEN", 1)
+
+
+def test_a_ledger_stripped_of_its_chains_never_ends_a_fleet_green(tmp_path):
+    """Rows with every `chain` removed read as held content and are set aside, but a
+    run holding such a file is COULD NOT LOOK (3), never VERIFIED: the evidence's
+    writer must not be able to turn a ledger into something a fleet does not judge."""
+    root = tmp_path / "fleet"
+    root.mkdir()
+    (root / "honest.jsonl").write_bytes((SAMPLES / "session.jsonl").read_bytes())
+    stripped = []
+    for line in (SAMPLES / "tampered.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        row.pop("chain", None)
+        stripped.append(json.dumps(row))
+    (root / "stripped.jsonl").write_text("\n".join(stripped) + "\n", encoding="utf-8")
+    entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
+    assert [e.path for e in fleet.not_evidence(entries)] == [str(root / "stripped.jsonl")]
+    assert fleet.summarize(entries, 0.0).exit_code == 3
+    (root / "stripped.jsonl").unlink()
+    entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
+    assert fleet.summarize(entries, 0.0).exit_code == 0
