@@ -411,8 +411,13 @@ class SealscopeApp(App[None]):
         after the next refresh: a prompt closing restores the focus it took, and a
         focus inside another pane would bring that pane back to the front."""
         tabs = self.query_one(TabbedContent)
+        if not tab.is_attached or tab.id is None:  # closed (or the app is exiting)
+            return
         if tabs.active != tab.id:
-            tabs.active = tab.id or ""
+            try:
+                tabs.active = tab.id
+            except ValueError:  # its tab in the tab bar is already gone
+                return
         self._focus_pane(tab)
         self.call_after_refresh(self._focus_pane, tab)
 

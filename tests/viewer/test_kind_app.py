@@ -134,6 +134,7 @@ def test_a_file_dropped_on_another_kind_tab_opens_in_its_own_tab(tmp_path):
             app.post_message(events.Paste(str(other)))
             await until(pilot, lambda: len(app.panes()) == 2, "the drop never opened")
             assert isinstance(app.panes()[1], KindTab)
+            await until(pilot, lambda: app.current_tab() is app.panes()[1], "not in front")
 
     run(go())
 
