@@ -239,13 +239,14 @@ class SealscopeApp(App[None]):
     async def _open_at_start(self) -> None:
         # a tab chosen on the tab bar gives its pane the keyboard at once (a watcher
         # runs as the bar moves, before the next key is dispatched)
-        self.watch(
-            self.query_one(TabbedContent).query_one(ContentTabs),
-            "active",
-            self._tab_bar_moved,
-            init=False,
-        )
+        try:
+            bar = self.query_one(TabbedContent).query_one(ContentTabs)
+        except NoMatches:  # the app is already exiting (a key pressed at once)
+            return
+        self.watch(bar, "active", self._tab_bar_moved, init=False)
         for p in self.paths:
+            if self._exit or not self.is_running:  # exiting: open no more
+                return
             await self.open_path(p, activate=False)
         if not self.paths:
             self.notify("no files open — press o to open a ledger", markup=False)
