@@ -577,3 +577,92 @@ def test_a_zip_member_page_is_read_in_place(tmp_path, quiet_tmp):
     assert (words, c9) == _reference(z)
     assert got["verdict"] == "BROKEN" and c9[2] == ["readme drift"]
     assert list(quiet_tmp.iterdir()) == []
+
+
+_HOSTILE = [None, "", 0, 1, True, 1.5, "x", "\ud800", [], ["a"], {}, {"a": [1]}]
+_HOSTILE += ["2026-13-40T09:00:00Z", "verified", "ns", "local_file", "none", "remote_url"]
+_TARGETS = {
+    "witness": [
+        "kind",
+        "identifier",
+        "independence",
+        "independence_source",
+        "note",
+        "namespace",
+        "verdict",
+        "detail",
+        "witness_rows",
+        "witness_chain",
+        "self_integrity",
+    ],
+    "manifest": ["built_at", "deal", "mandate", "readings", "checks", "verdict", "prose"],
+    "audit_export": ["system_id", "provider", "tool", "generated_at"],
+    "window": ["agent", "from", "to"],
+    "integrity": ["finding", "verdict", "checked_at", "records_sha256"],
+}
+
+
+def test_differential_hostile_values_the_pages_are_rendered_from(tmp_path, quiet_tmp):
+    """150 reference packs with one to three hostile values (a lone surrogate, an
+    unhashable kind or note, a stamp that is no date, a wrong type) put where check 9
+    reads them, the hashes fixed or not: the reference's words, and where its check
+    raises, COULD NOT LOOK naming the same exception; never a traceback."""
+    rng = random.Random(3)
+    raised = set()
+    for i in range(150):
+        out = _build(rng, tmp_path, i)
+        m = json.loads((out / "manifest.json").read_text())
+        integrity = json.loads((out / "integrity.json").read_text())
+        places = {
+            "witness": integrity.setdefault("witness", {}),
+            "manifest": m,
+            "audit_export": m.setdefault("audit_export", {}),
+            "window": m.setdefault("window", {}),
+            "integrity": integrity,
+        }
+        for _ in range(rng.randint(1, 3)):
+            where = rng.choice(sorted(_TARGETS))
+            places[where][rng.choice(_TARGETS[where])] = rng.choice(_HOSTILE)
+        (out / "manifest.json").write_text(json.dumps(m, indent=2))
+        (out / "integrity.json").write_text(json.dumps(integrity, indent=2))
+        if rng.random() < 0.7:
+            _rehash(out)
+        got, words, c9 = _ours(out)
+        want, want9 = _reference(out)
+        assert (words, c9) == (want, want9), i
+        if want[0] == "raises":
+            raised.add(want[1])
+            assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
+    assert {"TypeError", "UnicodeEncodeError"} <= raised, raised
+
+
+@pytest.mark.parametrize(
+    "edit, raised",
+    [
+        (lambda m, wb: m.update(built_at="2026-13-40T09:00:00Z"), "PackUsageError"),
+        (lambda m, wb: wb.pop("note"), "KeyError"),
+        (lambda m, wb: wb.update(note=["a list"]), "TypeError"),
+        (lambda m, wb: m["audit_export"].update(system_id="\ud800"), "UnicodeEncodeError"),
+    ],
+)
+def test_where_the_references_check_9_raises_we_could_not_look_naming_it(
+    tmp_path, quiet_tmp, edit, raised
+):
+    led = tmp_path / "l.jsonl"
+    _rows(random.Random(1), led, 3)
+    store = tmp_path / "pins.jsonl"
+    WitnessStore(store).record("ns", Ledger(led).head())
+    out = tmp_path / "p"
+    build_pack(led, out, witness=str(store), witness_namespace="ns", built_at=BUILT_AT)
+    m = json.loads((out / "manifest.json").read_text())
+    integrity = json.loads((out / "integrity.json").read_text())
+    edit(m, integrity["witness"])
+    (out / "manifest.json").write_text(json.dumps(m, indent=2))
+    (out / "integrity.json").write_text(json.dumps(integrity, indent=2))
+    _rehash(out)
+    with pytest.raises(Exception) as e:
+        ref_verify_pack(out)
+    assert type(e.value).__name__ == raised
+    got, _words, c9 = _ours(out)
+    assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
+    assert got["detail"] == {"error": raised} and c9 is None
