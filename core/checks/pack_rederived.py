@@ -315,7 +315,7 @@ def _rederive_records(
     if integrity.get("checked_at") != ae.get("generated_at"):
         problems.append("integrity.json checked_at is not the export's generated_at")
     try:
-        summary = PR.render_summary(vr, finding, wb, p.records, ae)
+        summary = PR.render_summary(vr, finding, wb, rows, unreadable, ae)
     except PR.Unrenderable as e:
         raise Raised(e.name) from None
     except UnicodeEncodeError:

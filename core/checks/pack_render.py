@@ -356,14 +356,15 @@ def render_summary(
     vr: Any,
     finding: str,
     wb: dict[str, Any],
-    records: bytes,
+    rows: list[dict[str, Any]],
+    unreadable: int,
     export: dict[str, Any],
 ) -> str:
     """ARTICLE_12_SUMMARY.md as the pack's data gives it (the module docstring's
-    first two rules): `vr` the chain result of `records`, `finding` the audit
-    finding, `wb` integrity.json's witness block, `export` the manifest's
+    first two rules): `vr` the chain result of the records, `finding` the audit
+    finding, `wb` integrity.json's witness block, `rows` and `unreadable` the
+    records read tolerantly (`pack_derive.read_rows`), `export` the manifest's
     `audit_export`. Raises Unrenderable where the reference's renderer fails."""
-    rows, unreadable = D.read_rows(records)
     s = D.summarise(rows)
 
     def text(key: str) -> str:

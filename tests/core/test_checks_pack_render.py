@@ -33,7 +33,7 @@ from arcaeon.prove.evidence_pack_verify import verify_pack as ref_verify_pack
 from arcaeon.record.ledger import Ledger, declare_break
 from arcaeon.record.ledger.witness import WitnessStore
 from sealscope.core import ledger as our_ledger
-from sealscope.core.checks import pack, pack_render
+from sealscope.core.checks import pack, pack_derive, pack_render
 from sealscope.core.checks.result import CheckContext
 
 CHECK9 = "re-derived fields and prose"
@@ -440,14 +440,16 @@ def test_the_summary_is_the_references_for_every_finding(vr, finding, wb):
         stamp=BUILT_AT,
         version="1.2",
     )
-    assert pack_render.render_summary(vr, finding, wb, records, export) == want
+    ours = pack_derive.read_rows(records)
+    assert ours == (rows, unreadable)
+    assert pack_render.render_summary(vr, finding, wb, *ours, export) == want
     assert pack_render.summary_holds(want.replace("\n", "\r\n").encode(), want)
     assert not pack_render.summary_holds(want.encode() + b" ", want)
 
 
 def test_a_witness_block_without_its_note_cannot_be_rendered():
     with pytest.raises(pack_render.Unrenderable) as e:
-        pack_render.render_summary(_vr(ok=True), "PASS", {"kind": "local_file"}, b"", {})
+        pack_render.render_summary(_vr(ok=True), "PASS", {"kind": "local_file"}, [], 0, {})
     assert e.value.name == "KeyError"
 
 
