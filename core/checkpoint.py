@@ -96,14 +96,24 @@ def line_cut(buf: Buffer, start: int, total: int) -> int:
     return start
 
 
+_buffers = threading.local()  # each hashing thread's read buffer, reused
+
+
 def _read_hash(fd: int, h: Any, start: int, end: int) -> None:
+    """Feed bytes [start, end) of `fd` to `h`, read into one reused buffer per thread
+    (fresh memory for every read would cost a page fault per page)."""
+    buf: bytearray | None = getattr(_buffers, "buf", None)
+    if buf is None:
+        buf = _buffers.buf = bytearray(_READ)
+    view = memoryview(buf)
     pos = start
     while pos < end:
-        data = os.pread(fd, min(_READ, end - pos), pos)
-        if not data:
+        want = min(_READ, end - pos)
+        got = os.preadv(fd, [view[:want]], pos)
+        if not got:
             raise OSError(f"file ended at byte {pos} while hashing to {end}")
-        h.update(data)
-        pos += len(data)
+        h.update(view[:got])
+        pos += got
 
 
 def _digest(fd: int, start: int, end: int) -> str:
