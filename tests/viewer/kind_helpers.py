@@ -17,7 +17,7 @@ from rich.text import Text
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer.app import SealscopeApp
-from sealscope.viewer.kind_view import KindBanner
+from sealscope.viewer.check_list import KindBanner
 from textual.widgets import OptionList, Static, TabbedContent
 
 from tests.viewer.viewer_helpers import SAMPLES, until
