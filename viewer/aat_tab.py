@@ -20,7 +20,13 @@ from typing import Any
 
 from rich.text import Text
 from sealscope.core.checks.result import KindCheck
-from sealscope.viewer.check_list import KindBanner, check_of, outcome_of, show_checks
+from sealscope.viewer.check_list import (
+    KindBanner,
+    check_of,
+    export_screen_of,
+    outcome_of,
+    show_checks,
+)
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
 from sealscope.viewer.kind_view import AAT, KIND_TITLE, RowJson, line_of
 from sealscope.viewer.style import shown
@@ -91,7 +97,9 @@ class AatTab(EvidenceTab):
     }
     """
 
-    has_report = False
+    has_report = True
+    export_screen = export_screen_of
+    kind = AAT
     kind_name = KIND_TITLE[AAT]
 
     rows: reactive[tuple[tuple[int, Any], ...] | None] = reactive(None, init=False)

@@ -8,7 +8,9 @@ it. Given by the caller, or run once in a thread worker (`kind_view.run_check`, 
 never raises), it lands in `check`; the widget then tells its tab
 (`KindBanner.Checked`, bubbling), which judges (`EvidenceTab.judge`, the tab's own
 outcome being `own_outcome`: the check's) and loads what it draws from the check's
-detail (`check_of`, `outcome_of` and `show_checks` are that glue, for every such tab).
+detail (`check_of`, `outcome_of` and `show_checks` are that glue, for every such tab;
+`export_screen_of` its `x`: the kind's report from the tab's check, the very report
+`sealscope export PATH` writes).
 The text is `kind_view.banner_text`: the word (the tab's verdict when checks
 were run in it, else the check's), the bound beside VERIFIED, the kind and the file,
 each check of the kind with its word, then each check run in the tab (`show`).
@@ -18,10 +20,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
+from sealscope.viewer import lazy
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.kind_view import banner_text, run_check, verdict_class
 from textual import work
@@ -31,7 +34,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-__all__ = ["KindBanner", "check_of", "outcome_of", "show_checks"]
+if TYPE_CHECKING:  # the export screen loads with the first export
+    from sealscope.viewer.export_action import ExportScreen
+
+__all__ = ["KindBanner", "check_of", "outcome_of", "show_checks", "export_screen_of"]
 
 
 class KindBanner(Static):
@@ -144,3 +150,19 @@ def show_checks(tab: EvidenceTab) -> None:
         tab.query_one(KindBanner).show(tab.session, tab.tab_verdict)
     except NoMatches:  # not composed yet: the banner paints on mount
         return
+
+
+def export_screen_of(tab: EvidenceTab) -> ExportScreen:
+    """A kind tab's `x` (`EvidenceTab.export_screen`): the kind's report
+    (`core.export.build_kind_report`) of the tab's path from the check it shows, as
+    `sealscope export PATH` writes it. That report takes no check run in the tab (held
+    content on a receipt file): the screen says so when the tab holds one."""
+    kind = str(getattr(tab, "kind", "")) or None
+    n = len(tab.session)
+    note = (
+        f"the {verdict.plural(n, 'check')} run in this tab {'is' if n == 1 else 'are'} "
+        f"not in this report: sealscope export of a {tab.kind_name} takes none"
+        if n
+        else ""
+    )
+    return lazy.ExportScreen(tab.path, kind=kind, check=check_of(tab), note=note)

@@ -32,7 +32,13 @@ from sealscope.core import lines as _lines
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.jsonio import loads
 from sealscope.viewer import lazy
-from sealscope.viewer.check_list import KindBanner, check_of, outcome_of, show_checks
+from sealscope.viewer.check_list import (
+    KindBanner,
+    check_of,
+    export_screen_of,
+    outcome_of,
+    show_checks,
+)
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
 from sealscope.viewer.kind_view import (
@@ -267,7 +273,8 @@ class KindTab(EvidenceTab):
     KindTab #kind-panel, KindTab #kind-fields { height: auto; }
     """
 
-    has_report = False  # the report of these kinds is not written yet
+    has_report = True
+    export_screen = export_screen_of
 
     BINDINGS = [
         PaletteBinding(

@@ -24,7 +24,13 @@ from rich.table import Table
 from rich.text import Text
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.rows import row_kind
-from sealscope.viewer.check_list import KindBanner, check_of, outcome_of, show_checks
+from sealscope.viewer.check_list import (
+    KindBanner,
+    check_of,
+    export_screen_of,
+    outcome_of,
+    show_checks,
+)
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
 from sealscope.viewer.kind_view import (
@@ -144,7 +150,8 @@ class UnitTab(EvidenceTab):
     }
     """
 
-    has_report = False  # the unit's report is not written yet
+    has_report = True
+    export_screen = export_screen_of
 
     view: reactive[UnitView | None] = reactive(None, init=False)
 
