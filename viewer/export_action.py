@@ -308,6 +308,11 @@ class ExportScreen(ModalScreen[list[str] | None]):
                 )
             )
 
+    @classmethod
+    def of_folder(cls, path: str | os.PathLike) -> ExportScreen:
+        """The screen of a fleet tab's `x`: the folder's report (`FOLDER`)."""
+        return cls(path, kind=FOLDER)
+
     @property
     def running(self) -> bool:
         return self.cancel_event is not None
