@@ -13,7 +13,9 @@ field of the document, literally.
 Keys: `h` held content for a receipt file (`held_screen.HeldContentScreen`, as on a
 ledger's receipt row: the recomputation becomes the tab's state until cleared, and a
 path dropped on the tab is taken as its pre content), `L` opens the ledger core's check
-found for a portable receipt in its own tab.
+found for a portable receipt in its own tab, `x` writes the kind's report
+(`check_list.export_screen_of`: what `sealscope export FILE` writes; held content is
+not part of it, and the export screen says so).
 
 The banner runs the check in a thread worker; the document is read once, through
 `lines.open_regular`, never written. Every value goes through `style.shown`.

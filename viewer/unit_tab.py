@@ -10,8 +10,10 @@ its ledger `records.jsonl`, a pack's window rows marked ▶ (a simple row list: 
 full ledger tab of a folder's `records.jsonl` is one key away, `L`, with every ledger
 feature; a zip's ledger is never extracted to open one).
 
-The banner runs the check, then the listing runs in a thread worker; nothing is
-written or extracted.
+`x` writes the unit's report (`check_list.export_screen_of`: its checks, its ledger
+audit, its members, bound to the zip's digest or each member's: what `sealscope export
+PATH` writes). The banner runs the check, then the listing runs in a thread worker;
+nothing is written or extracted.
 """
 
 from __future__ import annotations

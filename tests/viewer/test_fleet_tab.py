@@ -9,8 +9,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from rich.text import Text
@@ -23,6 +21,7 @@ from sealscope.viewer.ledger_tab import LedgerTab
 from textual.widgets import TabbedContent
 
 from tests.cli.test_fleet import make_tree
+from tests.viewer.kind_helpers import cli
 from tests.viewer.viewer_helpers import SAMPLES, opened, settle, start_export, sync, until
 
 SIZE = (120, 36)
@@ -385,17 +384,7 @@ async def test_x_on_a_fleet_writes_the_report_sealscope_export_dir_writes(tmp_pa
     md = base.with_name("fleet-report.md").read_text(encoding="utf-8")
     js = base.with_name("fleet-report.json").read_text(encoding="utf-8")
 
-    def cli(*a: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "sealscope", "export", "fleet", *a],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            timeout=300,
-            check=False,
-        )
-
-    as_md, as_json = cli(), cli("--format", "json")
+    as_md, as_json = cli("export", "fleet"), cli("export", "fleet", "--format", "json")
     doc = json.loads(js)
     assert doc["schema"] == "sealscope-export-folder:v1"
     assert (

@@ -7,17 +7,16 @@ folder that is the evidence, and a target inside it is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.export_action import ExportScreen, check_target, default_base
 
-from tests.viewer.kind_helpers import receipt_file, run, tree_digest
+from tests.viewer.kind_helpers import cli, front_judged, receipt_file, run, tree_digest
 from tests.viewer.viewer_helpers import HELD, SAMPLES, start_export, until
 
 KINDS = SAMPLES / "kinds"
@@ -37,17 +36,6 @@ CASES = [
 
 _STAMP_JSON = re.compile(r'^  "generated_at": "[^"]*",?$', re.M)
 _STAMP_MD = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sealscope", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-    )
 
 
 def _unstamped_json(text: str) -> str:
@@ -86,25 +74,15 @@ def test_x_on_a_kind_tab_writes_the_report_sealscope_export_writes(
     async def go():
         app = SealscopeApp([path])
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(
-                pilot,
-                lambda: (
-                    app.panes()
-                    and app.current_tab().tab_verdict is not None
-                    and not any(w.is_running for w in app.workers)
-                ),
-                "the tab never judged",
-            )
+            await front_judged(app, pilot)
             tab = app.current_tab()
             assert type(tab).__name__ == tab_class and tab.has_report
             assert app.check_action("export", ()) is True
             return tab.tab_verdict, await _exported(app, pilot, out / "report")
 
-    got: list = []
-    run(_collect(go(), got))
-    outcome, (md, js) = got[0]
-    as_json = _cli("export", str(path), "--format", "json")
-    as_md = _cli("export", str(path))
+    outcome, (md, js) = asyncio.run(go())
+    as_json = cli("export", str(path), "--format", "json")
+    as_md = cli("export", str(path))
     doc = json.loads(js)
     assert doc["kind"] == kind and doc["schema"] == "sealscope-export-kind:v1"
     assert as_json.returncode == as_md.returncode == doc["exit_code"] == outcome.exit_code
@@ -120,10 +98,6 @@ def test_x_on_a_kind_tab_writes_the_report_sealscope_export_writes(
     assert tree_digest(SAMPLES) == before  # nothing written onto the evidence
 
 
-async def _collect(coro, into: list) -> None:
-    into.append(await coro)
-
-
 def test_a_held_content_check_not_in_the_kinds_report_is_said_on_the_export_screen(
     tmp_path, monkeypatch
 ):
@@ -136,14 +110,7 @@ def test_a_held_content_check_not_in_the_kinds_report_is_said_on_the_export_scre
     async def go():
         app = SealscopeApp([p])
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(
-                pilot,
-                lambda: (
-                    app.panes()
-                    and app.current_tab().tab_verdict is not None
-                    and not any(w.is_running for w in app.workers)
-                ),
-            )
+            await front_judged(app, pilot)
             tab = app.current_tab()
             await pilot.press("h")
             await until(pilot, lambda: type(app.screen).__name__ == "HeldContentScreen")
