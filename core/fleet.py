@@ -66,6 +66,8 @@ __all__ = [
     "after_open",
     "worst_first_key",
     "summarize",
+    "outcome",
+    "why_not",
     "run_local",
     "iter_local",
     "LARGE_BYTES",
@@ -570,6 +572,53 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
             [*(e.exit_code for e in entries), *([_verdict.COULD_NOT] if held_back else [])]
         ),
     )
+
+
+def outcome(entries: Sequence[FleetEntry]) -> _verdict.Outcome:
+    """A whole fleet's one verdict (the fleet tab's label, as a file's verdict marks
+    its tab): `summarize`'s exit code (the worst evidence entry's; a file set aside by
+    its content alone holds it at COULD NOT LOOK), the word of the worst-first entry
+    with that code (else COULD NOT LOOK); a fleet with no evidence entry is COULD NOT
+    LOOK, nothing was audited."""
+    judged = worst_first(entries)
+    if not judged:
+        return _verdict.Outcome(_verdict.COULD_NOT_LOOK, _verdict.COULD_NOT)
+    code = summarize(entries, 0.0).exit_code
+    word = next((e.verdict for e in judged if e.exit_code == code), _verdict.COULD_NOT_LOOK)
+    return _verdict.Outcome(word, code)
+
+
+def why_not(e: FleetEntry) -> str:
+    """Why an entry is not VERIFIED, in words (its row says it without opening it):
+    another kind's check reason, else the chain's (`VerifyResult.reason`: unreadable,
+    a FIFO, a dangling link, an empty file, a declared break); "" when it held."""
+    if e.exit_code == _verdict.HELD:
+        return ""
+    if e.check is not None:
+        return e.check.reason
+    if e.result.unreadable:
+        return _unreadable_why(e.path) or e.result.reason()
+    return e.result.reason()
+
+
+_SPECIAL = (
+    (_stat.S_ISFIFO, "a FIFO (named pipe): not read"),
+    (_stat.S_ISSOCK, "a socket: not read"),
+    (_stat.S_ISCHR, "a character device: not read"),
+    (_stat.S_ISBLK, "a block device: not read"),
+)
+
+
+def _unreadable_why(path: str) -> str:
+    """What an unreadable path is, when its kind says why: a dangling link, a FIFO,
+    a socket or a device ("" otherwise: the read error says it)."""
+    try:
+        if os.path.islink(path) and not os.path.exists(path):
+            return "a dangling link: no target"
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    return next((why for test, why in _SPECIAL if test(mode)), "")
 
 
 def run_local(
