@@ -150,6 +150,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="snapshot only: the ids a newer manifest (or seal) adds since the "
         "seal (as the viewer's `a`)",
     )
+    p.add_argument(
+        "--artefacts",
+        metavar="DIR",
+        help="a flat folder of held artefacts: a ledger's artefact bindings are "
+        "checked against it, as `check --artefacts` checks them",
+    )
     ci_formats.add_arguments(p, format_flag=False)
     p.set_defaults(func=run)
 
@@ -294,6 +300,7 @@ def _run(args: argparse.Namespace) -> int:
         session=session,
         seal=seal,
         on_progress=progress_callback(f"export {args.path}"),
+        artefacts=args.artefacts,
     )
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
@@ -385,7 +392,7 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
                 f"export: cannot write {target}: {missing} (export creates no folders)",
                 verdict.USAGE,
             )
-    result = checks.run([args.path])[0]
+    result = checks.run([args.path], checks.CheckContext(artefacts=args.artefacts))[0]
     report = export.build_kind_report(args.path, result)
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
