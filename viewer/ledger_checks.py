@@ -172,6 +172,19 @@ class LedgerChecks(Widget):
         """Every row check as shown (`entries_at`), in line order."""
         return [e for n in sorted(self._by_line) for e in self.entries_at(n)]
 
+    def not_verified(self) -> list[str]:
+        """The ledger's own row checks that are not VERIFIED, each in a few words
+        (core's `ledger_rows.describe`: "line 1: continuity-verify unmatched"); a held
+        artefact shows as a check of the session instead."""
+        from sealscope.core import verdict
+        from sealscope.core.checks import ledger_rows
+
+        return [
+            f"{e.get('verdict')} {ledger_rows.describe(e)}"
+            for e in self.rows or ()
+            if e.get("verdict") != verdict.VERIFIED
+        ]
+
     def rows_bound(self) -> str:
         """What the VERIFIED row checks shown held within ("1 artefact not held")."""
         from sealscope.core.checks import ledger_rows

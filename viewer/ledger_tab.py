@@ -336,6 +336,7 @@ class LedgerTab(EvidenceTab):
                 checks=tuple(self.session),
                 failed=failed if self.reading_state == "done" else (),
                 explained=self.first_explained,
+                rows=self.checks.not_verified() if self.reading_state == "done" else (),
             ),
             self.reading_state,
         )

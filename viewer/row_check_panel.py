@@ -95,7 +95,7 @@ def _artefact(t: Text, row: dict[str, Any], e: dict[str, Any]) -> None:
     _field(t, "held", held, {"match": "green", "mismatch": "bold red"}.get(held, "yellow"))
     if e.get("held_file"):
         _field(t, "held file", e.get("held_file"))
-    if ok and held != "match":
+    if ok and held == "not_held":
         t.append(
             "  drop or paste the artefact's file here to check its digest\n",
             "dim",
