@@ -287,7 +287,8 @@ def _add_harn(suite: Suite, checks: Iterable[Any]) -> None:
 
 def report_suite(report: Any) -> Suite:
     """An audit report (`core.export.AuditReport`) judged as the verbs it stands for:
-    a ledger as `verify` (its chain) plus a case per receipt row as `receipts`; a harn
+    a ledger as `verify` (its chain) plus a case per receipt row as `receipts` and one
+    per other row check (`_add_row_checks`, as `check` reports them); a harn
     file as `harn`; a snapshot as one case (an error when INVALID, a warning when it
     could not be looked at). Each session record (a restatement scored, a diff, ...)
     is one more case, judged by its own exit code. The suite's verdict is the report's,
@@ -304,6 +305,7 @@ def report_suite(report: Any) -> Suite:
         word = led.get("verdict", report.verdict)
         _add_chain(suite, _verdict.Outcome(word, _verdict.code_of(word)), led, report.breaks)
         _add_receipts(suite, ((c["line"], c) for c in report.receipts))
+        _add_row_checks(suite, report.rows_checked)
     else:
         snap = report.snapshot or {}
         out = _outcome(_verdict.code_of(report.verdict))

@@ -3,7 +3,7 @@
 export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
             [--pin PIN] [--witness STORE --ns NS] [--pre F] [--post F] [--line N]
             [--restated F [--loose] [--tiers F]] [--against OLD.json]
-            [--junit FILE] [--vsa FILE]
+            [--artefacts DIR] [--junit FILE] [--vsa FILE]
 
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
 `core.kinds.classify` decides; `--as` overrides it. Any other kind `sealscope check`
@@ -22,7 +22,10 @@ refused before anything is read, exit 2: export creates no folders.
   `verify`), `--pre`/`--post` held content recomputing a receipt (the row on `--line N`,
   the only receipt row, or those whose claimed digests the content matches, as
   `receipts`) — each a section of the report, built by the same core calls as the
-  viewer's, so a CLI run's report equals the viewer's for the same checks.
+  viewer's, so a CLI run's report equals the viewer's for the same checks. The
+  ledger's other row checks (`continuity_verify` rows, artefact bindings, call and
+  distill rows) are `check`'s and enter its verdict (`verdict.ledger`); `--artefacts
+  DIR` holds artefacts for its bindings, as `check --artefacts` does.
 * snapshot: its validation (as `snapshot --json`); `--restated` scores a
   restatement against it (as `continuity --json`, `--loose`/`--tiers` as there);
   `--against OLD.json` diffs OLD → PATH (as `diff --json`, with `--tiers`).

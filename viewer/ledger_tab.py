@@ -201,6 +201,7 @@ class LedgerTab(EvidenceTab):
             return
         first = max(1, self.source.line_count)  # the last line may have been partial
         self.call_later(self.reading_part.appended_marks_worker, first)
+        self.call_later(self.checks.check_rows)  # appended rows may have checks of their own
         self.source.grow_to(m.offsets, m.first, m.cut)
         self.result = m.result
         self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)

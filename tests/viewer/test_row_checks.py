@@ -108,11 +108,26 @@ def test_check_export_fleet_and_the_banner_agree(name, evidence, tmp_path):
     doc = json.loads(exp.stdout)
     assert (doc["verdict"], doc["exit_code"], exp.returncode) == (word, code, code), exp.stderr
 
-    fl = _cli("fleet", str(path), "--json", "--vsa", str(tmp_path / "f.vsa"))
+    junit = _cli("export", str(path), "--format", "json", "--junit", str(tmp_path / "e.xml"))
+    assert junit.returncode == code
+    fl = _cli(
+        "fleet",
+        str(path),
+        "--json",
+        "--vsa",
+        str(tmp_path / "f.vsa"),
+        "--junit",
+        str(tmp_path / "f.xml"),
+    )
     entry, summary = (json.loads(line) for line in fl.stdout.splitlines())
     assert (entry["verdict"], entry["exit_code"], fl.returncode) == (word, code, code), fl.stdout
     assert summary["summary"]["exit_code"] == code
     assert _vsa_result(tmp_path / "f.vsa") == (word, code)
+    # a JUnit case per row check, in export's and fleet's, named as `check`'s are
+    for e in res["detail"]["rows_checked"]:
+        case = f'name="line {e["line"]} {e["check"]}"'
+        assert case in (tmp_path / "e.xml").read_text(), e
+        assert case in (tmp_path / "f.xml").read_text(), e
     # the fleet entry carries the row checks it was judged by, as `check` reports them
     assert [(e["line"], e["check"], e["verdict"]) for e in entry["rows_checked"]] == [
         (e["line"], e["check"], e["verdict"])
@@ -172,3 +187,32 @@ def test_an_artefact_held_in_a_folder_matches_or_not(tmp_path):
     exp = _cli("export", str(path), "--artefacts", str(held), "--format", "json")
     doc = json.loads(exp.stdout)
     assert (doc["verdict"], exp.returncode) == ("BROKEN", 1), exp.stderr
+
+
+def test_a_row_check_appended_while_following_enters_the_banner(tmp_path, monkeypatch):
+    """A followed ledger gains a continuity_verify row no held verdict matches: the
+    tab's verdict goes from VERIFIED to COULD NOT LOOK, as `check` says of the file."""
+    from sealscope.viewer.app import SealscopeApp
+    from sealscope.viewer.follow_mode import FollowMode
+
+    monkeypatch.setattr(FollowMode, "follow_poll", 0.03)
+    p = tmp_path / "live.jsonl"
+    ledger.append(p, {"op": "start", "ts": "2026-03-02T10:00:00Z"})
+    row = json.loads((KINDS / "continuity.jsonl").read_text())
+    row.pop("chain")
+
+    async def body() -> None:
+        app = SealscopeApp([p])
+        async with app.run_test(size=(120, 36)) as pilot:
+            (tab,) = app.ledger_tabs()
+            await until(pilot, lambda: tab.following and tab.checks.rows is not None)
+            assert tab.tab_verdict == ("VERIFIED", 0)
+            ledger.append(p, row)
+            await until(pilot, lambda: tab.result.rows == 2, "the appended row never came")
+            await until(pilot, lambda: bool(tab.checks.rows), "its row check never came")
+            assert tab.tab_verdict == ("COULD NOT LOOK", 3)
+            assert tab.rows.own_checks == {2: ("COULD NOT LOOK", "continuity: unmatched")}
+
+    sync(body)()
+    (res,) = json.loads(_cli("check", str(p), "--json").stdout)
+    assert (res["verdict"], res["exit_code"]) == ("COULD NOT LOOK", 3)
