@@ -268,8 +268,10 @@ def ledger(res: Any, receipt_checks: Iterable[Any] = (), row_checks: Iterable[An
 
 def row_check(e: Any) -> Outcome:
     """One row check of a ledger (a `rows_checked` entry or its like), by its own word:
-    VERIFIED 0, BROKEN 1, COULD NOT LOOK 3 (a word that is none of them: 3)."""
-    word = str(_get(e, "verdict", COULD_NOT_LOOK))
+    VERIFIED 0, BROKEN 1, COULD NOT LOOK 3; any other word (or none) COULD NOT LOOK 3."""
+    word = _get(e, "verdict")
+    if word not in (VERIFIED, BROKEN):
+        word = COULD_NOT_LOOK
     return Outcome(word, code_of(word))
 
 
