@@ -147,8 +147,14 @@ async def test_a_different_file_dropped_on_a_binding_is_broken_in_banner_badge_a
         assert tab.rows.own_checks[1] == ("VERIFIED", "artefact: not held")
 
 
+HOSTILE = "[bold red]x\x1b[31m\u202eevil"
+HOSTILE_SHOWN = "[bold red]x\\x1b[31m\\u202eevil"
+
+
 def _hostile_ledger(path: Path) -> Path:
-    name = "[bold red]x\x1b[31m\u202eevil.md"
+    """Line 1 an artefact binding, line 2 a continuity_verify row, line 3 a call row,
+    each with markup, an escape sequence and a bidi override in its strings."""
+    name = HOSTILE + ".md"
     ledger.append(
         path,
         {
@@ -160,6 +166,21 @@ def _hostile_ledger(path: Path) -> Path:
             "ts": "2026-03-02T10:00:00Z",
         },
     )
+    row = json.loads((KINDS / "continuity.jsonl").read_text())
+    row.pop("chain")
+    ledger.append(path, dict(row, label=HOSTILE, comparison=HOSTILE))
+    ledger.append(
+        path,
+        {
+            "op": "tool_call",
+            "tool": HOSTILE,
+            "ts": "2026-03-02T10:00:01.000000+00:00",
+            "args_digest": HOSTILE,
+            "args": None,
+            "args_bytes": 0,
+            "ok": True,
+        },
+    )
     return path
 
 
@@ -168,11 +189,16 @@ async def test_hostile_strings_in_a_binding_are_shown_literally(tmp_path):
     path = _hostile_ledger(tmp_path / "hostile-artefact.jsonl")
     async with opened([path]) as (app, pilot):
         tab = await _rows_in(app, pilot)
-        assert tab.rows.own_checks == {1: ("BROKEN", "artefact: subject_digest_mismatch")}
-        await goto(pilot, 1)
-        text = _panel_text(tab)
-        assert "[bold red]x\\x1b[31m\\u202eevil.md" in text
-        assert "\x1b" not in text and "\u202e" not in text
+        assert tab.rows.own_checks == {
+            1: ("BROKEN", "artefact: subject_digest_mismatch"),
+            2: ("COULD NOT LOOK", "continuity: unmatched"),
+            3: ("COULD NOT LOOK", "call args: not inline"),
+        }
+        for line in (1, 2, 3):
+            await goto(pilot, line)
+            text = _panel_text(tab)
+            assert HOSTILE_SHOWN in text, (line, text)
+            assert "\x1b" not in text and "\u202e" not in text
         assert tab.tab_verdict == ("BROKEN", 1)
 
 
