@@ -1,9 +1,12 @@
 """Fleet audits: many ledgers, each verified and its receipts checked, one entry each.
 
 A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
-receipts (how many, how many fail, how many hold only within a bound); its word and
-exit code come from `verdict.ledger`, as `export` and a viewer tab judge the ledger (a
-chain that holds with a receipt that fails is BROKEN 1).
+receipts (how many, how many fail, how many hold only within a bound) and its other row
+checks (`rows_checked`, KINDS.md §11.2: continuity_verify rows, artefact bindings,
+distill and call rows, as `check` reports them with nothing held); its word and exit
+code come from `verdict.ledger`, as `check`, `export` and a viewer tab judge the ledger
+(a chain that holds with a receipt that fails is BROKEN 1, with a continuity_verify row
+no held verdict matches COULD NOT LOOK 3).
 
 Many ledgers run through `fleet_run`, the one planner and runner (small files in
 batches, a large file alone, split across processes by `ledger.verify`, the serial
@@ -151,6 +154,7 @@ class FleetEntry(_verdict.Judged):
     receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
     size: int | None = None
     check: KindCheck | None = None
+    rows_checked: tuple[dict[str, Any], ...] = ()  # row checks besides the receipts
 
     @property
     def kind(self) -> str | None:
@@ -165,7 +169,17 @@ class FleetEntry(_verdict.Judged):
     def outcome(self) -> _verdict.Outcome:
         if self.check is not None:
             return self.check.outcome()
-        return _verdict.ledger(self.result, self.receipts.checks())
+        return _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
+
+    @property
+    def bound(self) -> str:
+        """What a VERIFIED ledger entry held within besides its receipts' scope
+        (`ledger_rows.rows_bound`: "2 artefacts not held"); "" otherwise."""
+        if self.check is not None or self.exit_code != _verdict.HELD:
+            return ""
+        from sealscope.core.checks.ledger_rows import rows_bound
+
+        return rows_bound(self.rows_checked)
 
     def to_dict(self) -> dict[str, Any]:
         """A ledger: `path`, the `verify --json` fields, `receipts`, `bytes`,
@@ -183,6 +197,8 @@ class FleetEntry(_verdict.Judged):
             **self.result.to_dict(),
             "verdict": self.verdict,
             "receipts": self.receipts.to_dict(),
+            "rows_checked": list(self.rows_checked),
+            "bound": self.bound or None,
             "bytes": self.size,
             "exit_code": self.exit_code,
         }
@@ -214,7 +230,10 @@ class FleetEntry(_verdict.Judged):
             unreadable=bool(d.get("unreadable", False)),
             sha256=d.get("sha256"),
         )
-        return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
+        rows = tuple(e for e in d.get("rows_checked") or () if isinstance(e, dict))
+        return cls(
+            d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"), None, rows
+        )
 
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
@@ -365,9 +384,18 @@ def audit_file(
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
             receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)
+            rows = () if res.unreadable else _row_checks(where)
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
-        return FleetEntry(name, bound_to_file(res, p, fd), receipts, size)
+        return FleetEntry(name, bound_to_file(res, p, fd), receipts, size, None, rows)
+
+
+def _row_checks(path: str) -> tuple[dict[str, Any], ...]:
+    """The ledger's row checks besides its receipts, as `check` and `export` judge
+    them with nothing held (`ledger_rows.row_checks`)."""
+    from sealscope.core.checks.ledger_rows import row_checks
+
+    return row_checks(path)
 
 
 def _unit_size(path: str) -> int | None:
