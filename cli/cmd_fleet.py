@@ -285,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
         if summary.not_evidence
         else ""
     )
+    if summary.held_back:
+        left += f"; {fleet.held_back_note(summary.held_back)}"
     count_line = (
         f"{verdict.plural(summary.ledgers, 'ledger')}{units}: "
         f"{v.get(verdict.VERIFIED, 0)} verified, "

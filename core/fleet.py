@@ -541,7 +541,7 @@ class FleetSummary:
     """Counts per verdict, receipts, bytes and time of a whole fleet run: `ledgers`
     the ledger entries, `units` the entries of other kinds (`kinds`: how many of
     each), `not_evidence` the paths listed but not judged (no part of the verdicts
-    or the exit code)."""
+    or the exit code, except that `held_back` of them hold it at COULD NOT LOOK)."""
 
     ledgers: int
     verdicts: dict[str, int]
@@ -554,6 +554,7 @@ class FleetSummary:
     units: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
     not_evidence: int = 0
+    held_back: int = 0  # of `not_evidence`: set aside by content alone (`held_back`)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -561,6 +562,7 @@ class FleetSummary:
             "units": self.units,
             "kinds": dict(self.kinds),
             "not_evidence": self.not_evidence,
+            "held_back": self.held_back,
             "verdicts": dict(self.verdicts),
             "receipts": self.receipts,
             "receipts_failed": self.receipts_failed,
@@ -571,13 +573,31 @@ class FleetSummary:
         }
 
 
+def held_back(entries: Sequence[FleetEntry]) -> int:
+    """How many paths were set aside by their content alone (held content, a witness
+    store): a ledger stripped of its chains would look the same, so each holds a run
+    at COULD NOT LOOK, never green."""
+    return sum(
+        not e.evidence and e.check is not None and bool(e.check.detail.get("by_content"))
+        for e in entries
+    )
+
+
+def held_back_note(n: int, *, short: bool = False) -> str:
+    """Why a run with `n` content set-asides is never VERIFIED, for every frontend
+    (`short`: for a status line)."""
+    if short:
+        return f"{n:,} set aside by content: at best {_verdict.COULD_NOT_LOOK}"
+    return (
+        f"{_verdict.plural(n, 'file')} set aside by content alone: the run is at best "
+        f"{_verdict.COULD_NOT_LOOK}, never {_verdict.VERIFIED}, while they are in it"
+    )
+
+
 def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
     """The counts of a run; not-evidence entries only counted as such."""
     left_out = sum(not e.evidence for e in entries)
-    # a file set aside by its content alone is never a reason to end green
-    held_back = any(
-        not e.evidence and e.check is not None and e.check.detail.get("by_content") for e in entries
-    )
+    held = held_back(entries)
     entries = [e for e in entries if e.evidence]
     verdicts = {w: 0 for w in (_verdict.VERIFIED, _verdict.BROKEN, _verdict.COULD_NOT_LOOK)}
     kinds: dict[str, int] = {}
@@ -597,8 +617,9 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
         bytes=sum(e.size or 0 for e in entries),
         seconds=seconds,
         exit_code=_verdict.worst(
-            [*(e.exit_code for e in entries), *([_verdict.COULD_NOT] if held_back else [])]
+            [*(e.exit_code for e in entries), *([_verdict.COULD_NOT] if held else [])]
         ),
+        held_back=held,
     )
 
 

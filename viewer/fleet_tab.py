@@ -337,9 +337,13 @@ class FleetTab(EvidenceTab):
             done_bytes += e.size or 0
         total = "?" if self.total is None else f"{self.total:,}"
         t.append(f" · {len(self.entries):,}/{total} ledgers")
-        if self.left_out:
-            t.append(f" · {self.left_out:,} not evidence", "dim")
-        if self.total_bytes:
+        held = fleet.held_back(self.set_aside)
+        if self.left_out > held:
+            t.append(f" · {self.left_out - held:,} not evidence", "dim")
+        if held:  # not evidence either, but they keep the run from ending green
+            t.append(" · ")
+            t.append(fleet.held_back_note(held, short=True), verdict_style(_verdict.COULD_NOT_LOOK))
+        if self.total_bytes and not self.done:
             t.append(f" · {_size(done_bytes)} of {_size(self.total_bytes)}")
         t.append(" · ")
         for w, n in counts.items():
