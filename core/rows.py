@@ -10,7 +10,8 @@ line's bytes, without their terminator and stripped, are
 * an object row, read by orjson alone, when they are well formed: they start `{`,
   end `}`, are not near the nesting limit (`nesting.near_limit`), orjson reads them
   (strict UTF-8, no NaN, no lone surrogate escapes) and its compact re-dump equals
-  the line once spaces are removed, so the text has exactly the value's members (no
+  the line once JSON white space is removed (it only ever stands between tokens of
+  a line orjson reads), so the text has exactly the value's members (no
   duplicate key) and its numbers spelled as a round trip spells them (no big integer
   read as a float, no `-0`);
 * otherwise what the verify walk's exact reader (`nesting.read_row`) makes of the
