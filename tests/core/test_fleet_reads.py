@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from sealscope.core import fleet, kinds, verdict
 from sealscope.core.chain import GENESIS, _link_of
+from sealscope.core.checks.ledger_rows import row_checks
 from sealscope.core.jsonio import dumps_body
 from sealscope.core.ledger import verify
 from sealscope.core.lookup import iter_receipt_rows
@@ -75,12 +76,15 @@ def test_a_fleet_audit_adds_only_prefixes_to_the_walk_and_the_receipt_scan(
     p, size = big
     walked, by_walk = _read_by(lambda q: verify(q, workers=1, digest=True), str(p))
     receipts, by_scan = _read_by(lambda q: list(iter_receipt_rows(q)), str(p))
+    rows, by_rows = _read_by(row_checks, str(p))
     entry, read = _read_by(fleet.audit_path, str(p))
-    assert walked.ok is True and receipts == [] and by_walk >= size and by_scan >= size
+    assert walked.ok is True and receipts == [] and rows == ()
+    assert by_walk >= size and by_scan >= size
     assert entry.outcome().exit_code == verdict.HELD and entry.result.rows == 12_000
     # classifying the ledger and telling it from a witness store read only prefixes
-    # (before: the whole file twice more, 5x its size in all)
-    extra = read - by_walk - by_scan
+    # (before: the whole file twice more, 5x its size in all with the walk and the
+    # receipt scan)
+    extra = read - by_walk - by_scan - by_rows
     assert 0 <= extra < 4 * kinds.PREFIX_BYTES, (extra, size)
 
 

@@ -43,6 +43,8 @@ ALLOWED = {
     "core/checks/pack_derive.py": "a pack's window rows as the reference's pack check "
     "reads them (json.loads), not the ledger verifier",
     "core/checks/pack_steps.py": "a pack's CNL member",
+    "core/checks/pack_render.py": "a pack's window rows, read as the reference renders "
+    "the pack's pages from them",
     "core/checks/portable.py": "a portable receipt and its source text",
     "core/continuity/baseline.py": "continuity baselines (snapshots), not ledger lines",
     "core/continuity/continuation.py": "continuity documents, not ledger lines",
