@@ -198,6 +198,10 @@ def _string_literals(path: Path) -> list[tuple[int, str]]:
 # the folders held to "spelled in core/verdict.py and nowhere else"; cli/ joins once
 # its own literals are gone (issue 28, the CLI side)
 ONE_HOME_FOLDERS = ("core", "viewer")
+# modules whose strings are another program's text, reproduced byte for byte, not words
+# sealscope gives: the evidence pack's README.md and summary as the pack writer renders
+# them (check 9 renders them again and compares)
+FOREIGN_TEXT = {"core/checks/pack_render.py"}
 
 
 def test_each_word_is_spelled_in_one_core_module():
@@ -211,6 +215,8 @@ def test_each_word_is_spelled_in_one_core_module():
     for folder in ONE_HOME_FOLDERS:
         for p in sorted((ROOT / folder).rglob("*.py")):
             rel = p.relative_to(ROOT).as_posix()
+            if rel in FOREIGN_TEXT:
+                continue
             for line, text in _string_literals(p):
                 for word in words:  # a word inside a longer string counts ("SEAL VALID")
                     if re.search(rf"(?<![A-Za-z_]){re.escape(word)}(?![A-Za-z_])", text):
