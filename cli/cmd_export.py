@@ -192,6 +192,75 @@ class _Refused(Exception):
         self.code = code
 
 
+# The kind of file each check's flag applies to; given for a file read as another
+# kind, the flag is refused (`_refuse_misplaced`).
+_FLAG_KIND = {
+    **dict.fromkeys(
+        ("pin", "witness", "ns", "pre", "post", "line", "lookup", "lookup_text"), "ledger"
+    ),
+    **dict.fromkeys(("restated", "loose", "tiers", "against", "added"), "snapshot"),
+}
+
+
+def _flag(attr: str) -> str:
+    return f"--{attr.replace('_', '-')}"
+
+
+def _refuse_misplaced(args: argparse.Namespace, kind: str, what: str, insist: bool) -> None:
+    """The one rule for the checks' flags, on every path export takes: each applies
+    to the kind `_FLAG_KIND` names; any given for a file read as `kind` (`what` says
+    how the file reads) stops export with exit 2, naming them."""
+    wrong = [f for f, k in _FLAG_KIND.items() if getattr(args, f, None) and k != kind]
+    if not wrong:
+        return
+    kinds_ = sorted({_FLAG_KIND[f] for f in wrong})
+    hint = f" (use --as {kinds_[0]} to insist)" if insist and len(kinds_) == 1 else ""
+    raise _Refused(
+        f"export: {', '.join(map(_flag, wrong))} {'applies' if len(wrong) == 1 else 'apply'} "
+        f"to a {' or a '.join(kinds_)}, "
+        f"and {args.path} {what}{hint}",
+        verdict.USAGE,
+    )
+
+
+def _refuse_github_output(args: argparse.Namespace) -> None:
+    """`--format github` has its own outputs; `--output` is for md and json."""
+    if args.format == "github" and args.output:
+        raise _Refused(
+            "export: --format github writes annotations to stdout and the "
+            "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
+            verdict.USAGE,
+        )
+
+
+def _refuse_targets(
+    args: argparse.Namespace, inputs: list[str], unit: str | None, what: str = "folder"
+) -> None:
+    """The one rule for where export writes (`--output`, `--junit`, `--vsa`): never
+    over an input, never inside the folder it audits (`unit`, named as `what`: a
+    folder of evidence, or a unit), and only into a folder that exists (export
+    creates none). Exit 2 otherwise."""
+    from sealscope.core import export
+
+    inside = os.path.abspath(unit) if unit is not None else None
+    for target in (args.output, args.junit, args.vsa):
+        if not target:
+            continue
+        if any(_same(target, x) for x in inputs):
+            raise _Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
+        if inside is not None and os.path.commonpath([inside, os.path.abspath(target)]) == inside:
+            raise _Refused(
+                f"export: refusing to write the report into the {what} it audits: {target}",
+                verdict.USAGE,
+            )
+        missing = export.missing_folder(target)
+        if missing is not None:
+            raise _Refused(
+                f"export: cannot write {target}: {missing} (export creates no folders)",
+                verdict.USAGE,
+            )
+
+
 def _folder(args: argparse.Namespace) -> int:
     """`export DIR`: a report per evidence file in the folder, each bound to its bytes
     (`core.export.build_folder_report`); the checks' flags and the CI formats are for
@@ -225,18 +294,10 @@ def _folder(args: argparse.Namespace) -> int:
             f"(`sealscope fleet {args.path}` writes the CI formats of a folder)",
             verdict.USAGE,
         )
-    if args.output:
-        missing = export.missing_folder(args.output)
-        if missing is not None:
-            return _fail(
-                f"export: cannot write {args.output}: {missing} (export creates no folders)",
-                verdict.USAGE,
-            )
-        if os.path.dirname(os.path.abspath(args.output)) == os.path.abspath(args.path):
-            return _fail(
-                f"export: refusing to write the report into the folder it audits: {args.output}",
-                verdict.USAGE,
-            )
+    try:
+        _refuse_targets(args, [], args.path)
+    except _Refused as e:
+        return _fail(str(e), e.code)
     try:
         report = export.build_folder_report(args.path)
     except OSError as e:
@@ -340,23 +401,6 @@ def _checked_kind(path: str) -> str | None:
     return found if found in export.REPORT_KINDS else None
 
 
-_LEDGER_FLAGS = (
-    "pin",
-    "witness",
-    "ns",
-    "pre",
-    "post",
-    "line",
-    "lookup",
-    "lookup_text",
-    "restated",
-    "loose",
-    "tiers",
-    "against",
-    "added",
-)
-
-
 def _kind_export(args: argparse.Namespace, kind: str) -> int:
     """`export PATH` of a kind `check` knows beyond ledger, snapshot and harn: the
     report of its `KindCheck` (`core.export.build_kind_report`), whose word and exit
@@ -365,36 +409,13 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
     nothing is written over PATH or inside a unit folder."""
     from sealscope.core import checks, export
 
-    given = [f"--{f.replace('_', '-')}" for f in _LEDGER_FLAGS if getattr(args, f, None)]
-    if given:
-        return _fail(
-            f"export: {', '.join(given)} apply to a ledger or a snapshot, and "
-            f"{args.path} is {kind} evidence",
-            verdict.USAGE,
-        )
-    if args.format == "github" and args.output:
-        return _fail(
-            "export: --format github writes annotations to stdout and the "
-            "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
-            verdict.USAGE,
-        )
-    unit = os.path.abspath(args.path) if os.path.isdir(args.path) else None
-    for target in (args.output, args.junit, args.vsa):
-        if not target:
-            continue
-        if _same(target, args.path):
-            return _fail(f"export: refusing to write over an input: {target}", verdict.USAGE)
-        if unit is not None and os.path.commonpath([unit, os.path.abspath(target)]) == unit:
-            return _fail(
-                f"export: refusing to write the report into the unit it audits: {target}",
-                verdict.USAGE,
-            )
-        missing = export.missing_folder(target)
-        if missing is not None:
-            return _fail(
-                f"export: cannot write {target}: {missing} (export creates no folders)",
-                verdict.USAGE,
-            )
+    try:
+        _refuse_misplaced(args, kind, f"is {kind} evidence", insist=False)
+        _refuse_github_output(args)
+        unit = args.path if os.path.isdir(args.path) else None
+        _refuse_targets(args, [args.path], unit, "unit")
+    except _Refused as e:
+        return _fail(str(e), e.code)
     result = checks.run([args.path], checks.CheckContext(artefacts=args.artefacts))[0]
     report = export.build_kind_report(args.path, result)
     code = report.exit_code
@@ -449,18 +470,13 @@ def _suite(result: Any, report: Any) -> Any:
 
 def _kind(args: argparse.Namespace) -> str:
     """What PATH is read as, after every check of the flags (`_Refused` otherwise)."""
-    from sealscope.core import export, kinds
+    from sealscope.core import kinds
 
     path = args.path
     found = kinds.classify(path)
     if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
         raise _Refused(f"export: {found.reason}", verdict.COULD_NOT)
-    if args.format == "github" and args.output:
-        raise _Refused(
-            "export: --format github writes annotations to stdout and the "
-            "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
-            verdict.USAGE,
-        )
+    _refuse_github_output(args)
     if args.loose and not args.restated:
         raise _Refused("export: --loose goes with --restated FILE", verdict.USAGE)
     if args.tiers and not (args.restated or args.against):
@@ -488,35 +504,13 @@ def _kind(args: argparse.Namespace) -> str:
         )
         if x and x != "-"
     ]
-    for target in (args.output, args.junit, args.vsa):
-        if target and any(_same(target, x) for x in inputs):
-            raise _Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
-        missing = export.missing_folder(target) if target else None
-        if missing is not None:
-            raise _Refused(
-                f"export: cannot write {target}: {missing} (export creates no folders)",
-                verdict.USAGE,
-            )
+    _refuse_targets(args, inputs, None)
     if not args.kind and not found.opens:
         raise _Refused(
             f"export: {found.reason}; use --as ledger|snapshot|harn to insist", verdict.COULD_NOT
         )
     kind: str = args.kind or found.kind
-    if kind != "snapshot" and (args.restated or args.against or args.added):
-        raise _Refused(
-            "export: --restated, --against and --added apply to a snapshot, and "
-            f"{path} reads as a {kind} (use --as snapshot to insist)",
-            verdict.USAGE,
-        )
-    if kind != "ledger" and (
-        args.pin or args.witness or args.pre or args.post or args.lookup or args.lookup_text
-    ):
-        raise _Refused(
-            "export: --pin, --witness, --pre, --post, --lookup and --lookup-text "
-            f"apply to a ledger, and {path} reads as a {kind} "
-            "(use --as ledger to insist)",
-            verdict.USAGE,
-        )
+    _refuse_misplaced(args, kind, f"reads as a {kind}", insist=True)
     return kind
 
 

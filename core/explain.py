@@ -16,8 +16,9 @@ from typing import Any
 
 from sealscope.core import lines as _lines
 from sealscope.core.chain import GENESIS, Declared, VerifyResult, _link_of
-from sealscope.core.nesting import near_limit, read_row, row_body
-from sealscope.core.walk import _fast_parse, _scan_declarations, _Walk
+from sealscope.core.nesting import near_limit, row_body
+from sealscope.core.rows import read_line
+from sealscope.core.walk import _scan_declarations, _Walk
 
 # --------------------------------------------------------------------------- explaining
 
@@ -146,23 +147,10 @@ class _Explainer:
         return self.buf[self.offsets[n - 1] : self.offsets[n]].strip()
 
     def obj(self, raw: bytes) -> dict[str, Any] | None:
-        """The object the walk reads from a line (None: blank, unparseable, not an
-        object, or a duplicate key the reference refuses)."""
-        if not raw:
-            return None
-        got = _fast_parse(raw)
-        if got is not None:
-            return got
-        text = _lines.decode_line(raw)
-        if not text:
-            return None
-        try:
-            parsed = read_row(text, raw)
-        except ValueError:
-            return None
-        if parsed.duplicate is not None and not parsed.ok:
-            return None
-        return parsed.value if isinstance(parsed.value, dict) else None
+        """The object the walk reads from a line, as `rows` reads it (None: blank,
+        unparseable, not an object, or a duplicate key the reference refuses)."""
+        line = read_line(raw)
+        return line.value if line.state == "object" else None
 
     def chained(self, n: int) -> tuple[dict[str, Any], Any, bytes] | None:
         """(row without its chain, its chain, raw) when line n is an object row."""

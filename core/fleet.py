@@ -38,7 +38,7 @@ import stat as _stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, BinaryIO
 
 from sealscope.core import fleet_run
 from sealscope.core import kinds as _kinds
@@ -48,9 +48,9 @@ from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
 from sealscope.core.ledger import Finding, VerifyResult, bound_to_file
 from sealscope.core.ledger import verify as _verify
-from sealscope.core.ledger_read import iter_rows
 from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
+from sealscope.core.rows import first_object
 
 __all__ = [
     "ReceiptRow",
@@ -322,18 +322,17 @@ def _is_pin_record(value: dict[str, Any]) -> bool:
         return False
 
 
-def _not_a_ledger(via: str, res: VerifyResult) -> str | None:
+def _not_a_ledger(fh: BinaryIO, res: VerifyResult) -> str | None:
     """Why a file the classifier calls a ledger is not one (a witness store: its
     first object row is a pin record, `namespace`, `prev` and a `self` that is its
     own digest; held content: every row read is a pre-chain row, none chained), or
-    None."""
+    None. The walk's counts decide held content; the first object row is read from
+    the one open file `fh` (`rows.first_object`), only as far as that row."""
     if res.unreadable:
         return None
-    for _n, value in iter_rows(via):
-        if isinstance(value, dict):
-            if all(k in value for k in _WITNESS_KEYS) and _is_pin_record(value):
-                return "a witness store (pin records), not a ledger"
-            break
+    value = first_object(_lines.FileSource(fh))
+    if value is not None and all(k in value for k in _WITNESS_KEYS) and _is_pin_record(value):
+        return "a witness store (pin records), not a ledger"
     if res.chained == 0 and res.rows > 0 and res.prechain == res.rows:
         return "held content: no line is a chained ledger row"
     return None
@@ -380,7 +379,7 @@ def audit_file(
         else:  # the digest of the bytes walked, for a VSA subject (no second read)
             res = _verify(where, strict=strict, workers=workers, digest=True)
         try:
-            why = _not_a_ledger(where, res)
+            why = _not_a_ledger(fh, res)
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
             receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)

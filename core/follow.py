@@ -24,8 +24,8 @@ from sealscope.core import checkpoint as _cp
 from sealscope.core import ledger
 from sealscope.core import lines as _lines
 from sealscope.core.ledger import VerifyResult
-from sealscope.core.nesting import read_value
 from sealscope.core.receipt import KIND, is_receipt_row, verify_receipt
+from sealscope.core.rows import row_value
 
 __all__ = ["Event", "Follower", "Final", "ALARMS", "SEAM", "REHASH_SECONDS"]
 
@@ -284,7 +284,7 @@ class Follower:
                 if _RECEIPT_B not in raw and b"\\u" not in raw:
                     continue
                 try:
-                    row = read_value(_lines.decode_line(raw), raw)
+                    row = row_value(_lines.decode_line(raw), raw)
                 except ValueError:
                     continue
                 if is_receipt_row(row):

@@ -102,6 +102,9 @@ FOLDER = "folder"
 OPENS = (LEDGER, SNAPSHOT, HARN)
 
 SNIFF_LIMIT = 64 << 20  # a file over this is never read whole to find a snapshot in it
+# `identify` reads this much first; only a file its prefix does not settle as "not one
+# JSON object" (`_prefix_settles`) is read further, up to SNIFF_LIMIT
+PREFIX_BYTES = 64 << 10
 
 LOOKED_FOR = (
     f"looked for JSONL rows with a `chain`, a continuity snapshot (`schema` "
@@ -325,7 +328,9 @@ def identify(path: str | os.PathLike[str]) -> Identified:
             if head in _ZIP_MAGIC:
                 return _identify_zip(p)
             whole = st.st_size <= SNIFF_LIMIT
-            data = head + fh.read(SNIFF_LIMIT - 4) if whole else head
+            data = head + fh.read(PREFIX_BYTES - 4) if whole else head
+            if whole and len(data) == PREFIX_BYTES and not _prefix_settles(data):
+                data += fh.read(SNIFF_LIMIT - PREFIX_BYTES)  # may be one document
             kind = _identify_document(p, data) if whole else None
             if kind is not None:
                 return kind
@@ -441,6 +446,14 @@ def _identify_document(p: str, data: bytes) -> Identified | None:
     if is_json and not isinstance(value, dict):
         return Identified(p, None, UNREADABLE_WORD, f"{p} is not one JSON object")
     return None
+
+
+def _prefix_settles(prefix: bytes) -> bool:
+    """Whether the first bytes of a file already show it is not one JSON object, so
+    rules 6 and 7 answer from them as from the whole file: something other than `{`
+    comes first, or a first line that is a whole value has more after it (a JSONL
+    ledger). A ledger is then read no further than this prefix to be classified."""
+    return bool(prefix.strip()) and not _may_be_one_object(prefix)
 
 
 def _may_be_one_object(data: bytes) -> bool:

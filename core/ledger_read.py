@@ -13,7 +13,7 @@ from typing import Any
 
 from sealscope.core import lines as _lines
 from sealscope.core.chain import GENESIS, ProgressFn
-from sealscope.core.nesting import read_value
+from sealscope.core.rows import row_value
 
 # --------------------------------------------------------------------------- reading
 
@@ -45,7 +45,7 @@ def iter_rows(
                 if not text:
                     continue
                 try:
-                    value = read_value(text, raw)
+                    value = row_value(text, raw)
                 except ValueError:
                     continue
                 yield n + i + 1, value
@@ -103,7 +103,7 @@ def tail_chain(path: str | os.PathLike[str], *, reference_split: bool = False) -
                     if not text:
                         continue
                     try:
-                        obj = read_value(text, raw)
+                        obj = row_value(text, raw)
                     except ValueError:
                         continue
                     if isinstance(obj, dict):

@@ -1,13 +1,31 @@
-"""What a ledger line is to every frontend: read as the verifier reads it (`read_line`),
-its kind (`row_kind`) and its status in a verified file (`row_status`).
+"""How a ledger line reads as a row: the one home of that rule, for the verifier and
+every frontend. Also a line's kind (`row_kind`) and its status in a verified file
+(`row_status`).
 
-The verifier refuses a row that carries a key twice (`line N: duplicate key 'k'`), so a
-line is read here with duplicate keys detected, as the verify walk reads it
-(`nesting.read_row`): such a line is a row the verifier refused, shown with that
-reason and with no kind, never as the kind its last duplicate happens to spell. A
-well-formed row (orjson reads it, and its compact re-dump has the same text once spaces
-are removed: the same members, numbers spelled as they round-trip) is read by orjson
-alone, the verifier's own fast-path rule; any other line takes the exact reader.
+**The reading** (`read_line`; `fast_object` its fast half, `exact_line` the rest): a
+line's bytes, without their terminator and stripped, are
+
+* blank when nothing is left once decoded (UTF-8, invalid bytes replaced, Python
+  whitespace stripped, as `lines.decode_line` gives it);
+* an object row, read by orjson alone, when they are well formed: they start `{`,
+  end `}`, are not near the nesting limit (`nesting.near_limit`), orjson reads them
+  (strict UTF-8, no NaN, no lone surrogate escapes) and its compact re-dump equals
+  the line once JSON white space is removed (it only ever stands between tokens of
+  a line orjson reads), so the text has exactly the value's members (no
+  duplicate key) and its numbers spelled as a round trip spells them (no big integer
+  read as a float, no `-0`);
+* otherwise what the verify walk's exact reader (`nesting.read_row`) makes of the
+  decoded text: unparseable (including nesting past the reference command's limit),
+  or a value that is an object or not, carrying `duplicate key 'k'` when a key
+  repeats (the verifier's refusal; the value is then the last-wins reading, as the
+  walk hashes it, or none when that fails too).
+
+CR, CRLF and a lone CR end lines before a line reaches here (`lines.split_window`);
+U+2028, U+0085, VT and FF stay content. The verify walk (`walk`), the mismatch
+explainer (`explain`), the fleet's first-row test (`first_object`) and the viewer all
+read lines through this module. Beside it: the value the other row readers take
+(`row_value`: receipts, lookups, the tip, a follower; last wins after a duplicate key)
+and the declaration pre-scan's one-frame-deeper plain parse (`declaration_value`).
 
 The status of a line (`STATUSES`): blank; a finding of the verifier's on the line is a
 break (an unparseable or non-object line named by a finding is unparseable) or a
@@ -23,15 +41,27 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import orjson
-from sealscope.core.lines import decode_line
-from sealscope.core.nesting import near_limit, read_row
+from sealscope.core.lines import Buffer, decode_line, iter_windows
+from sealscope.core.nesting import near_limit, read_declaration, read_row, read_value
 
-__all__ = ["row_kind", "Line", "read_line", "STATUSES", "row_status"]
+__all__ = [
+    "row_kind",
+    "Line",
+    "fast_object",
+    "exact_line",
+    "read_line",
+    "row_value",
+    "declaration_value",
+    "first_object",
+    "STATUSES",
+    "row_status",
+]
 
 STATUSES = ("ok", "break", "declared", "prechain", "unparseable", "blank", "pending")
 """Every status of a line, in the order a filter offers them."""
 
-_SPACE = b" \t\n\r"
+_SPACE = b" \t\n\r"  # JSON's white space, only ever between tokens of a line orjson reads
+FIRST_ROW_STEP = 64 << 10  # `first_object` reads this much at a time
 
 
 def row_kind(row: dict[str, Any]) -> str:
@@ -63,8 +93,9 @@ class Line(NamedTuple):
         return row_kind(self.value)
 
 
-def _well_formed(raw: bytes) -> Any:
-    """orjson's value of a well-formed object line, else None (take the exact path)."""
+def fast_object(raw: bytes) -> dict[str, Any] | None:
+    """The object a well-formed line reads as, by orjson alone (the module's rule), or
+    None: the line is not well formed and `exact_line` reads it. `raw` is stripped."""
     if raw[:1] != b"{" or raw[-1:] != b"}" or near_limit(raw):
         return None
     try:
@@ -75,11 +106,9 @@ def _well_formed(raw: bytes) -> Any:
     return obj if same else None
 
 
-def read_line(raw: bytes) -> Line:
-    """A line's bytes (without its terminator) read as the verify walk reads them."""
-    obj = _well_formed(raw)
-    if obj is not None:
-        return Line("object", obj, None, raw.decode("utf-8"))
+def exact_line(raw: bytes) -> Line:
+    """A line's bytes read by the verify walk's exact reader (the module's rule), for a
+    line `fast_object` does not take; the same answer for one it does."""
     text = decode_line(raw)
     if not text:
         return Line("blank")
@@ -91,6 +120,42 @@ def read_line(raw: bytes) -> Line:
         return Line("unparseable", None, parsed.duplicate, text)
     state = "object" if isinstance(parsed.value, dict) else "nonobject"
     return Line(state, parsed.value, parsed.duplicate, text)
+
+
+def read_line(raw: bytes) -> Line:
+    """A line's bytes (without its terminator) read as the verify walk reads them."""
+    obj = fast_object(raw)
+    if obj is not None:
+        return Line("object", obj, None, raw.decode("utf-8"))
+    return exact_line(raw)
+
+
+def row_value(text: str, raw: bytes | str | None = None) -> Any:
+    """A decoded, stripped line's value as every reader of rows beside the walk sees it
+    (receipts, lookups, the chain at a line, the tip, a follower): the last-wins value
+    where the walk refuses a duplicate key (`nesting.read_value`). ValueError where the
+    walk calls the line unparseable. `raw` (its bytes) saves re-counting brackets."""
+    return read_value(text, raw)
+
+
+def declaration_value(text: str) -> Any:
+    """A decoded line as the declaration pre-scan reads it: a plain (last-wins) parse,
+    one frame deeper than the walk's (`nesting.read_declaration`). ValueError when the
+    pre-scan would not read it."""
+    return read_declaration(text)
+
+
+def first_object(buf: Buffer, step: int = FIRST_ROW_STEP) -> dict[str, Any] | None:
+    """The first line of `buf` that reads as an object row (duplicate keys: the
+    last-wins value, as every row reader sees it), lines split as the verifier splits
+    them; None when no line does. Reads `step` bytes at a time from the start, so a
+    file whose first row is near its start is read only that far."""
+    for _s, _e, lines in iter_windows(buf, 0, None, step):
+        for raw in lines:
+            line = read_line(raw.strip())
+            if line.state == "object":
+                return line.value  # type: ignore[no-any-return]
+    return None
 
 
 def row_status(

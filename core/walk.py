@@ -2,8 +2,9 @@
 
 One `_Walk` carries what a pass over lines has seen so far (the last link, the counts, the
 findings); its `WalkState` is the part a checkpoint saves and a follower resumes from.
-A row parses by the C accelerator when built, else orjson, else the exact reader; all
-three give the same body. Declarations (`chain_break_declared` rows) are found before the
+A line reads as a row by `rows` (its fast half inline, `rows.exact_line` for the rest);
+the C accelerator, when built, applies the same fast rule to the bytes in one pass and
+gives the same body. Declarations (`chain_break_declared` rows) are found before the
 walk, so a break they excuse is judged with them.
 """
 
@@ -15,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from sealscope.core import lines as _lines
 from sealscope.core.chain import _DECLARE_OP_B, DECLARE_OP, GENESIS, Declared, Findings, _link_of
 from sealscope.core.jsonio import dumps_body
-from sealscope.core.nesting import near_limit, read_declaration, read_row, row_body
+from sealscope.core.nesting import near_limit, row_body
+from sealscope.core.rows import declaration_value, exact_line
+from sealscope.core.rows import fast_object as _fast_parse
 
 try:  # optional C accelerator: same bodies, computed from the bytes in one pass
     from sealscope.core._fastrow import body as _fast_body
@@ -34,29 +36,6 @@ if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths 
 
 # the accelerator's run: (window, offset, prev, sha256) -> (offset, last chain, rows)
 RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
-
-
-# --------------------------------------------------------------------------- parsing
-
-_SPACE = b" "
-
-
-def _fast_parse(raw: bytes) -> dict[str, Any] | None:
-    """Parse a well-formed row with orjson, or None to take the exact slow path.
-
-    Accepted only when the line with all spaces removed equals orjson's compact dump
-    of the parsed value with all spaces removed. Removing spaces keeps every string
-    boundary and member, so equality means the text has exactly the parsed value's
-    members (no duplicate key) and its numbers spelled as a round trip spells them
-    (no big integer read as a float, no `-0`)."""
-    if raw[:1] != b"{" or raw[-1:] != b"}" or near_limit(raw):
-        return None
-    try:
-        obj = orjson.loads(raw)
-        same = orjson.dumps(obj).translate(None, _SPACE) == raw.translate(None, _SPACE)
-    except (orjson.JSONDecodeError, TypeError):  # TypeError: too deep to re-dump
-        return None
-    return obj if same else None
 
 
 @dataclass(frozen=True)
@@ -230,38 +209,31 @@ class _Walk:
         self.findings.append((n, "break", text))
 
     def feed(self, n: int, raw: bytes) -> None:
-        """One line, by the general path."""
+        """One line, by the general path: read as `rows` reads it; what is not an
+        object row, or repeats a key, is a break (held back while detached)."""
         raw = raw.strip()
         if not raw:
             return
         obj = _fast_parse(raw)
         text = None
         if obj is None:
-            text = _lines.decode_line(raw)
-            if not text:
+            line = exact_line(raw)
+            if line.state == "blank":
                 return
-            try:
-                parsed = read_row(text, raw)
-            except ValueError:
+            text = line.text
+            if line.state != "object" or line.duplicate is not None:
                 if self.pending is not None:
                     self.pending.append((n, raw))
                     return
-                self._break(n, f"line {n}: unparseable")
-                return
-            if parsed.duplicate is not None:
-                if self.pending is not None:
-                    self.pending.append((n, raw))
+                if line.duplicate is not None:  # arcaeon's refusal, whatever follows
+                    self._break(n, f"line {n}: {line.duplicate}")
+                elif line.state == "unparseable":
+                    self._break(n, f"line {n}: unparseable")
+                if line.state == "nonobject":
+                    self._break(n, f"line {n}: not a JSON object")
+                if line.state != "object":
                     return
-                self._break(n, f"line {n}: {parsed.duplicate}")
-                if not parsed.ok:  # arcaeon raises here; the duplicate is the verdict
-                    return
-            obj = parsed.value
-            if not isinstance(obj, dict):
-                if self.pending is not None:
-                    self.pending.append((n, raw))
-                    return
-                self._break(n, f"line {n}: not a JSON object")
-                return
+            obj = line.value
         self.row(n, raw, text, obj, obj.pop("chain", None))
 
     def row(self, n: int, raw: bytes, text: str | None, obj: dict[str, Any], claimed: Any) -> None:
@@ -412,7 +384,7 @@ class _Walk:
 def _qualifying_declaration(text: str) -> tuple[int, dict[str, Any]] | None:
     """A pre-scan hit: (orphan_line, row) when the line is a usable declaration."""
     try:
-        d = read_declaration(text)
+        d = declaration_value(text)
     except ValueError:
         return None
     if not isinstance(d, dict) or d.get("op") != DECLARE_OP:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,15 +88,36 @@ class Raised(Exception):
         self.name = name
 
 
+def _entry(check: str, word: str, **fields: Any) -> dict[str, Any]:
+    """One check's result entry, as every check of a pack builds it: its name, its
+    verdict word, then its fields in order."""
+    return {"check": check, "verdict": word, **fields}
+
+
 def _cnl(check: str, looked_for: Any, where: str, word: str, reason: str) -> dict[str, Any]:
-    return {
-        "check": check,
-        "verdict": COULD_NOT_LOOK,
-        "looked_for": looked_for,
-        "where": where,
-        "reason_word": word,
-        "reason": reason,
-    }
+    """COULD NOT LOOK: what was looked for, where, the reason word and the reason."""
+    return _entry(
+        check, COULD_NOT_LOOK, looked_for=looked_for, where=where, reason_word=word, reason=reason
+    )
+
+
+def _verified(check: str, note: str) -> dict[str, Any]:
+    """VERIFIED with a note saying what there was to check (a section not built)."""
+    return _entry(check, VERIFIED, note=note)
+
+
+def _broken(check: str, finding: str) -> dict[str, Any]:
+    """BROKEN on one finding (a malformed manifest block)."""
+    return _entry(check, BROKEN, finding=finding)
+
+
+def _missing(p: _Pack, check: str, names: Iterable[str], so: str) -> dict[str, Any] | None:
+    """COULD NOT LOOK `missing` for the first of `names` the pack does not hold ("the
+    pack has no NAME, so SO"); None when it holds them all."""
+    for name in names:
+        if not p.has(name):
+            return _cnl(check, name, p.m.where, "missing", f"the pack has no {name}, so {so}")
+    return None
 
 
 def _get(value: Any, key: str) -> Any:
@@ -216,14 +238,9 @@ def step_chain(p: _Pack) -> dict[str, Any]:
     `bounded` when it reaches no verdict) and its head (last chain, rows) is the
     manifest's `chain_head`."""
     check = CHECKS[1]
-    if not p.has(RECORDS):
-        return _cnl(
-            check,
-            RECORDS,
-            p.m.where,
-            "missing",
-            "the pack has no records.jsonl, so there is no chain to rerun",
-        )
+    gone = _missing(p, check, [RECORDS], "there is no chain to rerun")
+    if gone is not None:
+        return gone
     claimed = p.manifest.get("chain_head")
     if not isinstance(claimed, dict) or "chain" not in claimed:
         return _cnl(
@@ -290,16 +307,11 @@ def step_window(p: _Pack) -> dict[str, Any]:
     (UTF-8) is that records line's bytes, and the lines named are the manifest's
     `window.lines` (COULD NOT LOOK when that is not a list)."""
     check = CHECKS[2]
-    for name in (WINDOW, RECORDS):
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so the window rows could not be compared "
-                "with the records",
-            )
+    gone = _missing(
+        p, check, (WINDOW, RECORDS), "the window rows could not be compared with the records"
+    )
+    if gone is not None:
+        return gone
     rec_lines = D.split_lines(p.records)
     differ, unreadable, seen = [], [], []
     for n, line in enumerate(D.split_lines(p.read(WINDOW)), start=1):
@@ -488,7 +500,7 @@ def verify_pack(path: str) -> dict[str, Any]:
     opened = Z.open_zip(path)
     if isinstance(opened, Z.ZipRefused):
         if opened.word == BROKEN:
-            c = {"check": "pack zip", "verdict": BROKEN, "finding": opened.reason}
+            c = _broken("pack zip", opened.reason)
             return {
                 "pack": path,
                 "verdict": BROKEN,
@@ -519,44 +531,23 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     raises, COULD NOT LOOK with `detail.error` its class name; a zip that vanishes or
     cannot be hashed, COULD NOT LOOK `unreadable`."""
     del ctx
+
+    def could_not(detail: dict[str, Any], reason: str) -> KindCheck:
+        """COULD NOT LOOK for the whole pack, `detail` saying why."""
+        return KindCheck(
+            path=path, kind=KIND, ok=None, word=COULD_NOT_LOOK, detail=detail, reason=reason
+        )
+
     try:
         detail = verify_pack(path)
     except Z.TooBig as e:
-        return KindCheck(
-            path=path,
-            kind=KIND,
-            ok=None,
-            word=COULD_NOT_LOOK,
-            detail={"reason_word": "bounded"},
-            reason=f"{e}: past sealscope's bound, not read",
-        )
+        return could_not({"reason_word": "bounded"}, f"{e}: past sealscope's bound, not read")
     except Raised as e:
-        return KindCheck(
-            path=path,
-            kind=KIND,
-            ok=None,
-            word=COULD_NOT_LOOK,
-            detail={"error": e.name},
-            reason=f"the check raised {e.name}",
-        )
+        return could_not({"error": e.name}, f"the check raised {e.name}")
     except RecursionError:
-        return KindCheck(
-            path=path,
-            kind=KIND,
-            ok=None,
-            word=COULD_NOT_LOOK,
-            detail={"error": "RecursionError"},
-            reason="a member nests deeper than the parser reads",
-        )
+        return could_not({"error": "RecursionError"}, "a member nests deeper than the parser reads")
     except OSError as e:
-        return KindCheck(
-            path=path,
-            kind=KIND,
-            ok=None,
-            word=COULD_NOT_LOOK,
-            detail={"reason_word": "unreadable", "error": type(e).__name__},
-            reason=str(e),
-        )
+        return could_not({"reason_word": "unreadable", "error": type(e).__name__}, str(e))
     pins = next((c for c in detail["checks"] if c["check"] == CHECKS[9]), None)
     bound = ""
     if detail["verdict"] == VERIFIED and pins is not None and not pins.get("pins_checked"):

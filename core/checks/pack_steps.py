@@ -24,10 +24,13 @@ from sealscope.core.checks.pack import (
     VERIFIED,
     WINDOW,
     Raised,
+    _broken,
     _cnl,
     _finish,
     _get,
+    _missing,
     _Pack,
+    _verified,
     _window_args,
     _window_rows,
 )
@@ -82,15 +85,8 @@ def step_build(p: _Pack) -> dict[str, Any]:
     check = CHECKS[3]
     entries: list[Any] = []
     unread = None
-    if not p.has(CNL_FILE):
-        unread = _cnl(
-            check,
-            CNL_FILE,
-            p.m.where,
-            "missing",
-            "the pack has no could_not_look.json, so what the build could not look at is unknown",
-        )
-    else:
+    unread = _missing(p, check, [CNL_FILE], "what the build could not look at is unknown")
+    if unread is None:
         try:
             entries = json.loads(p.read(CNL_FILE).decode("utf-8"))
             if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -181,14 +177,9 @@ def step_manifest_hash(p: _Pack) -> dict[str, Any]:
     """5. `manifest.sha256` is ASCII `<64 lowercase hex>  manifest.json` (else
     COULD NOT LOOK `missing` or `unreadable`) naming the manifest's own sha256."""
     check = CHECKS[4]
-    if not p.has(MANIFEST_SHA):
-        return _cnl(
-            check,
-            MANIFEST_SHA,
-            p.m.where,
-            "missing",
-            "the pack has no manifest.sha256, so the manifest's own bytes could not be checked",
-        )
+    gone = _missing(p, check, [MANIFEST_SHA], "the manifest's own bytes could not be checked")
+    if gone is not None:
+        return gone
     try:
         text = p.read(MANIFEST_SHA).decode("ascii")
         text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
@@ -225,30 +216,17 @@ def step_aat(p: _Pack) -> dict[str, Any]:
     check = CHECKS[5]
     claim = p.manifest.get("aat")
     if claim is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "this pack was built without --format aat",
-        }
+        return _verified(check, "this pack was built without --format aat")
     if not isinstance(claim, dict) or not all(
         isinstance(claim.get(k), str) for k in ("file", "gaps_file")
     ):
-        return _finish(
-            {"check": check}, [("manifest incomplete: `aat` names no file and gaps_file")]
-        )
+        return _broken(check, "manifest incomplete: `aat` names no file and gaps_file")
     if any(PurePosixPath(claim[k]).name != claim[k] for k in ("file", "gaps_file")):
-        return _finish(
-            {"check": check}, [("the manifest's `aat` names a file outside the pack folder")]
-        )
-    for name in (claim["file"], claim["gaps_file"], RECORDS):
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so the AAT export could not be recomputed",
-            )
+        return _broken(check, "the manifest's `aat` names a file outside the pack folder")
+    names = (claim["file"], claim["gaps_file"], RECORDS)
+    gone = _missing(p, check, names, "the AAT export could not be recomputed")
+    if gone is not None:
+        return gone
     raw = p.read(claim["file"])
     problems = []
     run = verify_aat_bytes(raw)
@@ -298,31 +276,19 @@ def step_mandate(p: _Pack) -> dict[str, Any]:
     check = CHECKS[6]
     claim = p.manifest.get("mandate")
     if claim is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "this pack was built without --mandate",
-        }
+        return _verified(check, "this pack was built without --mandate")
     if (
         not isinstance(claim, dict)
         or claim.get("file") != "mandate_rows.json"
         or claim.get("copy") not in ("mandate_file.json", None)
     ):
-        return _finish(
-            {"check": check}, [("manifest incomplete: `mandate` does not name mandate_rows.json")]
-        )
+        return _broken(check, "manifest incomplete: `mandate` does not name mandate_rows.json")
     names = ["mandate_rows.json", RECORDS] + (
         ["mandate_file.json"] if claim.get("copy") is not None else []
     )
-    for name in names:
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so the mandate rows could not be rebuilt",
-            )
+    gone = _missing(p, check, names, "the mandate rows could not be rebuilt")
+    if gone is not None:
+        return gone
     if not isinstance(_get(p.manifest.get("window"), "lines"), list):
         return _cnl(
             check,
@@ -341,35 +307,21 @@ def step_readings(p: _Pack) -> dict[str, Any]:
     check = CHECKS[7]
     claim = p.manifest.get("readings")
     if claim is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "this pack was built without --readings",
-        }
+        return _verified(check, "this pack was built without --readings")
     ledger_name = "readings_receipt.ledger.jsonl"
     if (
         not isinstance(claim, dict)
         or claim.get("receipt") != "readings_receipt.json"
         or claim.get("ledger") not in (ledger_name, None)
     ):
-        return _finish(
-            {"check": check},
-            [("manifest incomplete: `readings` does not name readings_receipt.json")],
-        )
+        return _broken(check, "manifest incomplete: `readings` does not name readings_receipt.json")
     if claim.get("ok") is None:
-        return {
-            "check": check,
-            "verdict": VERIFIED,
-            "note": "the build could not include "
-            "the receipt; its could-not-look is in could_not_look.json",
-        }
-    for name in ["readings_receipt.json"] + ([ledger_name] if claim.get("ledger") else []):
-        if not p.has(name):
-            return _cnl(
-                check,
-                name,
-                p.m.where,
-                "missing",
-                f"the pack has no {name}, so receipt verify could not run",
-            )
+        return _verified(
+            check,
+            "the build could not include the receipt; its could-not-look is in could_not_look.json",
+        )
+    names = ["readings_receipt.json"] + ([ledger_name] if claim.get("ledger") else [])
+    gone = _missing(p, check, names, "receipt verify could not run")
+    if gone is not None:
+        return gone
     return _not_rebuilt(check, "second-read receipt", "readings_receipt.json")
