@@ -7,9 +7,9 @@ LocalCluster of N workers started before the clock (as a deployed cluster would 
 The fleet is written into a fresh temporary folder under /tmp and removed after.
 Ledgers are prefixes of one realistic master ledger (bench/make_ledger.py rows, a
 compaction receipt every 500 rows), so each is an honest chain; sizes run from
---min-kb to --max-mb, most ledgers small (90 % log-uniform up to 1 MB) and
-a few large (10 % log-uniform from 1 MB to the maximum); every 97th file has one row
-edited (a break). Each run happens in a fresh child process on a warm page cache (the
+--min-kb to --max-mb, most ledgers small (log-uniform up to 1 MB) and a few large
+(10 %, or --large N of them, log-uniform from 1 MB to the maximum); every 97th file has
+one row edited (a break). Each run happens in a fresh child process on a warm page cache (the
 files were just written); its peak RSS is the client's own (pool and Dask workers are
 separate processes); CPU is the run's user + system time, its pool or cluster
 included where its processes are the command's children (Dask workers are not: a
@@ -88,11 +88,15 @@ RUNS = (
 )
 
 
-def sizes(files: int, min_kb: int, max_mb: int, rng: random.Random) -> list[int]:
-    """90 % log-uniform in [min_kb, 1 MB], 10 % log-uniform in [1 MB, max_mb]."""
+def sizes(
+    files: int, min_kb: int, max_mb: int, rng: random.Random, large: int | None = None
+) -> list[int]:
+    """`large` files (10 % when None) log-uniform in [1 MB, max_mb], the others
+    log-uniform in [min_kb, 1 MB]."""
     lo, mid, hi = math.log(min_kb << 10), math.log(1 << 20), math.log(max_mb << 20)
+    big = files // 10 if large is None else min(large, files)
     out = [
-        int(math.exp(rng.uniform(mid, hi) if i % 10 == 9 else rng.uniform(lo, mid)))
+        int(math.exp(rng.uniform(mid, hi) if i < big else rng.uniform(lo, mid)))
         for i in range(files)
     ]
     rng.shuffle(out)
@@ -100,7 +104,7 @@ def sizes(files: int, min_kb: int, max_mb: int, rng: random.Random) -> list[int]
 
 
 def build(
-    root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11
+    root: Path, files: int, min_kb: int, max_mb: int, seed: int = 11, large: int | None = None
 ) -> tuple[int, int, list[int]]:
     """Write the fleet under `root`: (total bytes, broken files, sizes)."""
     master = root / "master.jsonl"
@@ -112,7 +116,7 @@ def build(
     total = broken = 0
     got = []
     fleet = root / "fleet"
-    for i, want in enumerate(sizes(files, min_kb, max_mb, rng)):
+    for i, want in enumerate(sizes(files, min_kb, max_mb, rng, large)):
         cut = data.rfind(b"\n", 0, want) + 1 or data.index(b"\n") + 1
         body = data[:cut]
         if i % 97 == 5:  # one edited row: a break
@@ -172,6 +176,13 @@ def main() -> int:
     ap.add_argument("--min-kb", type=int, default=10)
     ap.add_argument("--max-mb", type=int, default=20)
     ap.add_argument(
+        "--large",
+        type=int,
+        default=None,
+        help="how many files are large (1 MB to --max-mb); 10 %% of --files when not given "
+        "(issue 31's mix: --files 20020 --large 20 --min-kb 4 --max-mb 40)",
+    )
+    ap.add_argument(
         "--workers",
         type=int,
         default=os.cpu_count() or 2,
@@ -199,7 +210,7 @@ def workers(n: int) -> str:
 
 def measure(a: argparse.Namespace, tmp: Path) -> int:
     t = time.perf_counter()
-    total, broken, got = build(tmp, a.files, a.min_kb, a.max_mb)
+    total, broken, got = build(tmp, a.files, a.min_kb, a.max_mb, large=a.large)
     got.sort()
     mb = total / 1e6
     print(
