@@ -181,9 +181,10 @@ def _add_receipts(suite: Suite, checks: Iterable[tuple[int, Any]], notices: bool
 
 def fleet_suite(entry: Any) -> Suite:
     """A fleet entry (`core.fleet.FleetEntry`): the chain as `chain_suite` reads it and
-    a case per receipt row; an error mark per break and per failing receipt (receipts
-    within a bound are counted in the fleet's summary, not annotated). Its verdict is
-    the entry's (`verdict.ledger`); its subject digest the one the walk took.
+    a case per receipt row, then a case per other row check (`_add_row_checks`); an
+    error mark per break and per failing receipt (receipts within a bound are counted
+    in the fleet's summary, not annotated). Its verdict is the entry's
+    (`verdict.ledger`); its subject digest the one the walk took.
 
     An entry of another kind (`entry.check`) is its `check_suite` (a pack: a case per
     check); a pack or bundle folder's VSA subjects are its listed members
@@ -197,6 +198,7 @@ def fleet_suite(entry: Any) -> Suite:
     suite.digested = True  # digested as walked
     suite.sha256 = getattr(entry.result, "sha256", None)
     _add_receipts(suite, ((row.line, row) for row in entry.receipts.rows), notices=False)
+    _add_row_checks(suite, entry.rows_checked)
     return suite
 
 
@@ -285,7 +287,8 @@ def _add_harn(suite: Suite, checks: Iterable[Any]) -> None:
 
 def report_suite(report: Any) -> Suite:
     """An audit report (`core.export.AuditReport`) judged as the verbs it stands for:
-    a ledger as `verify` (its chain) plus a case per receipt row as `receipts`; a harn
+    a ledger as `verify` (its chain) plus a case per receipt row as `receipts` and one
+    per other row check (`_add_row_checks`, as `check` reports them); a harn
     file as `harn`; a snapshot as one case (an error when INVALID, a warning when it
     could not be looked at). Each session record (a restatement scored, a diff, ...)
     is one more case, judged by its own exit code. The suite's verdict is the report's,
@@ -302,6 +305,7 @@ def report_suite(report: Any) -> Suite:
         word = led.get("verdict", report.verdict)
         _add_chain(suite, _verdict.Outcome(word, _verdict.code_of(word)), led, report.breaks)
         _add_receipts(suite, ((c["line"], c) for c in report.receipts))
+        _add_row_checks(suite, report.rows_checked)
     else:
         snap = report.snapshot or {}
         out = _outcome(_verdict.code_of(report.verdict))
@@ -405,6 +409,15 @@ def check_suite(res: Any) -> Suite:
     _add_unit_checks(
         suite, res.detail.get("checks") if isinstance(res.detail, dict) else None, word_code
     )
+    _add_row_checks(suite, entries)
+    return suite
+
+
+def _add_row_checks(suite: Suite, entries: Iterable[Any]) -> None:
+    """A ledger's or call record's row checks (`rows_checked`, KINDS.md §11.2): a
+    case each (`line N <check>`), judged by its own word; an error mark on the line of
+    each BROKEN one, a warning on each that could not look."""
+    word_code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}
     for e in entries:
         code = word_code.get(e.get("verdict"), _verdict.COULD_NOT)
         what = next(
@@ -432,7 +445,6 @@ def check_suite(res: Any) -> Suite:
                     e.get("line") if isinstance(e.get("line"), int) else None,
                 )
             )
-    return suite
 
 
 def _add_unit_checks(suite: Suite, checks: Any, word_code: dict[str, int]) -> None:

@@ -3,7 +3,7 @@
 export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
             [--pin PIN] [--witness STORE --ns NS] [--pre F] [--post F] [--line N]
             [--restated F [--loose] [--tiers F]] [--against OLD.json]
-            [--junit FILE] [--vsa FILE]
+            [--artefacts DIR] [--junit FILE] [--vsa FILE]
 
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
 `core.kinds.classify` decides; `--as` overrides it. Any other kind `sealscope check`
@@ -22,7 +22,10 @@ refused before anything is read, exit 2: export creates no folders.
   `verify`), `--pre`/`--post` held content recomputing a receipt (the row on `--line N`,
   the only receipt row, or those whose claimed digests the content matches, as
   `receipts`) — each a section of the report, built by the same core calls as the
-  viewer's, so a CLI run's report equals the viewer's for the same checks.
+  viewer's, so a CLI run's report equals the viewer's for the same checks. The
+  ledger's other row checks (`continuity_verify` rows, artefact bindings, call and
+  distill rows) are `check`'s and enter its verdict (`verdict.ledger`); `--artefacts
+  DIR` holds artefacts for its bindings, as `check --artefacts` does.
 * snapshot: its validation (as `snapshot --json`); `--restated` scores a
   restatement against it (as `continuity --json`, `--loose`/`--tiers` as there);
   `--against OLD.json` diffs OLD → PATH (as `diff --json`, with `--tiers`).
@@ -149,6 +152,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="MANIFEST",
         help="snapshot only: the ids a newer manifest (or seal) adds since the "
         "seal (as the viewer's `a`)",
+    )
+    p.add_argument(
+        "--artefacts",
+        metavar="DIR",
+        help="a flat folder of held artefacts: a ledger's artefact bindings are "
+        "checked against it, as `check --artefacts` checks them",
     )
     ci_formats.add_arguments(p, format_flag=False)
     p.set_defaults(func=run)
@@ -294,6 +303,7 @@ def _run(args: argparse.Namespace) -> int:
         session=session,
         seal=seal,
         on_progress=progress_callback(f"export {args.path}"),
+        artefacts=args.artefacts,
     )
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
@@ -385,7 +395,7 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
                 f"export: cannot write {target}: {missing} (export creates no folders)",
                 verdict.USAGE,
             )
-    result = checks.run([args.path])[0]
+    result = checks.run([args.path], checks.CheckContext(artefacts=args.artefacts))[0]
     report = export.build_kind_report(args.path, result)
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:

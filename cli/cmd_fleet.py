@@ -201,6 +201,14 @@ def human_line(e: FleetEntry) -> str:
     note = verdict.scope_note(rc.rows) if e.exit_code == verdict.HELD else ""
     if note:
         line += f"\n  receipts: {note}"
+    if e.rows_checked:  # the row checks that decided the word, or the bound they held in
+        from sealscope.core.checks.ledger_rows import describe
+
+        for row in e.rows_checked:
+            if row.get("verdict") != verdict.VERIFIED:
+                line += f"\n  {paint_verdict(str(row.get('verdict')))}  {clean(describe(row))}"
+        if e.bound:
+            line += f"\n  rows: {clean(e.bound)}"
     return line
 
 

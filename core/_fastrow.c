@@ -14,18 +14,21 @@
  * (their escapes are already CPython's), integers digit for digit, floats with
  * CPython's repr, and keys sorted by code point (= UTF-8 byte order).
  *
- * run(data, pos, prev, sha256) -> (pos, chain: str | None, count)
+ * run(data, pos, prev[, sha256]) -> (pos, chain: str | None, count)
  *
  * Walks the LF-terminated lines of `data` from byte `pos` while each is a row of that
  * subset (starting with '{' and ending with '}') whose chain is the first 32 hex of
  * sha256(prev + body); each such row's chain becomes prev. Stops at the start of the
  * first other line (or of an unterminated piece), which the caller reads by the general
  * path; returns that offset, the last accepted chain (None when none was) and how many
- * rows (= lines) were accepted. `sha256` is hashlib's constructor: OpenSSL's digest.
+ * rows (= lines) were accepted. The digests are computed here (SHA-256 below, by the
+ * CPU's SHA instructions where it has them), so a row costs no Python object; a fourth
+ * argument (hashlib's constructor, which older callers pass) is accepted and unused.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +51,30 @@ static int buf_put(Buf *b, const char *s, size_t n) {
     return 0;
 }
 
-typedef struct { const unsigned char *s, *end; int depth; } P;
+typedef struct { const unsigned char *k; size_t klen; size_t voff, vlen; } Member;
+
+#define MAX_DEPTH 256
+
+/* Per-depth working space, kept for a whole run so that a row costs no allocation:
+ * the values of the object open at each depth and its members. */
+typedef struct {
+    Buf vals[MAX_DEPTH + 1];
+    Member *ms[MAX_DEPTH + 1];
+    size_t mcap[MAX_DEPTH + 1];
+} Scratch;
+
+static Scratch *scratch_new(void) { return (Scratch *)calloc(1, sizeof(Scratch)); }
+
+static void scratch_free(Scratch *sc) {
+    if (!sc) return;
+    for (int i = 0; i <= MAX_DEPTH; i++) {
+        free(sc->vals[i].p);
+        free(sc->ms[i]);
+    }
+    free(sc);
+}
+
+typedef struct { const unsigned char *s, *end; int depth; Scratch *sc; } P;
 
 enum { OK = 0, NO = 1, ERR = -1 };  /* NO: outside the subset; ERR: out of memory */
 
@@ -87,7 +113,7 @@ static int hexval(unsigned c) {
     return -1;  /* uppercase hex is not how CPython writes it */
 }
 
-/* A string at p->s (on its opening quote). Sets *start/*len to the raw bytes between
+/* A string at p->s (on its opening quote). Sets *start and *len to the raw bytes between
  * the quotes. Accepts only escapes CPython itself writes; keys take none at all. */
 static int scan_string(P *p, const unsigned char **start, size_t *len, int is_key) {
     p->s++;
@@ -202,8 +228,6 @@ static int number(P *p, Buf *out) {
     return rc;
 }
 
-typedef struct { const unsigned char *k; size_t klen; size_t voff, vlen; } Member;
-
 static int cmp_member(const void *a, const void *b) {
     const Member *x = (const Member *)a, *y = (const Member *)b;
     size_t n = x->klen < y->klen ? x->klen : y->klen;
@@ -217,12 +241,12 @@ static int value(P *p, Buf *out);
 /* An object; at the top level the member named "chain" is left out of the output and
  * its plain string value reported through *chain. */
 static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *chain_len) {
-    if (++p->depth > 256) return NO;
+    if (++p->depth > MAX_DEPTH) return NO;
+    int d = p->depth;
     p->s++;  /* '{' */
-    Buf vals = {0};
-    Member small[16];
-    Member *ms = small;
-    size_t nm = 0, cap = 16;
+    Buf *vals = &p->sc->vals[d];
+    vals->len = 0;
+    size_t nm = 0;
     int rc = OK;
     ws(p);
     if (p->s < p->end && *p->s == '}') {
@@ -237,24 +261,25 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
             if (p->s >= p->end || *p->s != ':') { rc = NO; goto done; }
             p->s++;
             ws(p);
-            if (nm == cap) {
-                cap *= 2;
-                Member *nms = (Member *)(ms == small ? malloc(cap * sizeof(Member))
-                                                     : realloc(ms, cap * sizeof(Member)));
+            if (nm == p->sc->mcap[d]) {
+                size_t cap = nm ? nm * 2 : 16;
+                Member *nms = (Member *)realloc(p->sc->ms[d], cap * sizeof(Member));
                 if (!nms) { rc = ERR; goto done; }
-                if (ms == small) memcpy(nms, small, sizeof small);
-                ms = nms;
+                p->sc->ms[d] = nms;
+                p->sc->mcap[d] = cap;
             }
+            Member *m = &p->sc->ms[d][nm];
             if (top && klen == 5 && memcmp(k, "chain", 5) == 0) {
                 if (p->s >= p->end || *p->s != '"') { rc = NO; goto done; }
                 const unsigned char *cs; size_t cl;
                 if ((rc = scan_string(p, &cs, &cl, 1)) != OK) goto done;
                 *chain = cs; *chain_len = cl;
-                ms[nm].k = k; ms[nm].klen = klen; ms[nm].voff = (size_t)-1; ms[nm].vlen = 0;
+                m->k = k; m->klen = klen; m->voff = (size_t)-1; m->vlen = 0;
             } else {
-                size_t off = vals.len;
-                if ((rc = value(p, &vals)) != OK) goto done;
-                ms[nm].k = k; ms[nm].klen = klen; ms[nm].voff = off; ms[nm].vlen = vals.len - off;
+                size_t off = vals->len;
+                if ((rc = value(p, vals)) != OK) goto done;
+                m = &p->sc->ms[d][nm];
+                m->k = k; m->klen = klen; m->voff = off; m->vlen = vals->len - off;
             }
             nm++;
             ws(p);
@@ -263,30 +288,43 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
             rc = NO; goto done;
         }
     }
-    if (nm > 1) qsort(ms, nm, sizeof(Member), cmp_member);
+    Member *ms = p->sc->ms[d];
+    if (nm > 24) {
+        qsort(ms, nm, sizeof(Member), cmp_member);
+    } else {  /* few members, often nearly in order: insertion sort */
+        for (size_t i = 1; i < nm; i++) {
+            Member x = ms[i];
+            size_t j = i;
+            while (j > 0 && cmp_member(&ms[j - 1], &x) > 0) { ms[j] = ms[j - 1]; j--; }
+            ms[j] = x;
+        }
+    }
     for (size_t i = 1; i < nm; i++)
         if (cmp_member(&ms[i - 1], &ms[i]) == 0) { rc = NO; goto done; }  /* duplicate key */
-    if (buf_put(out, "{", 1)) { rc = ERR; goto done; }
+    size_t need = vals->len + 2;
+    for (size_t i = 0; i < nm; i++) need += ms[i].klen + 6;
+    if (buf_grow(out, need)) { rc = ERR; goto done; }
+    char *o = out->p + out->len;
+    *o++ = '{';
     int first = 1;
     for (size_t i = 0; i < nm; i++) {
         if (ms[i].voff == (size_t)-1) continue;
-        if (!first && buf_put(out, ", ", 2)) { rc = ERR; goto done; }
+        if (!first) { *o++ = ','; *o++ = ' '; }
         first = 0;
-        if (buf_put(out, "\"", 1) || buf_put(out, (const char *)ms[i].k, ms[i].klen) ||
-            buf_put(out, "\": ", 3) || buf_put(out, vals.p + ms[i].voff, ms[i].vlen)) {
-            rc = ERR; goto done;
-        }
+        *o++ = '"';
+        memcpy(o, ms[i].k, ms[i].klen); o += ms[i].klen;
+        *o++ = '"'; *o++ = ':'; *o++ = ' ';
+        memcpy(o, vals->p + ms[i].voff, ms[i].vlen); o += ms[i].vlen;
     }
-    if (buf_put(out, "}", 1)) rc = ERR;
+    *o++ = '}';
+    out->len = (size_t)(o - out->p);
 done:
-    free(vals.p);
-    if (ms != small) free(ms);
     p->depth--;
     return rc;
 }
 
 static int array(P *p, Buf *out) {
-    if (++p->depth > 256) return NO;
+    if (++p->depth > MAX_DEPTH) return NO;
     p->s++;  /* '[' */
     int rc;
     if (buf_put(out, "[", 1)) return ERR;
@@ -336,6 +374,129 @@ static int value(P *p, Buf *out) {
     }
 }
 
+/* SHA-256 (FIPS 180-4) of the chain messages, computed here rather than through
+ * hashlib: one row costs no Python object. x86-64 CPUs with the SHA extensions take
+ * their instructions (checked at run time); every other CPU the portable rounds. */
+static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_blocks_c(uint32_t st[8], const unsigned char *p, size_t blocks) {
+    uint32_t w[64];
+    while (blocks--) {
+        for (int i = 0; i < 16; i++)
+            w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+                   (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+        for (int i = 16; i < 64; i++) {
+            uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+            uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+        }
+        uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
+                 h = st[7];
+        for (int i = 0; i < 64; i++) {
+            uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
+                          K256[i] + w[i];
+            uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+        }
+        st[0] += a; st[1] += b; st[2] += c; st[3] += d;
+        st[4] += e; st[5] += f; st[6] += g; st[7] += h;
+        p += 64;
+    }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_SHA_NI 1
+
+/* Four rounds: the schedule words in `m` plus their constants. */
+#define QROUND(s0, s1, m, k)                                                              \
+    do {                                                                                  \
+        __m128i t_ = _mm_add_epi32((m), _mm_loadu_si128((const __m128i *)&K256[(k)])); \
+        (s1) = _mm_sha256rnds2_epu32((s1), (s0), t_);                                     \
+        t_ = _mm_shuffle_epi32(t_, 0x0E);                                                 \
+        (s0) = _mm_sha256rnds2_epu32((s0), (s1), t_);                                     \
+    } while (0)
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_blocks_ni(uint32_t st[8], const unsigned char *p, size_t blocks) {
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i t = _mm_loadu_si128((const __m128i *)&st[0]);     /* DCBA */
+    __m128i s1 = _mm_loadu_si128((const __m128i *)&st[4]);    /* HGFE */
+    t = _mm_shuffle_epi32(t, 0xB1);                           /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);                         /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(t, s1, 8);                   /* ABEF */
+    s1 = _mm_blend_epi16(s1, t, 0xF0);                        /* CDGH */
+    while (blocks--) {
+        __m128i a0 = s0, c0 = s1, w[4];
+        for (int i = 0; i < 4; i++) {
+            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), swap);
+            QROUND(s0, s1, w[i], 4 * i);
+        }
+        for (int g = 4; g < 16; g++) {
+            __m128i x = _mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]);
+            x = _mm_add_epi32(x, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+            w[g & 3] = _mm_sha256msg2_epu32(x, w[(g + 3) & 3]);
+            QROUND(s0, s1, w[g & 3], 4 * g);
+        }
+        s0 = _mm_add_epi32(s0, a0);
+        s1 = _mm_add_epi32(s1, c0);
+        p += 64;
+    }
+    t = _mm_shuffle_epi32(s0, 0x1B);                          /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);                         /* DCHG */
+    s0 = _mm_blend_epi16(t, s1, 0xF0);                        /* DCBA */
+    s1 = _mm_alignr_epi8(s1, t, 8);                           /* HGFE */
+    _mm_storeu_si128((__m128i *)&st[0], s0);
+    _mm_storeu_si128((__m128i *)&st[4], s1);
+}
+#endif
+
+typedef void (*ShaBlocks)(uint32_t *, const unsigned char *, size_t);
+static ShaBlocks sha_blocks = sha_blocks_c;
+
+/* The first 16 bytes of SHA-256(msg), as 32 lowercase hex digits into `hex32`. */
+static void sha256_hex32(const unsigned char *msg, size_t n, char hex32[32]) {
+    uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    size_t full = n / 64;
+    sha_blocks(st, msg, full);
+    unsigned char tail[128];
+    size_t rest = n - full * 64;
+    memcpy(tail, msg + full * 64, rest);
+    tail[rest] = 0x80;
+    size_t tlen = rest + 1 + 8 <= 64 ? 64 : 128;
+    memset(tail + rest + 1, 0, tlen - rest - 1);
+    uint64_t bits = (uint64_t)n * 8;
+    for (int i = 0; i < 8; i++) tail[tlen - 1 - i] = (unsigned char)(bits >> (8 * i));
+    sha_blocks(st, tail, tlen / 64);
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            unsigned b = (st[i] >> (24 - 8 * j)) & 0xff;
+            hex32[8 * i + 2 * j] = hex[b >> 4];
+            hex32[8 * i + 2 * j + 1] = hex[b & 15];
+        }
+}
+
+static void sha_choose(void) {
+#ifdef HAVE_SHA_NI
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
+        __builtin_cpu_supports("ssse3"))
+        sha_blocks = sha_blocks_ni;
+#endif
+}
+
 static PyObject *fast_body(PyObject *self, PyObject *arg) {
     const char *data;
     Py_ssize_t size;
@@ -346,13 +507,16 @@ static PyObject *fast_body(PyObject *self, PyObject *arg) {
         PyErr_SetString(PyExc_TypeError, "body() takes bytes");
         return NULL;
     }
-    P p = {(const unsigned char *)data, (const unsigned char *)data + size, 0};
+    Scratch *sc = scratch_new();
+    if (!sc) return PyErr_NoMemory();
+    P p = {(const unsigned char *)data, (const unsigned char *)data + size, 0, sc};
     ws(&p);
-    if (p.s >= p.end || *p.s != '{') Py_RETURN_NONE;
+    if (p.s >= p.end || *p.s != '{') { scratch_free(sc); Py_RETURN_NONE; }
     Buf out = {0};
     const unsigned char *chain = NULL;
     size_t chain_len = 0;
     int rc = object(&p, &out, 1, &chain, &chain_len);
+    scratch_free(sc);
     if (rc == OK) {
         ws(&p);
         if (p.s != p.end || chain == NULL) rc = NO;
@@ -378,22 +542,17 @@ static PyObject *fast_run(PyObject *self, PyObject *args) {
     Py_ssize_t pos;
     const char *prev;
     Py_ssize_t prev_len;
-    PyObject *sha256;
-    if (!PyArg_ParseTuple(args, "y*ny#O:run", &view, &pos, &prev, &prev_len, &sha256))
+    PyObject *unused = NULL;
+    if (!PyArg_ParseTuple(args, "y*ny#|O:run", &view, &pos, &prev, &prev_len, &unused))
         return NULL;
-    static PyObject *digest_name = NULL;
-    if (!digest_name && !(digest_name = PyUnicode_InternFromString("digest"))) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
     const char *data = (const char *)view.buf;
     Py_ssize_t size = view.len, count = 0;
     if (pos < 0) pos = 0;
     Buf out = {0};
     char last[32];
-    static const char hex[] = "0123456789abcdef";
     PyObject *res = NULL;
-    if (buf_put(&out, prev, (size_t)prev_len)) { PyErr_NoMemory(); goto fail; }
+    Scratch *sc = scratch_new();
+    if (!sc || buf_put(&out, prev, (size_t)prev_len)) { PyErr_NoMemory(); goto fail; }
     size_t prefix = (size_t)prev_len;
     while (pos < size) {
         const char *line = data + pos;
@@ -401,33 +560,15 @@ static PyObject *fast_run(PyObject *self, PyObject *args) {
         if (!nl) break;                                  /* not a whole line */
         Py_ssize_t len = nl - line;
         if (len < 2 || line[0] != '{' || line[len - 1] != '}') break;
-        P p = {(const unsigned char *)line, (const unsigned char *)nl, 0};
+        P p = {(const unsigned char *)line, (const unsigned char *)nl, 0, sc};
         const unsigned char *chain = NULL;
         size_t chain_len = 0;
         out.len = prefix;
         int rc = object(&p, &out, 1, &chain, &chain_len);
         if (rc == ERR) { PyErr_NoMemory(); goto fail; }
         if (rc != OK || p.s != p.end || chain == NULL || chain_len != 32) break;
-        PyObject *msg = PyBytes_FromStringAndSize(out.p, (Py_ssize_t)out.len);
-        if (!msg) goto fail;
-        PyObject *h = PyObject_CallOneArg(sha256, msg);
-        Py_DECREF(msg);
-        if (!h) goto fail;
-        PyObject *d = PyObject_CallMethodObjArgs(h, digest_name, NULL);
-        Py_DECREF(h);
-        if (!d) goto fail;
-        if (!PyBytes_Check(d) || PyBytes_GET_SIZE(d) < 16) {
-            Py_DECREF(d);
-            PyErr_SetString(PyExc_TypeError, "run() needs a sha256 constructor");
-            goto fail;
-        }
-        const unsigned char *dg = (const unsigned char *)PyBytes_AS_STRING(d);
         char want[32];
-        for (int k = 0; k < 16; k++) {
-            want[2 * k] = hex[dg[k] >> 4];
-            want[2 * k + 1] = hex[dg[k] & 15];
-        }
-        Py_DECREF(d);
+        sha256_hex32((const unsigned char *)out.p, out.len, want);
         if (memcmp(want, chain, 32) != 0) break;
         memcpy(last, chain, 32);
         count++;
@@ -439,8 +580,30 @@ static PyObject *fast_run(PyObject *self, PyObject *args) {
     else res = Py_BuildValue("(ns#n)", pos, last, (Py_ssize_t)32, count);
 fail:
     free(out.p);
+    scratch_free(sc);
     PyBuffer_Release(&view);
     return res;
+}
+
+/* sha256_hex(data, portable=False) -> str: the 32 hex digits of SHA-256 the chain keeps
+   (the first 16 bytes), by the code `run` uses (or the portable rounds); for testing
+   both against hashlib. */
+static PyObject *fast_sha256_hex(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int portable = 0;
+    if (!PyArg_ParseTuple(args, "y*|p:sha256_hex", &view, &portable)) return NULL;
+    char hex32[32];
+    ShaBlocks chosen = sha_blocks;
+    if (portable) sha_blocks = sha_blocks_c;
+    sha256_hex32((const unsigned char *)view.buf, (size_t)view.len, hex32);
+    sha_blocks = chosen;
+    PyBuffer_Release(&view);
+    return PyUnicode_FromStringAndSize(hex32, 32);
+}
+
+/* sha_instructions() -> bool: whether `run` hashes with the CPU's SHA instructions. */
+static PyObject *fast_sha_instructions(PyObject *self, PyObject *unused) {
+    return PyBool_FromLong(sha_blocks != sha_blocks_c);
 }
 
 /* line_ends(data, base) -> bytes: the offset (base + index) just after every line
@@ -498,7 +661,11 @@ static PyMethodDef methods[] = {
     {"body", fast_body, METH_O,
      "body(raw) -> (body bytes, chain str) or None: the chain body of a well-formed row."},
     {"run", fast_run, METH_VARARGS,
-     "run(data, pos, prev, sha256) -> (pos, chain, count): a run of rows verified in place."},
+     "run(data, pos, prev[, sha256]) -> (pos, chain, count): a run of rows verified in place."},
+    {"sha256_hex", fast_sha256_hex, METH_VARARGS,
+     "sha256_hex(data, portable=False) -> str: the first 16 bytes of SHA-256 in hex."},
+    {"sha_instructions", fast_sha_instructions, METH_NOARGS,
+     "sha_instructions() -> bool: whether run() hashes with the CPU's SHA instructions."},
     {"line_ends", fast_line_ends, METH_VARARGS,
      "line_ends(data, base) -> bytes: native int64 offsets just after each line end."},
     {NULL, NULL, 0, NULL}};
@@ -507,4 +674,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastrow",
                                     "Chain bodies of well-formed ledger rows, from their bytes.",
                                     -1, methods};
 
-PyMODINIT_FUNC PyInit__fastrow(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastrow(void) {
+    sha_choose();
+    return PyModule_Create(&module);
+}

@@ -7,9 +7,16 @@ def body(raw: bytes, /) -> tuple[bytes, str] | None:
     """The chain body of a well-formed row and its `chain` string, or None to decline."""
 
 def run(
-    data: bytes, pos: int, prev: bytes, sha256: Callable[[bytes], Any], /
+    data: bytes, pos: int, prev: bytes, sha256: Callable[[bytes], Any] = ..., /
 ) -> tuple[int, str | None, int]:
-    """Rows verified in a run from byte `pos`: (offset where it stopped, last chain, rows)."""
+    """Rows verified in a run from byte `pos`: (offset where it stopped, last chain, rows);
+    the digests are computed in C (`sha256` is accepted and unused)."""
+
+def sha256_hex(data: bytes, portable: bool = False, /) -> str:
+    """The first 16 bytes of SHA-256(data) in hex, by `run`'s code (or the portable one)."""
+
+def sha_instructions() -> bool:
+    """Whether `run` hashes with the CPU's SHA instructions."""
 
 def line_ends(data: bytes | bytearray | memoryview, base: int, /) -> bytes:
     """Native int64 offsets (base + index) just after each line end of `data` under

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -96,14 +96,24 @@ def line_cut(buf: Buffer, start: int, total: int) -> int:
     return start
 
 
+_buffers = threading.local()  # each hashing thread's read buffer, reused
+
+
 def _read_hash(fd: int, h: Any, start: int, end: int) -> None:
+    """Feed bytes [start, end) of `fd` to `h`, read into one reused buffer per thread
+    (fresh memory for every read would cost a page fault per page)."""
+    buf: bytearray | None = getattr(_buffers, "buf", None)
+    if buf is None:
+        buf = _buffers.buf = bytearray(_READ)
+    view = memoryview(buf)
     pos = start
     while pos < end:
-        data = os.pread(fd, min(_READ, end - pos), pos)
-        if not data:
+        want = min(_READ, end - pos)
+        got = os.preadv(fd, [view[:want]], pos)
+        if not got:
             raise OSError(f"file ended at byte {pos} while hashing to {end}")
-        h.update(data)
-        pos += len(data)
+        h.update(view[:got])
+        pos += got
 
 
 def _digest(fd: int, start: int, end: int) -> str:
@@ -112,14 +122,26 @@ def _digest(fd: int, start: int, end: int) -> str:
     return h.hexdigest()
 
 
-def prefix_digests(fd: int, end: int, first_chunk: int = 0) -> list[str]:
-    """SHA-256 of each CHUNK of [first_chunk*CHUNK, end), hashed on two threads."""
+def prefix_digests(
+    fd: int, end: int, first_chunk: int = 0, on_hashed: Callable[[int], None] | None = None
+) -> list[str]:
+    """SHA-256 of each CHUNK of [first_chunk*CHUNK, end), hashed on two threads;
+    `on_hashed(bytes)` hears how far the hashing has come, chunk by chunk."""
     chunk = _file.CHUNK
     spans = [(a, min(a + chunk, end)) for a in range(first_chunk * chunk, end, chunk)]
+    out: list[str] = []
+
+    def take(hexed: Iterable[str]) -> list[str]:
+        for (_a, b), h in zip(spans, hexed, strict=True):
+            out.append(h)
+            if on_hashed is not None:
+                on_hashed(b)
+        return out
+
     if len(spans) <= 1:
-        return [_digest(fd, a, b) for a, b in spans]
+        return take(_digest(fd, a, b) for a, b in spans)
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        return list(pool.map(lambda ab: _digest(fd, *ab), spans))
+        return take(pool.map(lambda ab: _digest(fd, *ab), spans))
 
 
 def span_text(a: int, b: int) -> str:

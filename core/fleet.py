@@ -1,9 +1,12 @@
 """Fleet audits: many ledgers, each verified and its receipts checked, one entry each.
 
 A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
-receipts (how many, how many fail, how many hold only within a bound); its word and
-exit code come from `verdict.ledger`, as `export` and a viewer tab judge the ledger (a
-chain that holds with a receipt that fails is BROKEN 1).
+receipts (how many, how many fail, how many hold only within a bound) and its other row
+checks (`rows_checked`, KINDS.md §11.2: continuity_verify rows, artefact bindings,
+distill and call rows, as `check` reports them with nothing held); its word and exit
+code come from `verdict.ledger`, as `check`, `export` and a viewer tab judge the ledger
+(a chain that holds with a receipt that fails is BROKEN 1, with a continuity_verify row
+no held verdict matches COULD NOT LOOK 3).
 
 Many ledgers run through `fleet_run`, the one planner and runner (small files in
 batches, a large file alone, split across processes by `ledger.verify`, the serial
@@ -66,6 +69,8 @@ __all__ = [
     "after_open",
     "worst_first_key",
     "summarize",
+    "outcome",
+    "why_not",
     "run_local",
     "iter_local",
     "LARGE_BYTES",
@@ -149,6 +154,7 @@ class FleetEntry(_verdict.Judged):
     receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
     size: int | None = None
     check: KindCheck | None = None
+    rows_checked: tuple[dict[str, Any], ...] = ()  # row checks besides the receipts
 
     @property
     def kind(self) -> str | None:
@@ -163,7 +169,17 @@ class FleetEntry(_verdict.Judged):
     def outcome(self) -> _verdict.Outcome:
         if self.check is not None:
             return self.check.outcome()
-        return _verdict.ledger(self.result, self.receipts.checks())
+        return _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
+
+    @property
+    def bound(self) -> str:
+        """What a VERIFIED ledger entry held within besides its receipts' scope
+        (`ledger_rows.rows_bound`: "2 artefacts not held"); "" otherwise."""
+        if self.check is not None or self.exit_code != _verdict.HELD:
+            return ""
+        from sealscope.core.checks.ledger_rows import rows_bound
+
+        return rows_bound(self.rows_checked)
 
     def to_dict(self) -> dict[str, Any]:
         """A ledger: `path`, the `verify --json` fields, `receipts`, `bytes`,
@@ -181,6 +197,8 @@ class FleetEntry(_verdict.Judged):
             **self.result.to_dict(),
             "verdict": self.verdict,
             "receipts": self.receipts.to_dict(),
+            "rows_checked": list(self.rows_checked),
+            "bound": self.bound or None,
             "bytes": self.size,
             "exit_code": self.exit_code,
         }
@@ -212,7 +230,10 @@ class FleetEntry(_verdict.Judged):
             unreadable=bool(d.get("unreadable", False)),
             sha256=d.get("sha256"),
         )
-        return cls(d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"))
+        rows = tuple(e for e in d.get("rows_checked") or () if isinstance(e, dict))
+        return cls(
+            d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"), None, rows
+        )
 
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
@@ -363,9 +384,18 @@ def audit_file(
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
             receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)
+            rows = () if res.unreadable else _row_checks(where)
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
-        return FleetEntry(name, bound_to_file(res, p, fd), receipts, size)
+        return FleetEntry(name, bound_to_file(res, p, fd), receipts, size, None, rows)
+
+
+def _row_checks(path: str) -> tuple[dict[str, Any], ...]:
+    """The ledger's row checks besides its receipts, as `check` and `export` judge
+    them with nothing held (`ledger_rows.row_checks`)."""
+    from sealscope.core.checks.ledger_rows import row_checks
+
+    return row_checks(path)
 
 
 def _unit_size(path: str) -> int | None:
@@ -570,6 +600,53 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
             [*(e.exit_code for e in entries), *([_verdict.COULD_NOT] if held_back else [])]
         ),
     )
+
+
+def outcome(entries: Sequence[FleetEntry]) -> _verdict.Outcome:
+    """A whole fleet's one verdict (the fleet tab's label, as a file's verdict marks
+    its tab): `summarize`'s exit code (the worst evidence entry's; a file set aside by
+    its content alone holds it at COULD NOT LOOK), the word of the worst-first entry
+    with that code (else COULD NOT LOOK); a fleet with no evidence entry is COULD NOT
+    LOOK, nothing was audited."""
+    judged = worst_first(entries)
+    if not judged:
+        return _verdict.Outcome(_verdict.COULD_NOT_LOOK, _verdict.COULD_NOT)
+    code = summarize(entries, 0.0).exit_code
+    word = next((e.verdict for e in judged if e.exit_code == code), _verdict.COULD_NOT_LOOK)
+    return _verdict.Outcome(word, code)
+
+
+def why_not(e: FleetEntry) -> str:
+    """Why an entry is not VERIFIED, in words (its row says it without opening it):
+    another kind's check reason, else the chain's (`VerifyResult.reason`: unreadable,
+    a FIFO, a dangling link, an empty file, a declared break); "" when it held."""
+    if e.exit_code == _verdict.HELD:
+        return ""
+    if e.check is not None:
+        return e.check.reason
+    if e.result.unreadable:
+        return _unreadable_why(e.path) or e.result.reason()
+    return e.result.reason()
+
+
+_SPECIAL = (
+    (_stat.S_ISFIFO, "a FIFO (named pipe): not read"),
+    (_stat.S_ISSOCK, "a socket: not read"),
+    (_stat.S_ISCHR, "a character device: not read"),
+    (_stat.S_ISBLK, "a block device: not read"),
+)
+
+
+def _unreadable_why(path: str) -> str:
+    """What an unreadable path is, when its kind says why: a dangling link, a FIFO,
+    a socket or a device ("" otherwise: the read error says it)."""
+    try:
+        if os.path.islink(path) and not os.path.exists(path):
+            return "a dangling link: no target"
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    return next((why for test, why in _SPECIAL if test(mode)), "")
 
 
 def run_local(

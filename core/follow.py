@@ -59,6 +59,29 @@ class Final:
     partial: int = 0
 
 
+HASH_SHARE = 8  # walking a byte costs about this many times hashing it (chunks on 2 threads)
+
+
+def _shares(
+    on_progress: ledger.ProgressFn | None, size: int
+) -> tuple[ledger.ProgressFn | None, Callable[[int], None] | None]:
+    """Split one progress report over `open`'s two passes: the walk, then hashing the
+    prefix for later polls, each weighted by what it costs, so the bar keeps moving
+    while the prefix is hashed instead of resting at the walk's end."""
+    if on_progress is None:
+        return None, None
+    report = on_progress
+    total = size + size // HASH_SHARE
+
+    def walk(done: int, _size: int) -> None:
+        report(done, total)
+
+    def hashed(done: int) -> None:
+        report(size + done // HASH_SHARE, total)
+
+    return walk, hashed
+
+
 class _Fd:
     def __init__(self, fd: int):
         self._fd = fd
@@ -93,7 +116,6 @@ class Follower:
         self.rows_added = 0
         self._ident = (0, 0)
         self._size = self._mtime = 0
-        self._h: Any = None  # SHA-256 of [0, cut)
         self._chunks: list[str] = []  # SHA-256 of each complete CHUNK of the prefix
         self._hc: Any = None  # SHA-256 of the prefix's last, partial chunk
         self._seam = b""
@@ -120,18 +142,19 @@ class Follower:
         self._ident, self._size, self._mtime = (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns
         buf = self._source()
         cut = _cp.line_cut(buf, 0, len(buf))
+        walk_p, hash_p = _shares(on_progress, len(buf))
         walked = ledger.walk_span(
-            self.path, buf, strict=self.strict, cut=cut, on_progress=on_progress, workers=workers
+            self.path, buf, strict=self.strict, cut=cut, on_progress=walk_p, workers=workers
         )
         self.state = walked.state
         self.whole = walked.result
         self.result = ledger.state_result(walked.state)
         full = (cut // _cp.CHUNK) * _cp.CHUNK
-        self._chunks = _cp.prefix_digests(self.fd, full)
-        self._h = hashlib.sha256()
-        _cp._read_hash(self.fd, self._h, 0, cut)
+        self._chunks = _cp.prefix_digests(self.fd, full, on_hashed=hash_p)
         self._hc = hashlib.sha256()
         _cp._read_hash(self.fd, self._hc, full, cut)
+        if hash_p is not None:
+            hash_p(len(buf))
         self._seam = os.pread(self.fd, min(SEAM, cut), cut - min(SEAM, cut))
         self._hashed_at = self.clock()
         return self.result
@@ -145,20 +168,20 @@ class Follower:
             "ident": self._ident,
             "size": self._size,
             "mtime": self._mtime,
-            "chunks": list(self._chunks),
-            "sha256": self._h.hexdigest(),
+            "chunks": self._prefix_digests(),
         }
 
     def adopt(self, snap: dict[str, Any]) -> VerifyResult:
         """Follow from another follower's `snapshot()`: the file must still be the
-        same inode with the same verified bytes (re-hashed here), else the alarm."""
+        same inode with the same verified bytes (re-hashed here, chunk by chunk), else
+        the alarm."""
         try:
             self.fd = _lines.regular_fd(self.path)
             st = os.fstat(self.fd)
         except OSError as e:
             return self._unreadable(e)
         state = snap["state"]
-        self.state, self._chunks = state, list(snap["chunks"])
+        self.state = state
         self._ident, self._size, self._mtime = snap["ident"], snap["size"], snap["mtime"]
         self.result = ledger.state_result(state)
         if (st.st_dev, st.st_ino) != self._ident:
@@ -169,13 +192,12 @@ class Follower:
             return self.result
         cut = state.offset
         full = (cut // _cp.CHUNK) * _cp.CHUNK
+        self._chunks = _cp.prefix_digests(self.fd, full)
         self._hc = hashlib.sha256()
         _cp._read_hash(self.fd, self._hc, full, cut)
-        h = self._h = hashlib.sha256()
-        _cp._read_hash(self.fd, h, 0, cut)
         self._seam = os.pread(self.fd, min(SEAM, cut), cut - min(SEAM, cut)) if SEAM else b""
         self._hashed_at = self.clock()
-        if h.hexdigest() != snap["sha256"]:
+        if self._prefix_digests() != list(snap["chunks"]):
             self._latch(Event("rewritten", "the verified bytes changed after they were verified"))
         return self.result
 
@@ -306,7 +328,6 @@ class Follower:
 
     def _extend_hashes(self, data: bytes) -> None:
         assert self.state is not None
-        self._h.update(data)
         pos = self.state.offset
         view = memoryview(data)
         while view:
@@ -324,18 +345,21 @@ class Follower:
         assert self.state is not None and self.fd is not None
         self._hashed_at = self.clock()
         cut = self.state.offset
-        h = hashlib.sha256()
-        _cp._read_hash(self.fd, h, 0, cut)
-        if h.hexdigest() == self._h.hexdigest():
-            return None
-        want = list(self._chunks)
-        if cut % _cp.CHUNK:
-            want.append(self._hc.hexdigest())
+        want = self._prefix_digests()
         now = _cp.prefix_digests(self.fd, cut)
+        if now == want:
+            return None
         # the first differing chunk; the file may have changed again while hashed
         i = next((k for k, (a, b) in enumerate(zip(want, now, strict=False)) if a != b), 0)
         a, b = i * _cp.CHUNK, min((i + 1) * _cp.CHUNK, cut)
         return self._latch(Event("rewritten", f"prefix changed in bytes {_cp.span_text(a, b)}"))
+
+    def _prefix_digests(self) -> list[str]:
+        """The verified prefix [0, cut) as `checkpoint.prefix_digests` gives it: the
+        SHA-256 of each complete chunk, then of the last partial one (if any)."""
+        assert self.state is not None
+        tail = [self._hc.hexdigest()] if self.state.offset % _cp.CHUNK else []
+        return [*self._chunks, *tail]
 
     def _truncated(self, size: int) -> Event:
         assert self.state is not None and self.fd is not None

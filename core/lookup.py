@@ -166,28 +166,42 @@ class DropIndex:
         name = os.fspath(path)
         li = len(self.ledgers)
         self.ledgers.append(name)
-        m = self._map
         for line, row in iter_receipt_rows(
             name, on_progress, done_before=done_before, grand_total=grand_total
         ):
-            self.rows += 1
-            dropped = row.get("dropped")
-            items = dropped.get("items") if isinstance(dropped, dict) else None
-            if not isinstance(items, list):
+            self._add_row(li, line, row)
+
+    def add_receipt(self, path: str | os.PathLike[str], row: Any, line: int = 1) -> None:
+        """Add one stand-alone receipt's manifest (a receipt file, KINDS.md §2: the
+        document already read, `row`), its locations reporting `path` and `line` (1:
+        the file is the one receipt). A document that is not an object adds nothing
+        but the name."""
+        li = len(self.ledgers)
+        self.ledgers.append(os.fspath(path))
+        if isinstance(row, dict):
+            self._add_row(li, line, row)
+
+    def _add_row(self, li: int, line: int, row: dict[str, Any]) -> None:
+        """Index the `dropped.items` of one receipt row (string entries only)."""
+        m = self._map
+        self.rows += 1
+        dropped = row.get("dropped")
+        items = dropped.get("items") if isinstance(dropped, dict) else None
+        if not isinstance(items, list):
+            return
+        for pos, d in enumerate(items):
+            if not isinstance(d, str):
                 continue
-            for pos, d in enumerate(items):
-                if not isinstance(d, str):
-                    continue
-                k = _key(d)
-                v = _pack(li, line, pos)
-                old = m.get(k)
-                if old is None:
-                    m[k] = v
-                elif isinstance(old, list):
-                    old.append(v)
-                else:
-                    m[k] = [old, v]
-                self.entries += 1
+            k = _key(d)
+            v = _pack(li, line, pos)
+            old = m.get(k)
+            if old is None:
+                m[k] = v
+            elif isinstance(old, list):
+                old.append(v)
+            else:
+                m[k] = [old, v]
+            self.entries += 1
 
     def __len__(self) -> int:
         """Distinct digests indexed."""

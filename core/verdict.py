@@ -67,6 +67,7 @@ __all__ = [
     "plural",
     "kind_check",
     "ledger",
+    "row_check",
     "audit",
     "harn",
     "harn_seal",
@@ -248,12 +249,30 @@ def combined(res: Any, *checks: Any) -> Outcome:
     return Outcome({HELD: VERIFIED, WRONG: BROKEN}.get(code, COULD_NOT_LOOK), code)
 
 
-def ledger(res: Any, receipt_checks: Iterable[Any] = ()) -> Outcome:
-    """A ledger as one file, before any check an auditor adds (a fleet entry, its tab,
-    its report, `export`): the chain's verdict, made BROKEN 1 by a compaction receipt
-    that fails on its own (`receipt`; one within a bound is VERIFIED, its scope stated
-    beside it)."""
-    return audit(chain(res), *(o for o in map(receipt, receipt_checks) if o.exit_code == WRONG))
+def ledger(res: Any, receipt_checks: Iterable[Any] = (), row_checks: Iterable[Any] = ()) -> Outcome:
+    """A ledger as one file, before any check an auditor adds: the one verdict of
+    `check`, `export`, a fleet entry (and its CI formats and VSA) and a viewer tab's
+    banner. The chain's verdict, made BROKEN 1 by a compaction receipt that fails on
+    its own (`receipt`; one within a bound is VERIFIED, its scope stated beside it),
+    and the worst of it and every row check of the ledger's own (KINDS.md §11.2,
+    `row_checks`: the `rows_checked` entries, or anything with a `verdict` word — a
+    `continuity_verify` row no held verdict matches COULD NOT LOOK 3, an artefact
+    binding refuted or a call row whose args do not give its digest BROKEN 1, an
+    artefact not held VERIFIED within its bound, `beside`)."""
+    return audit(
+        chain(res),
+        *(o for o in map(receipt, receipt_checks) if o.exit_code == WRONG),
+        *map(row_check, row_checks),
+    )
+
+
+def row_check(e: Any) -> Outcome:
+    """One row check of a ledger (a `rows_checked` entry or its like), by its own word:
+    VERIFIED 0, BROKEN 1, COULD NOT LOOK 3; any other word (or none) COULD NOT LOOK 3."""
+    word = _get(e, "verdict")
+    if word not in (VERIFIED, BROKEN):
+        word = COULD_NOT_LOOK
+    return Outcome(word, code_of(word))
 
 
 def audit(own: Outcome, *checks: Outcome) -> Outcome:
@@ -310,12 +329,14 @@ def evidence(state: str, own: Outcome | None, records: Iterable[Any] = ()) -> Ou
     return None if base is None else judged(base, records)
 
 
-def beside(out: Outcome | None, receipt_checks: Iterable[Any]) -> str:
-    """What is said beside a ledger's verdict word: the scope its receipts held within
-    (`scope_note`) when the word is VERIFIED, else nothing."""
+def beside(out: Outcome | None, receipt_checks: Iterable[Any], rows_bound: str = "") -> str:
+    """What is said beside a ledger's verdict word when it is VERIFIED: the scope its
+    receipts held within (`scope_note`) and `rows_bound`, the bounds its other row
+    checks held within ("2 artefacts not held", `checks.ledger_rows.rows_bound`),
+    joined by "; "; else nothing."""
     if out is None or out.verdict != VERIFIED:
         return ""
-    return scope_note(receipt_checks)
+    return "; ".join(p for p in (scope_note(receipt_checks), rows_bound) if p)
 
 
 def tone_of(out: Outcome | None) -> str | None:

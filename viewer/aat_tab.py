@@ -9,7 +9,8 @@ else protects: quirk 47), or BROKEN at the line where the chain breaks. So an ho
 export never reads BROKEN here. Below: one row per line (its number, action type,
 tool, outcome, timestamp, prev_hash), the line the chain breaks at marked ✗.
 
-The check and the listing run in a thread worker; the file is only read.
+The banner (`check_list.KindBanner`) runs the check, then the listing runs in a thread
+worker; the file is only read.
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ import os
 from typing import Any
 
 from rich.text import Text
-from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
+from sealscope.viewer.check_list import (
+    KindBanner,
+    check_of,
+    export_screen_of,
+    outcome_of,
+    show_checks,
+)
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_label, tab_title
-from sealscope.viewer.kind_view import AAT, KIND_TITLE, KindBanner, RowJson, line_of, run_check
+from sealscope.viewer.kind_view import AAT, KIND_TITLE, RowJson, line_of
 from sealscope.viewer.style import shown
 from sealscope.viewer.unit_read import aat_rows
 from textual import work
@@ -90,10 +97,11 @@ class AatTab(EvidenceTab):
     }
     """
 
-    has_report = False
+    has_report = True
+    export_screen = export_screen_of
+    kind = AAT
     kind_name = KIND_TITLE[AAT]
 
-    check: reactive[KindCheck | None] = reactive(None, init=False)
     rows: reactive[tuple[tuple[int, Any], ...] | None] = reactive(None, init=False)
 
     BINDINGS = [CLEAR_CHECKS]
@@ -109,17 +117,21 @@ class AatTab(EvidenceTab):
         self.read_error: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield KindBanner(os.path.basename(self.path), id="aat-banner")
+        yield KindBanner(
+            os.path.basename(self.path), self.path, AAT, check=self._given, id="aat-banner"
+        )
         yield AatRows(id="aat-rows")
         yield RowJson(Text("", end=""), id="aat-row")
 
-    def on_mount(self) -> None:
-        self._load(self._given)
+    def on_kind_banner_checked(self, m: KindBanner.Checked) -> None:
+        """The export's lines are read once core's check has run (the line it names
+        is marked)."""
+        m.stop()
+        self.judge()
+        self._load()
 
     @work(thread=True, exclusive=True, group="aat-check")
-    def _load(self, given: KindCheck | None) -> None:
-        got = given if given is not None else run_check(self.path, AAT)
-        self.app.call_from_thread(setattr, self, "check", got)
+    def _load(self) -> None:
         rows, total, err = aat_rows(self.path)
         self.total, self.read_error = total, err
         self.app.call_from_thread(setattr, self, "rows", tuple(rows))
@@ -127,16 +139,14 @@ class AatTab(EvidenceTab):
     def main_widget(self) -> OptionList:
         return self.query_one("#aat-rows", OptionList)
 
+    check = property(check_of, doc="Core's check of the export (the banner's; None while it runs).")
+
     @property
     def break_line(self) -> int | None:
         """The line core's check says the chain breaks at (None when it holds)."""
         d = self.check.detail if self.check is not None else {}
         line = d.get("line") if isinstance(d, dict) and self.check and not self.check.ok else None
         return line if isinstance(line, int) and not isinstance(line, bool) else None
-
-    def watch_check(self) -> None:
-        self.judge()
-        self._draw_rows()
 
     def watch_rows(self) -> None:
         self._draw_rows()
@@ -176,14 +186,7 @@ class AatTab(EvidenceTab):
         if line is not None:
             self.query_one(RowJson).show(line, got)
 
-    def own_outcome(self) -> verdict.Outcome | None:
-        return self.check.outcome() if self.check is not None else None
+    own_outcome = outcome_of
 
     def checks_changed(self) -> None:
-        try:
-            banner = self.query_one(KindBanner)
-        except NoMatches:  # not composed yet
-            return
-        banner.check = self.check
-        banner.checks = tuple(self.session)
-        banner.outcome = self.tab_verdict if self.session else None
+        show_checks(self)

@@ -241,13 +241,14 @@ class SealscopeApp(App[None]):
     async def _open_at_start(self) -> None:
         # a tab chosen on the tab bar gives its pane the keyboard at once (a watcher
         # runs as the bar moves, before the next key is dispatched)
-        self.watch(
-            self.query_one(TabbedContent).query_one(ContentTabs),
-            "active",
-            self._tab_bar_moved,
-            init=False,
-        )
+        try:
+            bar = self.query_one(TabbedContent).query_one(ContentTabs)
+        except NoMatches:  # the app is already exiting (a key pressed at once)
+            return
+        self.watch(bar, "active", self._tab_bar_moved, init=False)
         for p in self.paths:
+            if self._exit or not self.is_running:  # exiting: open no more
+                return
             await self.open_path(p, activate=False)
         if not self.paths:
             self.notify("no files open — press o to open a ledger", markup=False)
@@ -539,14 +540,25 @@ class SealscopeApp(App[None]):
     def action_lookup(self) -> None:
         """The look-up screen, showing again the held file last looked up from this
         ledger (a check stays part of its tab until cleared)."""
-        origin = self.current_ledger()
+        from sealscope.viewer.lookup_screen import receipt_tabs
+
+        receipts = receipt_tabs(self.panes())  # the receipt files' manifests too
+        front = self.current_tab()
+        origin = self.current_ledger() or (front if front in receipts else None)
         last = [r for r in (origin.session if origin else []) if r.kind == "lookup"]
         held = last[-1].inputs.get("held") if last else None
         path = Path(held[0]) if held else None
-        self.push_screen(lazy.LookupScreen(self.ledger_tabs(), path=path, origin=origin))
+        self.push_screen(
+            lazy.LookupScreen(self.ledger_tabs(), path=path, origin=origin, receipts=receipts)
+        )
 
     def on_look_up(self, m: LookUp) -> None:
-        self.push_screen(lazy.LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin))
+        from sealscope.viewer.lookup_screen import receipt_tabs
+
+        receipts = receipt_tabs(self.panes())
+        self.push_screen(
+            lazy.LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin, receipts=receipts)
+        )
 
     def action_check(self) -> None:
         tab = self.current_ledger()

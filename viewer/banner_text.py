@@ -46,6 +46,8 @@ def check_detail(rec: SessionRecord) -> str:
         if phantom:
             parts.append(f"{phantom} manifest entr(ies) no drop explains")
         return " · ".join(parts)
+    if rec.kind == "artefact":  # a held artefact against its binding (core's entry)
+        return f"held {r.get('held')} · binding {r.get('artefact_verdict')}"
     if rec.kind == "lookup":
         items = r.get("items") or []
         found = sum(1 for it in items if it.get("found"))
@@ -76,13 +78,15 @@ def ledger_detail(
     checks: Sequence[SessionRecord] = (),
     failed: Sequence[int] = (),
     explained: Any = None,
+    rows: Sequence[str] = (),
 ) -> Text:
     """A ledger's banner text. `state`: "indexing" | "verifying" | "done" |
     "cancelled" | "error" | "alarm" (the file changed under a follower); `pct` the
     progress; `result` the chain's VerifyResult; `message` why it is cancelled, in
     error or alarmed; `outcome` the tab's verdict; `scope` what it holds within
     (`verdict.beside`); `checks` the checks behind it; `failed` the lines of receipts
-    failing on their own; `explained` the first break's `ledger.Mismatch`."""
+    failing on their own; `explained` the first break's `ledger.Mismatch`; `rows` the
+    row checks of the ledger's own that are not VERIFIED, each in a few words."""
     t = Text(no_wrap=False, end="")
     name = clean(name)
     if state in BUSY:
@@ -113,7 +117,7 @@ def ledger_detail(
         if r.verdict == verdict.COULD_NOT_LOOK:
             t.append(clean(r.reason()), "bold")
             t.append(" · ")
-        if checks or failed:
+        if checks or failed or rows:
             t.append(f"chain {r.verdict} · ")
         t.append(
             f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
@@ -128,5 +132,10 @@ def ledger_detail(
         if failed:
             t.append("\n receipts failing on their own: ", "bold")
             t.append(", ".join(f"line {n}" for n in failed), CHECK_STYLE["fail"])
+        if rows:
+            t.append("\n row checks: ", "bold")
+            t.append("; ".join(clean(x) for x in rows[:3]))
+            if len(rows) > 3:
+                t.append(f" (+{len(rows) - 3} more)", "dim")
     check_lines(t, checks)
     return t

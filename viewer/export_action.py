@@ -1,13 +1,19 @@
 """ExportScreen: write the audit report of the open tab as Markdown and JSON.
 
-The report is `core.export.build_report` over the tab's file, with the work done in
-the session (restatements scored, diffs, added-since-seal, recomputations) — the
-same value `sealscope export` prints. Two files are written, `<base>.md` and
+The report is the one `sealscope export PATH` prints for the tab's evidence, by its
+kind (`build`): a ledger, snapshot or harn file's `core.export.build_report`, with the
+work done in the session (restatements scored, diffs, added-since-seal,
+recomputations); a kind `sealscope check` knows beyond those (`export.REPORT_KINDS`:
+a receipt file, a distill or portable receipt, a continuity verdict, a pack, a
+bundle, an AAT export) its `build_kind_report` from the tab's `KindCheck`; a fleet's
+folder (`FOLDER`) its `build_folder_report`. Two files are written, `<base>.md` and
 `<base>.json`. The default base is `<cwd>/<file stem>-audit` (in a `sealscope-audit/`
-folder when the working directory is the evidence's own folder); a target over an
-input, next to the evidence (in its folder), or over an existing file is refused. A
-folder that does not exist is never created silently: the screen says so and creates
-it only on a second Enter for that same folder (`core.export.missing_folder`).
+folder when the working directory is the evidence's own folder, or inside a folder
+that is the evidence: then beside it); a target over an input, next to the evidence
+(in its folder), inside a folder that is evidence, or over an existing file is
+refused: nothing the export writes lands on evidence. A folder that does not exist is
+never created silently: the screen says so and creates it only on a second Enter for
+that same folder (`core.export.missing_folder`).
 
 The report is built and written in a thread worker with a progress bar; Escape or the
 Cancel button stops it (`core.export.Cancelled`, asked at every step of the core), and
@@ -15,8 +21,9 @@ a cancelled export leaves no file behind (what it had written, and a folder it h
 created, are removed).
 
 Each tab builds its own: `tab.export_screen()` (see `EvidenceTab`), which is
-`ExportScreen(path, kind=..., session=[...], verify_result=..., seal=...)`. It is
-dismissed with the list of written paths, or None when cancelled.
+`ExportScreen(path, kind=..., session=[...], verify_result=..., seal=...)` (a kind
+tab's `check=`). It is dismissed with the list of written paths, or None when
+cancelled.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import Any
 
 from rich.text import Text
 from sealscope.core import export
+from sealscope.core.checks.result import KindCheck
 from sealscope.core.sanitize import clean
 from sealscope.viewer.messages import ExportProgress
 from textual import work
@@ -41,7 +49,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-__all__ = ["ExportScreen", "default_base", "check_target", "write_report", "report_zip"]
+__all__ = [
+    "ExportScreen",
+    "FOLDER",
+    "Report",
+    "build",
+    "default_base",
+    "check_target",
+    "write_report",
+    "report_zip",
+]
+
+FOLDER = "folder"
+"""The kind of a fleet tab's export: the folder's report, as `sealscope export DIR`."""
+
+Report = export.AuditReport | export.KindReport | export.FolderReport
+"""A report the screen writes: each has its verdict, exit code, Markdown and JSON."""
 
 
 def _real(p: str | os.PathLike) -> Path:
@@ -50,9 +73,12 @@ def _real(p: str | os.PathLike) -> Path:
 
 def default_base(evidence: str | os.PathLike, cwd: str | os.PathLike | None = None) -> Path:
     """`<cwd>/<stem>-audit`, in `<cwd>/sealscope-audit/` when cwd is the evidence's
-    folder; `-2`, `-3`, ... appended while either output already exists."""
+    folder, in `sealscope-audit/` beside a folder that is the evidence when cwd is in
+    it; `-2`, `-3`, ... appended while either output already exists."""
     ev = _real(evidence)
     here = _real(cwd or os.getcwd())
+    if ev.is_dir() and (here == ev or ev in here.parents):
+        here = ev.parent  # never inside the evidence
     folder = here / "sealscope-audit" if here == ev.parent else here
     stem = ev.stem or ev.name or "evidence"
     base = folder / f"{stem}-audit"
@@ -74,7 +100,8 @@ def outputs_of(base: str | os.PathLike) -> tuple[Path, Path]:
 
 def check_target(base: str | os.PathLike, protected: Iterable[str | os.PathLike]) -> str | None:
     """Why the outputs of `base` may not be written, or None when they may: never over
-    an input, never in an input's folder, never over an existing file."""
+    an input, never in an input's folder, never inside an input that is a folder (a
+    unit, a fleet), never over an existing file."""
     outs = outputs_of(base)
     for p in protected:
         if p is None:
@@ -83,6 +110,8 @@ def check_target(base: str | os.PathLike, protected: Iterable[str | os.PathLike]
         for o in outs:
             if o == ev:
                 return f"{o} is an input file"
+            if ev.is_dir() and ev in o.parents:
+                return f"{o.parent} is inside the evidence folder {ev.name}; choose another folder"
             if o.parent == ev.parent:
                 return f"{o.parent} holds the evidence {ev.name}; choose another folder"
     for o in outs:
@@ -91,8 +120,43 @@ def check_target(base: str | os.PathLike, protected: Iterable[str | os.PathLike]
     return None
 
 
+def build(
+    path: str,
+    kind: str | None,
+    *,
+    check: KindCheck | None = None,
+    session: Sequence[export.SessionRecord] = (),
+    verify_result: Any = None,
+    seal: export.SealFile | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Report:
+    """The report `sealscope export PATH` writes for `path` of `kind` (module
+    docstring): a fleet's folder, a kind `check` knows (from `check`, the tab's), or a
+    ledger / snapshot / harn file with the session. `export.Cancelled` when
+    `cancelled()` says so."""
+    if kind == FOLDER:
+
+        def on_file(_f: str) -> None:
+            if cancelled is not None and cancelled():
+                raise export.Cancelled
+
+        return export.build_folder_report(path, on_file=on_file)
+    if kind in export.REPORT_KINDS:
+        return export.build_kind_report(path, check)
+    return export.build_report(
+        path,
+        kind=kind,
+        session=session,
+        verify_result=verify_result,
+        seal=seal,
+        on_progress=on_progress,
+        cancelled=cancelled,
+    )
+
+
 def write_report(
-    report: export.AuditReport,
+    report: Report,
     base: str | os.PathLike,
     *,
     create: bool = False,
@@ -132,7 +196,7 @@ def _make_folder(folder: Path) -> list[Path]:
     return missing
 
 
-def report_zip(report: export.AuditReport, name: str) -> tuple[str, bytes]:
+def report_zip(report: Report, name: str) -> tuple[str, bytes]:
     """In a browser (`sealscope serve`) the report is downloaded, not written on the
     server: one `<name>.zip` holding `<name>.md` and `<name>.json` (one download, which a
     browser's pop-up blocker lets through). `name` is reduced to `[A-Za-z0-9._-]`."""
@@ -182,13 +246,19 @@ class ExportScreen(ModalScreen[list[str] | None]):
         session: Sequence[export.SessionRecord] = (),
         verify_result: Any = None,
         seal: export.SealFile | None = None,
+        check: KindCheck | None = None,
+        note: str = "",
         protected: Sequence[str | os.PathLike] = (),
         cwd: str | os.PathLike | None = None,
         id: str | None = None,
     ) -> None:
+        """`check`: a kind tab's `KindCheck` (its report's verdict); `note`: what the
+        report does not hold that the tab shows, said on the screen."""
         super().__init__(id=id)
         self.path = os.fspath(path)
         self.kind = kind
+        self.check = check
+        self.note = note
         self.session = list(session)
         self.verify_result = verify_result
         self.seal = seal
@@ -199,7 +269,7 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.base = default_base(self.path, cwd)
         self.web = False  # set on mount: in a browser the report is downloaded
         self.written: list[str] | None = None
-        self.report: export.AuditReport | None = None
+        self.report: Report | None = None
         self.cancel_event: threading.Event | None = None  # set while an export runs
         self._create: Path | None = None  # the missing folder a second Enter creates
 
@@ -210,6 +280,8 @@ class ExportScreen(ModalScreen[list[str] | None]):
             what.append(clean(self.path))
             what.append(f"  ·  {self.kind or 'detect kind'}", "dim")
             what.append(f"  ·  {len(self.session)} session record(s)", "dim")
+            if self.note:
+                what.append("\n" + clean(self.note), "italic yellow")
             yield Static(what, id="export-what")
             yield Input(
                 value=str(self.base),
@@ -235,6 +307,11 @@ class ExportScreen(ModalScreen[list[str] | None]):
                     style="dim",
                 )
             )
+
+    @classmethod
+    def of_folder(cls, path: str | os.PathLike) -> ExportScreen:
+        """The screen of a fleet tab's `x`: the folder's report (`FOLDER`)."""
+        return cls(path, kind=FOLDER)
 
     @property
     def running(self) -> bool:
@@ -293,9 +370,10 @@ class ExportScreen(ModalScreen[list[str] | None]):
     def _export(self, base: str, create: bool, cancel: threading.Event | None) -> None:
         stop = cancel.is_set if cancel is not None else None
         try:
-            report = export.build_report(
+            report = build(
                 self.path,
-                kind=self.kind,
+                self.kind,
+                check=self.check,
                 session=self.session,
                 verify_result=self.verify_result,
                 seal=self.seal,
@@ -342,7 +420,7 @@ class ExportScreen(ModalScreen[list[str] | None]):
         self.app.notify("export cancelled: nothing written", markup=False)
         self.dismiss(None)
 
-    def _done(self, report: export.AuditReport, written: list[str]) -> None:
+    def _done(self, report: Report, written: list[str]) -> None:
         self._show_running(False)
         self.report, self.written = report, written
         what = f"sent {written[0]}" if self.web else f"wrote {written[0]} and .json"

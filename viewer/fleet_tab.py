@@ -1,17 +1,27 @@
 """FleetTab: a folder of ledgers, one row each, filled in as `core.fleet` audits them.
 
 A thread worker walks the folder (`fleet.walk`: every `*.jsonl`, `.json` and `.zip`
-beneath it and each pack / bundle folder as one path) and runs `fleet.run_local` (the
+beneath it and each pack / bundle folder as one path; a link out of the folder is not
+followed, a COULD NOT LOOK row saying so, as `sealscope fleet`) and runs `fleet.run_local` (the
 process pool of `sealscope fleet`); a unit of another kind is one row, its kind beside
 its path; paths that are not evidence are no row (counted in the status line);
 entries reach the tab as
 `FleetEntries` batches, at most one per `BATCH_SECONDS` or `BATCH_ENTRIES`, so
 thousands of ledgers do not flood the message queue. The table is Textual's
-DataTable, which renders only the rows in view. `s` steps the sort column (`S`
-reverses; clicking a header sorts by it), `v` steps the verdict filter, and Enter
-opens the selected ledger in its own tab at its first break (`OpenAtFirstBreak`, for
-the app). Verdict words come from `core.verdict`; paths are shown relative to the
-folder, through the sanitizer, as `Text`.
+DataTable, which renders only the rows in view. Rows are worst first
+(`fleet.worst_first`, `sealscope fleet`'s order) from the first batch on; `s` steps
+the sort column (after the last: arrival order; `S` reverses; clicking a header sorts
+by it), `v` steps the verdict filter, and Enter opens the selected ledger in its own
+tab at its first break (`OpenAtFirstBreak`, for the app). A row that is not VERIFIED
+for want of a look says why in its path cell (`fleet.why_not`: a FIFO, a dangling
+link, an empty file, ...); an unreadable file, and a unit of another kind, count no
+rows, breaks or receipts (—).
+
+The label carries the fleet's verdict mark as every tab does (`EvidenceTab`, the
+glyph of `tab_verdict`): … while the audit runs, then `fleet.outcome` of the entries
+(✗ when any is broken); `x` writes the folder's report as `sealscope export DIR`
+does (`ExportScreen.of_folder`). Verdict words come from `core.verdict`; paths are
+shown relative to the folder, through the sanitizer, as `Text`.
 """
 
 from __future__ import annotations
@@ -20,24 +30,27 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from sealscope.core import fleet
 from sealscope.core import verdict as _verdict
 from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
+from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding
-from sealscope.viewer.evidence_tab import EvidenceTab
+from sealscope.viewer.evidence_tab import EvidenceTab, tab_title
 from sealscope.viewer.messages import FleetDone, FleetEntries, FleetPlanned, OpenAtFirstBreak
 from sealscope.viewer.style import verdict_style
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import DataTable, ProgressBar, Static
 from textual.worker import get_current_worker
+
+if TYPE_CHECKING:  # the export screen loads with the first export
+    from sealscope.viewer.export_action import ExportScreen
 
 __all__ = ["FleetTab", "FleetTable", "COLUMNS", "VERDICT_FILTERS", "BATCH_SECONDS", "BATCH_ENTRIES"]
 
@@ -129,22 +142,25 @@ class FleetTab(EvidenceTab):
         ),
     ]
 
-    has_report = False
+    kind_name = "fleet"
 
-    order: reactive[tuple[int | None, bool]] = reactive((None, False), init=False)
-    """(sort column, reversed); column None: arrival order."""
+    order: reactive[tuple[int | None, bool]] = reactive((0, False), init=False)
+    """(sort column, reversed); column None: arrival order. From the start: by
+    verdict, worst first."""
     verdict_filter: reactive[str | None] = reactive(None, init=False)
     """Only ledgers of this verdict word are shown (None: all)."""
 
     def __init__(self, root: str | os.PathLike[str], *, id: str) -> None:
         self.root = Path(root)
         self.path = str(root)
-        super().__init__(Content(clean(self.root.name or self.path) + "/"), id=id)
+        self.tab_name = (self.root.name or self.path) + "/"
+        super().__init__(tab_title(self.tab_name, None), id=id)
         self.entries: list[FleetEntry] = []  # every audited ledger, in arrival order
         self.shown: list[FleetEntry] = []  # the table's rows, in order
         self.total: int | None = None  # ledgers found by the walk
         self.total_bytes = 0
         self.left_out = 0  # paths the walk found that are not evidence
+        self.set_aside: list[FleetEntry] = []  # those paths (held content can hold a verdict)
         self.done = False
         self.stopped: str | None = None
 
@@ -166,9 +182,12 @@ class FleetTab(EvidenceTab):
     @work(thread=True, exclusive=True, group="fleet")
     def audit_worker(self) -> None:
         worker = get_current_worker()
-        sized = list(fleet.walk([str(self.root)]))
-        self.post_message(FleetPlanned(len(sized), sum(s or 0 for _p, s in sized)))
-        batch: list[FleetEntry] = []
+        skipped: list[tuple[str, str]] = []  # links out of the folder, not followed
+        sized = list(fleet.walk([str(self.root)], skipped=skipped))
+        total = len(sized) + len(skipped)
+        self.post_message(FleetPlanned(total, sum(s or 0 for _p, s in sized)))
+        # as `sealscope fleet`: each one a COULD NOT LOOK row saying so
+        batch: list[FleetEntry] = [fleet.unreadable_entry(p, why) for p, why in skipped]
         last = time.monotonic()
 
         def on_entry(entry: FleetEntry) -> None:
@@ -217,6 +236,7 @@ class FleetTab(EvidenceTab):
         left = sum(not e.evidence for e in entries)
         if left:  # listed by the walk, but not evidence: not a row, out of the total
             self.left_out += left
+            self.set_aside.extend(e for e in entries if not e.evidence)
             entries = [e for e in entries if e.evidence]
             if self.total is not None:
                 self.total = max(self.total - left, 0)
@@ -237,6 +257,7 @@ class FleetTab(EvidenceTab):
         self.done, self.stopped = True, why
         self.query_one(ProgressBar).display = False
         self._update_status()
+        self.judge()
 
     def selected_entry(self) -> FleetEntry | None:
         row = self.table.cursor_row
@@ -252,17 +273,32 @@ class FleetTab(EvidenceTab):
 
     def _cells(self, e: FleetEntry) -> tuple[Text, ...]:
         r, res = e.receipts, e.result
+        path = Text(
+            clean(self._rel(e.path) + ("" if e.check is None else f"  [{e.check.kind}]")),
+            no_wrap=True,
+        )
+        if e.exit_code == _verdict.COULD_NOT:  # why, without opening it
+            why = fleet.why_not(e)
+            if why:
+                path.append("  — " + clean(why), "yellow")
+        # an unreadable file was never walked, a unit of another kind is no one chain
+        counted = not res.unreadable and e.check is None
         return (
             Text(f" {e.verdict} ", verdict_style(e.verdict) + " reverse"),
-            Text(f"{res.rows:,}", justify="right"),
-            Text(str(res.breaks), "bold red" if res.breaks else "", justify="right"),
-            Text(str(r.failed), "bold red" if r.failed else "", justify="right"),
-            Text(str(r.bounded), "yellow" if r.bounded else "", justify="right"),
-            Text(_size(e.size), justify="right"),
+            Text(f"{res.rows:,}" if counted else "—", justify="right"),
             Text(
-                clean(self._rel(e.path) + ("" if e.check is None else f"  [{e.check.kind}]")),
-                no_wrap=True,
+                str(res.breaks) if counted else "—",
+                "bold red" if res.breaks and counted else "",
+                justify="right",
             ),
+            Text(
+                str(r.failed) if counted else "—", "bold red" if r.failed else "", justify="right"
+            ),
+            Text(
+                str(r.bounded) if counted else "—", "yellow" if r.bounded else "", justify="right"
+            ),
+            Text(_size(e.size), justify="right"),
+            path,
         )
 
     def _set_columns(self) -> None:
@@ -312,8 +348,12 @@ class FleetTab(EvidenceTab):
         column, rev = self.order
         if self.verdict_filter is not None:
             t.append(f"· showing {self.verdict_filter} ", "italic")
-        if column is not None:
+        if column == 0:
+            t.append("· best first " if rev else "· worst first ", "italic")
+        elif column is not None:
             t.append(f"· sorted by {COLUMNS[column][0]}{' (reversed)' if rev else ''} ", "italic")
+        else:
+            t.append("· in arrival order ", "italic")
         if self.stopped is not None:
             t.append("· stopped: " + clean(self.stopped), "bold yellow")
         elif not self.done:
@@ -362,3 +402,17 @@ class FleetTab(EvidenceTab):
     # ------------------------------------------------------------------ EvidenceTab
     def focus_default(self) -> None:
         self.table.focus()
+
+    def reading(self) -> str:
+        """Done once the audit ended ("error" when it stopped early); until then the
+        fleet's verdict is still to come."""
+        if not self.done:
+            return "reading"
+        return "done" if self.stopped is None else "error"
+
+    def own_outcome(self) -> _verdict.Outcome | None:
+        return fleet.outcome([*self.entries, *self.set_aside]) if self.done else None
+
+    def export_screen(self) -> ExportScreen:
+        """The folder's report, as `sealscope export DIR` writes it."""
+        return lazy.ExportScreen.of_folder(self.path)

@@ -2,7 +2,7 @@
 file, a distill drop receipt, a portable receipt or a stored continuity verdict
 (KINDS.md §2-§5), read-only.
 
-Top: the kind's own verdict (`kind_view.KindBanner`: core's `KindCheck`, the bound
+Top: the kind's own verdict (`check_list.KindBanner`: core's `KindCheck`, the bound
 beside VERIFIED, each of the kind's checks with its word, and every check run in the
 tab). Left: the kind's panel — a receipt's `receipt_panel` (v1/v2 badge, each
 self-consistency check, byte bars), a distill receipt's drops, a portable receipt's
@@ -13,9 +13,11 @@ field of the document, literally.
 Keys: `h` held content for a receipt file (`held_screen.HeldContentScreen`, as on a
 ledger's receipt row: the recomputation becomes the tab's state until cleared, and a
 path dropped on the tab is taken as its pre content), `L` opens the ledger core's check
-found for a portable receipt in its own tab.
+found for a portable receipt in its own tab, `x` writes the kind's report
+(`check_list.export_screen_of`: what `sealscope export FILE` writes; held content is
+not part of it, and the export screen says so).
 
-The check runs in a thread worker (`run_check`); the document is read once, through
+The banner runs the check in a thread worker; the document is read once, through
 `lines.open_regular`, never written. Every value goes through `style.shown`.
 """
 
@@ -29,10 +31,16 @@ from typing import Any, cast
 from rich.console import RenderableType
 from rich.text import Text
 from sealscope.core import lines as _lines
-from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.jsonio import loads
 from sealscope.viewer import lazy
+from sealscope.viewer.check_list import (
+    KindBanner,
+    check_of,
+    export_screen_of,
+    outcome_of,
+    show_checks,
+)
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
 from sealscope.viewer.kind_view import (
@@ -41,18 +49,13 @@ from sealscope.viewer.kind_view import (
     KIND_TITLE,
     PORTABLE,
     RECEIPT,
-    KindBanner,
-    run_check,
 )
 from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.receipt_panel import check_receipt, render_receipt
 from sealscope.viewer.style import shown
 from sealscope.viewer.verdict_view import render_verdict
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.css.query import NoMatches
-from textual.reactive import reactive
 from textual.widgets import Static
 
 __all__ = ["KindTab", "read_document", "fields_text", "kind_panel", "MAX_DOCUMENT"]
@@ -272,10 +275,8 @@ class KindTab(EvidenceTab):
     KindTab #kind-panel, KindTab #kind-fields { height: auto; }
     """
 
-    has_report = False  # the report of these kinds is not written yet
-
-    check: reactive[KindCheck | None] = reactive(None, init=False)
-    """Core's check of the file (None while it runs); a change repaints the tab."""
+    has_report = True
+    export_screen = export_screen_of
 
     BINDINGS = [
         PaletteBinding(
@@ -316,7 +317,9 @@ class KindTab(EvidenceTab):
         self._given = check
 
     def compose(self) -> ComposeResult:
-        yield KindBanner(os.path.basename(self.path), id="kind-banner")
+        yield KindBanner(
+            os.path.basename(self.path), self.path, self.kind, check=self._given, id="kind-banner"
+        )
         with Horizontal(id="kind-body"):
             with VerticalScroll(id="kind-left"):
                 yield Static(Text(""), id="kind-panel")
@@ -324,44 +327,24 @@ class KindTab(EvidenceTab):
                 yield Static(fields_text(self.doc, self.doc_error), id="kind-fields")
 
     def on_mount(self) -> None:
-        if self._given is not None:
-            self.check = self._given
-        else:
-            self._run_check()
-        self._sync()
-
-    @work(thread=True, exclusive=True, group="kind-check")
-    def _run_check(self) -> None:
-        got = run_check(self.path, self.kind)
-        self.app.call_from_thread(setattr, self, "check", got)
+        self._draw_panel()
 
     def main_widget(self) -> VerticalScroll:
         return self.query_one("#kind-left", VerticalScroll)
 
-    @property
-    def banner(self) -> KindBanner:
-        return self.query_one(KindBanner)
+    check = property(check_of, doc="Core's check of the file (the banner's; None while it runs).")
 
     # ------------------------------------------------------------------ verdict
-    def watch_check(self) -> None:
+    def on_kind_banner_checked(self, m: KindBanner.Checked) -> None:
+        m.stop()
         self.judge()
 
-    def _sync(self) -> None:
-        """The banner and panel show the check, the tab's verdict and its checks."""
-        try:
-            banner = self.banner
-        except NoMatches:  # not composed yet: on_mount syncs
-            return
-        banner.check = self.check
-        banner.checks = tuple(self.session)
-        banner.outcome = self.tab_verdict if self.session else None
-        self._draw_panel()
-
-    def own_outcome(self) -> verdict.Outcome | None:
-        return self.check.outcome() if self.check is not None else None
+    own_outcome = outcome_of
 
     def checks_changed(self) -> None:
-        self._sync()
+        """The banner and panel show the check, the tab's verdict and its checks."""
+        show_checks(self)
+        self._draw_panel()
 
     def clear_check_state(self) -> None:
         self.held = None

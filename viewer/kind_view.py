@@ -5,11 +5,12 @@ Each of those tabs shows one `core.checks.result.KindCheck`, the typed result co
 checker of the kind returns; this module only reads it. `run_check(path, kind)` asks
 core for it (the dispatcher `core.checks.run`, else the kind's own module), and turns
 an exception into a COULD NOT LOOK result naming it, so a tab never shows a traceback.
-`KindBanner` draws the result: the word (`KindCheck.verdict`, the reference's own word
-or its `ok` by `verdict.kind_check`), the bound beside a VERIFIED (`KindCheck.bound`),
-the kind and the file, then every check the kind carries with its own word
-(`check_lines`), then the checks the auditor ran in the tab (held content), each with
-its word. Every value from the evidence goes through `style.shown`.
+`banner_text` is the result as the tabs' banner (`check_list.KindBanner`) draws it:
+the word (`KindCheck.verdict`, the reference's own word or its `ok` by
+`verdict.kind_check`), the bound beside a VERIFIED (`KindCheck.bound`), the kind and
+the file, then every check the kind carries with its own word (`check_lines`), then
+the checks the auditor ran in the tab (held content), each with its word.
+Every value from the evidence goes through `style.shown`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from sealscope.core import verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.sanitize import clean
 from sealscope.viewer.style import shown
-from textual.reactive import reactive
 from textual.widgets import Static
 
 if TYPE_CHECKING:  # annotations only: a check's record loads with the first check
@@ -46,7 +46,6 @@ __all__ = [
     "CheckLine",
     "check_lines",
     "banner_text",
-    "KindBanner",
     "verdict_class",
     "word_style",
     "RowJson",
@@ -315,55 +314,6 @@ def banner_text(
         t.append(f"{clean(rec.title)}: ", "bold")
         t.append(f" {rec.verdict} ", word_style(rec.verdict) + " reverse")
     return t
-
-
-class KindBanner(Static):
-    """One kind's verdict and its checks; repainted whenever its reactive state changes
-    (`check` the kind's result, `outcome` the tab's verdict with the checks run in it,
-    `checks` those checks)."""
-
-    DEFAULT_CSS = """
-    KindBanner {
-        height: auto;
-        max-height: 16;
-        padding: 0 1;
-        color: $text;
-    }
-    KindBanner.-pending  { background: $panel; }
-    KindBanner.-verified { background: $success-darken-2; }
-    KindBanner.-broken   { background: $error-darken-2; }
-    KindBanner.-couldnot { background: $warning-darken-3; }
-    """
-
-    check: reactive[KindCheck | None] = reactive(None, init=False)
-    outcome: reactive[verdict.Outcome | None] = reactive(None, init=False)
-    checks: reactive[tuple[Any, ...]] = reactive((), init=False)
-
-    def __init__(self, name: str, **kw: Any) -> None:
-        super().__init__("", **kw)
-        self.file_name = name
-
-    def on_mount(self) -> None:
-        self._paint()
-
-    def _repaint(self) -> None:
-        if self.is_mounted:
-            self._paint()
-
-    watch_check = watch_outcome = watch_checks = _repaint
-
-    @property
-    def word(self) -> str | None:
-        """The word the banner shows (None while checking)."""
-        if self.check is None:
-            return None
-        return self.outcome.verdict if self.outcome is not None else self.check.verdict
-
-    def _paint(self) -> None:
-        want = verdict_class(self.word)
-        for c in ("-pending", "-verified", "-broken", "-couldnot"):
-            self.set_class(c == want, c)
-        self.update(banner_text(self.file_name, self.check, self.outcome, self.checks))
 
 
 # ------------------------------------------------------------------ one row, literally

@@ -6,6 +6,15 @@ records posted to the tab as `CheckDone`), and held content recomputing a receip
 check becomes a `core.export.SessionRecord` in the tab's session: the tab's verdict,
 its banner, the row badge of a recomputed receipt, its receipt panel and its report
 read it there. `check_inputs` / `held_inputs` give a dialog reopened what it used.
+
+The ledger's own row checks (KINDS.md §11.2: `continuity_verify` rows, artefact
+bindings, call and distill rows) are core's (`ledger_rows.row_checks`, the very
+entries `check`, `export` and `fleet` judge by), run once the file is indexed
+(`check_rows`, a thread worker): `rows` is what the tab's own verdict
+(`verdict.ledger`) reads, `entries_at` what a row's badge and panel show. A file
+dropped on an artefact binding row (`dropped`) is that binding's held artefact: core
+checks its digest (`artefact.held_file_entry`), the entry replaces the binding's for
+its badge and panel, and its record joins the session (the banner, the report).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
 from textual import work
+from textual.message import Message
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab imports this
@@ -23,7 +33,26 @@ if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab
     from sealscope.core.pins import Pin
     from sealscope.viewer.ledger_tab import LedgerTab
 
-__all__ = ["LedgerChecks"]
+__all__ = ["LedgerChecks", "RowsChecked", "ArtefactHeld"]
+
+
+class RowsChecked(Message):
+    """The ledger's own row checks are in (`ledger_rows.row_checks`), or the reason
+    they could not be made (`error`)."""
+
+    def __init__(self, entries: tuple[dict[str, Any], ...], error: str = "") -> None:
+        super().__init__()
+        self.entries = entries
+        self.error = error
+
+
+class ArtefactHeld(Message):
+    """A held file was checked against the artefact binding on `line`."""
+
+    def __init__(self, line: int, entry: dict[str, Any]) -> None:
+        super().__init__()
+        self.line = line
+        self.entry = entry
 
 
 class LedgerChecks(Widget):
@@ -36,6 +65,11 @@ class LedgerChecks(Widget):
         self.tab = tab
         # receipt line → the held content loaded for it (pre, post) and its recomputation
         self.held: dict[int, tuple[Path | None, Path | None, Any]] = {}
+        # the ledger's own row checks (None until they are in), by line
+        self.rows: tuple[dict[str, Any], ...] | None = None
+        self._by_line: dict[int, list[dict[str, Any]]] = {}
+        # binding line → the held artefact's entry (replaces the binding's own)
+        self.held_artefacts: dict[int, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ pin, witness
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -95,3 +129,101 @@ class LedgerChecks(Widget):
     def clear(self) -> None:
         """Forget what the checks loaded (the tab's checks were cleared)."""
         self.held.clear()
+        self.held_artefacts.clear()
+        self._show_rows()
+
+    # ------------------------------------------------------------------ row checks
+    def check_rows(self) -> None:
+        """Run the ledger's own row checks (once the file is indexed)."""
+        self._rows_worker()
+
+    @work(thread=True, exclusive=True, group="row-checks")
+    def _rows_worker(self) -> None:
+        from sealscope.core.checks import ledger_rows
+
+        try:
+            entries = ledger_rows.row_checks(str(self.tab.source.path))
+        except Exception as e:  # noqa: BLE001 - shown, never a traceback
+            self.post_message(RowsChecked((), f"{type(e).__name__}: {e}"))
+            return
+        self.post_message(RowsChecked(entries))
+
+    def on_rows_checked(self, m: RowsChecked) -> None:
+        m.stop()
+        self.rows = m.entries
+        self._by_line = {}
+        for e in m.entries:
+            self._by_line.setdefault(int(e.get("line") or 0), []).append(e)
+        if m.error:
+            self.app.notify(f"the row checks could not run: {m.error}", markup=False)
+        self._show_rows()
+        self.tab.judge()
+
+    def entries_at(self, line: int) -> list[dict[str, Any]]:
+        """The row's own checks as its badge and panel show them: core's entries, a
+        held artefact's in place of its binding's."""
+        held = self.held_artefacts.get(line)
+        return [
+            held if held is not None and e.get("check") == "artefact" else e
+            for e in self._by_line.get(line, ())
+        ]
+
+    def shown_rows(self) -> list[dict[str, Any]]:
+        """Every row check as shown (`entries_at`), in line order."""
+        return [e for n in sorted(self._by_line) for e in self.entries_at(n)]
+
+    def not_verified(self) -> list[str]:
+        """The ledger's own row checks that are not VERIFIED, each in a few words
+        (core's `ledger_rows.describe`: "line 1: continuity-verify unmatched"); a held
+        artefact shows as a check of the session instead."""
+        from sealscope.core import verdict
+        from sealscope.core.checks import ledger_rows
+
+        return [
+            f"{e.get('verdict')} {ledger_rows.describe(e)}"
+            for e in self.rows or ()
+            if e.get("verdict") != verdict.VERIFIED
+        ]
+
+    def rows_bound(self) -> str:
+        """What the VERIFIED row checks shown held within ("1 artefact not held")."""
+        from sealscope.core.checks import ledger_rows
+
+        return ledger_rows.rows_bound(self.shown_rows())
+
+    def _show_rows(self) -> None:
+        """The row list's badges from the row checks shown."""
+        from sealscope.viewer.row_check_panel import row_badge
+
+        if not self.tab.is_mounted:
+            return
+        badges = {}
+        for n in self._by_line:
+            b = row_badge(self.entries_at(n))
+            if b is not None:
+                badges[n] = b
+        self.tab.rows.set_own_checks(badges)
+
+    # ------------------------------------------------------------------ held artefacts
+    def dropped(self, path: Path) -> bool:
+        """A file dropped on the tab: the held artefact of the binding on the selected
+        row, when it is one (True); else False (it opens in a tab of its own)."""
+        line = self.tab.rows.current_line
+        if not line or not any(e.get("check") == "artefact" for e in self._by_line.get(line, ())):
+            return False
+        info = self.tab.source.row(line)
+        artefact = info.obj.get("artefact") if isinstance(info.obj, dict) else None
+        self._held_worker(line, artefact, str(path))
+        return True
+
+    @work(thread=True, exclusive=False, group="check")
+    def _held_worker(self, line: int, artefact: Any, path: str) -> None:
+        from sealscope.core.checks import artefact as _artefact
+
+        self.post_message(ArtefactHeld(line, _artefact.held_file_entry(line, artefact, path)))
+
+    def on_artefact_held(self, m: ArtefactHeld) -> None:
+        m.stop()
+        self.held_artefacts[m.line] = m.entry
+        self._show_rows()
+        self.tab.add_session(lazy.export.artefact_record(m.entry), key=("artefact", m.line))

@@ -150,6 +150,7 @@ class LedgerReading(Widget):
         tab.set_reading("verifying", 0)
         tab.query_one(ProgressBar).update(progress=0)
         self.receipts_worker()
+        tab.checks.check_rows()  # the rows with a check of their own
         self.verify_job = self.verify_worker()
 
     def on_verify_progress(self, m: VerifyProgress) -> None:

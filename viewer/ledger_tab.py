@@ -201,6 +201,7 @@ class LedgerTab(EvidenceTab):
             return
         first = max(1, self.source.line_count)  # the last line may have been partial
         self.call_later(self.reading_part.appended_marks_worker, first)
+        self.call_later(self.checks.check_rows)  # appended rows may have checks of their own
         self.source.grow_to(m.offsets, m.first, m.cut)
         self.result = m.result
         self.rows.set_statuses(m.result.findings, m.result.first_chained_line, True)
@@ -318,10 +319,10 @@ class LedgerTab(EvidenceTab):
             return
         failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
         points = self.checked_series()
-        scope = (
-            verdict.beside(self.tab_verdict, lazy.compaction_series.scope_checks(points or []))
-            if points
-            else ""
+        scope = verdict.beside(
+            self.tab_verdict,
+            lazy.compaction_series.scope_checks(points) if points else (),
+            self.checks.rows_bound(),
         )
         self.banner.show(
             self.tab_verdict,
@@ -336,16 +337,18 @@ class LedgerTab(EvidenceTab):
                 checks=tuple(self.session),
                 failed=failed if self.reading_state == "done" else (),
                 explained=self.first_explained,
+                rows=self.checks.not_verified() if self.reading_state == "done" else (),
             ),
             self.reading_state,
         )
 
     def own_outcome(self) -> verdict.Outcome | None:
-        """The ledger alone (`verdict.ledger`: the chain, and receipts failing on their
-        own); None until verified."""
+        """The ledger alone (`verdict.ledger`: the chain, receipts failing on their
+        own, and its other row checks, `checks.rows`); None until verified."""
         if self.result is None:
             return None
-        return verdict.ledger(self.result, ({"ok": ok} for ok in self.receipt_ok.values()))
+        receipts = ({"ok": ok} for ok in self.receipt_ok.values())
+        return verdict.ledger(self.result, receipts, self.checks.rows or ())
 
     def checked_series(self) -> list[SeriesPoint] | None:
         """The compaction chart's points with the held content recomputed on this tab
@@ -375,6 +378,10 @@ class LedgerTab(EvidenceTab):
 
     def clear_check_state(self) -> None:
         self.checks.clear()
+
+    def dropped(self, path: Path) -> bool:
+        """A file dropped on an artefact binding row is its held artefact."""
+        return self.checks.dropped(path)
 
     def on_row_selected(self, m: RowSelected) -> None:
         self.follow.note_cursor()
@@ -415,6 +422,7 @@ class LedgerTab(EvidenceTab):
             honored,
             recomputed=recomputed,
             explained=self.explained(line) if f else None,
+            row_checks=self.checks.entries_at(line),
         )
 
     def _sync_strip(self, force: bool = True) -> None:

@@ -11,8 +11,11 @@ receipt panel or in an error). The summary says how many exact and partial hits 
 are; Enter on the text jumps to the first hit (an exact one first) at once.
 
 Digests are `sealscope.core.digest.item_digest`; the index is
-`sealscope.core.lookup.DropIndex` over the open ledgers (built once, in a worker, which
-also loads the held content of the ledgers' checks).
+`sealscope.core.lookup.DropIndex` over the open ledgers and the open receipt files
+(`receipt_tabs`: a receipt file's tab, KINDS.md §2, indexes its own drop manifest as
+one receipt row on line 1), built once, in a worker, which also loads the held content
+of the ledgers' checks. Enter on a place in a receipt file brings its tab to the front;
+a lookup begun on a receipt file's tab is a check of that tab.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
+    from sealscope.viewer.evidence_tab import EvidenceTab
     from sealscope.viewer.ledger_tab import LedgerTab
 
 
@@ -84,6 +88,25 @@ def checked_held_paths(ledgers: Sequence[LedgerTab]) -> list[str]:
     return out
 
 
+def receipt_tabs(panes: Sequence[Any]) -> list[Any]:
+    """The open tabs of receipt files (a `KindTab` of kind `receipt` whose document
+    read as an object): their manifests are searched too."""
+    from sealscope.viewer.kind_view import RECEIPT
+
+    return [
+        t
+        for t in panes
+        if getattr(t, "kind", None) == RECEIPT
+        and isinstance(getattr(t, "doc", None), dict)
+        and hasattr(t, "source")
+    ]
+
+
+def _name(tab: Any) -> str:
+    """A searched tab's file name (a ledger's source name, a receipt file's)."""
+    return str(getattr(tab.source, "name", None) or Path(str(tab.path)).name)
+
+
 class LookupScreen(Screen[None]):
     """Digest → every manifest position, across the open ledgers."""
 
@@ -98,12 +121,14 @@ class LookupScreen(Screen[None]):
         self,
         ledgers: Sequence[LedgerTab],
         path: Path | None = None,
-        origin: LedgerTab | None = None,
+        origin: EvidenceTab | None = None,
+        receipts: Sequence[Any] = (),
     ) -> None:
         super().__init__()
         self.ledgers = list(ledgers)  # the open ledger tabs, searched
+        self.receipts = list(receipts)  # the open receipt files' tabs, searched too
         self.start_path = path
-        self.origin = origin  # the ledger tab in front when the lookup began
+        self.origin = origin  # the ledger (or receipt file) tab in front at the start
         self.held_path: str | None = None
         self.index: DropIndex | None = None
         self.index_error: str | None = None
@@ -113,7 +138,7 @@ class LookupScreen(Screen[None]):
         self.checks_held: list[held.HeldItem] = []  # held content the ledgers' checks loaded
         self.partial: list[held.HeldItem] = []  # held items containing the typed text
         self.digest_hits: list[Entry] = []  # manifest entries whose digest has it
-        self.hits: list[tuple[LedgerTab | None, int]] = []  # (tab, line) per option
+        self.hits: list[tuple[Any, int]] = []  # (tab or None, line) per option
         self.exact_places = self.partial_places = 0
         self._jump_pending = False
 
@@ -153,6 +178,8 @@ class LookupScreen(Screen[None]):
                 idx.add_ledger(str(tab.source.path))
             except OSError as e:
                 errors.append(f"{tab.source.name}: {e}")
+        for tab in self.receipts:  # the document its tab read: one receipt, line 1
+            idx.add_receipt(str(tab.path), tab.doc)
         items: list[held.HeldItem] = []
         for path in checked_held_paths(self.ledgers):
             got, _err = load_items(Path(path))
@@ -210,7 +237,7 @@ class LookupScreen(Screen[None]):
             return
         tab, line = found[0]
         self.app.notify(
-            f"{self._counts()} — showing {clean(tab.source.name)} line {line}",
+            f"{self._counts()} — showing {clean(_name(tab))} line {line}",
             title="look up",
             markup=False,
         )
@@ -270,13 +297,15 @@ class LookupScreen(Screen[None]):
     def _refresh(self) -> None:
         summary = Text(end="")
         tabs = self.ledgers
-        by_path = {str(t.source.path): t for t in tabs}
+        by_path: dict[str, Any] = {str(t.source.path): t for t in tabs}
+        by_path.update((str(t.path), t) for t in self.receipts)
         if self.index is None:
             summary.append(" indexing drop manifests of the open ledgers…\n", "italic")
         else:
+            files = f" and {len(self.receipts)} receipt file(s)" if self.receipts else ""
             summary.append(
                 f" {self.index.rows} receipt row(s), {self.index.entries} manifest "
-                f"entr(ies) in {len(tabs)} open ledger(s)\n",
+                f"entr(ies) in {len(tabs)} open ledger(s){files}\n",
                 "dim",
             )
             if self.index_error:
@@ -322,7 +351,7 @@ class LookupScreen(Screen[None]):
         return max(40, self.size.width - 4 - line - after)
 
     def _add_hit(
-        self, ol: OptionList, by_path: dict[str, LedgerTab], loc: Any, value: Any, tag: str
+        self, ol: OptionList, by_path: dict[str, Any], loc: Any, value: Any, tag: str
     ) -> None:
         tab = by_path.get(str(loc.ledger))
         prompt = Text(end="")
@@ -334,9 +363,7 @@ class LookupScreen(Screen[None]):
         self.hits.append((tab, loc.line))
         ol.add_option(Option(prompt))
 
-    def _partial_summary(
-        self, summary: Text, ol: OptionList, by_path: dict[str, LedgerTab]
-    ) -> None:
+    def _partial_summary(self, summary: Text, ol: OptionList, by_path: dict[str, Any]) -> None:
         """The held items containing the typed text, with their places (as hits)."""
         assert self.index is not None and self.typed is not None
         pool = len(self.file_items) + len(self.checks_held)
@@ -363,7 +390,7 @@ class LookupScreen(Screen[None]):
                 self._add_hit(ol, by_path, loc, h.value, "partial")
         self._digest_summary(summary, ol, by_path)
 
-    def _digest_summary(self, summary: Text, ol: OptionList, by_path: dict[str, LedgerTab]) -> None:
+    def _digest_summary(self, summary: Text, ol: OptionList, by_path: dict[str, Any]) -> None:
         """The manifest entries whose digest contains the typed text (as hits; the
         first DIGEST_HITS_SHOWN of them in the list)."""
         if not self.digest_hits:
@@ -382,16 +409,20 @@ class LookupScreen(Screen[None]):
 
     def _record(self, tabs: list[LedgerTab]) -> None:
         """The lookup is a check of the tab it was run in (`origin`), and of no other:
-        it goes into that ledger's session only (absence is a finding there), with
-        `sealscope lookup`'s items (digest, bytes, found line/position) for that
-        ledger. The hits in other open ledgers are listed here, not recorded there."""
-        tab = self.origin
-        if self.index is None or not self.items or tab is None or tab not in tabs:
+        it goes into that ledger's (or receipt file's) session only (absence is a
+        finding there), with `sealscope lookup`'s items (digest, bytes, found
+        line/position) for that file. The hits in other open files are listed here,
+        not recorded there."""
+        tab: Any = self.origin
+        if self.index is None or not self.items or tab is None:
             return
+        if tab not in tabs and tab not in self.receipts:
+            return
+        where = str(tab.path) if tab in self.receipts else str(tab.source.path)
         key = ("lookup", self.held_path, self.typed, tuple(i.digest for i in self.items))
         rec, _hit = ledger_lookup(
             self.index,
-            str(tab.source.path),
+            where,
             self.items,
             held=[self.held_path] if self.held_path else [],
             text=self.typed,
@@ -405,7 +436,13 @@ class LookupScreen(Screen[None]):
         if tab is not None:
             self._jump(tab, line)
 
-    def _jump(self, tab: LedgerTab, line: int) -> None:
+    def _jump(self, tab: Any, line: int) -> None:
+        """To the receipt row in its ledger; a receipt file's tab to the front."""
         while len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+        if tab in self.receipts:
+            show = getattr(self.app, "show_tab", None)
+            if show is not None:
+                show(tab)
+            return
         self.app.post_message(JumpToLedgerRow(tab.path, line))

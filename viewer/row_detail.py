@@ -1,18 +1,21 @@
-"""The detail pane: one row's status, its kind panel, the line as stored, and the row
-pretty-printed. Strings are shown literally: every one passes through `sanitize.clean`
-and reaches the screen as a `Text`, so markup, escape sequences and bidi overrides in
-the evidence are displayed, never obeyed."""
+"""The detail pane: one row's status, its kind panel, the panel of its own checks (a
+`continuity_verify` row, an artefact binding, a call row: `row_check_panel`), the line
+as stored, and the row pretty-printed. Strings are shown literally: every one passes
+through `sanitize.clean` and reaches the screen as a `Text`, so markup, escape
+sequences and bidi overrides in the evidence are displayed, never obeyed."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 from sealscope.core.ledger import Mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer.receipt_panel import ReceiptPanel, check_receipt
+from sealscope.viewer.row_check_panel import RowCheckPanel
 from sealscope.viewer.row_list import STATUS_LOOK
 from sealscope.viewer.source import RowInfo
 from sealscope.viewer.style import shown
@@ -130,12 +133,14 @@ class RowDetail(VerticalScroll, can_focus=True):
         yield Static(id="detail-head")
         yield ReceiptPanel(id="receipt-panel")
         yield Static(id="kind-panel")
+        yield RowCheckPanel(id="row-check-panel")
         yield Static(id="detail-raw")
         yield Static(id="detail-pretty")
 
     def on_mount(self) -> None:
         self.query_one("#receipt-panel").display = False
         self.query_one("#kind-panel").display = False
+        self.query_one("#row-check-panel").display = False
 
     def show(
         self,
@@ -145,10 +150,13 @@ class RowDetail(VerticalScroll, can_focus=True):
         honored: bool | None = None,
         recomputed: Any = None,
         explained: Mismatch | None = None,
+        row_checks: Sequence[dict[str, Any]] = (),
     ) -> None:
         """Draw one row; `recomputed` is its receipt's check with held content, when
         the auditor ran one (the panel shows it instead of self-consistency only);
-        `explained` what the chain shows when the row is a chain mismatch."""
+        `explained` what the chain shows when the row is a chain mismatch;
+        `row_checks` the row's own checks as core made them (its `rows_checked`
+        entries, a held artefact's in place of its binding's)."""
         head = Text(end="")
         mark, mstyle, _ = STATUS_LOOK.get(status, ("?", "", ""))
         head.append(f"line {info.line}  ", "bold")
@@ -183,6 +191,11 @@ class RowDetail(VerticalScroll, can_focus=True):
         elif info.state == "object" and info.kind == "continuity_snapshot":
             kp.update(snapshot_panel(info.obj))
             kp.display = True
+        cp = self.query_one("#row-check-panel", RowCheckPanel)
+        own = [e for e in row_checks if e.get("check") != "compaction-receipt"]
+        cp.display = bool(own) and info.state == "object"
+        if cp.display:
+            cp.show(info.obj, own)
 
         raw = Text(end="")
         raw.append("as stored\n", "bold underline")

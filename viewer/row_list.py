@@ -37,6 +37,9 @@ STATUS_LOOK = {
 }
 
 
+# a row's own check (an artefact binding, a continuity_verify row, a call row), by tone
+OWN_STYLE = {"pass": "green", "fail": "bold red", "warn": "bold yellow"}
+
 # what the marks mean, for the key help: (mark, style, meaning)
 LEGEND_TITLE = "row marks"
 LEGEND = (
@@ -83,10 +86,13 @@ def row_text(
     width: int,
     finding: tuple[str, str] | None = None,
     checked: str | None = None,
+    own: tuple[str, str] | None = None,
 ) -> Text:
     """One row as the list draws it, `width` cells: its mark (status `st`, or the held
     content check's verdict `checked`), the line number in `digits` columns, ts, kind,
-    the finding's reason and the row's summary (or raw text), every string sanitized.
+    the finding's reason, the badge of the row's own check (`own`: its word and what
+    it found, `row_check_panel.row_badge`) and the row's summary (or raw text), every
+    string sanitized.
     The row list and the first paint (`viewer.first_paint`) draw rows with it."""
     mark, mark_style, row_style = STATUS_LOOK[st]
     if checked is not None and st not in ("break", "unparseable"):
@@ -108,6 +114,8 @@ def row_text(
         t.append(f"[{clean(reason_of(finding[1]))}] ", mark_style)
     if checked is not None:
         t.append(f"[held content: {checked}] ", mark_style)
+    if own is not None:
+        t.append(f"[{clean(own[1])}] ", OWN_STYLE[verdict.tone(own[0])])
     body = info.summary if info.state in ("object", "nonobject") else info.raw
     # only what can show: truncating a long row's whole text costs more than the rest
     keep = 2 * width + 8
@@ -155,6 +163,7 @@ class RowList(ScrollView, can_focus=True):
         self.view: array | None = None
         self.findings: FindingIndex = FindingIndex()  # 13 bytes a finding, none a row
         self.check_marks: dict[int, str] = {}  # line → the word of a check run on it
+        self.own_checks: dict[int, tuple[str, str]] = {}  # line → its own check's badge
         self.first_chained = 0
         self.verified = False
         self._gen = 0
@@ -216,6 +225,15 @@ class RowList(ScrollView, can_focus=True):
         that check's word: the row's badge shows it."""
         if marks != self.check_marks:
             self.check_marks = dict(marks)
+            self._gen += 1
+            self._strips.clear()
+            self.refresh()
+
+    def set_own_checks(self, badges: dict[int, tuple[str, str]]) -> None:
+        """The rows with a check of their own (`row_check_panel.row_badge`: its word
+        and what it found): the row's badge shows it."""
+        if badges != self.own_checks:
+            self.own_checks = dict(badges)
             self._gen += 1
             self._strips.clear()
             self.refresh()
@@ -379,6 +397,7 @@ class RowList(ScrollView, can_focus=True):
             width,
             self.findings.get(line),
             self.check_marks.get(line),
+            self.own_checks.get(line),
         )
         if selected:
             cur = self.get_component_rich_style("rowlist--cursor")

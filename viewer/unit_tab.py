@@ -1,7 +1,7 @@
 """UnitTab: an evidence pack or an audit-export bundle — a folder or a zip — opened as
 one unit (KINDS.md §8, §9), read-only.
 
-Top: the unit's own verdict (`kind_view.KindBanner`): the reference's word for a pack
+Top: the unit's own verdict (`check_list.KindBanner`): the reference's word for a pack
 with each of its checks (`file hashes`, `records chain and head`, ...) and its word;
 a bundle's chain, stated with what it does not cover (manifest, integrity file and
 summary are not checked by the reference). Left: the members, each with the digest
@@ -10,7 +10,10 @@ its ledger `records.jsonl`, a pack's window rows marked ▶ (a simple row list: 
 full ledger tab of a folder's `records.jsonl` is one key away, `L`, with every ledger
 feature; a zip's ledger is never extracted to open one).
 
-The check and the listing run in a thread worker; nothing is written or extracted.
+`x` writes the unit's report (`check_list.export_screen_of`: its checks, its ledger
+audit, its members, bound to the zip's digest or each member's: what `sealscope export
+PATH` writes). The banner runs the check, then the listing runs in a thread worker;
+nothing is written or extracted.
 """
 
 from __future__ import annotations
@@ -21,20 +24,24 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.rows import row_kind
+from sealscope.viewer.check_list import (
+    KindBanner,
+    check_of,
+    export_screen_of,
+    outcome_of,
+    show_checks,
+)
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, tab_title
 from sealscope.viewer.kind_view import (
     BUNDLE,
     KIND_TITLE,
     PACK,
-    KindBanner,
     RowJson,
     check_lines,
     line_of,
-    run_check,
 )
 from sealscope.viewer.messages import OpenAtFirstBreak
 from sealscope.viewer.style import shown
@@ -42,7 +49,6 @@ from sealscope.viewer.unit_read import Member, UnitView, read_unit
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -146,9 +152,9 @@ class UnitTab(EvidenceTab):
     }
     """
 
-    has_report = False  # the unit's report is not written yet
+    has_report = True
+    export_screen = export_screen_of
 
-    check: reactive[KindCheck | None] = reactive(None, init=False)
     view: reactive[UnitView | None] = reactive(None, init=False)
 
     BINDINGS = [
@@ -179,7 +185,7 @@ class UnitTab(EvidenceTab):
         self._given = check
 
     def compose(self) -> ComposeResult:
-        yield KindBanner(self.tab_name, id="unit-banner")
+        yield KindBanner(self.tab_name, self.path, self.kind, check=self._given, id="unit-banner")
         with Horizontal(id="unit-body"):
             with VerticalScroll(id="unit-left"):
                 yield Static(Text("members: reading…", style="dim"), id="unit-members")
@@ -187,35 +193,22 @@ class UnitTab(EvidenceTab):
                 yield UnitRows(id="unit-rows")
                 yield RowJson(Text("", end=""), id="unit-row")
 
-    def on_mount(self) -> None:
-        self._load(self._given)
-
     @work(thread=True, exclusive=True, group="unit-check")
-    def _load(self, given: KindCheck | None) -> None:
-        got = given if given is not None else run_check(self.path, self.kind)
-        self.app.call_from_thread(setattr, self, "check", got)
+    def _load(self, got: KindCheck) -> None:
         unit = read_unit(self.path, got.detail)
         self.app.call_from_thread(setattr, self, "view", unit)
 
     def main_widget(self) -> OptionList:
         return self.query_one("#unit-rows", OptionList)
 
-    @property
-    def banner(self) -> KindBanner:
-        return self.query_one(KindBanner)
+    check = property(check_of, doc="Core's check of the unit (the banner's; None while it runs).")
 
     # ------------------------------------------------------------------ state
-    def watch_check(self) -> None:
+    def on_kind_banner_checked(self, m: KindBanner.Checked) -> None:
+        """The unit's members and rows are read once core's check has named them."""
+        m.stop()
         self.judge()
-
-    def _sync(self) -> None:
-        try:
-            banner = self.banner
-        except NoMatches:  # not composed yet
-            return
-        banner.check = self.check
-        banner.checks = tuple(self.session)
-        banner.outcome = self.tab_verdict if self.session else None
+        self._load(m.check)
 
     def watch_view(self) -> None:
         if self.view is None:
@@ -263,11 +256,10 @@ class UnitTab(EvidenceTab):
         if line is not None and self.view is not None:
             self.query_one(RowJson).show(line, dict(self.view.rows).get(line))
 
-    def own_outcome(self) -> verdict.Outcome | None:
-        return self.check.outcome() if self.check is not None else None
+    own_outcome = outcome_of
 
     def checks_changed(self) -> None:
-        self._sync()
+        show_checks(self)
 
     def notes_text(self) -> Text:
         """Each check's note in full (the banner cuts them to a line)."""

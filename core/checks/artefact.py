@@ -17,6 +17,10 @@ UTF-8 JSON, canonicalised; a file that does not parse cannot match). A usable
 `subject.name` (a non-empty string, not a URL) naming a file of the folder decides
 alone: `match` or `mismatch`; otherwise any file of the folder with that digest is a
 `match`, none `not_held` — as is everything with no folder. No URL is ever fetched.
+
+One file held for one binding (`held_file_entry`: the viewer's drop on a binding row)
+is that binding's artefact by the auditor's word, so it decides alone, whatever its
+name: its recomputed hex equal to the digest's → `match`, else `mismatch` (BROKEN).
 """
 
 from __future__ import annotations
@@ -30,7 +34,13 @@ from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.jsonio import dumps_canonical, loads
 
-__all__ = ["verify_artefact", "held_state", "row_entry", "NOT_HELD_BOUND"]
+__all__ = [
+    "verify_artefact",
+    "held_state",
+    "row_entry",
+    "held_file_entry",
+    "NOT_HELD_BOUND",
+]
 
 NOT_HELD_BOUND = "artefact not held"
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
@@ -139,10 +149,18 @@ def held_state(artefact: dict[str, Any], folder: str | None) -> str:
     return "not_held"
 
 
-def row_entry(line: int, artefact: dict[str, Any], folder: str | None) -> dict[str, Any]:
-    """The `rows_checked` entry of one artefact binding (KINDS.md §6.3)."""
+def row_entry(
+    line: int, artefact: dict[str, Any], folder: str | None, *, held_file: str | None = None
+) -> dict[str, Any]:
+    """The `rows_checked` entry of one artefact binding (KINDS.md §6.3); with
+    `held_file`, that one file is the artefact held (`held_file_entry`)."""
     res = verify_artefact(artefact)
-    held = held_state(artefact, folder) if res["digest_ok"] else "not_held"
+    if not res["digest_ok"]:
+        held = "not_held"
+    elif held_file is not None:
+        held = _file_state(artefact, held_file)
+    else:
+        held = held_state(artefact, folder)
     ok = bool(res["digest_ok"])
     word = _verdict.BROKEN if not ok or held == "mismatch" else _verdict.VERIFIED
     subject = artefact.get("subject")
@@ -158,3 +176,19 @@ def row_entry(line: int, artefact: dict[str, Any], folder: str | None) -> dict[s
         "name": subject.get("name") if isinstance(subject, dict) else None,
         "bound": NOT_HELD_BOUND if word == _verdict.VERIFIED and held == "not_held" else "",
     }
+
+
+def _file_state(artefact: dict[str, Any], path: str) -> str:
+    _alg, recipe, _ver, hexd = artefact["digest"].split(":")
+    return "match" if _held_hex(path, recipe) == hexd.strip().lower() else "mismatch"
+
+
+def held_file_entry(line: int, artefact: Any, path: str) -> dict[str, Any]:
+    """The entry of the binding on `line` checked against the one file `path` the
+    auditor holds for it (module docstring): `held` `match` (VERIFIED) or `mismatch`
+    (BROKEN), after the offline leg (a binding that fails it is BROKEN, `not_held`);
+    `held_file` names the file. A file that cannot be read or parsed by the recipe
+    does not match."""
+    if not isinstance(artefact, dict):
+        artefact = {"digest": None}
+    return {**row_entry(line, artefact, None, held_file=path), "held_file": path}

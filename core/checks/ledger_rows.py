@@ -27,9 +27,30 @@ from sealscope.core.checks import distill as _distill
 from sealscope.core.checks.receipt_file import raised
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["rows_checked", "worst_word", "check", "row_entries"]
+__all__ = [
+    "rows_checked",
+    "row_checks",
+    "rows_bound",
+    "bound_of",
+    "describe",
+    "worst_word",
+    "check",
+    "row_entries",
+    "NEEDLES",
+]
 
 KIND = "ledger"
+# a row with a check of its own spells one of these literally, or with a `\\u` escape
+# that could spell it (no other JSON escape can write a letter or `_`): only lines
+# holding one are parsed at all
+NEEDLES = (
+    b"compaction_receipt",
+    b"distill_receipt",
+    b"continuity_verify",
+    b"artefact",
+    b"args_digest",
+    b"\\u",
+)
 _RANK = {_verdict.VERIFIED: 0, _verdict.COULD_NOT_LOOK: 1, _verdict.BROKEN: 2}
 
 
@@ -106,7 +127,7 @@ def rows_checked(path: str, ctx: CheckContext, *, calls_only: bool = False) -> l
     when the file cannot be read."""
     held: list[_cv.HeldVerdict] | None = None
     out: list[dict[str, Any]] = []
-    for line, row in _ledger.iter_rows(path):
+    for line, row in _ledger.iter_rows(path, needles=NEEDLES):
         if (
             not calls_only
             and held is None
@@ -130,31 +151,57 @@ def _what(e: dict[str, Any]) -> str:
     return str(e.get("match") or e.get("args") or "")
 
 
+def describe(e: dict[str, Any]) -> str:
+    """One row check in a few words: "line 4: continuity-verify unmatched"."""
+    return f"line {e.get('line')}: {e.get('check')} {_what(e)}".rstrip()
+
+
 def _reason(res: _ledger.VerifyResult, entries: list[dict[str, Any]]) -> str:
     bad = [e for e in entries if e["verdict"] != _verdict.VERIFIED]
     chain = res.reason()
     if bad:
         e = bad[0]
-        what = _what(e)
         more = f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
-        row = f"line {e['line']}: {e['check']} {what}".rstrip() + more
+        row = describe(e) + more
         return f"{chain}; {row}" if chain else row
     return chain
 
 
-def bound_of(res: _ledger.VerifyResult, entries: list[dict[str, Any]]) -> str:
-    """The bounds the VERIFIED entries held within, named once each."""
+def rows_bound(entries: Iterable[dict[str, Any]]) -> str:
+    """The bounds the VERIFIED row checks other than compaction receipts held within,
+    named once each ("distill receipts structural only, ...", "2 artefacts not held");
+    "" when none holds only within a bound. Said beside a VERIFIED ledger by every
+    frontend (`verdict.beside`)."""
+    entries = list(entries)
     parts: list[str] = []
-    receipts = [e for e in entries if e["check"] == "compaction-receipt"]
-    note = _verdict.scope_note(receipts)
-    if note and any(_verdict.bounded(e) for e in receipts):
-        parts.append(note)
-    if any(e["check"] == "distill-receipt" and e["ok"] for e in entries):
+    if any(e.get("check") == "distill-receipt" and e.get("ok") for e in entries):
         parts.append("distill receipts " + _distill.BOUND)
-    held = sum(1 for e in entries if e["check"] == "artefact" and e.get("bound"))
+    held = sum(1 for e in entries if e.get("check") == "artefact" and e.get("bound"))
     if held:
         parts.append(f"{_verdict.plural(held, 'artefact')} not held")
     return "; ".join(parts)
+
+
+def bound_of(res: _ledger.VerifyResult, entries: list[dict[str, Any]]) -> str:
+    """The bounds the VERIFIED entries held within, named once each: the receipts'
+    (`verdict.scope_note`, when any is bounded), then `rows_bound`."""
+    receipts = [e for e in entries if e["check"] == "compaction-receipt"]
+    note = _verdict.scope_note(receipts)
+    bounded = note if note and any(_verdict.bounded(e) for e in receipts) else ""
+    return "; ".join(p for p in (bounded, rows_bound(entries)) if p)
+
+
+def row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, Any], ...]:
+    """The row checks a ledger is judged by besides its compaction receipts (which
+    every frontend scans and judges itself): `rows_checked` without the
+    `compaction-receipt` entries, as `check` reports them. What `export`, a fleet
+    entry and a viewer tab pass to `verdict.ledger`. () when the file cannot be read
+    (its chain then could not look)."""
+    try:
+        got = rows_checked(path, ctx or CheckContext())
+    except (OSError, ValueError):
+        return ()
+    return tuple(e for e in got if e.get("check") != "compaction-receipt")
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
@@ -172,7 +219,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         entries = []
         detail["rows_error"] = e.strerror or type(e).__name__
     detail["rows_checked"] = entries
-    word = worst_word([res.verdict, *(e["verdict"] for e in entries)])
+    word = _verdict.ledger(res, (), entries).verdict
     return KindCheck(
         path,
         KIND,

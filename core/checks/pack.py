@@ -21,10 +21,10 @@ A member held in memory to be parsed (a folder's file, a zip's entry) is bounded
 `zipread.ENTRY_MAX_BYTES`; past it the pack is COULD NOT LOOK `bounded`, not read.
 
 Where sealscope re-derives less than the reference, the check says so in its `note`
-and never says more than the reference would: the two pages (README.md,
-ARTICLE_12_SUMMARY.md) are held to their listed hashes rather than re-rendered; an
-`aat` section is re-verified by its own chain and head, not rebuilt from the
-records; a `mandate` or `readings` section is COULD NOT LOOK `bounded` (not rebuilt).
+and never says more than the reference would: an `aat` section is re-verified by its
+own chain and head, not rebuilt from the records; a `mandate` or `readings` section
+is COULD NOT LOOK `bounded` (not rebuilt). The two pages (README.md,
+ARTICLE_12_SUMMARY.md) are rendered again, as the reference does (`pack_render`).
 """
 
 from __future__ import annotations

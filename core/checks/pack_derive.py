@@ -221,9 +221,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def derive_finding(vr: VerifyResult, witness_verdict: Any, cross_checked: bool) -> str:
     """The audit finding from the chain and, when `cross_checked`, the witness
-    verdict word recorded for it."""
+    verdict word recorded for it. Raises TypeError for a cross-checked verdict
+    that is not `no_record` and cannot be hashed (the reference looks it up)."""
     wv = witness_verdict
     if cross_checked:
+        if wv != "no_record":
+            hash(wv)
         if wv == "rewritten":
             return "REWRITE_DETECTED"
         if wv == "truncated":

@@ -1,18 +1,21 @@
-"""Evidence packs, checks 9 and 10 (KINDS.md §8.2): the fields re-derived from the
-records and integrity.json, and the pins.
+"""Evidence packs, checks 9 and 10 (KINDS.md §8.2): the fields and pages re-derived
+from the records and integrity.json, and the pins.
 
 9. `re-derived fields and prose`: nothing is taken on the manifest's word, since a
 holder who edits it can recompute `manifest.sha256` too. Re-derived: the witness
 independence (no signed witness attestation exists, so a witness is at most
-`self_asserted`), `operator_at_t` (`UNKNOWN`) and its note, `built_at` (a stamp, not
-before the newest record; before a listed pin's receipt: COULD NOT LOOK `bounded`),
-the pinned head, integrity.json's `finding`/`verdict`/`rows`/`chain_ok`/`first_break`
-and `records_sha256`, the export counts, the manifest's `verdict`/`exit`, and the
-`prose` group (every other `.md` labelled hash-only). When records.jsonl fails its
-own listed hash or its chain, nothing is re-derived from it: COULD NOT LOOK
-`bounded`. sealscope holds README.md and ARTICLE_12_SUMMARY.md to their listed
-hashes (`readme drift` / `summary drift`) instead of re-rendering them, and does not
-compare the witness note with the export's fixed notes; the check's note says so.
+`self_asserted`) and its note (one the export writes), `operator_at_t` (`UNKNOWN`)
+and its note, `built_at` (a stamp, not before the newest record; before a listed
+pin's receipt: COULD NOT LOOK `bounded`), the pinned head, integrity.json's
+`finding`/`verdict`/`rows`/`chain_ok`/`first_break` and `records_sha256`, the export
+counts, ARTICLE_12_SUMMARY.md and README.md rendered again (`pack_render`; a page
+that differs is `summary drift` / `readme drift`), the manifest's `verdict`/`exit`,
+and the `prose` group (every other `.md` labelled hash-only). When records.jsonl
+fails its own listed hash or its chain, nothing is re-derived from it: COULD NOT
+LOOK `bounded`. Where the reference's own check fails (a build time that matches
+the stamp's shape but is no date, an unhashable witness kind, note or verdict, a
+witness block the summary cannot be rendered from, a page that cannot be encoded),
+this one raises `Raised` with the same class name.
 
 10. `pins`: integrity.json readable (else COULD NOT LOOK); the manifest's pins are
 the ones integrity.json's witness block records (and witness.json agrees), the row
@@ -28,6 +31,7 @@ import hashlib
 from typing import Any
 
 from sealscope.core.checks import pack_derive as D
+from sealscope.core.checks import pack_render as PR
 from sealscope.core.checks.pack import (
     _BASE_CHECKS,
     _NON_CLAIMS,
@@ -57,28 +61,38 @@ _REMOTE_KEYS = ("commit", "commit_url", "raw_record_url")
 
 
 def _nature(where: str, block: dict[str, Any]) -> list[str]:
+    """An independence label that claims more than the pack can show is an
+    overclaim; a note that is not one the export writes is drift. An unhashable
+    kind or note raises, as the reference's lookups do."""
     kind, ind, src = block.get("kind"), block.get("independence"), block.get("independence_source")
+    note = block.get("note")
+    try:
+        hash(kind)
+        hash(note)
+    except TypeError:
+        raise Raised("TypeError") from None
+    problems = []
     caveated = (
         ind == "externally_verifiable"
         and kind in ("remote_url", "opentimestamps")
         and src == "self_declared_by_witness"
-        and str(block.get("note") or "").startswith("SELF-DECLARED BY THE WITNESS")
+        and str(note or "").startswith("SELF-DECLARED BY THE WITNESS")
     )
     fixed = {"none": ("none", "no_witness"), "local_file": ("self_asserted", "established_by_type")}
     if (ind not in _NON_CLAIMS and not caveated) or (kind in fixed and (ind, src) != fixed[kind]):
-        return [
-            (
-                f"independence overclaimed: {where} says {ind!r} (source {src!r}) for a "
-                f"{kind!r} witness"
-            )
-        ]
-    return []
+        problems.append(
+            f"independence overclaimed: {where} says {ind!r} (source {src!r}) for a "
+            f"{kind!r} witness"
+        )
+    if note not in PR.WITNESS_NOTES:
+        problems.append(f"witness note drift: {where}'s witness note is not one the export writes")
+    return problems
 
 
 def _fold(res: dict[str, Any], c: dict[str, Any]) -> None:
     w = c["verdict"]
     if w == BROKEN and res["verdict"] != BROKEN:
-        res.update({"verdict": BROKEN, "exit": D.EXIT_BY_WORD[BROKEN]})
+        res.update({"verdict": BROKEN, "exit": D.EXIT_BY_WORD[BROKEN], "finding": c["finding"]})
     elif w == COULD_NOT_LOOK and res["verdict"] == VERIFIED:
         res.update({"verdict": COULD_NOT_LOOK, "exit": D.EXIT_BY_WORD[COULD_NOT_LOOK]})
 
@@ -94,10 +108,11 @@ def _is_word(value: Any) -> bool:
 
 def _pack_verdict(integrity: dict[str, Any], has_window: bool, checks: Any) -> dict[str, Any]:
     """The build's verdict reached again: the records word, an empty window, then
-    every well-formed extra check folded in."""
+    every well-formed extra check folded in (the first BROKEN one's finding kept,
+    as the README words a broken deal by it)."""
     given = integrity.get("verdict")
     word = str(given) if _is_word(given) else COULD_NOT_LOOK
-    res = {"verdict": word, "exit": D.EXIT_BY_WORD[word]}
+    res = {"verdict": word, "exit": D.EXIT_BY_WORD[word], "finding": integrity.get("finding")}
     if not has_window and word != BROKEN:
         res.update({"verdict": COULD_NOT_LOOK, "exit": D.EXIT_BY_WORD[COULD_NOT_LOOK]})
     if not isinstance(checks, (list, str, dict)):
@@ -124,7 +139,7 @@ def _manifest_intact(p: _Pack) -> bool:
 
 
 def held_to_listed(p: _Pack, name: str) -> bool:
-    """Whether a member sealscope does not rebuild (a page, the AAT gaps file) held
+    """Whether a member sealscope does not rebuild (the AAT gaps file) held
     up: present, and equal to its listed hash when the manifest that lists it is
     intact (a changed manifest vouches for no hash, so the member is then not held
     against it)."""
@@ -172,9 +187,14 @@ def step_rederived(p: _Pack) -> dict[str, Any]:
     if man.get("operator_at_t_note") != OPERATOR_AT_T_NOTE:
         problems.append("operator note drift: operator_at_t_note is not the pack's own")
     built_s = man.get("built_at")
-    built = (
-        D.parse_when(built_s) if isinstance(built_s, str) and D.STAMP.fullmatch(built_s) else None
-    )
+    try:
+        built = (
+            D.parse_when(built_s)
+            if isinstance(built_s, str) and D.STAMP.fullmatch(built_s)
+            else None
+        )
+    except D.BadTime:
+        raise Raised("PackUsageError") from None  # a stamp's shape, but no date
     pins_v = man.get("pins")
     pins: list[Any] = pins_v if isinstance(pins_v, list) else []
     if built is None:
@@ -225,8 +245,9 @@ def step_rederived(p: _Pack) -> dict[str, Any]:
         "check": check,
         "prose_hash_only": sorted(prose),
         "note": "re-derived: independence, operator_at_t, built_at, the pinned head, "
-        "integrity.json, the export counts, the verdict; README.md and "
-        "ARTICLE_12_SUMMARY.md held to their listed hashes, not re-rendered",
+        "integrity.json, the export counts, the verdict, README.md and "
+        "ARTICLE_12_SUMMARY.md (rendered again and compared)"
+        + (f"; {', '.join(sorted(prose))}: {PROSE_HASH_ONLY}" if prose else ""),
     }
     if problems:
         return _finish(res, problems)
@@ -258,9 +279,14 @@ def step_rederived(p: _Pack) -> dict[str, Any]:
 def _rederive_records(
     p: _Pack, integrity: dict[str, Any], wb: dict[str, Any], vr: Any
 ) -> list[str]:
+    """integrity.json, the export block, the build's verdict and the two pages,
+    re-derived from records.jsonl (only called when it holds its hash and chain)."""
     man, problems = p.manifest, []
     cross = "namespace" in wb
-    finding = D.derive_finding(vr, wb.get("verdict"), cross)
+    try:
+        finding = D.derive_finding(vr, wb.get("verdict"), cross)
+    except TypeError:
+        raise Raised("TypeError") from None  # an unhashable witness verdict
     for k, want in (
         ("finding", finding),
         ("verdict", D.finding_word(finding)),
@@ -288,15 +314,26 @@ def _rederive_records(
             )
     if integrity.get("checked_at") != ae.get("generated_at"):
         problems.append("integrity.json checked_at is not the export's generated_at")
-    if not held_to_listed(p, "ARTICLE_12_SUMMARY.md"):
-        problems.append("summary drift: ARTICLE_12_SUMMARY.md is not the page listed")
+    try:
+        summary = PR.render_summary(vr, finding, wb, rows, unreadable, ae)
+    except PR.Unrenderable as e:
+        raise Raised(e.name) from None
+    except UnicodeEncodeError:
+        raise Raised("UnicodeEncodeError") from None  # a lone surrogate in the pin's query
+    if not _page_holds(p, "ARTICLE_12_SUMMARY.md", summary, PR.summary_holds):
+        problems.append(
+            "summary drift: ARTICLE_12_SUMMARY.md is not the page rendered again from "
+            "records.jsonl and the witness block"
+        )
+    w = _dict(man.get("window"))
     try:
         agent, since, until = _window_args(man)
-        sel: list[Any] | None = D.select_window(p.records, agent, since, until)[0]
+        sel, unplaced = D.select_window(p.records, agent, since, until)
     except (ValueError, TypeError, AttributeError):
-        sel = None
-    if sel is None:
-        problems.append("readme drift: the manifest's window could not be read")
+        problems.append(
+            "readme drift: the manifest's window could not be read, so README.md could "
+            "not be rendered again"
+        )
         return problems
     res = _pack_verdict(integrity, bool(sel), man.get("checks") or [])
     if (man.get("verdict"), man.get("exit")) != (res["verdict"], res["exit"]):
@@ -304,9 +341,38 @@ def _rederive_records(
             f"the manifest's verdict {man.get('verdict')!r} is not the "
             f"{res['verdict']!r} re-derived from the records and the checks"
         )
-    if not held_to_listed(p, "README.md"):
-        problems.append("readme drift: README.md is not the page listed")
+    for k in ("deal", "mandate", "readings"):
+        if man.get(k) is not None:
+            res[k] = man[k]
+    window = {"agent": agent, "from": w.get("from"), "to": w.get("to"), "unplaced_lines": unplaced}
+    system_id, provider = (
+        v if isinstance(v, str) else "" for v in (ae.get("system_id"), ae.get("provider"))
+    )
+    readme = PR.render_readme(res, window, sel, system_id, provider)
+    if readme is None or not _page_holds(p, "README.md", readme, PR.readme_holds):
+        problems.append(
+            "readme drift: README.md is not the page rendered again from the records "
+            "(its does-not-show bullets the pack's own)"
+        )
     return problems
+
+
+def _page_holds(p: _Pack, name: str, rendered: str, holds: Any) -> bool:
+    """Whether the pack holds `name` as a file equal to the page `rendered` (as
+    `holds` compares them). A page that cannot be encoded raises when there is a
+    file to compare it with, as the reference's comparison does; a member that
+    cannot be read does not hold."""
+    if not p.has(name):
+        return False
+    try:
+        rendered.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Raised("UnicodeEncodeError") from None
+    try:
+        page = p.read(name)
+    except OSError:
+        return False
+    return bool(holds(page, rendered))
 
 
 def _ref(pin: dict[str, Any]) -> tuple[Any, Any, Any]:

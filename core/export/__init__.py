@@ -43,6 +43,7 @@ from sealscope.core.export.markdown import md_code, md_text
 from sealscope.core.export.records import (
     SessionRecord,
     added_record,
+    artefact_record,
     check_error_record,
     check_record,
     diff_error_record,
@@ -73,6 +74,7 @@ __all__ = [
     "judged",
     "SessionRecord",
     "check_record",
+    "artefact_record",
     "check_error_record",
     "verdict_record",
     "verdict_error_record",

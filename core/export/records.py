@@ -33,6 +33,7 @@ __all__ = [
     "ledger_lookup",
     "check_record",
     "check_error_record",
+    "artefact_record",
 ]
 
 PREVIEW = 120  # characters of a held item's value a report quotes
@@ -320,4 +321,20 @@ def check_error_record(kind: str, error: str, **inputs: Any) -> SessionRecord:
     out = _verdict.check(None)
     return SessionRecord(
         kind, f"{kind}: could not check", dict(inputs), {"error": error}, out.exit_code, out.verdict
+    )
+
+
+def artefact_record(entry: dict[str, Any]) -> SessionRecord:
+    """A held artefact checked against the binding on a ledger row
+    (`checks.artefact.held_file_entry`): its word and code are the entry's
+    (VERIFIED 0 when the file matches the bound digest, BROKEN 1 when not)."""
+    word = str(entry.get("verdict"))
+    path = str(entry.get("held_file") or "")
+    return SessionRecord(
+        "artefact",
+        f"held artefact {os.path.basename(path)} (line {entry.get('line')})",
+        {"artefact": path, "line": entry.get("line")},
+        dict(entry),
+        _verdict.code_of(word),
+        word,
     )

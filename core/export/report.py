@@ -114,6 +114,7 @@ def build_report(
     on_progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     now: str | None = None,
+    artefacts: str | None = None,
 ) -> AuditReport:
     """Build the report of `path` (kind from `kinds.classify` unless given: ledger,
     snapshot or harn). A ledger tab that already holds its VerifyResult passes it as
@@ -122,7 +123,8 @@ def build_report(
     `cancelled()` says so (see the module docstring); otherwise never raises for any
     file content. The report is bound to the file's bytes as read once it is judged
     (`binding.bind`: sha256, bytes, the head) and stamped `now` (default: this second,
-    UTC) with sealscope's version."""
+    UTC) with sealscope's version. `artefacts`: a folder of held artefacts the
+    ledger's artefact bindings are checked against (`check --artefacts`)."""
     step = _Steps(on_progress, cancelled)
     step.check()
     p = os.fspath(path)
@@ -144,7 +146,7 @@ def build_report(
             if verify_result is not None
             else _ledger.verify(p, on_progress=step.progress())
         )
-        report = _ledger_report(p, res, records, step)
+        report = _ledger_report(p, res, records, step, artefacts)
     else:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
     step.check()
@@ -222,8 +224,11 @@ def _ledger_report(
     res: _ledger.VerifyResult,
     records: tuple[SessionRecord, ...],
     step: _Steps | None = None,
+    artefacts: str | None = None,
 ) -> AuditReport:
-    """The chain verdict, every finding, and every receipt row checked on its own."""
+    """The chain verdict, every finding, every receipt row checked on its own, and
+    the ledger's other row checks (`ledger_rows.row_checks`), judged together by
+    `verdict.ledger`."""
     step = step or _Steps(None, None)
     doc = res.to_dict()
     doc["verdict"] = res.verdict
@@ -253,16 +258,8 @@ def _ledger_report(
                 points.append(receipt_point(line, row, check))
         except OSError:
             pass
-    own = _verdict.ledger(res, receipts)
-    rows = () if res.unreadable else _row_checks(p)
-    if rows:
-        own = _verdict.audit(
-            own,
-            *(
-                _verdict.Outcome(str(e.get("verdict")), _verdict.code_of(str(e.get("verdict"))))
-                for e in rows
-            ),
-        )
+    rows = () if res.unreadable else _row_checks(p, artefacts)
+    own = _verdict.ledger(res, receipts, rows)
     return _report(
         kinds.LEDGER,
         p,
@@ -278,18 +275,15 @@ def _ledger_report(
     )
 
 
-def _row_checks(p: str) -> tuple[dict[str, Any], ...]:
+def _row_checks(p: str, artefacts: str | None = None) -> tuple[dict[str, Any], ...]:
     """The ledger's own row checks beyond its receipts (`sealscope check`'s
     `rows_checked`: continuity_verify rows, artefact bindings, distill rows, call rows),
-    as `check` reports them with nothing held; the receipts are judged above."""
+    as `check` reports them with the held artefacts given (none: nothing held); the
+    receipts are judged above."""
     from sealscope.core.checks import ledger_rows
     from sealscope.core.checks.result import CheckContext
 
-    try:
-        got = ledger_rows.rows_checked(p, CheckContext())
-    except (OSError, ValueError):
-        return ()
-    return tuple(e for e in got if e.get("check") != "compaction-receipt")
+    return ledger_rows.row_checks(p, CheckContext(artefacts=artefacts))
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:

@@ -293,3 +293,23 @@ def test_line_ends_read_any_buffer_and_refuse_text():
     assert c_line_ends(b"", 3) == []
     with pytest.raises(TypeError):
         fastrow.line_ends("a\n", 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.binary(max_size=300)
+    | st.integers(0, 5000).map(lambda n: bytes(range(256)) * (n // 256) + b"x" * (n % 256))
+)
+def test_the_chain_digest_equals_hashlibs_by_either_code(data):
+    """`run` hashes in C: by the CPU's SHA instructions where it has them, else the
+    portable rounds; both give hashlib's SHA-256, every padding length included."""
+    want = hashlib.sha256(data).hexdigest()[:32]
+    assert fastrow.sha256_hex(data) == want
+    assert fastrow.sha256_hex(data, True) == want
+
+
+def test_every_message_length_around_the_padding_edges():
+    for n in range(0, 300):
+        data = bytes((i * 7 + n) & 0xFF for i in range(n))
+        want = hashlib.sha256(data).hexdigest()[:32]
+        assert fastrow.sha256_hex(data) == want == fastrow.sha256_hex(data, True), n

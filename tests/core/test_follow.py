@@ -209,3 +209,35 @@ def test_final_is_verifys_verdict_of_the_whole_file_a_partial_line_included(tmp_
     assert end is not None and end.partial == 0 and end.result.verdict == "VERIFIED"
     assert end.result == L.verify(p) and f.result.rows == 4
     f.close()
+
+
+def test_open_reports_the_prefix_hashing_and_adopt_compares_chunk_by_chunk(tmp_path, monkeypatch):
+    """The bar keeps moving while the prefix is hashed for later polls (it never rests
+    at the walk's end), and a snapshot names the prefix chunk by chunk, so a rewrite in
+    any chunk, the last partial one included, is caught on adoption."""
+    monkeypatch.setattr(F._cp._file, "CHUNK", 4096)
+    monkeypatch.setattr(F._cp, "CHUNK", 4096)
+    p = tmp_path / "l.jsonl"
+    _ledger(p, 200)
+    size = p.stat().st_size
+    assert size > 3 * 4096 and size % 4096
+    seen: list[tuple[int, int]] = []
+    child = F.Follower(p)
+    child.open(on_progress=lambda d, t: seen.append((d, t)))
+    snap = child.snapshot()
+    child.close()
+    total = seen[-1][1]
+    assert seen[-1] == (total, total) and total > size
+    hashing = [d for d, _ in seen if size < d < total]
+    assert len(hashing) >= 3 and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert len(snap["chunks"]) == size // 4096 + 1
+    whole = p.read_bytes()
+    for at in (100, size - 50):  # a full chunk, then the partial last one
+        with open(p, "r+b") as fh:  # the same file, rewritten in place
+            fh.seek(at)
+            fh.write(b"7" if whole[at : at + 1] != b"7" else b"8")
+        g = F.Follower(p)
+        g.adopt(snap)
+        assert g.alarm is not None and g.alarm.kind == "rewritten", at
+        g.close()
+        p.write_bytes(whole)

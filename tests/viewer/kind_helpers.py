@@ -10,6 +10,8 @@ import hashlib
 import io
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -17,7 +19,7 @@ from rich.text import Text
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer.app import SealscopeApp
-from sealscope.viewer.kind_view import KindBanner
+from sealscope.viewer.check_list import KindBanner
 from textual.widgets import OptionList, Static, TabbedContent
 
 from tests.viewer.viewer_helpers import SAMPLES, until
@@ -296,3 +298,28 @@ def oracle_bundle_word(path: Path) -> str:
 
     ok = verify_file(path / "records.jsonl").ok
     return verdict.kind_check(ok).verdict
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    """`sealscope ARGS...` run as a user runs it (this tree's interpreter), text out."""
+    return subprocess.run(
+        [sys.executable, "-m", "sealscope", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+
+
+async def front_judged(app, pilot) -> None:
+    """Until the tab in front has its verdict and no worker runs."""
+    await until(
+        pilot,
+        lambda: (
+            bool(app.panes())
+            and app.current_tab().tab_verdict is not None
+            and not any(w.is_running for w in app.workers)
+        ),
+        "the tab never judged",
+    )

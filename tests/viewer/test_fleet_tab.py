@@ -5,6 +5,10 @@ its first break. The tree is `make_tree`'s (tests/cli/test_fleet.py)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import re
+import shutil
 from pathlib import Path
 
 from rich.text import Text
@@ -14,9 +18,11 @@ from sealscope.core.ledger import VerifyResult
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.fleet_tab import FleetTab
 from sealscope.viewer.ledger_tab import LedgerTab
+from textual.widgets import TabbedContent
 
 from tests.cli.test_fleet import make_tree
-from tests.viewer.viewer_helpers import opened, settle, sync
+from tests.viewer.kind_helpers import cli
+from tests.viewer.viewer_helpers import SAMPLES, opened, settle, start_export, sync, until
 
 SIZE = (120, 36)
 
@@ -40,6 +46,10 @@ async def _done(pilot, tab: FleetTab) -> None:
 
 def _shown(tab: FleetTab) -> list[tuple[str, str]]:
     return [(str(Path(e.path).relative_to("fleet")), e.verdict) for e in tab.shown]
+
+
+def _label(app, tab: FleetTab) -> str:
+    return app.query_one(TabbedContent).get_tab(tab).label.plain
 
 
 def _cell_texts(tab: FleetTab, row: int) -> list[str]:
@@ -69,10 +79,9 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
             _cell_texts(tab, liar)[5],
             "team-b/liar-receipt.jsonl",
         ]
-        assert not app.check_action("export", ())  # a folder has no one report to write
-        await pilot.press("s")  # sort by verdict: worst first
+        # worst first from the start: `sealscope fleet`'s order
         assert tab.order == (0, False)
-        assert tab.shown == fleet.worst_first(tab.entries)  # `sealscope fleet`'s order
+        assert tab.shown == fleet.worst_first(tab.entries)
         assert [v for _p, v in _shown(tab)] == ["BROKEN"] * 3 + ["COULD NOT LOOK"] * 2 + [
             "VERIFIED"
         ] * 2
@@ -80,6 +89,16 @@ async def test_a_folder_opens_a_fleet_tab_sorted_filtered_and_enter_opens_the_fi
             "team-a/deep/tampered.jsonl",
             "team-b/cut.jsonl",
         ]
+        # the label's mark, by the rule of every tab: BROKEN ones in it, ✗
+        assert tab.tab_verdict == fleet.outcome(tab.entries) == ("BROKEN", 1)
+        assert _label(app, tab) == "✗fleet/"
+        # a COULD NOT LOOK row says why without Enter; an unreadable one counts nothing
+        cells = {_cell_texts(tab, i)[-1].split("  — ")[0]: _cell_texts(tab, i) for i in range(7)}
+        dangling = cells["team-b/dangling.jsonl"]
+        assert dangling[-1].endswith("  — a dangling link: no target")
+        assert dangling[1:3] == ["—", "—"]
+        assert cells["team-b/bounded.jsonl"][-1].endswith("  — declared break at line 3")
+        assert "  — " not in cells["team-b/cut.jsonl"][-1]  # BROKEN: Enter shows the break
         await pilot.press("s")  # by rows, most first
         rows = [e.result.rows for e in tab.shown]
         assert rows == sorted(rows, reverse=True)
@@ -126,7 +145,9 @@ async def test_the_open_prompt_takes_a_folder(tmp_path, monkeypatch):
         await _done(pilot, tab)
         assert sorted(p for p, _v in _shown(tab)) == [
             "team-b/bounded.jsonl",
-            "team-b/cut.jsonl",  # the dangling link: not followed
+            "team-b/cut.jsonl",
+            # a link out of the folder opened: not followed, a row saying so (as the CLI)
+            "team-b/dangling.jsonl",
             "team-b/liar-receipt.jsonl",
             "team-b/session.jsonl",
         ]
@@ -176,8 +197,7 @@ async def test_thousands_of_rows_arrive_in_batches_and_sort(tmp_path, monkeypatc
             await pilot.pause()
         tab.finish()
         assert tab.table.row_count == 5000
-        await pilot.press("s")
-        await pilot.pause()
+        # worst first as they arrive, batch after batch
         assert [e.verdict for e in tab.shown[:715]] == ["BROKEN"] * 715
         assert tab.shown[715].verdict == "VERIFIED"
         tab.table.move_cursor(row=4999)
@@ -242,9 +262,7 @@ def test_snapshot_fleet_sorted_worst_first(snap_compare, tmp_path, monkeypatch):
     app, entries = _paused(tmp_path, monkeypatch)
 
     async def run(pilot):
-        tab = _all_audited(pilot, entries)
-        await pilot.pause()
-        await pilot.press("s")
+        tab = _all_audited(pilot, entries)  # worst first with no key pressed
         while tab.order != (0, False) or len(tab.shown) != len(entries):
             await pilot.pause()
         await pilot.wait_for_scheduled_animations()
@@ -264,21 +282,25 @@ def test_snapshot_fleet_filtered_could_not_look(snap_compare, tmp_path, monkeypa
     assert snap_compare(app, terminal_size=SIZE, run_before=run)
 
 
+def _pack_fleet(tmp_path: Path, monkeypatch) -> Path:
+    """`fleet/` (cwd tmp_path): the sample pack (zip), bundle (folder) and AAT export,
+    the sample session, and held content (listed, not evidence)."""
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "fleet"
+    root.mkdir()
+    shutil.copy(SAMPLES / "packs" / "session-pack.zip", root / "pack.zip")
+    shutil.copytree(SAMPLES / "packs" / "session-bundle", root / "bundle")
+    shutil.copy(SAMPLES / "packs" / "session-aat.jsonl", root / "aat.jsonl")
+    shutil.copy(SAMPLES / "session.jsonl", root / "session.jsonl")
+    shutil.copy(SAMPLES / "held" / "session-pre.jsonl", root / "held.jsonl")
+    return root
+
+
 @sync
 async def test_a_folder_with_a_pack_shows_each_unit_as_one_row(tmp_path, monkeypatch):
     """Issue 30: a pack (zip), a bundle folder and an AAT export are one row each with
     their own verdict and kind; held content is not a row; no crash on a kind entry."""
-    import shutil
-
-    samples = Path(__file__).resolve().parents[2] / "sample_ledgers"
-    monkeypatch.chdir(tmp_path)
-    root = tmp_path / "fleet"
-    root.mkdir()
-    shutil.copy(samples / "packs" / "session-pack.zip", root / "pack.zip")
-    shutil.copytree(samples / "packs" / "session-bundle", root / "bundle")
-    shutil.copy(samples / "packs" / "session-aat.jsonl", root / "aat.jsonl")
-    shutil.copy(samples / "session.jsonl", root / "session.jsonl")
-    shutil.copy(samples / "held" / "session-pre.jsonl", root / "held.jsonl")
+    _pack_fleet(tmp_path, monkeypatch)
     app = SealscopeApp([Path("fleet")])
     async with app.run_test(size=SIZE) as pilot:
         tab = app.current_tab()
@@ -292,6 +314,11 @@ async def test_a_folder_with_a_pack_shows_each_unit_as_one_row(tmp_path, monkeyp
             ("session.jsonl", "VERIFIED"),
         ]
         assert tab.total == len(tab.entries) == tab.table.row_count == 4
+        # every row VERIFIED, but held content set aside by its content alone holds the
+        # fleet at COULD NOT LOOK, as `sealscope fleet` exits 3 on it
+        assert tab.tab_verdict == ("COULD NOT LOOK", 3) and _label(app, tab) == "◐fleet/"
+        units = [_cell_texts(tab, i) for i in range(4) if "[" in _cell_texts(tab, i)[-1]]
+        assert len(units) == 3 and all(c[1:5] == ["—"] * 4 for c in units)  # no one chain
         paths = {_cell_texts(tab, i)[-1] for i in range(tab.table.row_count)}
         assert paths == {
             "aat.jsonl  [aat-export]",
@@ -302,3 +329,86 @@ async def test_a_folder_with_a_pack_shows_each_unit_as_one_row(tmp_path, monkeyp
         await pilot.press("v")  # the verdict filter cycles over the unit rows too
         await pilot.pause()
         assert app.current_tab() is tab
+
+
+@sync
+async def test_a_could_not_look_row_says_why_a_fifo_an_empty_file_a_dangling_link(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    root = tmp_path / "fleet"
+    root.mkdir()
+    shutil.copy(SAMPLES / "session.jsonl", root / "session.jsonl")
+    os.mkfifo(root / "pipe.jsonl")
+    (root / "empty.jsonl").write_bytes(b"")
+    os.symlink(tmp_path / "gone.jsonl", root / "dangling.jsonl")
+    app = SealscopeApp([Path("fleet")])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        await _done(pilot, tab)
+        rows = [_cell_texts(tab, i) for i in range(tab.table.row_count)]
+        assert [r[0] for r in rows] == [" COULD NOT LOOK "] * 3 + [" VERIFIED "]
+        why = {r[-1].split("  — ")[0]: (r[-1].partition("  — ")[2], r[1], r[2]) for r in rows}
+        assert why == {
+            "dangling.jsonl": ("a dangling link: no target", "—", "—"),
+            "empty.jsonl": ("empty file", "0", "0"),
+            "pipe.jsonl": ("a FIFO (named pipe): not read", "—", "—"),
+            "session.jsonl": ("", "11", "0"),
+        }
+        # nothing broken, three not looked at: ◐, as any tab that could not look
+        assert tab.tab_verdict == ("COULD NOT LOOK", 3) and _label(app, tab) == "◐fleet/"
+
+
+def _unstamped(text: str) -> str:
+    return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "T", text)
+
+
+@sync
+async def test_x_on_a_fleet_writes_the_report_sealscope_export_dir_writes(tmp_path, monkeypatch):
+    root = _pack_fleet(tmp_path, monkeypatch)
+    shutil.copy(SAMPLES / "tampered.jsonl", root / "tampered.jsonl")
+    before = {p: p.stat().st_mtime_ns for p in root.rglob("*")}
+    base = tmp_path / "out" / "fleet-report"
+    base.parent.mkdir()
+    app = SealscopeApp([Path("fleet")])
+    async with app.run_test(size=SIZE) as pilot:
+        tab = app.current_tab()
+        await _done(pilot, tab)
+        assert _label(app, tab) == "✗fleet/" and app.check_action("export", ())
+        scr = await start_export(app, pilot, base)
+        await until(
+            pilot,
+            lambda: app.screen is not scr and not any(w.is_running for w in app.workers),
+            "the export never finished",
+        )
+    md = base.with_name("fleet-report.md").read_text(encoding="utf-8")
+    js = base.with_name("fleet-report.json").read_text(encoding="utf-8")
+
+    as_md, as_json = cli("export", "fleet"), cli("export", "fleet", "--format", "json")
+    doc = json.loads(js)
+    assert doc["schema"] == "sealscope-export-folder:v1"
+    assert (
+        (doc["verdict"], doc["exit_code"])
+        == ("BROKEN", 1)
+        == (
+            json.loads(as_json.stdout)["verdict"],
+            as_json.returncode,
+        )
+    )
+    assert _unstamped(js) == _unstamped(as_json.stdout)
+    assert _unstamped(md) == _unstamped(as_md.stdout)
+    assert {p: p.stat().st_mtime_ns for p in root.rglob("*")} == before  # nothing in it
+
+
+def test_snapshot_fleet_with_a_pack(snap_compare, tmp_path, monkeypatch):
+    """Issue 30: a fleet folder holding a pack zip, a bundle folder and an AAT export
+    (one row each, their kind beside the path) with a ledger and held content."""
+    _pack_fleet(tmp_path, monkeypatch)
+    app = SealscopeApp([Path("fleet")])
+
+    async def run(pilot):
+        await _done(pilot, pilot.app.current_tab())
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)

@@ -165,7 +165,7 @@ def test_key_help_and_palette_entries_of_the_new_tabs(tmp_path):
             for tab in app.panes():
                 app.show_tab(tab)
                 await pilot.pause()
-                assert not app.check_action("export", ())  # no report of these kinds yet
+                assert app.check_action("export", ())  # `x`: the kind's report
                 await pilot.press("question_mark")
                 await until(pilot, lambda: app.screen is not app.screen_stack[0])
                 await pilot.press("escape")

@@ -24,9 +24,10 @@ from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.viewer import app as app_module
 from sealscope.viewer.aat_tab import AatTab
+from sealscope.viewer.check_list import KindBanner
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.kind_tab import KindTab
-from sealscope.viewer.kind_view import TAB_KINDS, KindBanner, run_check
+from sealscope.viewer.kind_view import TAB_KINDS, run_check
 from sealscope.viewer.unit_tab import UnitTab, members_table
 from textual.widgets import Static, TabbedContent
 

@@ -151,9 +151,10 @@ async def test_the_fleet_tab_orders_worst_first_as_sealscope_fleet(tmp_path):
         tab = app.current_tab()
         assert isinstance(tab, FleetTab)
         await until(pilot, lambda: tab.done, "the fleet audit did not finish")
-        await pilot.press("s")  # the verdict column: worst first
         await pilot.pause()
+        # worst first with no key pressed, and the label's verdict is the CLI's exit
         assert [Path(e.path).name for e in tab.shown] == cli_order
+        assert tab.tab_verdict.exit_code == got.returncode
     # the one that disagreed: a VERIFIED chain whose receipt fails before COULD NOT LOOK
     assert cli_order.index("bad-receipt.jsonl") < cli_order.index("declared-break.jsonl")
 

@@ -21,7 +21,8 @@ def test_child_result_equals_verify_here(name):
     want = ledger.verify(SAMPLES / name)
     assert got is not None and got[0] == want and got[1]["size"] == (SAMPLES / name).stat().st_size
     size = (SAMPLES / name).stat().st_size
-    assert seen and seen[-1] == (size, size)
+    # the walk reports bytes, then the prefix hashing for polls carries the bar to its end
+    assert (size, seen[-1][1]) in seen and seen[-1][0] == seen[-1][1] > size
 
 
 def test_a_result_larger_than_a_pipe_buffer_comes_back(tmp_path):
