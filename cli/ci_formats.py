@@ -46,6 +46,7 @@ from sealscope.ci_vsa import (
     VERIFIER_ID,
     VSA_TYPE,
     sha256_file,
+    verifier_uri,
     vsa_name,
     vsa_statement,
 )
@@ -109,6 +110,13 @@ def add_arguments(p: Any, *, format_flag: bool = True) -> None:
         "--vsa",
         metavar="FILE",
         help="also write an in-toto SLSA verification summary (unsigned) to FILE",
+    )
+    p.add_argument(
+        "--verifier-id",
+        metavar="URI",
+        type=verifier_uri,
+        help="the VSA's verifier id (default: the project's repository URL, "
+        "else pkg:generic/sealscope)",
     )
 
 
@@ -189,7 +197,9 @@ def emit(
     if getattr(args, "junit", None):
         write("JUnit XML", args.junit, junit_xml(suites))
     if getattr(args, "vsa", None):
-        doc = vsa_statement(suites, version=__version__, policy=policy)
+        doc = vsa_statement(
+            suites, version=__version__, policy=policy, verifier=getattr(args, "verifier_id", None)
+        )
         if doc["subject"]:
             from sealscope.output import safe_json
 

@@ -1,11 +1,19 @@
 """An in-toto verification summary (SLSA VSA v1) from `Suite`s: the subjects are the
 digests the verifier took of the bytes it read.
+
+The verifier is named (`predicate.verifier.id`) by the id the user sets
+(`--verifier-id URI`), else by the project's repository URL as the install's metadata
+carries it (pyproject.toml `[project.urls]` "Repository"), else by the package URL
+`pkg:generic/sealscope`: an id that names the tool without claiming a web page that
+does not exist (sealscope is on no package index).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -16,7 +24,41 @@ from sealscope.core.lines import open_regular
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 VSA_TYPE = "https://slsa.dev/verification_summary/v1"
-VERIFIER_ID = "https://pypi.org/project/sealscope/"
+# the id when neither the user nor the install's metadata gives one (see above)
+VERIFIER_ID = "pkg:generic/sealscope"
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s\x00-\x1f\x7f]+")
+
+
+def verifier_uri(text: str) -> str:
+    """`--verifier-id`'s value: a URI (a scheme, `:`, then no space or control
+    character), else an argparse error (usage, exit 2)."""
+    if not _URI.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            "not a URI (e.g. https://example.org/our-sealscope or urn:example:auditor)"
+        )
+    return text
+
+
+def repository_url() -> str | None:
+    """The project's repository URL from the installed metadata (`Project-URL:
+    Repository, URL`), or None when the install carries none."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata("sealscope").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:  # run from a bare source tree
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("repository", "source", "source code") and url.strip():
+            return url.strip()
+    return None
+
+
+def verifier_id(given: str | None = None) -> str:
+    """The VSA's verifier id: `given` (`--verifier-id`), else the repository URL,
+    else `VERIFIER_ID`."""
+    return given or repository_url() or VERIFIER_ID
 
 
 def sha256_file(path: str) -> str:
@@ -46,7 +88,12 @@ def vsa_name(path: str) -> dict[str, str]:
 
 
 def vsa_statement(
-    suites: Sequence[Suite], *, version: str, policy: dict[str, Any], now: datetime | None = None
+    suites: Sequence[Suite],
+    *,
+    version: str,
+    policy: dict[str, Any],
+    now: datetime | None = None,
+    verifier: str | None = None,
 ) -> dict[str, Any]:
     """An unsigned in-toto Statement v1 whose predicate is a SLSA verification summary:
     each file verified a subject (its path and the SHA-256 of its bytes), the policy
@@ -60,7 +107,9 @@ def vsa_statement(
     subject either (a subject needs a digest): it is listed under
     `predicate.sealscope.results` with a null digest, and the result is FAILED
     unless it held. A result resumed from a checkpoint says so (`resumed`), as does
-    the policy."""
+    the policy. The verifier is `verifier_id(verifier)`; the policy is named by its
+    digest (the policy itself is under `predicate.sealscope.policy`), not by a URI
+    that would point at no page."""
     when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     subjects, results = [], []
     unbound = False
@@ -109,12 +158,13 @@ def vsa_statement(
         "subject": subjects,
         "predicateType": VSA_TYPE,
         "predicate": {
-            "verifier": {"id": VERIFIER_ID, "version": {"sealscope": version}},
+            "verifier": {"id": verifier_id(verifier), "version": {"sealscope": version}},
             "timeVerified": when,
             "resourceUri": "file:"
             + (vsa_name(suites[0].path)["name"] if len(suites) == 1 else "."),
             "policy": {
-                "uri": "https://pypi.org/project/sealscope/#policy",
+                "name": "sealscope-policy",
+                "mediaType": "application/json",
                 "digest": {
                     "sha256": hashlib.sha256(
                         json.dumps(policy, sort_keys=True).encode()

@@ -34,6 +34,7 @@ from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
 from sealscope.viewer import lazy
 from sealscope.viewer.commands import PaletteBinding, binding_commands
+from sealscope.viewer.empty_state import EmptyState
 from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, front_commands
 from sealscope.viewer.first_paint import FirstPaint, tab_labels
 from sealscope.viewer.footer import FitFooter
@@ -213,6 +214,7 @@ class SealscopeApp(App[None]):
         self._tab_seq = 0
         self.first_paint: FirstPaint | None = None
         self._held_keys: list[events.Key] = []
+        self._refused: list[str] = []  # "cannot open P: why", for the empty state
         if first_paint and self.paths:
             what = classify(self.paths[0])
             if what.opens and what.kind == kinds.LEDGER and own_tab(what) is None:
@@ -250,6 +252,8 @@ class SealscopeApp(App[None]):
             await self.open_path(p, activate=False)
         if not self.paths:
             self.notify("no files open — press o to open a ledger", markup=False)
+        if not self.panes():  # nothing opened: say why in the main area, not in a toast only
+            await self.mount(EmptyState(self._refused), after=self.query_one(TabbedContent))
 
     async def _build_behind_first_paint(self) -> None:
         """Mount the header and tabs hidden, open every path, then show them in place of
@@ -305,8 +309,9 @@ class SealscopeApp(App[None]):
             return have
         what = classify(p)
         if not what.opens and what.kind != kinds.FOLDER and own_tab(what) is None:
+            self._refused.append("cannot open " + clean(str(p)) + ": " + clean(what.reason or ""))
             self.notify(
-                "cannot open " + clean(str(p)) + ": " + clean(what.reason or ""),
+                self._refused[-1],
                 title="not opened",
                 markup=False,
                 severity="error",
@@ -315,8 +320,11 @@ class SealscopeApp(App[None]):
         try:
             tab = await self._add(self._make_tab(what))
         except Exception as e:  # noqa: BLE001 - never a traceback for a file
+            self._refused.append(
+                "cannot open " + clean(str(p)) + f": {type(e).__name__}: " + clean(str(e))
+            )
             self.notify(
-                "cannot open " + clean(str(p)) + f": {type(e).__name__}: " + clean(str(e)),
+                self._refused[-1],
                 title="not opened",
                 markup=False,
                 severity="error",
@@ -347,6 +355,7 @@ class SealscopeApp(App[None]):
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:
         tabs = self.query_one(TabbedContent)
+        await self.query(EmptyState).remove()  # a tab is open: the why-nothing goes
         await tabs.add_pane(tab)
         if not tabs.active or tabs.active == tab.id:
             tabs.active = tab.id or ""

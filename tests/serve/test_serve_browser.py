@@ -2,17 +2,21 @@
 (never `playwright install`). The screen is read from the page's own WebSocket frames
 through pyte; the page must make no request to any host but the server.
 
-Refresh the README's picture with
-`SEALSCOPE_SERVE_PNG=docs/serve.png python -m pytest tests/serve/test_serve_browser.py`.
+Refresh the README's picture with `python docs/make_serve_png.py` (this test, with
+`SEALSCOPE_SERVE_PNG=docs/serve.png`); otherwise the screen at the shot is compared
+with the text the committed picture carries.
 """
 
 from __future__ import annotations
 
+import difflib
+import importlib.util
 import io
 import json
 import os
 import shutil
 import time
+import warnings
 import zipfile
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -21,6 +25,13 @@ import pyte
 import pytest
 
 from tests.serve.serve_helpers import ROOT, SAMPLES, WAIT, served
+
+_spec = importlib.util.spec_from_file_location(
+    "make_serve_png", ROOT / "docs" / "make_serve_png.py"
+)
+assert _spec is not None and _spec.loader is not None
+pictures = importlib.util.module_from_spec(_spec)  # the picture's script: its PNG text chunk
+_spec.loader.exec_module(pictures)
 
 CHROMIUM = Path(os.environ.get("SEALSCOPE_CHROMIUM", "/usr/bin/chromium"))
 # the machine has no network: nothing in the background, software GL for xterm's WebGL
@@ -124,6 +135,8 @@ def test_the_viewer_in_headless_chromium(tmp_path):
             tab.until("line 4 · 11 rows", "line 4  ✗")
             shot = tmp_path / "serve.png"
             page.screenshot(path=str(shot))
+            assert tab.screen is not None
+            seen = (tab.screen.columns, tab.screen.lines), [x.rstrip() for x in tab.screen.display]
             page.keyboard.press("x")
             tab.until("Export the audit report", "downloads <name>.zip")
             # the page opens the download in a new tab; Playwright reports it on the page
@@ -154,4 +167,19 @@ def test_the_viewer_in_headless_chromium(tmp_path):
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     if os.environ.get("SEALSCOPE_SERVE_PNG"):
-        (ROOT / os.environ["SEALSCOPE_SERVE_PNG"]).write_bytes(png)
+        (ROOT / os.environ["SEALSCOPE_SERVE_PNG"]).write_bytes(pictures.with_screen(png, *seen))
+        return
+    committed = pictures.screen_of(pictures.PICTURE.read_bytes())
+    stale = (
+        "docs/serve.png is not today's screen: regenerate it with `python docs/make_serve_png.py`"
+    )
+    assert committed is not None, stale + " (it carries no screen text)"
+    if tuple(committed["size"]) != seen[0]:  # another browser or fonts: cannot compare
+        warnings.warn(
+            f"{stale}? taken at {committed['size']}, this browser {seen[0]}", stacklevel=1
+        )
+    else:
+        diff = difflib.unified_diff(
+            committed["lines"], seen[1], "docs/serve.png", "now", lineterm=""
+        )
+        assert committed["lines"] == seen[1], stale + ":\n" + "\n".join(diff)
