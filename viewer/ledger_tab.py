@@ -53,6 +53,7 @@ from sealscope.viewer.messages import (
 )
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
+from sealscope.viewer.row_jumps import RowJumps
 from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
 from sealscope.viewer.source import LedgerSource
 from textual import events
@@ -120,6 +121,7 @@ class LedgerTab(EvidenceTab):
         self.reading_part = LedgerReading(self, id="reading")  # index, verify, receipts
         self.strip_feed = StripFeed(self)  # the overview strip and the compaction chart
         self.steps = BreakSteps(self)  # to a line, between breaks
+        self.jumps = RowJumps(self)  # copy, to the line a row names, between receipts
         self.detail_line = 0  # the line the detail pane shows
         self.clock = time.monotonic  # when keys arrive (a test holds it still)
         self._last_nav = 0.0  # clock time of the last navigation-key move
@@ -590,13 +592,30 @@ class LedgerTab(EvidenceTab):
         self.checks.check_witness(store, namespace)
 
     def action_jump_seal(self) -> None:
-        """From a `continuity_snapshot` row to the open seal it sealed (the app finds it)."""
+        """To what the selected row names (`RowJumps.jump`: a declared line, the row a
+        break's explanation names), or from a `continuity_snapshot` row to the open
+        seal it sealed (the app finds it)."""
+        if self.jumps.jump():
+            return
         line = self.rows.current_line
         info = self.source.row(line) if line else None
         if info is None or info.kind != "continuity_snapshot":
-            self.app.notify("select a continuity_snapshot row first", markup=False)
+            self.app.notify(
+                "this row names no line: select a chain_break_declared row, a break "
+                "or a continuity_snapshot row",
+                markup=False,
+            )
             return
         self.post_message(JumpToSeal(info.obj))
+
+    def action_next_receipt(self) -> None:
+        self.jumps.step_receipt(backwards=False)
+
+    def action_prev_receipt(self) -> None:
+        self.jumps.step_receipt(backwards=True)
+
+    def action_copy(self) -> None:
+        self.jumps.copy()
 
     # ------------------------------------------------------------------ EvidenceTab
     def main_widget(self) -> RowList:

@@ -1,0 +1,133 @@
+"""The keys an auditor reaches for (issue 33): copy, jump to the line a row names, step
+between receipts, filter by time or by a kind's word, and the palette offering what the
+footer does. Each test drives the real viewer on the bundled samples."""
+
+from __future__ import annotations
+
+import orjson
+from sealscope.viewer.row_jumps import CopyScreen
+from textual.widgets import Input
+
+from tests.viewer.viewer_helpers import SAMPLES, activate, answer, goto, opened, sync, until
+
+
+def _notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+# --------------------------------------------------------------------------- copy
+@sync
+async def test_y_copies_the_chain_row_or_a_digest_of_the_selected_row():
+    path = SAMPLES / "session.jsonl"
+    rows = path.read_text(encoding="utf-8").splitlines()
+    async with opened([path]) as (app, pilot):
+        await activate(app, pilot, "session.jsonl")
+        await goto(pilot, 5)  # a compaction receipt: pre/post digests
+        await pilot.press("y")
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, CopyScreen)
+        whats = [w for w, _t in scr.choices]
+        assert whats[:2] == ["chain", "row"]
+        assert "digest pre.digest" in whats and "digest post.digest" in whats
+        await pilot.press("enter")  # the chain, first
+        await pilot.pause()
+        assert app.clipboard == orjson.loads(rows[4])["chain"]
+        await pilot.press("y", "down", "enter")  # the row as stored
+        await pilot.pause()
+        assert app.clipboard == rows[4]
+        await pilot.press("y", "down", "down", "enter")
+        await pilot.pause()
+        assert app.clipboard == orjson.loads(rows[4])["pre"]["digest"]
+        assert any("copied digest pre.digest of line 5" in n for n in _notes(app))
+
+
+# --------------------------------------------------------------------------- jump
+@sync
+async def test_j_on_a_declared_break_goes_to_the_line_it_declares():
+    async with opened([SAMPLES / "declared-break.jsonl"]) as (app, pilot):
+        tab = await activate(app, pilot, "declared-break.jsonl")
+        await goto(pilot, 5)  # {"op": "chain_break_declared", "orphan_line": 3, …}
+        assert tab.source.row(5).kind == "chain_break_declared"
+        await pilot.press("j")
+        await pilot.pause()
+        assert tab.rows.current_line == 3
+
+
+@sync
+async def test_j_on_a_break_goes_to_the_row_its_explanation_names():
+    async with opened([SAMPLES / "tampered.jsonl"]) as (app, pilot):
+        tab = await activate(app, pilot, "tampered.jsonl")
+        await pilot.press("b")  # line 4: "line 5 still links to this row's stored chain"
+        await pilot.pause()
+        assert tab.rows.current_line == 4
+        await pilot.press("j")
+        await pilot.pause()
+        assert tab.rows.current_line == 5
+
+
+# --------------------------------------------------------------------------- receipts
+@sync
+async def test_greater_and_less_than_step_between_receipts():
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        tab = await activate(app, pilot, "session.jsonl")
+        await goto(pilot, 1)
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert tab.rows.current_line == 5
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert tab.rows.current_line == 7
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert tab.rows.current_line == 7
+        assert "no later receipt" in _notes(app)
+        await pilot.press("less_than_sign")
+        await pilot.pause()
+        assert tab.rows.current_line == 5
+
+
+# --------------------------------------------------------------------------- filters
+async def _filter(app, pilot, tab, spec: str) -> None:
+    await pilot.press("f")
+    await pilot.pause()
+    await answer(pilot, spec)
+    await until(pilot, lambda: tab.filtering is None and not any(w.is_running for w in app.workers))
+
+
+@sync
+async def test_a_time_range_filter_keeps_the_rows_of_the_span_both_ends_included():
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        tab = await activate(app, pilot, "session.jsonl")
+        # ts 09:00:00, :05, :10, :15, :25, :30, :40, :45, :50, :55, 09:01:00; line 12 blank
+        await _filter(app, pilot, tab, "ts:2026-03-01T09:00:10..09:00:30")
+        assert list(tab.rows.view) == [3, 4, 5, 6]
+        await _filter(app, pilot, tab, "ts:2026-03-01T09:00..09:01")
+        assert list(tab.rows.view) == list(range(1, 12))
+        await _filter(app, pilot, tab, "ts:2026-03-01T09:00:50..")
+        assert list(tab.rows.view) == [9, 10, 11]
+        assert tab.filter_label == "ts:2026-03-01T09:00:50.."
+
+
+@sync
+async def test_a_bare_kind_word_filters_and_an_unknown_one_names_the_kinds_present():
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        tab = await activate(app, pilot, "session.jsonl")
+        await _filter(app, pilot, tab, "receipt")
+        assert list(tab.rows.view) == [5, 7]
+        await _filter(app, pilot, tab, "nosuchkind")
+        note = _notes(app)[-1]
+        assert "unknown filter: nosuchkind" in note
+        assert "kinds in this file: compaction_receipt, continuity_snapshot, message" in note
+
+
+@sync
+async def test_the_filter_prompt_lists_the_kinds_in_the_file():
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        await activate(app, pilot, "session.jsonl")
+        await pilot.press("f")
+        await pilot.pause()
+        hint = str(app.screen.query_one("#prompt-hint").render())
+        assert "kinds in this file: compaction_receipt, continuity_snapshot, message" in hint
+        assert "ts:2026-03-01T09:00..09:01" in hint
+        assert isinstance(app.focused, Input)
