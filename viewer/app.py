@@ -480,24 +480,26 @@ class SealscopeApp(App[None]):
             self.notify(f"no tab {n} ({len(panes)} open)", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`x` only where there is a report to write (a tab with one in front on the
-        main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) and
-        the key help on the main screen only (an Input in front takes them as text);
-        escape closes the palette's keys panel while it shows."""
+        """What `allows` says with the screen in front (`self.screen`)."""
+        return self.allows(action, self.screen if self.screen_stack else None)
+
+    def allows(self, action: str, front: Screen[Any] | None) -> bool | None:
+        """Whether an app key works with `front` in front: `x` only where there is a
+        report to write (a tab with one in front on the main screen); `c` only with a
+        ledger in front; the tab keys (`]`, `[`, `1`-`9`) and the key help on the main
+        screen only (an Input in front takes them as text); escape closes the palette's
+        keys panel while it shows. The palette asks with the screen it was opened over
+        (`get_system_commands`), so it offers what the footer under it does."""
         if self.first_paint is not None:  # the footer shows the keys as they will be
             return True
+        main = bool(self.screen_stack) and front is self.screen_stack[0]
         if action in ("next_tab", "prev_tab", "tab", "key_help"):
-            return bool(self.screen_stack) and self.screen is self.screen_stack[0]
+            return main
         if action == "hide_help_panel":  # escape: only while the palette's keys panel shows
             return bool(self.screen_stack) and bool(self.screen.query("HelpPanel"))
         if action == "export":
             tab = self.current_tab()
-            return (
-                bool(self.screen_stack)
-                and self.screen is self.screen_stack[0]
-                and tab is not None
-                and tab.has_report
-            )
+            return main and tab is not None and tab.has_report
         if action == "check":
             return self.current_ledger() is not None
         return True
@@ -598,7 +600,7 @@ class SealscopeApp(App[None]):
         `PaletteBinding`, offered when its key would work."""
         yield from super().get_system_commands(screen)
         yield from front_commands(screen)
-        yield from binding_commands(self)
+        yield from binding_commands(self, lambda action: self.allows(action, screen))
 
     # ------------------------------------------------------------------ paste
     async def on_paste(self, event: events.Paste) -> None:

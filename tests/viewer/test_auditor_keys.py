@@ -5,7 +5,11 @@ footer does. Each test drives the real viewer on the bundled samples."""
 from __future__ import annotations
 
 import orjson
+from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.row_jumps import CopyScreen
+from sealscope.viewer.seal_diff import SealDiffScreen
+from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.viewer.viewer_helpers import SAMPLES, activate, answer, goto, opened, sync, until
@@ -131,3 +135,45 @@ async def test_the_filter_prompt_lists_the_kinds_in_the_file():
         assert "kinds in this file: compaction_receipt, continuity_snapshot, message" in hint
         assert "ts:2026-03-01T09:00..09:01" in hint
         assert isinstance(app.focused, Input)
+
+
+# --------------------------------------------------------------------------- palette
+@sync
+async def test_the_palette_offers_what_the_footer_does_and_runs_it():
+    async with opened([SAMPLES / "session.jsonl", SAMPLES / "tampered.jsonl"]) as (app, pilot):
+        await activate(app, pilot, "session.jsonl")
+        main = app.screen
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        titles = [c.title for c in app.get_system_commands(main)]
+        for title in ("Export this tab's audit report", "Next tab", "Previous tab", "Key help"):
+            assert title in titles, title
+        await pilot.press(*"Next tab", "enter")
+        await until(pilot, lambda: app.screen is main and app.current_tab().tab_name == "tampered")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Export this tab", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Key help", "enter")
+        await until(pilot, lambda: isinstance(app.screen, KeyHelpScreen))
+
+
+# --------------------------------------------------------------------------- one export key
+@sync
+async def test_x_exports_from_the_seal_diff_screen_as_from_every_tab():
+    async with opened([SAMPLES / "seals" / "seal-day1.json"]) as (app, pilot):
+        await pilot.press("d")
+        await answer(pilot, str(SAMPLES / "seals" / "seal-day2.json"))
+        assert isinstance(app.screen, SealDiffScreen)
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, SealDiffScreen))
+        await pilot.press("e")  # no second export key
+        await pilot.pause()
+        assert isinstance(app.screen, SealDiffScreen)
