@@ -293,9 +293,12 @@ class SealscopeApp(App[None]):
         None when the file cannot be opened (a notification says why)."""
         p = Path(path)
         have = self._open_tab_for(p)
+        seen = None
         if isinstance(have, lazy.LedgerTab) and have.follow_alarm:
             # the file changed under that tab (truncated, replaced, rewritten): opening
-            # it again replaces the tab with a fresh verification of what is on disk now
+            # it again replaces the tab with a fresh verification of what is on disk now,
+            # checked against the head seen before as a pin (so it does not open green)
+            seen = have.follow.seen_head
             await self.query_one(TabbedContent).remove_pane(have.id or "")
             have = None
         if have is not None:
@@ -321,6 +324,8 @@ class SealscopeApp(App[None]):
                 severity="error",
             )
             return None
+        if seen is not None and isinstance(tab, lazy.LedgerTab):
+            tab.check_pin(seen)
         if activate:
             self.show_tab(tab)
         return tab
@@ -401,6 +406,18 @@ class SealscopeApp(App[None]):
         except NoMatches:  # the active pane is being removed
             return None
         return pane if isinstance(pane, EvidenceTab) else None
+
+    def relative_base(self) -> Path | None:
+        """Where a relative path typed or pasted is looked for first (`prompt.base_folder`):
+        the folder of the file of the tab in front (a folder tab's own folder)."""
+        tab = self.current_tab()
+        if tab is None:
+            return None
+        p = Path(tab.path)
+        try:
+            return p if p.is_dir() else p.parent
+        except OSError:
+            return None
 
     def current_ledger(self) -> LedgerTab | None:
         tab = self.current_tab()

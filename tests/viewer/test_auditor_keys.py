@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import orjson
 from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.key_help import KeyHelpScreen
 from sealscope.viewer.row_jumps import CopyScreen
 from sealscope.viewer.seal_diff import SealDiffScreen
+from textual import events
 from textual.command import CommandPalette
 from textual.widgets import Input
 
-from tests.viewer.viewer_helpers import SAMPLES, activate, answer, goto, opened, sync, until
+from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, answer, goto, opened, sync, until
 
 
 def _notes(app) -> list[str]:
@@ -177,3 +179,84 @@ async def test_x_exports_from_the_seal_diff_screen_as_from_every_tab():
         await pilot.press("e")  # no second export key
         await pilot.pause()
         assert isinstance(app.screen, SealDiffScreen)
+
+
+# --------------------------------------------------------------------------- held dialog
+def _held_lines(scr) -> str:
+    return str(scr.query_one("#held-verdict").render())
+
+
+@sync
+async def test_a_typed_held_path_says_not_loaded_enter_and_loads_when_the_field_is_left():
+    async with opened([SAMPLES / "liar.jsonl"]) as (app, pilot):
+        await activate(app, pilot, "liar.jsonl")
+        await goto(pilot, 3)
+        await pilot.press("h")
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, HeldContentScreen)
+        assert app.focused is scr.query_one("#pre")
+        await pilot.press(*"held/liar-pre.json")  # relative: beside the ledger
+        await pilot.pause()
+        assert "pre: not loaded — Enter" in _held_lines(scr)
+        await pilot.press("tab")  # leave the field: it loads
+        await until(pilot, lambda: "item(s)" in _held_lines(scr).split("post:")[0])
+        assert "not loaded" not in _held_lines(scr).split("post:")[0]
+
+
+@sync
+async def test_a_path_pasted_into_a_held_field_loads_at_once():
+    async with opened([SAMPLES / "liar.jsonl"]) as (app, pilot):
+        await activate(app, pilot, "liar.jsonl")
+        await goto(pilot, 3)
+        await pilot.press("h")
+        await pilot.pause()
+        scr = app.screen
+        field = scr.query_one("#post")
+        field.focus()
+        await pilot.pause()
+        field.post_message(events.Paste(str(HELD / "liar-post.json")))
+        await until(
+            pilot,
+            lambda: (
+                "post: " in _held_lines(scr) and "item(s)" in _held_lines(scr).split("post:")[1]
+            ),
+        )
+        assert scr.post_path == HELD / "liar-post.json"
+        assert "not loaded" not in _held_lines(scr)
+
+
+# --------------------------------------------------------------------------- file prompts
+@sync
+async def test_a_relative_path_in_o_is_beside_the_front_tabs_file_first(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the samples are not under the current directory
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        await activate(app, pilot, "session.jsonl")
+        await pilot.press("o")
+        await pilot.pause()
+        inp = app.screen.query_one(Input)
+        await pilot.press(*"seals/seal-day1.")
+        await until(pilot, lambda: inp._suggestion == "seals/seal-day1.json")
+        await pilot.press("right", "enter")  # take the completion, open it
+        await until(pilot, lambda: app.current_tab().tab_name == "seal-day1")
+        assert app.current_tab().path == str(SAMPLES / "seals" / "seal-day1.json")
+
+
+@sync
+async def test_a_relative_path_is_still_found_in_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / "mine.jsonl").write_bytes((SAMPLES / "truncated.jsonl").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        await activate(app, pilot, "session.jsonl")
+        await pilot.press("o")
+        await answer(pilot, "mine.jsonl")
+        await until(pilot, lambda: app.current_tab().tab_name == "mine")
+
+
+@sync
+async def test_R_names_the_samples_absolute_folder():
+    async with opened([SAMPLES / "session.jsonl"]) as (app, pilot):
+        await pilot.press("R")
+        await pilot.pause()
+        shown = str(app.screen.query_one("#samples-folder").render())
+        assert str(SAMPLES.resolve()) in shown
