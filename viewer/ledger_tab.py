@@ -89,10 +89,12 @@ class LedgerTab(EvidenceTab):
         width: 3fr;
         height: 1fr;
     }
-    #columns {
+    #columns-row {
         height: 1;
         background: $boost;
     }
+    #columns { width: 1fr; }
+    #strip-head { width: 3; color: $text-muted; }  /* over the strip and its gap */
     #list-row { height: 1fr; }
     #list-row RowList { width: 1fr; }
     #list-status {
@@ -139,7 +141,9 @@ class LedgerTab(EvidenceTab):
         yield ProgressBar(total=100, show_eta=False, id="progress")
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
-                yield Static(id="columns")
+                with Horizontal(id="columns-row"):
+                    yield Static(id="columns")
+                    yield Static("map", id="strip-head")  # the strip is per bin, not per row
                 with Horizontal(id="list-row"):
                     yield RowList(self.source, id="rows")
                     yield OverviewStrip(id="strip")
