@@ -5,6 +5,7 @@ footer does. Each test drives the real viewer on the bundled samples."""
 from __future__ import annotations
 
 import orjson
+from sealscope.core import verdict
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.key_help import KeyHelpScreen
@@ -14,7 +15,17 @@ from textual import events
 from textual.command import CommandPalette
 from textual.widgets import Input
 
-from tests.viewer.viewer_helpers import HELD, SAMPLES, activate, answer, goto, opened, sync, until
+from tests.viewer.viewer_helpers import (
+    HELD,
+    SAMPLES,
+    activate,
+    answer,
+    check_pin,
+    goto,
+    opened,
+    sync,
+    until,
+)
 
 
 def _notes(app) -> list[str]:
@@ -260,3 +271,13 @@ async def test_R_names_the_samples_absolute_folder():
         await pilot.pause()
         shown = str(app.screen.query_one("#samples-folder").render())
         assert str(SAMPLES.resolve()) in shown
+
+
+@sync
+async def test_a_pin_file_named_relative_to_the_ledger_is_found(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with opened([SAMPLES / "truncated.jsonl"]) as (app, pilot):
+        tab = await activate(app, pilot, "truncated.jsonl")
+        await check_pin(app, pilot, "truncated.pin")  # sample_ledgers/truncated.pin
+        await until(pilot, lambda: [r.kind for r in tab.session] == ["pin"])
+        assert tab.tab_verdict.verdict == verdict.BROKEN  # the pin names rows now gone
