@@ -298,9 +298,12 @@ class SealscopeApp(App[None]):
         None when the file cannot be opened (a notification says why)."""
         p = Path(path)
         have = self._open_tab_for(p)
+        seen = None
         if isinstance(have, lazy.LedgerTab) and have.follow_alarm:
             # the file changed under that tab (truncated, replaced, rewritten): opening
-            # it again replaces the tab with a fresh verification of what is on disk now
+            # it again replaces the tab with a fresh verification of what is on disk now,
+            # checked against the head seen before as a pin (so it does not open green)
+            seen = have.follow.seen_head
             await self.query_one(TabbedContent).remove_pane(have.id or "")
             have = None
         if have is not None:
@@ -330,6 +333,8 @@ class SealscopeApp(App[None]):
                 severity="error",
             )
             return None
+        if seen is not None and isinstance(tab, lazy.LedgerTab):
+            tab.check_pin(seen)
         if activate:
             self.show_tab(tab)
         return tab
@@ -412,6 +417,18 @@ class SealscopeApp(App[None]):
             return None
         return pane if isinstance(pane, EvidenceTab) else None
 
+    def relative_base(self) -> Path | None:
+        """Where a relative path typed or pasted is looked for first (`prompt.base_folder`):
+        the folder of the file of the tab in front (a folder tab's own folder)."""
+        tab = self.current_tab()
+        if tab is None:
+            return None
+        p = Path(tab.path)
+        try:
+            return p if p.is_dir() else p.parent
+        except OSError:
+            return None
+
     def current_ledger(self) -> LedgerTab | None:
         tab = self.current_tab()
         return tab if isinstance(tab, lazy.LedgerTab) else None
@@ -490,24 +507,26 @@ class SealscopeApp(App[None]):
             self.notify(f"no tab {n} ({len(panes)} open)", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`x` only where there is a report to write (a tab with one in front on the
-        main screen); `c` only with a ledger in front; the tab keys (`]`, `[`, `1`-`9`) and
-        the key help on the main screen only (an Input in front takes them as text);
-        escape closes the palette's keys panel while it shows."""
+        """What `allows` says with the screen in front (`self.screen`)."""
+        return self.allows(action, self.screen if self.screen_stack else None)
+
+    def allows(self, action: str, front: Screen[Any] | None) -> bool | None:
+        """Whether an app key works with `front` in front: `x` only where there is a
+        report to write (a tab with one in front on the main screen); `c` only with a
+        ledger in front; the tab keys (`]`, `[`, `1`-`9`) and the key help on the main
+        screen only (an Input in front takes them as text); escape closes the palette's
+        keys panel while it shows. The palette asks with the screen it was opened over
+        (`get_system_commands`), so it offers what the footer under it does."""
         if self.first_paint is not None:  # the footer shows the keys as they will be
             return True
+        main = bool(self.screen_stack) and front is self.screen_stack[0]
         if action in ("next_tab", "prev_tab", "tab", "key_help"):
-            return bool(self.screen_stack) and self.screen is self.screen_stack[0]
+            return main
         if action == "hide_help_panel":  # escape: only while the palette's keys panel shows
             return bool(self.screen_stack) and bool(self.screen.query("HelpPanel"))
         if action == "export":
             tab = self.current_tab()
-            return (
-                bool(self.screen_stack)
-                and self.screen is self.screen_stack[0]
-                and tab is not None
-                and tab.has_report
-            )
+            return main and tab is not None and tab.has_report
         if action == "check":
             return self.current_ledger() is not None
         return True
@@ -619,7 +638,7 @@ class SealscopeApp(App[None]):
         `PaletteBinding`, offered when its key would work."""
         yield from super().get_system_commands(screen)
         yield from front_commands(screen)
-        yield from binding_commands(self)
+        yield from binding_commands(self, lambda action: self.allows(action, screen))
 
     # ------------------------------------------------------------------ paste
     async def on_paste(self, event: events.Paste) -> None:

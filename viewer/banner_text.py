@@ -103,6 +103,9 @@ def ledger_detail(
                 f"\n rows {result.rows:,} shown as they were read · the file "
                 f"no longer holds what was verified"
             )
+        t.append(
+            "\n re-verify: o and this file's path — it opens checked against the head seen here"
+        )
     elif state in ("cancelled", "error") or result is None:
         word = outcome.verdict if outcome is not None else verdict.COULD_NOT_LOOK
         t.append_text(badge(word))

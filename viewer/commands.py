@@ -11,6 +11,7 @@ node's class declares (palette or not), what the key help lists.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from textual.app import SystemCommand
@@ -57,12 +58,17 @@ def _declared(node: DOMNode) -> list[PaletteBinding]:
     return out
 
 
-def binding_commands(node: DOMNode) -> list[SystemCommand]:
-    """Palette entries for `node`'s PaletteBindings that its `check_action` allows now;
-    choosing one runs the action as its key would."""
+def binding_commands(
+    node: DOMNode, allows: Callable[[str], bool | None] | None = None
+) -> list[SystemCommand]:
+    """Palette entries for `node`'s PaletteBindings that its `check_action` allows now
+    (or `allows(action)`, for a node that judges as if the palette were not in front:
+    the app, whose keys work on the screen under it); choosing one runs the action as
+    its key would."""
     out = []
     for b in _declared(node):
-        if not node.check_action(b.action, ()):
+        ok = allows(b.action) if allows is not None else node.check_action(b.action, ())
+        if not ok:
             continue
         method = getattr(node, f"action_{b.action}")
         out.append(SystemCommand(b.title or b.description, b.help or b.description, method))

@@ -187,12 +187,13 @@ class FirstPaint(Widget, can_focus=True):
         detail = Segment(" " * max(0, width - pane - 1), ground)
         digits = line_digits(self.source.shown_lines)
         boost = self._style("boost")
-        add(self._text_line(columns_text(digits), pane, boost) + [border, detail])
+        cols = self._text_line(columns_text(digits), pane - 3, boost)
+        add(cols + self._text_line(Text("map", "dim"), 3, boost) + [border, detail])
         # the list's rows: with more lines than fit, its scrollbars take a column and a row
         fit = max(0, height - 7)
         overflow = not self.source.complete or self.source.shown_lines > fit
         rows = fit - 1 if overflow and fit else fit
-        text_w = pane - 3 if overflow else pane - 2
+        text_w = pane - 4 if overflow else pane - 3  # the strip: a gap and 2 cells
         starts = bin_starts(self.source.line_count, fit)  # the strip bins every line
         shown = min(rows, self.source.shown_lines)
         self._rows_end = 6 + shown  # the screen lines holding a ledger row
@@ -212,11 +213,11 @@ class FirstPaint(Widget, can_focus=True):
                     body = [Segment(" " * text_w, ground)]
                 if overflow:
                     body.append(Segment(" ", thumb if i == 0 else track))
-            cell = Text(end="")
+            cell = Text(" ", end="")  # the gap setting the strip apart from the rows
             if i < len(starts) - 1:
                 cell.append("▶" if starts[i] <= shown else " ", "bold")
                 cell.append(_PENDING_GLYPH, _PENDING_STYLE)
-            add(body + self._text_line(cell, 2) + [border, detail])
+            add(body + self._text_line(cell, 3) + [border, detail])
         t = status_text(1, count_words(self.source.shown_lines), complete=self.source.complete)
         add(self._text_line(t, pane, self._style("status")) + [border, detail])
         return out

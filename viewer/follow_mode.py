@@ -13,7 +13,10 @@ row shown is checked. `End` pins the view to the last row and it scrolls as rows
 arrive; moving up unpins, and while unpinned the status line shows "+N new rows".
 The status line carries a FOLLOWING badge. If the file shrinks, is replaced or its
 verified bytes change, the banner turns red at once naming what happened, following
-stops, and the rows already shown stay as they were read.
+stops, and the rows already shown stay as they were read. The head the follower had
+verified then (its last chain and row count) is kept as `seen_head`, a pin: reopening
+the file (`o`) opens a new tab checked against it, so a truncated file opens BROKEN
+`truncated` rather than green (`SealscopeApp.open_path`).
 
 It polls (as toolong's tail does) rather than using watchfiles: no new dependency,
 the same behaviour on Linux and macOS, and appends on NFS are seen.
@@ -24,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from sealscope.core.clock import utc_stamp
 from sealscope.core.ledger import VerifyResult
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import Followed
@@ -35,6 +39,7 @@ from textual.worker import Worker, get_current_worker
 
 if TYPE_CHECKING:  # loaded when following starts, after the verdict; the tab imports this
     from sealscope.core.follow import Follower
+    from sealscope.core.pins import Pin
     from sealscope.viewer.ledger_tab import LedgerTab
 
 __all__ = ["FollowMode", "FOLLOW_POLL"]
@@ -57,6 +62,7 @@ class FollowMode(Widget):
     follow_alarm: reactive[str] = reactive("", init=False)  # what stopped following, in words
 
     follow_poll = FOLLOW_POLL
+    seen_head: Pin | None = None  # the head verified before an alarm, as a pin
     _follower: Follower | None = None
     _follow_timer: Timer | None = None
     _poll_job: Worker[None] | None = None
@@ -146,6 +152,9 @@ class FollowMode(Widget):
         self.tab.refresh_status()
 
     def _alarmed(self, kind: str, text: str, result: VerifyResult | None) -> None:
+        state = self._follower.state if self._follower is not None else None
+        if state is not None and state.began and self.seen_head is None:
+            self.seen_head = lazy.pins.Pin(state.prev, state.rows, utc_stamp())
         self.stop()
         self.follow_alarm = f"{kind.upper()} while open: {text}"
         self.tab.alarmed(self.follow_alarm, result)

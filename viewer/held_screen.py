@@ -6,7 +6,10 @@ explains.
 Loading is `sealscope.core.held.load_held`; the verdict is
 `sealscope.core.receipt.verify_receipt`. Paths come from the inputs (with completion),
 or from a paste anywhere on this screen (dragging a file onto a terminal pastes its
-path).
+path). A relative path is the ledger's folder's first, then the current directory's
+(`prompt.pasted_path`). A field loads what it holds when Enter is pressed in it, when it
+is left, and when a path is pasted into it; until then its line says
+"not loaded — Enter", never a bare "not loaded" under a path.
 """
 
 from __future__ import annotations
@@ -29,11 +32,25 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
 if TYPE_CHECKING:
     from sealscope.viewer.ledger_tab import LedgerTab
+
+
+class PathField(Input):
+    """A path field that tells its screen when text was pasted into it (the Input
+    takes the paste and stops it, so the screen never hears of it otherwise)."""
+
+    class Pasted(Message):
+        def __init__(self, field: PathField) -> None:
+            super().__init__()
+            self.field = field
+
+    def on_paste(self, _event: events.Paste) -> None:
+        self.post_message(self.Pasted(self))
 
 
 def short(d: str, n: int = 28) -> str:
@@ -172,6 +189,10 @@ class HeldContentScreen(Screen):
         self.post_items: list | None = None
         self.errors: dict[str, str] = {}
         self.check: Any = None
+        self.cerr: str | None = None
+        self.base = Path(tab.path).parent  # a relative path is the evidence folder's first
+        # the text each field held when it was last loaded (or refused)
+        self.taken = {"pre": str(pre or ""), "post": str(post or "")}
 
     def compose(self) -> ComposeResult:
         title = Text(end="")
@@ -180,19 +201,19 @@ class HeldContentScreen(Screen):
         yield Static(title, classes="screen-title")
         with Horizontal(classes="field-row"):
             yield Label("pre content")
-            yield Input(
+            yield PathField(
                 value=str(self.pre_path or ""),
                 placeholder="path to the pre content "
                 "(.json array, .jsonl, any file, or a folder) — or paste/drag it here",
-                suggester=PathSuggester(),
+                suggester=PathSuggester(self.base),
                 id="pre",
             )
         with Horizontal(classes="field-row"):
             yield Label("post content")
-            yield Input(
+            yield PathField(
                 value=str(self.post_path or ""),
                 placeholder="path to the post (survivor) content",
-                suggester=PathSuggester(),
+                suggester=PathSuggester(self.base),
                 id="post",
             )
         with Horizontal(id="held-results"):
@@ -216,8 +237,9 @@ class HeldContentScreen(Screen):
             self.query_one("#post", Input).focus()
 
     def _take(self, which: str, value: str) -> None:
+        self.taken[which] = value
         value = value.strip()
-        p = pasted_path(value) if value else None
+        p = pasted_path(value, self.base) if value else None
         if value and p is None:
             self.errors[which] = f"no such file: {value}"
             self._recompute_now()
@@ -233,11 +255,36 @@ class HeldContentScreen(Screen):
         self.errors.pop(which, None)
         self.load()
 
+    def _pending(self, which: str) -> bool:
+        """Field `which` holds text it has not loaded (typed or pasted since)."""
+        try:
+            value = self.query_one(f"#{which}", Input).value
+        except Exception:  # noqa: BLE001 - not composed yet
+            return False
+        return value.strip() != self.taken.get(which, "").strip()
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        """A field left holding text it has not loaded loads it."""
+        which = event.input.id or ""
+        if which in ("pre", "post") and self._pending(which):
+            self._take(which, event.input.value)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Typing redraws the field's line ("not loaded — Enter")."""
+        if event.input.id in ("pre", "post") and self.is_mounted:
+            self._paint()
+
+    def on_path_field_pasted(self, m: PathField.Pasted) -> None:
+        """A path pasted into a field (the field took the text): it loads."""
+        m.stop()
+        which = m.field.id or ""
+        if which in ("pre", "post") and self._pending(which):
+            self._take(which, m.field.value)
+
     def on_paste(self, event: events.Paste) -> None:
-        focused = self.focused
-        if isinstance(focused, Input):
-            return  # the input takes the text; Enter loads it
-        p = pasted_path(event.text)
+        if isinstance(self.focused, Input):
+            return  # the field takes the text (and loads it: `on_path_field_pasted`)
+        p = pasted_path(event.text, self.base)
         if p is None:
             return
         event.stop()
@@ -302,21 +349,29 @@ class HeldContentScreen(Screen):
         self._show(self.pre_items, self.post_items, dict(self.errors), check, err)
 
     def _show(self, pre, post, errors, check, cerr) -> None:
-        self.pre_items, self.post_items, self.check = pre, post, check
+        self.pre_items, self.post_items, self.check, self.cerr = pre, post, check, cerr
         self.errors.update(errors)
         self._record(pre, post, check)
+        self._paint()
+
+    def _paint(self) -> None:
+        pre, post, check, cerr = self.pre_items, self.post_items, self.check, self.cerr
         t = Text(end="")
         for which, items, path in (("pre", pre, self.pre_path), ("post", post, self.post_path)):
             t.append(f" {which}: ", "bold")
-            if which in self.errors:
+            if self._pending(which):
+                t.append("not loaded — Enter (or leave the field) loads it", "bold yellow")
+            elif which in self.errors:
                 t.append(clean(self.errors[which]), "bold red")
             elif items is not None:
                 t.append(
                     f"{len(items)} item(s), {sum(i.size for i in items):,} B from "
                     f"{clean(Path(str(path)).name)}"
                 )
+            elif path is not None:
+                t.append("loading…", "dim")
             else:
-                t.append("not loaded", "dim")
+                t.append("none given", "dim")
             t.append("\n")
         t.append("\n")
         title = "recomputed" if (pre or post) else "self-consistency only"

@@ -2,13 +2,15 @@
 
 It sits beside the row list (as toolong's find dialog sits beside its log view), owns
 its state and its thread workers, and acts on the tab's row list through the tab's
-methods (`goto_row`, `refresh_status`, `when_indexed`, `when_verified`). A filter is a
-status (`core.rows.STATUSES`) or `kind:NAME`: break and declared come from the verdict's
-findings at once, a kind by a byte search of candidate lines (`LedgerSource.kind_lines`),
-any other status by a scan of every line, in a worker posting `FilterProgress` and one
-`Filtered`. A search steps to the next (or previous) line holding the text, wrapping
-and saying so, and counts the matches for the status line's "match k of n" (at once up
-to `COUNT_AT_ONCE` bytes, in a worker beyond: `SearchCounted`).
+methods (`goto_row`, `refresh_status`, `when_indexed`, `when_verified`). A filter is
+read by `core.row_filter.parse_filter` (a status, a kind or a word a kind holds, a `ts:`
+span; the prompt names the kinds in the file): break and declared come from the
+verdict's findings at once, a kind by a byte search of candidate lines
+(`LedgerSource.kind_lines`), any other status or a span by a scan of every line, in a
+worker posting `FilterProgress` and one `Filtered`. A search steps to the next (or
+previous) line holding the text, wrapping and saying so, and counts the matches for
+the status line's "match k of n" (at once up to `COUNT_AT_ONCE` bytes, in a worker
+beyond: `SearchCounted`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from array import array
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from sealscope.core.row_filter import RowFilter, parse_filter
 from sealscope.core.rows import STATUSES
 from sealscope.core.sanitize import clean
 from sealscope.viewer import lazy
@@ -31,11 +34,13 @@ from textual.worker import get_current_worker
 
 if TYPE_CHECKING:  # the tab it is composed into (imports this module)
     from sealscope.viewer.ledger_tab import LedgerTab
+    from sealscope.viewer.source import RowInfo
 
-__all__ = ["RowFinder", "COUNT_AT_ONCE"]
+__all__ = ["RowFinder", "COUNT_AT_ONCE", "KINDS_AT_ONCE"]
 
 COUNT_AT_ONCE = 16 << 20  # bytes: a search's matches are counted at once up to this size,
 # in a worker beyond it
+KINDS_AT_ONCE = 50_000  # lines: the filter prompt names the kinds of every line up to this
 
 
 class RowFinder(Widget):
@@ -54,19 +59,43 @@ class RowFinder(Widget):
         self.search_wrapped = ""  # how the last step wrapped, in words
         # ((text, line count), every line it matches), for "match k of n"
         self.search_count: tuple[tuple[str, int], array] | None = None
+        self._kinds: tuple[int, list[str]] | None = None  # (line count, kinds in the file)
 
     # ------------------------------------------------------------------ filter
-    def prompt_filter(self) -> None:
-        """The filter prompt, offering the statuses and the kinds seen so far."""
+    def kinds_present(self) -> list[str]:
+        """The row kinds in the file: every line's once it is indexed and at most
+        `KINDS_AT_ONCE` lines long (read once per line count), else the rows read so far."""
         source = self.tab.source
-        kinds = sorted({i.kind for i in list(source._rows.values()) if i.kind})
-        choices = list(STATUSES) + [f"kind:{k}" for k in kinds]
+        if source.complete and source.line_count <= KINDS_AT_ONCE:
+            if self._kinds is None or self._kinds[0] != source.line_count:
+                found: set[str] = set()
+
+                def note(_n: int, info: RowInfo) -> bool:
+                    found.add(info.kind)
+                    return False
+
+                source.scan(note)
+                self._kinds = (source.line_count, sorted(k for k in found if k))
+            return self._kinds[1]
+        return sorted({i.kind for i in list(source._rows.values()) if i.kind})
+
+    def prompt_filter(self) -> None:
+        """The filter prompt, offering the statuses and the kinds in the file (and
+        naming those kinds under it)."""
+        kinds = self.kinds_present()
+        choices = list(STATUSES) + [f"kind:{k}" for k in kinds] + ["ts:"]
+        shown = ", ".join(clean(k) for k in kinds) or "none read yet"
         self.app.push_screen(
             lazy.PromptScreen(
                 "Filter rows",
-                "a status, or kind:NAME",
+                "a status, a kind, or ts:FROM..TO",
                 suggester=SuggestFromList(choices, case_sensitive=False),
-                hint="statuses: " + ", ".join(STATUSES[:-1]) + " · kinds: kind:NAME · empty clears",
+                hint=(
+                    "empty clears · statuses: "
+                    + ", ".join(STATUSES[:-1])
+                    + f" · kind:NAME or a word of one; kinds in this file: {shown}"
+                    + " · ts:2026-03-01T09:00..09:01 (ISO prefixes, both ends included)"
+                ),
                 id="filter-prompt",
             ),
             self.apply_filter,
@@ -74,7 +103,8 @@ class RowFinder(Widget):
 
     def apply_filter(self, spec: str | None) -> None:
         """Show only the rows of `spec` (empty: clear; None: nothing), once the index
-        (and, for a status, the verdict) is there."""
+        (and, for a status, the verdict) is there; which rows it keeps is
+        `core.row_filter`'s rule, a refused filter is one line saying why."""
         tab = self.tab
         if spec is None:
             return
@@ -82,17 +112,18 @@ class RowFinder(Widget):
         if not spec:
             self.clear_filter()
             return
-        if not spec.startswith(("kind:", "kind=")) and spec not in STATUSES:
-            self.app.notify(f"unknown filter: {clean(spec)}", markup=False, severity="warning")
-            return
         if not tab.source.complete:
-            tab.when_indexed(lambda: self.apply_filter(spec), f"filter {spec}")
+            tab.when_indexed(lambda: self.apply_filter(spec), f"filter {clean(spec)}")
             return
-        if spec in STATUSES and spec != "pending" and tab.verifying:
-            tab.when_verified(lambda: self.apply_filter(spec), f"filter {spec}")
+        rule = parse_filter(spec, self.kinds_present)
+        if isinstance(rule, str):
+            self.app.notify(rule, markup=False, severity="warning")
             return
-        if spec in ("break", "declared") and tab.result is not None:
-            want = spec
+        if rule.what == "status" and rule.status != "pending" and tab.verifying:
+            tab.when_verified(lambda: self.apply_filter(spec), f"filter {rule.label}")
+            return
+        if rule.status in ("break", "declared") and tab.result is not None:
+            want = rule.status
             rows = tab.rows
             view = array(
                 "q",
@@ -102,33 +133,45 @@ class RowFinder(Widget):
                     if k == want and rows.status(n) == want
                 ),
             )
-            self.post_message(Filtered(view, spec))
+            self.post_message(Filtered(view, rule.label))
             return
-        self.filter_worker(spec)
+        self.filter_worker(rule)
 
     @work(thread=True, exclusive=True, group="filter")
-    def filter_worker(self, spec: str) -> None:
-        """Find the lines of a filter in this thread, posting `FilterProgress`: a
-        `kind:` filter by `LedgerSource.kind_lines` (a byte search, then only the
-        candidate lines parsed), a status by a scan of every line."""
+    def filter_worker(self, rule: RowFilter) -> None:
+        """Find the lines of a filter in this thread, posting `FilterProgress`: a kind
+        by `LedgerSource.kind_lines` (a byte search, then only the candidate lines
+        parsed; several kinds merged), a status or a time span by a scan of every line."""
         worker = get_current_worker()
         rl, source = self.tab.rows, self.tab.source
+        label = rule.label
         progress = Progress(
-            self, worker, 2.0, lambda pct, _done: FilterProgress(spec, pct), start=0.0
+            self, worker, 2.0, lambda pct, _done: FilterProgress(label, pct), start=0.0
         )
         try:
-            if spec.startswith(("kind:", "kind=")):
-                view = source.kind_lines(spec[5:].strip(), lambda: worker.is_cancelled, progress)
+            if rule.what == "kind":
+                found: set[int] = set()
+                for kind in rule.kinds:
+                    found.update(source.kind_lines(kind, lambda: worker.is_cancelled, progress))
+                view = array("q", sorted(found))
+            elif rule.what == "ts":
+                view = source.scan(
+                    lambda _n, info: (
+                        isinstance(info.obj, dict) and rule.keeps_ts(info.obj.get("ts"))
+                    ),
+                    lambda: worker.is_cancelled,
+                    progress,
+                )
             else:
                 view = source.scan(
-                    lambda n, info: rl.status(n, info) == spec,
+                    lambda n, info: rl.status(n, info) == rule.status,
                     lambda: worker.is_cancelled,
                     progress,
                 )
         except Cancelled:
             return
         if not worker.is_cancelled:
-            self.post_message(Filtered(view, spec))
+            self.post_message(Filtered(view, label))
 
     def on_filter_progress(self, m: FilterProgress) -> None:
         m.stop()

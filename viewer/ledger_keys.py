@@ -34,7 +34,12 @@ LEDGER_KEYS: list[BindingType] = [
     ),
     PaletteBinding("g", "goto", "Go to", title="Go to line", help="Select a line by number"),
     PaletteBinding(
-        "f", "filter", "Filter", title="Filter rows", help="Show only rows of a status or kind"
+        "f",
+        "filter",
+        "Filter",
+        title="Filter rows",
+        help="a status, a kind (receipt, kind:NAME) or ts:FROM..TO, ISO prefixes with both "
+        "ends included (ts:2026-03-01T09:00..09:01; a TO with no date takes FROM's)",
     ),
     PaletteBinding(
         "F",
@@ -60,10 +65,36 @@ LEDGER_KEYS: list[BindingType] = [
     PaletteBinding(
         "j",
         "jump_seal",
-        "Seal",
+        "Jump",
         show=False,
-        title="Jump to the seal of this row",
-        help="From a continuity_snapshot row to its open seal tab",
+        title="Jump to what this row names",
+        help="a chain_break_declared row to the line it declares, a break to the row its "
+        "explanation names, a continuity_snapshot row to its open seal tab",
+    ),
+    PaletteBinding(
+        "greater_than_sign",
+        "next_receipt",
+        "Next receipt",
+        show=False,
+        title="Jump to next receipt",
+        help="Select the next compaction receipt row after the cursor",
+    ),
+    PaletteBinding(
+        "less_than_sign",
+        "prev_receipt",
+        "Previous receipt",
+        show=False,
+        title="Jump to previous receipt",
+        help="Select the previous compaction receipt row",
+    ),
+    PaletteBinding(
+        "y",
+        "copy",
+        "Copy",
+        show=False,
+        title="Copy the chain, row or a digest",
+        help="of the selected row, to the clipboard over OSC 52 (not in macOS Terminal.app, "
+        "nor tmux without set-clipboard on; the notice shows what was copied)",
     ),
     PaletteBinding(
         "m",

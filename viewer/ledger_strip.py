@@ -98,6 +98,7 @@ class StripFeed:
             strip.can_focus = True
             strip.focus()
             self.sync()
+        tab.query_one("#strip-head").display = strip.display  # its heading goes with it
         tab.refresh_status()
 
     def chart(self) -> None:

@@ -53,6 +53,7 @@ from sealscope.viewer.messages import (
 )
 from sealscope.viewer.overview_strip import OverviewStrip
 from sealscope.viewer.row_detail import RowDetail
+from sealscope.viewer.row_jumps import RowJumps
 from sealscope.viewer.row_list import RowList, columns_text, line_digits, reason_of
 from sealscope.viewer.source import LedgerSource
 from textual import events
@@ -88,10 +89,12 @@ class LedgerTab(EvidenceTab):
         width: 3fr;
         height: 1fr;
     }
-    #columns {
+    #columns-row {
         height: 1;
         background: $boost;
     }
+    #columns { width: 1fr; }
+    #strip-head { width: 3; color: $text-muted; }  /* over the strip and its gap */
     #list-row { height: 1fr; }
     #list-row RowList { width: 1fr; }
     #list-status {
@@ -120,6 +123,7 @@ class LedgerTab(EvidenceTab):
         self.reading_part = LedgerReading(self, id="reading")  # index, verify, receipts
         self.strip_feed = StripFeed(self)  # the overview strip and the compaction chart
         self.steps = BreakSteps(self)  # to a line, between breaks
+        self.jumps = RowJumps(self)  # copy, to the line a row names, between receipts
         self.detail_line = 0  # the line the detail pane shows
         self.clock = time.monotonic  # when keys arrive (a test holds it still)
         self._last_nav = 0.0  # clock time of the last navigation-key move
@@ -137,7 +141,9 @@ class LedgerTab(EvidenceTab):
         yield ProgressBar(total=100, show_eta=False, id="progress")
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
-                yield Static(id="columns")
+                with Horizontal(id="columns-row"):
+                    yield Static(id="columns")
+                    yield Static("map", id="strip-head")  # the strip is per bin, not per row
                 with Horizontal(id="list-row"):
                     yield RowList(self.source, id="rows")
                     yield OverviewStrip(id="strip")
@@ -598,13 +604,30 @@ class LedgerTab(EvidenceTab):
         self.checks.check_witness(store, namespace)
 
     def action_jump_seal(self) -> None:
-        """From a `continuity_snapshot` row to the open seal it sealed (the app finds it)."""
+        """To what the selected row names (`RowJumps.jump`: a declared line, the row a
+        break's explanation names), or from a `continuity_snapshot` row to the open
+        seal it sealed (the app finds it)."""
+        if self.jumps.jump():
+            return
         line = self.rows.current_line
         info = self.source.row(line) if line else None
         if info is None or info.kind != "continuity_snapshot":
-            self.app.notify("select a continuity_snapshot row first", markup=False)
+            self.app.notify(
+                "this row names no line: select a chain_break_declared row, a break "
+                "or a continuity_snapshot row",
+                markup=False,
+            )
             return
         self.post_message(JumpToSeal(info.obj))
+
+    def action_next_receipt(self) -> None:
+        self.jumps.step_receipt(backwards=False)
+
+    def action_prev_receipt(self) -> None:
+        self.jumps.step_receipt(backwards=True)
+
+    def action_copy(self) -> None:
+        self.jumps.copy()
 
     # ------------------------------------------------------------------ EvidenceTab
     def main_widget(self) -> RowList:

@@ -12,8 +12,11 @@ terminal too. The viewport's bins carry a `▶` mark.
 
 The bins read no file: they come from what the tab already has — the verifier's
 progress (bytes done → lines, through the line index), its findings, and the receipt
-and seal lines of the tab's one marker scan. With a filter active, bins holding no
-matching row are blank.
+and seal lines of the tab's one marker scan. The bins split the rows the list shows:
+with a filter active, only its matching rows (`StripModel.count`), so a mark stands for
+a row that is listed and a file of fewer rows than cells has one cell per row. The
+strip sits apart from the rows, a gap and its `map` heading between them
+(`LedgerTab`), so a cell never reads as the mark of the row beside it.
 
 Keys while the strip has focus (`m` focuses it, `m` again hides it): `0`-`9` jump to
 that tenth of the file, up/down one bin, home/end (the rows follow, the keyboard stays
@@ -92,7 +95,7 @@ def legend_text() -> Text:
             t.append("  ")
         t.append(glyph, style)
         t.append(f" {words}")
-    t.append("  ▶ viewport  (blank: no row matches the filter)", "dim")
+    t.append("  ▶ viewport  (bins of the rows shown: with a filter, its rows)", "dim")
     return t
 
 
@@ -105,7 +108,10 @@ def bin_starts(lines: int, cells: int) -> list[int]:
 
 @dataclass
 class StripModel:
-    """Everything the bins are computed from (no file access)."""
+    """Everything the bins are computed from (no file access). The bins split the
+    rows the list shows: every line, or with a filter (`view`) only its matching rows,
+    so a cell stands for rows the list holds and a mark never sits for a hidden one
+    (`count` positions; a position is a line, or the n-th matching line)."""
 
     lines: int = 0
     verified_through: int = 0  # lines 1..this are walked (verified once `verified`)
@@ -116,18 +122,47 @@ class StripModel:
     seals: list[int] = field(default_factory=list)
     view: array | None = None  # filter: matching lines, sorted
 
+    @property
+    def count(self) -> int:
+        """How many positions the bins split: the lines, or the filter's rows."""
+        return len(self.view) if self.view is not None else self.lines
+
+    def line_at(self, pos: int) -> int:
+        """The line at position `pos` (1-based)."""
+        return self.view[pos - 1] if self.view is not None else pos
+
+    def pos_of(self, line: int) -> int | None:
+        """The position of `line`, None when it is not shown (filtered out, or past
+        the end)."""
+        if self.view is None:
+            return line if 1 <= line <= self.lines else None
+        i = bisect.bisect_left(self.view, line)
+        return i + 1 if i < len(self.view) and self.view[i] == line else None
+
+    def spans(self, cells: int) -> list[tuple[int, int]]:
+        """The first and last line of each bin."""
+        starts = bin_starts(self.count, cells)
+        return [
+            (self.line_at(starts[i]), self.line_at(starts[i + 1] - 1))
+            for i in range(len(starts) - 1)
+        ]
+
     def classes(self, cells: int) -> list[str]:
-        """The class of each bin (fewer than `cells` when the file is shorter)."""
-        starts = bin_starts(self.lines, cells)
+        """The class of each bin (fewer than `cells` when there are fewer rows)."""
+        starts = bin_starts(self.count, cells)
         nb = len(starts) - 1
         if nb <= 0:
             return []
         done = "verified" if self.verified else "walked"
-        out = [done if starts[i + 1] - 1 <= self.verified_through else "pending" for i in range(nb)]
+        out = [
+            done if self.line_at(starts[i + 1] - 1) <= self.verified_through else "pending"
+            for i in range(nb)
+        ]
 
         def mark(line: int, cls: str) -> None:
-            if 1 <= line <= self.lines:
-                i = bisect.bisect_right(starts, line) - 1
+            pos = self.pos_of(line)
+            if pos is not None:
+                i = bisect.bisect_right(starts, pos) - 1
                 if _RANK[cls] < _RANK[out[i]]:
                     out[i] = cls
 
@@ -138,8 +173,9 @@ class StripModel:
         if self.verified:
             end = (self.first_chained - 1) if self.first_chained else self.lines
             # prechain lines: every bin overlapping 1..end is bounded
-            if end >= 1:
-                for i in range(bisect.bisect_right(starts, end)):
+            last = end if self.view is None else bisect.bisect_right(self.view, end)
+            if end >= 1 and last >= 1:
+                for i in range(bisect.bisect_right(starts, last)):
                     if _RANK["bounded"] < _RANK[out[i]]:
                         out[i] = "bounded"
         for line, (kind, _t) in self.findings.items():
@@ -147,31 +183,24 @@ class StripModel:
         return out
 
     def matching(self, cells: int) -> list[bool]:
-        """Per bin: holds a row matching the filter (all True without a filter)."""
-        starts = bin_starts(self.lines, cells)
-        nb = len(starts) - 1
-        if self.view is None:
-            return [True] * nb
-        v = self.view
-        return [
-            bisect.bisect_left(v, starts[i + 1]) > bisect.bisect_left(v, starts[i])
-            for i in range(nb)
-        ]
+        """Per bin: holds a row the list shows — every bin, since the bins split the
+        rows shown (a filter with no match has no bins)."""
+        return [True] * (len(bin_starts(self.count, cells)) - 1)
 
     def first_row(self, b: int, cells: int) -> int | None:
-        """The first (matching) line of bin `b`; None when it has none."""
-        starts = bin_starts(self.lines, cells)
+        """The first line of bin `b`; None when there is no such bin."""
+        starts = bin_starts(self.count, cells)
         if not 0 <= b < len(starts) - 1:
             return None
-        lo, hi = starts[b], starts[b + 1]
-        if self.view is None:
-            return lo
-        i = bisect.bisect_left(self.view, lo)
-        return self.view[i] if i < len(self.view) and self.view[i] < hi else None
+        return self.line_at(starts[b])
 
     def bin_of(self, line: int, cells: int) -> int:
-        starts = bin_starts(self.lines, cells)
-        return max(0, min(len(starts) - 2, bisect.bisect_right(starts, line) - 1))
+        """The bin of `line` (of the nearest row shown after it, when it is hidden)."""
+        starts = bin_starts(self.count, cells)
+        pos = self.pos_of(line)
+        if pos is None:
+            pos = bisect.bisect_left(self.view, line) + 1 if self.view is not None else line
+        return max(0, min(len(starts) - 2, bisect.bisect_right(starts, pos) - 1))
 
 
 class OverviewStrip(Widget, can_focus=False):
@@ -180,7 +209,7 @@ class OverviewStrip(Widget, can_focus=False):
     so the tabs' focus chain is the one it was without the strip."""
 
     DEFAULT_CSS = """
-    OverviewStrip { width: 2; height: 1fr; background: $boost; }
+    OverviewStrip { width: 2; height: 1fr; background: $boost; margin-left: 1; }
     OverviewStrip:focus { background: $accent 40%; }
     """
 
@@ -205,7 +234,7 @@ class OverviewStrip(Widget, can_focus=False):
         self.model = StripModel()
         self.viewport: tuple[int, int] = (0, 0)  # first and last line on screen
         self.tooltip = legend_text()
-        self._drawn: tuple[int, list[int], list[str], list[bool]] | None = None
+        self._drawn: tuple[int, list[tuple[int, int]], list[str], list[bool]] | None = None
         self._strips: dict[tuple[bool, bool, str | None, int], Strip] = {}
 
     def changed(self) -> None:
@@ -218,11 +247,11 @@ class OverviewStrip(Widget, can_focus=False):
             self.viewport = (first, last)
             self.refresh()
 
-    def _bins(self) -> tuple[int, list[int], list[str], list[bool]]:
+    def _bins(self) -> tuple[int, list[tuple[int, int]], list[str], list[bool]]:
         cells = self.cells
         if self._drawn is None or self._drawn[0] != cells:
             m = self.model
-            self._drawn = (cells, bin_starts(m.lines, cells), m.classes(cells), m.matching(cells))
+            self._drawn = (cells, m.spans(cells), m.classes(cells), m.matching(cells))
         return self._drawn
 
     @property
@@ -235,16 +264,15 @@ class OverviewStrip(Widget, can_focus=False):
 
     def bin_lines(self) -> list[tuple[int, int]]:
         """The first and last line of each bin at the current height."""
-        starts = self._bins()[1]
-        return [(starts[i], starts[i + 1] - 1) for i in range(len(starts) - 1)]
+        return list(self._bins()[1])
 
     def render_line(self, y: int) -> Strip:
-        _cells, starts, classes, matching = self._bins()
+        _cells, spans, classes, matching = self._bins()
         width = self.size.width
         if y >= len(classes):
             return Strip.blank(width, self.rich_style)
         lo, hi = self.viewport
-        in_view = bool(lo and starts[y] <= hi and starts[y + 1] - 1 >= lo)
+        in_view = bool(lo and spans[y][0] <= hi and spans[y][1] >= lo)
         focus_mark = self.has_focus and y == self.mark
         key = (in_view, focus_mark, classes[y] if matching[y] else None, width)
         strip = self._strips.get(key)
@@ -282,13 +310,13 @@ class OverviewStrip(Widget, can_focus=False):
         self._jump(off.y)
 
     def action_step(self, delta: int) -> None:
-        n = len(bin_starts(self.model.lines, self.cells)) - 1
+        n = len(bin_starts(self.model.count, self.cells)) - 1
         if n:
             self.mark = max(0, min(n - 1, self.mark + delta))
             self._jump(self.mark, stay=True)
 
     def action_to_fraction(self, tenth: int) -> None:
-        n = len(bin_starts(self.model.lines, self.cells)) - 1
+        n = len(bin_starts(self.model.count, self.cells)) - 1
         if n:
             self.mark = min(n - 1, tenth * n // 10)
             self._jump(self.mark, stay=True)
@@ -337,7 +365,7 @@ class StripLegend(ModalScreen[None]):
             t.append(glyph, style)
             t.append(f"  {words}\n")
         t.append(" ▶", "bold")
-        t.append("  the bins on screen; a blank cell: no row matches the filter\n\n")
+        t.append("  the bins on screen; with a filter the bins split only its rows\n\n")
         t.append(
             "m: the strip takes the keyboard (0-9 tenths, ↑↓ bins, Home/End, Enter, "
             "Esc); m again hides it. Click a cell: its first row.",

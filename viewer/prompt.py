@@ -1,6 +1,13 @@
 """Small shared pieces: a one-line prompt modal, a modal offering a few choices or a
 path, a path suggester, and the reading of a path pasted (or dragged) into the
-terminal."""
+terminal.
+
+A relative path (typed, completed or pasted) is looked for in a base folder first, then
+in the current directory: the folder given (the held-content dialog gives its
+ledger's), else the running app's `relative_base()` (the folder of the file of the tab
+in front), so a sample's walkthrough works with the paths its README gives from
+wherever sealscope was started (`base_folder`).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +20,7 @@ from urllib.parse import unquote, urlparse
 from rich.text import Text
 from sealscope.core.sanitize import clean
 from sealscope.viewer.style import json_text
-from textual import events
+from textual import active_app, events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,32 +30,60 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 
-class PathSuggester(Suggester):
-    """Completes the last path component from the file system (directories get `/`)."""
+def base_folder(base: Path | None = None) -> Path | None:
+    """Where a relative path is looked for first: `base`, else the running app's
+    `relative_base()` (None outside an app, or when it has none)."""
+    if base is not None:
+        return base
+    try:
+        app = active_app.get()
+    except LookupError:
+        return None
+    get = getattr(app, "relative_base", None)
+    return get() if callable(get) else None
 
-    def __init__(self) -> None:
+
+def _folders(value: str, base: Path | None) -> list[str]:
+    """The folders a relative `value` is tried in, in order: the base, then the cwd."""
+    if os.path.isabs(value):
+        return [""]
+    b = base_folder(base)
+    return ([str(b)] if b is not None else []) + [""]
+
+
+class PathSuggester(Suggester):
+    """Completes the last path component from the file system (directories get `/`);
+    a relative path in the base folder first, then the current directory (`base_folder`)."""
+
+    def __init__(self, base: Path | None = None) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
+        self.base = base
 
     async def get_suggestion(self, value: str) -> str | None:
         if not value:
             return None
         expanded = os.path.expanduser(value)
         head, tail = os.path.split(expanded)
-        try:
-            names = sorted(e.name + ("/" if e.is_dir() else "") for e in os.scandir(head or "."))
-        except OSError:
-            return None
-        for name in names:
-            if name.startswith(tail) and name != tail:
-                if name.startswith(".") and not tail.startswith("."):
-                    continue
-                return value + name[len(tail) :]
+        for folder in _folders(expanded, self.base):
+            try:
+                where = os.path.join(folder, head) if folder else head
+                names = sorted(
+                    e.name + ("/" if e.is_dir() else "") for e in os.scandir(where or ".")
+                )
+            except OSError:
+                continue
+            for name in names:
+                if name.startswith(tail) and name != tail:
+                    if name.startswith(".") and not tail.startswith("."):
+                        continue
+                    return value + name[len(tail) :]
         return None
 
 
-def pasted_path(text: str) -> Path | None:
+def pasted_path(text: str, base: Path | None = None) -> Path | None:
     """The existing path in pasted text: a drag-and-drop gives a quoted or
-    backslash-escaped path, or a `file://` URI. None when it names nothing."""
+    backslash-escaped path, or a `file://` URI; a relative one in the base folder
+    first, then the current directory (`base_folder`). None when it names nothing."""
     text = (text or "").strip()
     if not text:
         return None
@@ -66,12 +101,14 @@ def pasted_path(text: str) -> Path | None:
     if len(first) > 1 and first[0] == first[-1] and first[0] in "'\"":
         candidates.append(first[1:-1])
     for c in candidates:
-        p = Path(os.path.expanduser(c))
-        try:
-            if p.exists():
-                return p
-        except (OSError, ValueError):
-            continue
+        expanded = os.path.expanduser(c)
+        for folder in _folders(expanded, base):
+            p = Path(folder, expanded) if folder else Path(expanded)
+            try:
+                if p.exists():
+                    return p
+            except (OSError, ValueError):
+                continue
     return None
 
 

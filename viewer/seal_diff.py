@@ -6,8 +6,8 @@ current`, coloured by severity when a tiers file is given (critical red, notable
 amber, advisory cyan) and by kind otherwise; then the unchanged ids as one count
 row that `u` expands. The selected row's full values are shown below the table.
 
-Keys: n / p next / previous change, u show or hide unchanged, t tiers, e export the
-current seal's report (this diff included), escape back.
+Keys: n / p next / previous change, u show or hide unchanged, t tiers, x export the
+current seal's report (the one export key, as everywhere) (this diff included), escape back.
 
 Push it with two loaded seals: `SealDiffScreen(prev, cur, tiers=None,
 tiers_path=None)` where prev/cur are `core.export.SealFile`s (or paths), both valid.
@@ -110,7 +110,7 @@ class SealDiffScreen(Screen[None]):
             help="Colour the diff by a tiers file",
         ),
         PaletteBinding(
-            "e",
+            "x",
             "export",
             "Export",
             title="Export the audit report",

@@ -9,7 +9,7 @@ once one is scored (`VerdictView`), then the probes with their registered scores
 
 Keys: r score a restatement, s strict/loose, t tiers, a added since the seal (a newer
 manifest or seal), d diff against another seal (one of those open, or a file:
-`SealDiffScreen`), j jump to the ledger row that sealed it, e export the audit report
+`SealDiffScreen`), j jump to the ledger row that sealed it, x export the audit report
 (`ExportScreen`).
 
 Ledger link: `scan_ledger(path)` looks for `continuity_snapshot` rows whose
@@ -188,7 +188,7 @@ class SealTab(EvidenceTab):
             help="Show the continuity_snapshot row of this seal",
         ),
         PaletteBinding(
-            "e",
+            "x",
             "export",
             "Export",
             title="Export the audit report",

@@ -128,7 +128,10 @@ def after_export(app):
     md = Path(story.REPORT + ".md").read_text(encoding="utf-8")
     doc = json.loads(Path(story.REPORT + ".json").read_text(encoding="utf-8"))
     assert doc["verdict"] == "BROKEN" and doc["breaks"][0]["line"] == 33
-    (check,) = doc["session"]  # the held-content check sticks: one record, both files
+    # the reopened file is checked against the head seen before the rewrite (a pin),
+    # and the held-content check sticks: one record, both files
+    assert [r["kind"] for r in doc["session"]] == ["pin", "recompute"]
+    check = doc["session"][1]
     assert check["kind"] == "recompute" and check["verdict"] == "FAIL"
     assert check["inputs"] == {"line": 44, "pre": story.HELD_PRE, "post": story.HELD_POST}
     assert [u["held"] for u in check["result"]["undeclared"]] == ["context.json#2"]

@@ -9,10 +9,11 @@ import json
 
 import pytest
 from sealscope.core import ledger as L
+from sealscope.core import verdict
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.follow_mode import FollowMode
 
-from tests.viewer.viewer_helpers import settle, sync, until
+from tests.viewer.viewer_helpers import answer, settle, sync, until
 
 SIZE = (120, 36)
 
@@ -139,7 +140,8 @@ async def test_end_pins_moving_up_unpins_and_new_rows_are_counted(tmp_path):
 
 @sync
 async def test_a_banner_growing_a_line_keeps_the_cursor_row_in_view(tmp_path):
-    """The REWRITTEN banner takes two lines: the list shrinks by one, and the pinned
+    """The REWRITTEN banner takes three lines (what happened, the rows shown, how to
+    re-verify): the list shrinks by two, and the pinned
     cursor's row (the last) scrolls up into view instead of dropping below it."""
     p = _ledger(tmp_path / "live.jsonl", 60)
     async with following(p) as (pilot, tab):
@@ -150,7 +152,7 @@ async def test_a_banner_growing_a_line_keeps_the_cursor_row_in_view(tmp_path):
         assert rl.current_line == 60 and int(rl.scroll_offset.y) == 60 - h0
         rewrite_row_2(p)
         await until(pilot, lambda: tab.banner.state == "alarm")
-        await until(pilot, lambda: rl.scrollable_content_region.height == h0 - 1)
+        await until(pilot, lambda: rl.scrollable_content_region.height == h0 - 2)
         await pilot.pause()
         top, h = int(rl.scroll_offset.y), rl.scrollable_content_region.height
         assert rl.current_line == 60 and top == 60 - h
@@ -209,3 +211,29 @@ def test_rows_written_by_another_process_file_is_only_read(tmp_path):
 
     asyncio.run(body())
     assert sorted(x.name for x in tmp_path.iterdir()) == before
+
+
+@sync
+async def test_reopening_a_file_truncated_while_open_checks_it_against_the_head_seen(tmp_path):
+    """`o` on a file that alarmed opens a new tab pinned to the head verified before:
+    BROKEN (the pin's rows are gone), not a fresh green verdict of what is left."""
+    p = _ledger(tmp_path / "live.jsonl", 6)
+    async with following(p) as (pilot, tab):
+        lines = p.read_bytes().splitlines(keepends=True)
+        with p.open("r+b") as fh:
+            fh.truncate(len(b"".join(lines[:4])))
+        await until(pilot, lambda: tab.banner.state == "alarm")
+        assert "re-verify: o and this file's path" in str(tab.banner.render())
+        app = pilot.app
+        await pilot.press("o")
+        await answer(pilot, str(p))
+        await until(pilot, lambda: app.ledger_tabs() and app.ledger_tabs()[0] is not tab)
+        (fresh,) = app.ledger_tabs()
+        await settle(app, pilot)
+        await until(pilot, lambda: [r.kind for r in fresh.session] == ["pin"])
+        await settle(app, pilot)
+        assert fresh.result.ok is True  # what is left chains...
+        assert fresh.tab_verdict.verdict == verdict.BROKEN  # ...but the head seen is gone
+        assert "rows=6" in fresh.session[0].inputs["pin"]
+        banner = str(fresh.banner.render())
+        assert "pin rows=6: truncated" in banner

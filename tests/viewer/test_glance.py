@@ -188,21 +188,27 @@ async def test_m_then_a_position_key_jumps_and_m_twice_hides(tmp_path):
 
 
 @sync
-async def test_filtered_strip_shows_where_matches_are(tmp_path):
+async def test_filtered_strip_bins_only_the_rows_shown(tmp_path):
+    """With a filter the bins split the matching rows: every cell is a break (no cell
+    stands for rows the list hides), one cell per break when they are fewer than the
+    cells, each beside the row it marks while the list starts at the top."""
     async with opened([big_ledger(tmp_path / "big.jsonl")]) as (app, pilot):
         tab = app.current_tab()
         tab.apply_filter("break")
         await pilot.pause()
         await pilot.pause()
         strip = tab.strip
-        match = strip.model.matching(strip.cells)
-        bins = strip.bin_lines()
-        assert [i for i, m in enumerate(match) if m] == [
-            i for i, (lo, hi) in enumerate(bins) if any(lo <= n <= hi for n in BIG_BREAKS)
-        ]
-        assert await pilot.click("#strip", offset=(1, 0))  # no break there: stays put
+        assert len(BIG_BREAKS) < strip.cells
+        assert strip.bin_classes() == ["break"] * len(BIG_BREAKS)
+        assert strip.bin_lines() == [(n, n) for n in sorted(BIG_BREAKS)]
+        assert all(strip.model.matching(strip.cells))
+        assert await pilot.click("#strip", offset=(1, 1))  # the second cell: the second break
         await pilot.pause()
-        assert tab.rows.current_line in BIG_BREAKS
+        assert tab.rows.current_line == sorted(BIG_BREAKS)[1]
+        assert tab.rows.index_of(tab.rows.current_line) == 1  # the row beside that cell
+        tab.action_clear_filter()
+        await pilot.pause()
+        assert len(strip.bin_lines()) == strip.cells  # every line again
 
 
 @sync
@@ -316,3 +322,18 @@ async def test_a_followed_file_grows_into_the_strip_and_the_chart(tmp_path, monk
             "break",
             "verified",
         ]
+
+
+@sync
+async def test_the_strip_sits_apart_from_the_rows_under_its_heading():
+    """A gap between the row list and the strip, and `map` over both, so a cell does
+    not read as the mark of the row beside it; the heading goes when the strip does."""
+    async with opened([SAMPLES / "tampered.jsonl"]) as (app, pilot):
+        tab = app.current_tab()
+        strip, head = tab.strip, tab.query_one("#strip-head")
+        rows_right = tab.rows.region.right
+        assert strip.region.x == rows_right + 1  # one column of gap
+        assert head.region.x == rows_right and str(head.render()) == "map"
+        await pilot.press("m", "m")  # the strip takes the keyboard, then hides
+        await pilot.pause()
+        assert not strip.display and not head.display

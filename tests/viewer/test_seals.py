@@ -225,7 +225,7 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
             await pilot.pause()
             await pilot.press("escape")
             await pilot.pause()
-            await pilot.press("e")
+            await pilot.press("x")
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, ExportScreen)
