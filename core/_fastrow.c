@@ -115,10 +115,46 @@ static int hexval(unsigned c) {
 
 /* A string at p->s (on its opening quote). Sets *start and *len to the raw bytes between
  * the quotes. Accepts only escapes CPython itself writes; keys take none at all. */
+/* Bytes a string holds as they are: printable ASCII but the quote and the backslash. */
+static const unsigned char PLAIN[256] = {
+#define R8(x) x, x, x, x, x, x, x, x
+    R8(0), R8(0), R8(0), R8(0),                /* 0x00-0x1f: controls */
+    1, 1, 0, 1, 1, 1, 1, 1, R8(1), R8(1), R8(1), /* 0x20-0x3f: '"' is 0x22 */
+    R8(1), R8(1), R8(1), 1, 1, 1, 1, 0, 1, 1, 1, /* 0x40-0x5f: '\\' is 0x5c */
+    R8(1), R8(1), R8(1), R8(1),                /* 0x60-0x7f */
+    R8(0), R8(0), R8(0), R8(0), R8(0), R8(0), R8(0), R8(0),
+    R8(0), R8(0), R8(0), R8(0), R8(0), R8(0), R8(0), R8(0)
+#undef R8
+};
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The end of the run of PLAIN bytes from s: sixteen at a time where SSE2 is there. */
+static const unsigned char *plain_run(const unsigned char *s, const unsigned char *end) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - s >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)s);
+        __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash));
+        stop = _mm_or_si128(stop, _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl)); /* <= 0x1f */
+        int mask = _mm_movemask_epi8(stop) | _mm_movemask_epi8(v);         /* or >= 0x80 */
+        if (mask) return s + __builtin_ctz((unsigned)mask);
+        s += 16;
+    }
+#endif
+    while (s < end && PLAIN[*s]) s++;
+    return s;
+}
+
 static int scan_string(P *p, const unsigned char **start, size_t *len, int is_key) {
     p->s++;
     const unsigned char *s = p->s;
     while (p->s < p->end) {
+        p->s = plain_run(p->s, p->end);
+        if (p->s >= p->end) break;
         unsigned c = *p->s;
         if (c == '"') {
             *start = s; *len = (size_t)(p->s - s);
@@ -427,6 +463,12 @@ static void sha_blocks_c(uint32_t st[8], const unsigned char *p, size_t blocks) 
         (s0) = _mm_sha256rnds2_epu32((s0), (s1), t_);                                     \
     } while (0)
 
+/* The next four schedule words into `a` from the four before them (a b c d, oldest
+ * first): W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four at a time. */
+#define SCHEDULE(a, b, c, d) \
+    (a) = _mm_sha256msg2_epu32( \
+        _mm_add_epi32(_mm_sha256msg1_epu32((a), (b)), _mm_alignr_epi8((d), (c), 4)), (d))
+
 __attribute__((target("sha,sse4.1,ssse3")))
 static void sha_blocks_ni(uint32_t st[8], const unsigned char *p, size_t blocks) {
     const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
@@ -437,16 +479,21 @@ static void sha_blocks_ni(uint32_t st[8], const unsigned char *p, size_t blocks)
     __m128i s0 = _mm_alignr_epi8(t, s1, 8);                   /* ABEF */
     s1 = _mm_blend_epi16(s1, t, 0xF0);                        /* CDGH */
     while (blocks--) {
-        __m128i a0 = s0, c0 = s1, w[4];
-        for (int i = 0; i < 4; i++) {
-            w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), swap);
-            QROUND(s0, s1, w[i], 4 * i);
-        }
-        for (int g = 4; g < 16; g++) {
-            __m128i x = _mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]);
-            x = _mm_add_epi32(x, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
-            w[g & 3] = _mm_sha256msg2_epu32(x, w[(g + 3) & 3]);
-            QROUND(s0, s1, w[g & 3], 4 * g);
+        __m128i a0 = s0, c0 = s1;
+        __m128i m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 0)), swap);
+        __m128i m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16)), swap);
+        __m128i m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 32)), swap);
+        __m128i m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 48)), swap);
+        QROUND(s0, s1, m0, 0);
+        QROUND(s0, s1, m1, 4);
+        QROUND(s0, s1, m2, 8);
+        QROUND(s0, s1, m3, 12);
+        /* each later group of four words from the four before it, kept in registers */
+        for (int k = 16; k < 64; k += 16) {
+            SCHEDULE(m0, m1, m2, m3); QROUND(s0, s1, m0, k);
+            SCHEDULE(m1, m2, m3, m0); QROUND(s0, s1, m1, k + 4);
+            SCHEDULE(m2, m3, m0, m1); QROUND(s0, s1, m2, k + 8);
+            SCHEDULE(m3, m0, m1, m2); QROUND(s0, s1, m3, k + 12);
         }
         s0 = _mm_add_epi32(s0, a0);
         s1 = _mm_add_epi32(s1, c0);
