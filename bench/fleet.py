@@ -253,7 +253,7 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
         x = walls["reference"] / walls["local"]
         print(
             f"local vs reference loop: {x:.1f}x faster "
-            f"(goal >= 8x: {'met' if x >= 8 else 'NOT met'})"
+            f"(goal >= 12x: {'met' if x >= 12 else 'NOT met'})"
         )
     print(
         "CPU seconds: "
@@ -272,7 +272,7 @@ def measure(a: argparse.Namespace, tmp: Path) -> int:
         over = walls[which] / walls["local"] - 1
         print(
             f"Dask {how} vs local pool: {over * 100:+.0f} % wall time "
-            f"(goal within 25 %: {'met' if over <= 0.25 else 'NOT met'})"
+            f"(goal within 10 %: {'met' if over <= 0.10 else 'NOT met'})"
         )
     cores = os.cpu_count() or 1
     print(
