@@ -14,10 +14,10 @@ has exactly the entries of `sealscope fleet DIR`, with their words and exit code
   why it is not VERIFIED (`fleet.why_not`) or the bound a VERIFIED held within, and
   its binding (`sha256`, `bytes`, a ledger's head; a unit folder's members).
 * `reports`: one section per row, in the same order. A ledger gets the report
-  `export FILE` writes (`build_report`); a snapshot or harn transcript too; any other
-  kind (a pack, a bundle, an AAT export, a receipt...) its kind report
-  (`build_kind_report`, laid out from the fleet entry's own check, never judged
-  again). A ledger that could not be read (a FIFO, a dangling link, a link out of
+  `export FILE` writes (`build_report`); any other kind (a pack, a bundle, an AAT
+  export, a receipt, a snapshot, a harn file...) its kind report (`build_kind_report`,
+  laid out from the fleet entry's own check, never judged again: its word is the
+  fleet's). A ledger that could not be read (a FIFO, a dangling link, a link out of
   the folder not followed) gets a ledger report that says why, built without a byte
   read: its binding is null, with the reason.
 * `not_evidence`: the paths the fleet lists but never judges (held content, a
@@ -156,11 +156,6 @@ def _section(e: fleet.FleetEntry, stamp: str, version: str) -> Section:
         if e.result.unreadable:
             return _unread_ledger(e, stamp, version)
         return build_report(e.path, kind=kinds.LEDGER, now=stamp)
-    if e.check.kind in kinds.OPENS:  # a snapshot or harn file: the report export FILE writes
-        try:
-            return build_report(e.path, kind=e.check.kind, now=stamp)
-        except ValueError:
-            pass
     return build_kind_report(e.path, e.check, now=stamp)
 
 

@@ -229,3 +229,18 @@ def test_the_count_words_are_the_fleets_own(tmp_path, monkeypatch):
     assert words == "3 ledgers, 1 aat-export, 1 audit-bundle, 1 evidence-pack"
     human = run("fleet", "fleet", cwd=tmp_path).stdout.splitlines()
     assert human[-1].startswith(words + ": ")
+
+
+def test_every_section_says_the_word_and_code_of_its_fleet_entry(tmp_path):
+    """The samples hold every kind (snapshots, harn files, receipts, a pack...): each
+    section is laid out from its entry, never judged again, so it never says another
+    word than the table and `sealscope fleet` do."""
+    proc = run("export", str(SAMPLES), "--format", "json", cwd=tmp_path)
+    doc = json.loads(proc.stdout)
+    assert {f["kind"] for f in doc["files"]} >= {"ledger", "snapshot", "harn", "evidence-pack"}
+    assert [(r["path"], r["verdict"], r["exit_code"]) for r in doc["reports"]] == [
+        (f["path"], f["verdict"], f["exit_code"]) for f in doc["files"]
+    ]
+    assert (
+        proc.returncode == doc["exit_code"] == run("fleet", str(SAMPLES), cwd=tmp_path).returncode
+    )
