@@ -76,7 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "path",
         metavar="PATH",
         help="a ledger (JSONL), a snapshot or a harn transcript (JSON), or any "
-        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...)",
+        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...); or a "
+        "folder: the report of what `sealscope fleet DIR` audits",
     )
     p.add_argument(
         "--format",
