@@ -296,6 +296,7 @@ def _folder(args: argparse.Namespace) -> int:
             ("--against", args.against),
             ("--added", args.added),
             ("--tiers", args.tiers),
+            ("--artefacts", args.artefacts),  # the fleet's walk holds no artefacts
             ("--as", args.kind),
             ("--junit", args.junit),
             ("--vsa", args.vsa),

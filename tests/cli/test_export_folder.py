@@ -244,3 +244,12 @@ def test_every_section_says_the_word_and_code_of_its_fleet_entry(tmp_path):
     assert (
         proc.returncode == doc["exit_code"] == run("fleet", str(SAMPLES), cwd=tmp_path).returncode
     )
+
+
+def test_a_folder_refuses_the_flags_of_one_file_rather_than_ignore_them(tmp_path):
+    (tmp_path / "fleet").mkdir()
+    shutil.copy(SAMPLES / "session.jsonl", tmp_path / "fleet" / "session.jsonl")
+    for flag in (["--artefacts", str(tmp_path)], ["--pin", "x"]):
+        proc = run("export", "fleet", *flag, cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stdout == "", flag
+        assert f"{flag[0]} apply to one file" in proc.stderr
