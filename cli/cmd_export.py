@@ -4,6 +4,7 @@ export PATH [--format md|json|github] [--output FILE] [--as ledger|snapshot]
             [--pin PIN] [--witness STORE --ns NS] [--pre F] [--post F] [--line N]
             [--restated F [--loose] [--tiers F]] [--against OLD.json]
             [--artefacts DIR] [--junit FILE] [--vsa FILE]
+export DIR [--format md|json] [--output FILE] [--follow-links]
 
 PATH is a JSONL ledger, a continuity snapshot or a harn transcript / run record, as
 `core.kinds.classify` decides; `--as` overrides it. Any other kind `sealscope check`
@@ -15,6 +16,12 @@ bound to the file's (a zip's) digest or each member's. A `.json` file that is no
 (a restatement, tiers, a manifest) is one error line naming what it looked for, exit 3.
 A file to write (`--output`, `--junit`, `--vsa`) in a folder that does not exist is
 refused before anything is read, exit 2: export creates no folders.
+
+A folder (DIR, none of those kinds itself) gets the report of what `sealscope fleet
+DIR` audits (`core.export.build_folder_report`): walked and judged by the fleet's own
+walker and runner, a section per evidence entry in the fleet's order, the paths that
+are not evidence listed with why, the fleet's verdict and exit code; a link out of DIR
+is read only with `--follow-links` (given for anything but such a folder: exit 2).
 
 * ledger: the chain verdict (as `verify --json`), every break, every compaction
   receipt's status (as `receipts --json`). The checks the viewer runs in a ledger tab,
@@ -69,7 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "path",
         metavar="PATH",
         help="a ledger (JSONL), a snapshot or a harn transcript (JSON), or any "
-        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...)",
+        "kind `sealscope check` knows (a receipt, a pack, a bundle, ...); or a "
+        "folder: the report of what `sealscope fleet DIR` audits",
     )
     p.add_argument(
         "--format",
@@ -158,6 +166,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="a flat folder of held artefacts: a ledger's artefact bindings are "
         "checked against it, as `check --artefacts` checks them",
+    )
+    p.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="a folder only: read symlinks that point out of it (default: listed as "
+        f"not followed, {verdict.COULD_NOT_LOOK}, as `sealscope fleet`)",
     )
     ci_formats.add_arguments(p, format_flag=False)
     p.set_defaults(func=run)
@@ -262,9 +276,10 @@ def _refuse_targets(
 
 
 def _folder(args: argparse.Namespace) -> int:
-    """`export DIR`: a report per evidence file in the folder, each bound to its bytes
-    (`core.export.build_folder_report`); the checks' flags and the CI formats are for
-    one file (`sealscope fleet DIR` writes the CI formats of a folder)."""
+    """`export DIR`: the report of what `sealscope fleet DIR` audits, a section per
+    evidence entry, each bound to its bytes (`core.export.build_folder_report`; links
+    out of the folder read only with `--follow-links`); the checks' flags and the CI
+    formats are for one file (`sealscope fleet DIR` writes the CI formats of a folder)."""
     from sealscope.core import export
 
     one_file = [
@@ -281,6 +296,7 @@ def _folder(args: argparse.Namespace) -> int:
             ("--against", args.against),
             ("--added", args.added),
             ("--tiers", args.tiers),
+            ("--artefacts", args.artefacts),  # the fleet's walk holds no artefacts
             ("--as", args.kind),
             ("--junit", args.junit),
             ("--vsa", args.vsa),
@@ -299,7 +315,7 @@ def _folder(args: argparse.Namespace) -> int:
     except _Refused as e:
         return _fail(str(e), e.code)
     try:
-        report = export.build_folder_report(args.path)
+        report = export.build_folder_report(args.path, follow_links=args.follow_links)
     except OSError as e:
         return _fail(f"export: cannot list {args.path}: {e.strerror or e}", verdict.COULD_NOT)
     return _write(
@@ -330,9 +346,15 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     checked = None if args.kind else _checked_kind(args.path)
+    folder = checked is None and not args.kind and os.path.isdir(args.path)
+    if args.follow_links and not folder:
+        return _fail(
+            f"export: --follow-links applies to a folder of evidence, and {args.path} is not one",
+            verdict.USAGE,
+        )
     if checked is not None:
         return _kind_export(args, checked)
-    if os.path.isdir(args.path) and not args.kind:
+    if folder:
         return _folder(args)
     try:
         kind = _kind(args)

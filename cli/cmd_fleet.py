@@ -279,7 +279,6 @@ def run(args: argparse.Namespace) -> int:
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts
-    units = "".join(f", {verdict.plural(n, k)}" for k, n in sorted(summary.kinds.items()))
     left = (
         f"; {summary.not_evidence} not evidence (listed, not audited)"
         if summary.not_evidence
@@ -288,7 +287,7 @@ def run(args: argparse.Namespace) -> int:
     if summary.held_back:
         left += f"; {fleet.held_back_note(summary.held_back)}"
     count_line = (
-        f"{verdict.plural(summary.ledgers, 'ledger')}{units}: "
+        f"{fleet.count_words(summary)}: "
         f"{v.get(verdict.VERIFIED, 0)} verified, "
         f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
         f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "

@@ -69,6 +69,7 @@ __all__ = [
     "after_open",
     "worst_first_key",
     "summarize",
+    "count_words",
     "outcome",
     "why_not",
     "run_local",
@@ -591,6 +592,15 @@ def held_back_note(n: int, *, short: bool = False) -> str:
         f"{_verdict.plural(n, 'file')} set aside by content alone: the run is at best "
         f"{_verdict.COULD_NOT_LOOK}, never {_verdict.VERIFIED}, while they are in it"
     )
+
+
+def count_words(summary: FleetSummary) -> str:
+    """What a run counted, in the one wording every frontend shows (the CLI's count
+    line, the fleet tab's status line, a folder report): the ledgers, then each other
+    kind by name ("3 ledgers, 1 aat-export, 1 evidence-pack"); entries of another
+    kind are never called ledgers."""
+    units = "".join(f", {_verdict.plural(n, k)}" for k, n in sorted(summary.kinds.items()))
+    return f"{_verdict.plural(summary.ledgers, 'ledger')}{units}"
 
 
 def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:

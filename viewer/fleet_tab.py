@@ -15,7 +15,8 @@ by it), `v` steps the verdict filter, and Enter opens the selected ledger in its
 tab at its first break (`OpenAtFirstBreak`, for the app). A row that is not VERIFIED
 for want of a look says why in its path cell (`fleet.why_not`: a FIFO, a dangling
 link, an empty file, ...); an unreadable file, and a unit of another kind, count no
-rows, breaks or receipts (—).
+rows, breaks or receipts (—). The status line counts entries, naming their kinds as
+`sealscope fleet`'s count line does (`fleet.count_words`: "3 ledgers, 1 evidence-pack").
 
 The label carries the fleet's verdict mark as every tab does (`EvidenceTab`, the
 glyph of `tab_verdict`): … while the audit runs, then `fleet.outcome` of the entries
@@ -336,7 +337,11 @@ class FleetTab(EvidenceTab):
             counts[e.verdict] = counts.get(e.verdict, 0) + 1
             done_bytes += e.size or 0
         total = "?" if self.total is None else f"{self.total:,}"
-        t.append(f" · {len(self.entries):,}/{total} ledgers")
+        # entries, not "ledgers": units of other kinds are counted too, named as the
+        # CLI's count line names them (`fleet.count_words`)
+        t.append(f" · {len(self.entries):,}/{total} entries")
+        if self.entries:
+            t.append(": " + fleet.count_words(fleet.summarize(self.entries, 0.0)))
         held = fleet.held_back(self.set_aside)
         if self.left_out > held:
             t.append(f" · {self.left_out - held:,} not evidence", "dim")

@@ -1,14 +1,32 @@
-"""The audit report of a folder: one report per evidence file in it, each bound to its
-own bytes (`binding.bind`), with a table of them all.
+"""The audit report of a folder: what `sealscope fleet DIR` audits, one section per
+evidence entry, each bound to its own bytes, with a table of them all.
 
-The files are the folder's regular files (symlinks to them included), sorted by name,
-subfolders not entered. Each is classified (`kinds.classify`): a ledger named `.jsonl`
-(the files `sealscope fleet` audits), a snapshot or a harn transcript gets its own
-report (`build_report`, exactly the one `export FILE` writes); any other file (held
-content, a pin, a README, one that cannot be read) is listed as left out, with its kind
-and why, never judged as broken evidence. The folder's exit code is the worst of its
-reports' (1 over 3 over 0) and its word that of the first report with that code; a
-folder with no report is COULD NOT LOOK (nothing was audited).
+The rule is the fleet's, asked, never restated: the folder is walked by `fleet.walk`
+(recursively; `*.jsonl`, `.json` and `.zip` files, and each evidence-pack or
+audit-bundle folder as ONE path whose members are not walked again; a symlink out of
+the folder is not read unless `follow_links`, its entry COULD NOT LOOK saying so), and
+every path found is judged by the fleet's planner and runner (`fleet.iter_local`, each
+path through `fleet.audit_path`, the classifier deciding what it is). So the report
+has exactly the entries of `sealscope fleet DIR`, with their words and exit codes.
+
+* `files`: one row per evidence entry, in the fleet's order (`fleet.worst_first`:
+  worst first, then by path): its path, kind, the fleet entry's word and exit code,
+  why it is not VERIFIED (`fleet.why_not`) or the bound a VERIFIED held within, and
+  its binding (`sha256`, `bytes`, a ledger's head; a unit folder's members).
+* `reports`: one section per row, in the same order. A ledger gets the report
+  `export FILE` writes (`build_report`); any other kind (a pack, a bundle, an AAT
+  export, a receipt, a snapshot, a harn file...) its kind report (`build_kind_report`,
+  laid out from the fleet entry's own check, never judged again: its word is the
+  fleet's). A ledger that could not be read (a FIFO, a dangling link, a link out of
+  the folder not followed) gets a ledger report that says why, built without a byte
+  read: its binding is null, with the reason.
+* `not_evidence`: the paths the fleet lists but never judges (held content, a
+  witness store, a `.json` of no evidence kind), each with why; `held_back` marks the
+  ones set aside by content alone.
+* `verdict`, `exit_code`: the fleet's (`fleet.outcome`: `fleet.summarize`'s exit code,
+  so a file set aside by content alone holds the folder at COULD NOT LOOK; a folder
+  with no evidence entry is COULD NOT LOOK); `summary` its counts (no timing: the
+  same folder gives the same report, the stamp aside).
 """
 
 from __future__ import annotations
@@ -19,25 +37,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sealscope.core import kinds
+from sealscope.core import fleet, kinds
 from sealscope.core import verdict as _verdict
 from sealscope.core.clock import utc_stamp
+from sealscope.core.export.kind_report import KindReport, build_kind_report
 from sealscope.core.export.report import AuditReport, build_report
 
 __all__ = ["FOLDER_SCHEMA", "FolderReport", "build_folder_report"]
 
 FOLDER_SCHEMA = "sealscope-export-folder:v1"
 
+Section = AuditReport | KindReport
+
 
 @dataclass(frozen=True)
 class FolderReport:
-    """The reports of a folder's evidence files, and what was left out."""
+    """A folder's fleet entries, a report section per evidence entry, and the paths
+    listed but not judged (see the module docstring)."""
 
     path: str
     verdict: str
     exit_code: int
-    reports: tuple[AuditReport, ...] = ()
-    left_out: tuple[dict[str, Any], ...] = ()
+    files: tuple[dict[str, Any], ...] = ()
+    reports: tuple[Section, ...] = ()
+    not_evidence: tuple[dict[str, Any], ...] = ()
+    summary: dict[str, Any] | None = None
+    counted: str = ""  # `fleet.count_words`: "2 ledgers, 1 evidence-pack"
+    follow_links: bool = False
     generated_at: str = ""
     version: str = ""
 
@@ -49,17 +75,10 @@ class FolderReport:
             "exit_code": self.exit_code,
             "generated_at": self.generated_at,
             "sealscope_version": self.version,
-            "files": [
-                {
-                    "path": r.path,
-                    "kind": r.kind,
-                    "verdict": r.verdict,
-                    "exit_code": r.exit_code,
-                    "evidence": r.evidence,
-                }
-                for r in self.reports
-            ],
-            "left_out": list(self.left_out),
+            "follow_links": self.follow_links,
+            "summary": self.summary,
+            "files": list(self.files),
+            "not_evidence": list(self.not_evidence),
             "reports": [r.to_dict() for r in self.reports],
         }
 
@@ -67,46 +86,9 @@ class FolderReport:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str)
 
     def to_markdown(self) -> str:
-        from sealscope.core.export.markdown import md_code, md_text
+        from sealscope.core.export.folder_markdown import render
 
-        out = [
-            f"# sealscope audit report: folder {md_code(self.path)}",
-            "",
-            f"- generated: {self.generated_at} by sealscope {self.version}",
-            f"- verdict: **{self.verdict}**",
-            (
-                f"- exit code: {self.exit_code} (the worst of its files': 0 held in "
-                "full, 1 evidence wrong, 3 could not look or bounded)"
-            ),
-            "",
-            "| file | kind | verdict | sha256 | bytes | head (rows, last chain) |",
-            "|---|---|---|---|---:|---|",
-        ]
-        for r in self.reports:
-            ev = r.evidence or {}
-            head = ev.get("head")
-            shown = (
-                f"{head.get('rows')}, {md_code(head.get('chain'), in_table=True)}"
-                if isinstance(head, dict)
-                else "—"
-            )
-            out.append(
-                f"| {md_code(os.path.basename(r.path), in_table=True)} | {r.kind} | "
-                f"**{r.verdict}** | {md_code(ev.get('sha256'), in_table=True)} | "
-                f"{ev.get('bytes', '—')} | {shown} |"
-            )
-        out.append("")
-        if self.left_out:
-            out += ["Left out (not a ledger, snapshot or harn transcript):", ""]
-            out += [
-                f"- {md_code(os.path.basename(x['path']))}: {x['kind']} — {md_text(x['reason'])}"
-                for x in self.left_out
-            ]
-            out.append("")
-        body = "\n".join(out)
-        for r in self.reports:
-            body += "\n---\n\n#" + r.to_markdown()  # each file's title one level down
-        return body.rstrip("\n") + "\n"
+        return render(self)
 
 
 def build_folder_report(
@@ -114,45 +96,112 @@ def build_folder_report(
     *,
     now: str | None = None,
     on_file: Callable[[str], None] | None = None,
+    follow_links: bool = False,
 ) -> FolderReport:
-    """The folder's report (see the module docstring); `on_file(path)` is told of each
-    file before it is read. OSError when the folder cannot be listed."""
+    """The folder's report (see the module docstring). `on_file(path)` is told of
+    each entry as the audit reaches it and again before its section is built (an
+    exception it raises stops the build). OSError when the folder cannot be listed."""
     from sealscope.core.version import __version__
 
     p = os.fspath(path)
+    os.listdir(p)  # a folder that cannot be listed is an error, not an empty report
     stamp = now or utc_stamp()
-    with os.scandir(p) as it:
-        names = sorted(e.name for e in it if not e.is_dir())
-    reports: list[AuditReport] = []
-    left: list[dict[str, Any]] = []
-    for name in names:
-        f = os.path.join(p, name)
+    skipped: list[tuple[str, str]] = []
+    sized = list(fleet.walk([p], follow_links=follow_links, skipped=skipped))
+    entries = [fleet.unreadable_entry(s, why) for s, why in skipped]  # as `fleet` lists them
+    for entry in fleet.iter_local(sized):
         if on_file is not None:
-            on_file(f)
-        found = kinds.classify(f)
-        if not found.opens:
-            left.append({"path": f, "kind": found.kind, "reason": found.reason})
-            continue
-        if found.kind == kinds.LEDGER and not name.endswith(".jsonl"):
-            left.append(
-                {
-                    "path": f,
-                    "kind": "other",
-                    "reason": "not named .jsonl: a "
-                    "folder's ledgers are its .jsonl files, as sealscope fleet "
-                    "audits them (export FILE reads any file as a ledger)",
-                }
-            )
-            continue
-        try:
-            reports.append(build_report(f, kind=found.kind, now=stamp))
-        except ValueError as e:
-            left.append({"path": f, "kind": found.kind, "reason": str(e)})
-    if not reports:
-        out = _verdict.Outcome(_verdict.COULD_NOT_LOOK, _verdict.COULD_NOT)
-    else:
-        code = _verdict.worst(r.exit_code for r in reports)
-        out = _verdict.Outcome(next(r.verdict for r in reports if r.exit_code == code), code)
-    return FolderReport(
-        p, out.verdict, out.exit_code, tuple(reports), tuple(left), stamp, __version__
+            on_file(entry.path)
+        entries.append(entry)
+    judged = fleet.worst_first(entries)
+    files: list[dict[str, Any]] = []
+    reports: list[Section] = []
+    for e in judged:
+        if on_file is not None:
+            on_file(e.path)
+        section = _section(e, stamp, __version__)
+        reports.append(section)
+        files.append(_row(p, e, section))
+    left = tuple(
+        {
+            "path": e.path,
+            "relative": _relative(p, e.path),
+            "reason": _why_left(e),
+            "bytes": e.size,
+            "held_back": bool(e.check is not None and e.check.detail.get("by_content")),
+        }
+        for e in fleet.not_evidence(entries)
     )
+    out = fleet.outcome(entries)
+    summary = fleet.summarize(entries, 0.0)
+    counts = {k: v for k, v in summary.to_dict().items() if k != "seconds"}
+    return FolderReport(
+        p,
+        out.verdict,
+        out.exit_code,
+        tuple(files),
+        tuple(reports),
+        left,
+        counts,
+        fleet.count_words(summary),
+        follow_links,
+        stamp,
+        __version__,
+    )
+
+
+def _section(e: fleet.FleetEntry, stamp: str, version: str) -> Section:
+    """The report of one evidence entry (module docstring: `reports`)."""
+    if e.check is None:
+        if e.result.unreadable:
+            return _unread_ledger(e, stamp, version)
+        return build_report(e.path, kind=kinds.LEDGER, now=stamp)
+    return build_kind_report(e.path, e.check, now=stamp)
+
+
+def _unread_ledger(e: fleet.FleetEntry, stamp: str, version: str) -> AuditReport:
+    """The ledger report of an entry that could not be read, from the entry alone:
+    nothing is opened again (a link out of the folder is never read)."""
+    res = e.result
+    why = fleet.why_not(e)
+    return AuditReport(
+        kinds.LEDGER,
+        e.path,
+        e.verdict,
+        e.exit_code,
+        ledger={**res.to_dict(), "verdict": res.verdict},
+        breaks=tuple({"line": f.line, "kind": f.kind, "text": f.text} for f in res.findings),
+        receipts_verdict=_verdict.receipts([]).verdict,
+        file_verdict=e.verdict,
+        why=why,
+        evidence={"sha256": None, "bytes": None, "head": None, "error": why},
+        generated_at=stamp,
+        version=version,
+    )
+
+
+def _relative(root: str, path: str) -> str:
+    rel = os.path.relpath(path, root)
+    return path if rel.startswith("..") else rel
+
+
+def _row(root: str, e: fleet.FleetEntry, section: Section) -> dict[str, Any]:
+    """The table row of one evidence entry: the fleet's word and code, the section's
+    binding."""
+    bound = e.bound if e.check is None else (e.check.bound if e.exit_code == _verdict.HELD else "")
+    return {
+        "path": e.path,
+        "relative": _relative(root, e.path),
+        "kind": e.kind,
+        "verdict": e.verdict,
+        "exit_code": e.exit_code,
+        "why": fleet.why_not(e) or None,
+        "bound": bound or None,
+        "evidence": section.evidence,
+    }
+
+
+def _why_left(e: fleet.FleetEntry) -> str:
+    """Why a path is not evidence, without its path said again."""
+    text = e.check.reason if e.check is not None else ""
+    return text[len(e.path) + 1 :] if text.startswith(e.path + " ") else text

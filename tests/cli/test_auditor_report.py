@@ -154,7 +154,11 @@ def test_export_of_a_folder_is_a_report_per_file_and_refuses_one_files_checks(tm
     doc = json.loads(text)
     assert doc["schema"] == "sealscope-export-folder:v1" and doc["exit_code"] == 1
     assert {Path(f["path"]).name for f in doc["files"]} >= {"session.jsonl", "tampered.jsonl"}
-    assert all(f["evidence"]["sha256"] for f in doc["files"])
+    # every entry bound: a file to its digest, a unit folder to each member's
+    assert all(
+        f["evidence"]["sha256"] or all(m["actual"] for m in f["evidence"]["members"])
+        for f in doc["files"]
+    )
     proc = subprocess.run(
         [sys.executable, "-m", "sealscope", "export", str(SAMPLES), "--pin", "x"],
         check=False,

@@ -93,7 +93,9 @@ def test_a_folder_report_binds_each_file_and_leaves_out_what_is_no_evidence(tmp_
             "bytes": p.stat().st_size,
             "head": {"rows": head.rows, "chain": head.chain},
         }
-    assert sorted(os.path.basename(x["path"]) for x in doc["left_out"]) == ["held.json", "notes.md"]
+    # held content is listed, not judged; notes.md is no file the fleet walk takes
+    assert [os.path.basename(x["path"]) for x in doc["not_evidence"]] == ["held.json"]
+    assert "notes.md" not in report.to_json()
     md = report.to_markdown()
     assert f"`{sha(folder / 'tampered.jsonl')}`" in md
     assert "## sealscope audit report: `session.jsonl`" in md

@@ -18,7 +18,7 @@ from sealscope.core.ledger import VerifyResult
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.fleet_tab import FleetTab
 from sealscope.viewer.ledger_tab import LedgerTab
-from textual.widgets import TabbedContent
+from textual.widgets import Static, TabbedContent
 
 from tests.cli.test_fleet import make_tree
 from tests.viewer.kind_helpers import cli
@@ -314,6 +314,12 @@ async def test_a_folder_with_a_pack_shows_each_unit_as_one_row(tmp_path, monkeyp
             ("session.jsonl", "VERIFIED"),
         ]
         assert tab.total == len(tab.entries) == tab.table.row_count == 4
+        # the status counts entries and names their kinds as `sealscope fleet`'s count
+        # line does: the units are not called ledgers
+        status = tab.query_one("#fleet-status", Static).content.plain
+        words = "1 ledger, 1 aat-export, 1 audit-bundle, 1 evidence-pack"
+        assert f" · 4/4 entries: {words} · " in status and "ledgers" not in status
+        assert fleet.count_words(fleet.summarize(tab.entries, 0.0)) == words
         # every row VERIFIED, but held content set aside by its content alone holds the
         # fleet at COULD NOT LOOK, as `sealscope fleet` exits 3 on it
         assert tab.tab_verdict == ("COULD NOT LOOK", 3) and _label(app, tab) == "◐fleet/"
@@ -366,8 +372,12 @@ def _unstamped(text: str) -> str:
 @sync
 async def test_x_on_a_fleet_writes_the_report_sealscope_export_dir_writes(tmp_path, monkeypatch):
     root = _pack_fleet(tmp_path, monkeypatch)
-    shutil.copy(SAMPLES / "tampered.jsonl", root / "tampered.jsonl")
-    before = {p: p.stat().st_mtime_ns for p in root.rglob("*")}
+    # what the tab shows beyond the folder's own files: a subfolder, a FIFO, a link out
+    (root / "sub").mkdir()
+    shutil.copy(SAMPLES / "tampered.jsonl", root / "sub" / "tampered.jsonl")
+    os.mkfifo(root / "pipe.jsonl")
+    os.symlink(SAMPLES / "session.jsonl", root / "sub" / "out.jsonl")
+    before = {p: p.lstat().st_mtime_ns for p in root.rglob("*")}
     base = tmp_path / "out" / "fleet-report"
     base.parent.mkdir()
     app = SealscopeApp([Path("fleet")])
@@ -397,7 +407,17 @@ async def test_x_on_a_fleet_writes_the_report_sealscope_export_dir_writes(tmp_pa
     )
     assert _unstamped(js) == _unstamped(as_json.stdout)
     assert _unstamped(md) == _unstamped(as_md.stdout)
-    assert {p: p.stat().st_mtime_ns for p in root.rglob("*")} == before  # nothing in it
+    assert {p: p.lstat().st_mtime_ns for p in root.rglob("*")} == before  # nothing in it
+    # the report covers what the tab showed: its rows worst first, each a section,
+    # and what it set aside
+    assert [f["path"] for f in doc["files"]] == [e.path for e in fleet.worst_first(tab.entries)]
+    assert [r["path"] for r in doc["reports"]] == [f["path"] for f in doc["files"]]
+    assert [(f["verdict"], f["exit_code"]) for f in doc["files"]] == [
+        (e.verdict, e.exit_code) for e in fleet.worst_first(tab.entries)
+    ]
+    assert [x["path"] for x in doc["not_evidence"]] == [e.path for e in tab.set_aside]
+    assert {f["relative"] for f in doc["files"]} >= {"sub/tampered.jsonl", "pipe.jsonl", "pack.zip"}
+    assert (doc["verdict"], doc["exit_code"]) == fleet.outcome([*tab.entries, *tab.set_aside])
 
 
 def test_snapshot_fleet_with_a_pack(snap_compare, tmp_path, monkeypatch):
