@@ -559,9 +559,7 @@ class SealscopeApp(App[None]):
     def action_lookup(self) -> None:
         """The look-up screen, showing again the held file last looked up from this
         ledger (a check stays part of its tab until cleared)."""
-        from sealscope.viewer.lookup_screen import receipt_tabs
-
-        receipts = receipt_tabs(self.panes())  # the receipt files' manifests too
+        receipts = lazy.receipt_tabs(self.panes())  # the receipt files' manifests too
         front = self.current_tab()
         origin = self.current_ledger() or (front if front in receipts else None)
         last = [r for r in (origin.session if origin else []) if r.kind == "lookup"]
@@ -572,9 +570,7 @@ class SealscopeApp(App[None]):
         )
 
     def on_look_up(self, m: LookUp) -> None:
-        from sealscope.viewer.lookup_screen import receipt_tabs
-
-        receipts = receipt_tabs(self.panes())
+        receipts = lazy.receipt_tabs(self.panes())
         self.push_screen(
             lazy.LookupScreen(self.ledger_tabs(), path=m.path, origin=m.origin, receipts=receipts)
         )

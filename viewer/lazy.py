@@ -22,6 +22,8 @@ from sealscope.core import lazy as _lazy
 
 if TYPE_CHECKING:  # for the type checker; at run time each name loads on first read
     from sealscope.core import compaction_series, export, pins, witness
+    from sealscope.core.checks import artefact as artefact_check
+    from sealscope.core.checks import ledger_rows
     from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
     from sealscope.core.receipt import verify_receipt
@@ -34,10 +36,11 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.key_help import KeyHelpScreen
     from sealscope.viewer.kind_tab import KindTab
     from sealscope.viewer.ledger_tab import LedgerTab
-    from sealscope.viewer.lookup_screen import LookupScreen
+    from sealscope.viewer.lookup_screen import LookupScreen, receipt_tabs
     from sealscope.viewer.pin_screen import PinScreen
     from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
     from sealscope.viewer.readme_screen import SamplesReadmeScreen
+    from sealscope.viewer.row_check_panel import row_badge
     from sealscope.viewer.seal_tab import SealTab, find_seal_tab
     from sealscope.viewer.unit_tab import UnitTab
 
@@ -46,6 +49,10 @@ __all__ = [
     "export",
     "pins",
     "witness",
+    "artefact_check",
+    "ledger_rows",
+    "receipt_tabs",
+    "row_badge",
     "receipt_point",
     "Follower",
     "verify_receipt",
@@ -73,6 +80,10 @@ _LAZY = {
     "compaction_series": "sealscope.core.compaction_series",
     "pins": "sealscope.core.pins",
     "witness": "sealscope.core.witness",
+    "ledger_rows": "sealscope.core.checks.ledger_rows",
+    "artefact_check": "sealscope.core.checks.artefact",
+    "receipt_tabs": "sealscope.viewer.lookup_screen:receipt_tabs",
+    "row_badge": "sealscope.viewer.row_check_panel:row_badge",
     "receipt_point": "sealscope.core.compaction_series:receipt_point",
     "Follower": "sealscope.core.follow:Follower",
     "verify_receipt": "sealscope.core.receipt:verify_receipt",

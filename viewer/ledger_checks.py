@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sealscope.core import verdict
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
 from textual import work
@@ -139,10 +140,8 @@ class LedgerChecks(Widget):
 
     @work(thread=True, exclusive=True, group="row-checks")
     def _rows_worker(self) -> None:
-        from sealscope.core.checks import ledger_rows
-
         try:
-            entries = ledger_rows.row_checks(str(self.tab.source.path))
+            entries = lazy.ledger_rows.row_checks(str(self.tab.source.path))
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
             self.post_message(RowsChecked((), f"{type(e).__name__}: {e}"))
             return
@@ -176,30 +175,23 @@ class LedgerChecks(Widget):
         """The ledger's own row checks that are not VERIFIED, each in a few words
         (core's `ledger_rows.describe`: "line 1: continuity-verify unmatched"); a held
         artefact shows as a check of the session instead."""
-        from sealscope.core import verdict
-        from sealscope.core.checks import ledger_rows
-
         return [
-            f"{e.get('verdict')} {ledger_rows.describe(e)}"
+            f"{e.get('verdict')} {lazy.ledger_rows.describe(e)}"
             for e in self.rows or ()
             if e.get("verdict") != verdict.VERIFIED
         ]
 
     def rows_bound(self) -> str:
         """What the VERIFIED row checks shown held within ("1 artefact not held")."""
-        from sealscope.core.checks import ledger_rows
-
-        return ledger_rows.rows_bound(self.shown_rows())
+        return lazy.ledger_rows.rows_bound(self.shown_rows())
 
     def _show_rows(self) -> None:
         """The row list's badges from the row checks shown."""
-        from sealscope.viewer.row_check_panel import row_badge
-
         if not self.tab.is_mounted:
             return
         badges = {}
         for n in self._by_line:
-            b = row_badge(self.entries_at(n))
+            b = lazy.row_badge(self.entries_at(n))
             if b is not None:
                 badges[n] = b
         self.tab.rows.set_own_checks(badges)
@@ -218,9 +210,9 @@ class LedgerChecks(Widget):
 
     @work(thread=True, exclusive=False, group="check")
     def _held_worker(self, line: int, artefact: Any, path: str) -> None:
-        from sealscope.core.checks import artefact as _artefact
-
-        self.post_message(ArtefactHeld(line, _artefact.held_file_entry(line, artefact, path)))
+        self.post_message(
+            ArtefactHeld(line, lazy.artefact_check.held_file_entry(line, artefact, path))
+        )
 
     def on_artefact_held(self, m: ArtefactHeld) -> None:
         m.stop()

@@ -29,6 +29,7 @@ from sealscope.core import held
 from sealscope.core.export import ledger_lookup
 from sealscope.core.lookup import DropIndex, Entry, containing_items, typed_items
 from sealscope.core.sanitize import clean
+from sealscope.viewer.kind_view import RECEIPT
 from sealscope.viewer.messages import JumpToLedgerRow
 from sealscope.viewer.prompt import PathSuggester, pasted_path, preview
 from textual import events, work
@@ -91,8 +92,6 @@ def checked_held_paths(ledgers: Sequence[LedgerTab]) -> list[str]:
 def receipt_tabs(panes: Sequence[Any]) -> list[Any]:
     """The open tabs of receipt files (a `KindTab` of kind `receipt` whose document
     read as an object): their manifests are searched too."""
-    from sealscope.viewer.kind_view import RECEIPT
-
     return [
         t
         for t in panes
