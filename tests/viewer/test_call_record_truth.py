@@ -19,6 +19,7 @@ import pytest
 from sealscope.core import fleet, ledger, verdict
 from sealscope.core.checks import call_record
 from sealscope.viewer.app import SealscopeApp
+from textual.widgets import TabbedContent
 
 from tests.viewer.kind_helpers import cli, front_judged
 from tests.viewer.viewer_helpers import start_export, until
@@ -115,6 +116,8 @@ def test_check_export_fleet_and_the_tab_say_one_word(tmp_path, monkeypatch, name
             await pilot.pause()
             banner = str(tab.banner.render())
             outcome = tab.tab_verdict
+            label = str(app.query_one(TabbedContent).get_tab(tab).label)
+            assert label.startswith(verdict.glyph(want)), label
             scr = await start_export(app, pilot, out / "report")
             await until(
                 pilot,
