@@ -123,8 +123,8 @@ def ledger_detail(
         if r.verdict == verdict.COULD_NOT_LOOK:
             t.append(clean(r.reason()), "bold")
             t.append(" · ")
-        if judged_by:
-            t.append(f"ledger walk {r.verdict} · ")
+        if judged_by and outcome is not None and outcome.verdict != r.verdict:
+            t.append(f"ledger walk {r.verdict} · ")  # another rule judged the file
         elif checks or failed or rows:
             t.append(f"chain {r.verdict} · ")
         t.append(
