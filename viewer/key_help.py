@@ -30,6 +30,9 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer.commands import PaletteBinding, declared_bindings
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.readme_screen import SamplesReadmeScreen
+from sealscope.viewer.row_check_panel import TITLES
+from sealscope.viewer.row_list import LEGEND_TITLE as ROW_MARKS
+from sealscope.viewer.row_list import OWN_STYLE
 from sealscope.viewer.style import TONE_STYLE
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -136,9 +139,6 @@ _ROW_CHECK_MEANING = {
 def row_check_marks() -> list[tuple[str, str, str]]:
     """The legend of the row list's own-check badges: the three colours by verdict
     word, each check's badge name, and the `+N` of a row with more than one."""
-    from sealscope.viewer.row_check_panel import TITLES
-    from sealscope.viewer.row_list import OWN_STYLE
-
     rows = [
         (
             "[…]",
@@ -198,8 +198,6 @@ def help_text(app: App[Any], pane: EvidenceTab | None, everywhere: Sequence[DOMN
     if pane is not None:
         found = legends(pane)
         marks += found
-        from sealscope.viewer.row_list import LEGEND_TITLE as ROW_MARKS
-
         if any(title == ROW_MARKS for title, _rows in found):  # the ledger row list
             marks.append(("row check badges", row_check_marks()))
     for title, legend in marks:

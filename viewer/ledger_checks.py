@@ -149,10 +149,10 @@ class LedgerChecks(Widget):
 
     @work(thread=True, exclusive=True, group="row-checks")
     def _rows_worker(self) -> None:
-        from sealscope.core.checks import call_record, ledger_rows
+        from sealscope.core.checks import ledger_rows
 
         path = str(self.tab.source.path)
-        own = call_record.own_check(path) if self.tab.call_record else None
+        own = lazy.call_record.own_check(path) if self.tab.call_record else None
         try:
             entries = ledger_rows.row_checks(path)
         except Exception as e:  # noqa: BLE001 - shown, never a traceback

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from sealscope.core import verdict
+from sealscope.core import kinds, verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
@@ -357,10 +357,8 @@ class LedgerTab(EvidenceTab):
         own = self.checks.own
         if own is None:
             return ""
-        from sealscope.core.checks import call_record
-
         why = own.reason if own.verdict != verdict.VERIFIED else ""
-        return call_record.JUDGED_BY + (f": {why}" if why else "")
+        return lazy.call_record.JUDGED_BY + (f": {why}" if why else "")
 
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, receipts failing on their
@@ -371,9 +369,7 @@ class LedgerTab(EvidenceTab):
         walked = verdict.ledger(self.result, receipts, self.checks.rows or ())
         if not self.call_record:
             return walked
-        from sealscope.core.checks import call_record
-
-        return call_record.opened_outcome(True, self.checks.own, walked)
+        return lazy.call_record.opened_outcome(True, self.checks.own, walked)
 
     def checked_series(self) -> list[SeriesPoint] | None:
         """The compaction chart's points with the held content recomputed on this tab
@@ -673,8 +669,6 @@ class LedgerTab(EvidenceTab):
 def _is_call_record(path: str) -> bool:
     """Whether the classifier calls `path` a call record (KINDS.md §1: its first
     object row a `tool_call` with `args_digest`)."""
-    from sealscope.core import kinds
-
     try:
         return kinds.identify(path).kind == kinds.CALL_RECORD
     except Exception:  # noqa: BLE001 - an unreadable file is judged as a ledger says
