@@ -1,12 +1,16 @@
 """`sealscope fleet SOURCE... [--glob PAT] [--strict] [--scheduler ADDR]
-[--storage-option K=V]... [--incremental] [--json]`: audit many ledgers, one line each, worst first.
+[--storage-option K=V]... [--incremental] [--artefacts DIR] [--json]`: audit many ledgers,
+one line each, worst first.
 
 A source is a directory (walked for `--glob`, default `*.jsonl`), a file, or an fsspec
 URL (`s3://bucket/prefix/`, `file://...`). With the default glob a folder's `.json`
 and `.zip` files and its evidence-pack / audit-bundle folders are taken too, and the
 classifier decides what each is (`core.fleet.audit_path`): a ledger line, one line per
 other evidence kind (its word, kind and bound, or why it is not VERIFIED), and the
-paths that are not evidence listed after them, never judged. `--json` streams one JSON
+paths that are not evidence listed after them, never judged. A fleet joins what `check`
+joins (`core.fleet.fleet_context`): every stored continuity verdict it finds is held for
+the `continuity_verify` rows of its ledgers, and `--artefacts DIR` is check's folder of
+held artefacts and verdicts (a missing folder: exit 2). `--json` streams one JSON
 object per entry per line as results arrive, then `{"summary": {...}}`. Exit code: the
 worst evidence entry's.
 """
@@ -70,6 +74,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="use and update each local ledger's checkpoint (the user's cache): a "
         "re-audit walks only what was appended since (see README: checkpoints)",
+    )
+    p.add_argument(
+        "--artefacts",
+        metavar="DIR",
+        help="a folder of held things, as for `check`: artefacts, stored verdicts "
+        "(the verdicts found among the sources are held too)",
     )
     p.add_argument(
         "--scheduler",
@@ -225,6 +235,7 @@ def view_fleet(args: argparse.Namespace) -> int:
             ("--strict", args.strict),
             ("--incremental", args.incremental),
             ("--storage-option", args.storage_options),
+            ("--artefacts", args.artefacts is not None),
             ("--json", args.json),
             ("--format", args.ci_format),
             ("--junit", args.junit),
@@ -242,6 +253,9 @@ def run(args: argparse.Namespace) -> int:
         return view_fleet(args)
     from sealscope import fleet_engine as engine
 
+    if args.artefacts is not None and not os.path.isdir(args.artefacts):
+        error_line(f"fleet: --artefacts {clean(args.artefacts)}: not a folder")
+        return verdict.USAGE
     options = _options(args.storage_options)
     start = time.monotonic()
     if args.scheduler:
@@ -269,9 +283,17 @@ def run(args: argparse.Namespace) -> int:
             out.write(json_line(listed.to_dict()) + "\n")
     try:
         if args.scheduler:
-            engine.run_dask(sized, options, args.strict, on_entry, args.scheduler, args.incremental)
+            engine.run_dask(
+                sized,
+                options,
+                args.strict,
+                on_entry,
+                args.scheduler,
+                args.incremental,
+                args.artefacts,
+            )
         else:
-            engine.run_pool(sized, options, args.strict, on_entry, args.incremental)
+            engine.run_pool(sized, options, args.strict, on_entry, args.incremental, args.artefacts)
     except engine.EngineMissing as e:
         progress.end()
         error_line(f"fleet: {e}")
@@ -305,6 +327,7 @@ def run(args: argparse.Namespace) -> int:
             "strict": args.strict,
             "glob": args.glob,
             "incremental": args.incremental,
+            **({"artefacts": True} if args.artefacts is not None else {}),
             "checks": ["chain", "receipts"],
         },
         markdown=lambda: ci_formats.markdown_table(suites, "sealscope fleet: " + count_line),

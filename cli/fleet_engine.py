@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 from sealscope.core import fleet, fleet_run
+from sealscope.core.checks.result import CheckContext
 from sealscope.core.fleet import FleetEntry
 
 FLEET_EXTRA = 'pip install "sealscope[fleet]"'
@@ -112,7 +113,9 @@ def list_remote(
             yield fs.unstrip_protocol(path), found[path].get("size"), None
 
 
-def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetEntry:
+def audit_url(
+    url: str, options: dict[str, Any], strict: bool = False, ctx: CheckContext | None = None
+) -> FleetEntry:
     """Fetch one object to a private temporary file (streamed, at most
     REMOTE_MAX_BYTES), audit it, delete the copy."""
     tmpdir = tempfile.mkdtemp(prefix="sealscope-fleet-")
@@ -135,21 +138,26 @@ def audit_url(url: str, options: dict[str, Any], strict: bool = False) -> FleetE
             return fleet.unreadable_entry(url, str(e))
         except Exception as e:  # noqa: BLE001 - any backend's error is this object's verdict
             return fleet.unreadable_entry(url, error_text(e))
-        return fleet.audit_file(local, strict=strict, display=url)
+        return fleet.audit_file(local, strict=strict, display=url, ctx=ctx)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 def audit_items(
-    items: Sequence[str], options: dict[str, Any], strict: bool = False, incremental: bool = False
+    items: Sequence[str],
+    options: dict[str, Any],
+    strict: bool = False,
+    incremental: bool = False,
+    ctx: CheckContext | None = None,
 ) -> list[dict[str, Any]]:
     """A batch of local paths and URLs, audited in order; wire dicts for any executor.
-    Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole."""
+    Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole.
+    `ctx`: what the run holds (`fleet.fleet_context`)."""
     return [
         (
-            audit_url(i, options, strict)
+            audit_url(i, options, strict, ctx)
             if is_url(i)
-            else fleet.audit_path(i, strict=strict, incremental=incremental)
+            else fleet.audit_path(i, strict=strict, incremental=incremental, ctx=ctx)
         ).to_wire()
         for i in items
     ]
@@ -194,8 +202,9 @@ def _on_pool(
     executor: fleet_run.Executor,
     incremental: bool = False,
     large_first: bool = False,
+    ctx: CheckContext | None = None,
 ) -> None:
-    task = partial(audit_items, options=options, strict=strict, incremental=incremental)
+    task = partial(audit_items, options=options, strict=strict, incremental=incremental, ctx=ctx)
     for _item, wire in fleet_run.run(plan, task, executor, large_first=large_first):
         on_entry(FleetEntry.from_dict(wire))
 
@@ -206,15 +215,27 @@ def run_pool(
     strict: bool,
     on_entry: OnEntry,
     incremental: bool = False,
+    artefacts: str | None = None,
 ) -> None:
     """The local process pool (`fleet_run.LocalPool`): local files as `fleet.run_local`
     runs them (a large one here, split across the cores); URLs in batches on the same
-    pool, a large object a task of its own (its worker fetches it)."""
+    pool, a large object a task of its own (its worker fetches it). Every one judged
+    with what the run holds (`fleet.fleet_context`: its stored verdicts, `artefacts`)."""
     local = [(p, n) for p, n in sized if not is_url(p)]
     remote = [(p, n) for p, n in sized if is_url(p)]
-    fleet.run_local(local, strict=strict, incremental=incremental, on_entry=on_entry)
+    ctx = fleet.fleet_context(local, artefacts) if remote else None
+    fleet.run_local(
+        local, strict=strict, incremental=incremental, on_entry=on_entry, artefacts=artefacts
+    )
     if remote:
-        _on_pool(fleet_run.plan_batches(remote), options, strict, on_entry, fleet_run.LocalPool())
+        _on_pool(
+            fleet_run.plan_batches(remote),
+            options,
+            strict,
+            on_entry,
+            fleet_run.LocalPool(),
+            ctx=ctx,
+        )
 
 
 def _distributed() -> tuple[Any, Any]:
@@ -299,6 +320,7 @@ def run_dask(
     on_entry: OnEntry,
     scheduler: str,
     incremental: bool = False,
+    artefacts: str | None = None,
 ) -> None:
     """The fleet on a Dask cluster (`DaskExecutor`): every file a task of
     `fleet_run`'s plan, a large file a task of its own, the longest first, so the run
@@ -308,6 +330,7 @@ def run_dask(
     end."""
     dask, dd = _distributed()
     plan = fleet_run.plan_batches(sized)
+    ctx = fleet.fleet_context(sized, artefacts)
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
@@ -324,7 +347,14 @@ def run_dask(
         client = dd.Client(scheduler)
     try:
         _on_pool(
-            plan, options, strict, on_entry, DaskExecutor(client), incremental, large_first=True
+            plan,
+            options,
+            strict,
+            on_entry,
+            DaskExecutor(client),
+            incremental,
+            large_first=True,
+            ctx=ctx,
         )
     finally:
         client.close()

@@ -3,10 +3,17 @@
 A fleet entry is the `verify` verdict of one ledger plus a summary of its compaction
 receipts (how many, how many fail, how many hold only within a bound) and its other row
 checks (`rows_checked`, KINDS.md §11.2: continuity_verify rows, artefact bindings,
-distill and call rows, as `check` reports them with nothing held); its word and exit
+distill and call rows, as `check` reports them with what the run holds); its word and exit
 code come from `verdict.ledger`, as `check`, `export` and a viewer tab judge the ledger
 (a chain that holds with a receipt that fails is BROKEN 1, with a continuity_verify row
 no held verdict matches COULD NOT LOOK 3).
+
+**What a fleet holds** (`fleet_context`): a fleet joins what `check` joins. Its run is
+every local file it found, so every one the classifier calls a stored continuity
+verdict is held for the `continuity_verify` rows of every ledger of the run, as
+`check LEDGER VERDICT.json` holds it (KINDS.md §5.3), and `artefacts` (`fleet
+--artefacts DIR`, check's flag) is the folder of held artefacts and verdicts. The
+context travels with each batch (`audit_batch`), so every executor judges alike.
 
 Many ledgers run through `fleet_run`, the one planner and runner (small files in
 batches, a large file alone, split across processes by `ledger.verify`, the serial
@@ -58,6 +65,7 @@ __all__ = [
     "FleetEntry",
     "FleetSummary",
     "audit_file",
+    "fleet_context",
     "audit_batch",
     "audit_path",
     "unreadable_entry",
@@ -352,6 +360,7 @@ def audit_file(
     display: str | None = None,
     workers: int | None = 1,
     incremental: bool = False,
+    ctx: CheckContext | None = None,
 ) -> FleetEntry:
     """Verify one local ledger and summarise its receipts, every byte through the
     one descriptor opened here (module docstring: one open file). Never raises for
@@ -359,7 +368,8 @@ def audit_file(
     path the entry reports (a URL for a fetched remote object). `incremental`
     resumes from and updates the ledger's checkpoint in the user's cache
     (`checkpoint`, keyed by the real path `/proc/self/fd/N` resolves to), so a
-    re-audit walks only what was appended."""
+    re-audit walks only what was appended. `ctx`: what the run holds (module
+    docstring; None: nothing)."""
     name = display if display is not None else os.fspath(path)
     p = os.fspath(path)
     try:
@@ -384,18 +394,18 @@ def audit_file(
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
             receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)
-            rows = () if res.unreadable else _row_checks(where)
+            rows = () if res.unreadable else _row_checks(where, ctx)
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
         return FleetEntry(name, bound_to_file(res, p, fd), receipts, size, None, rows)
 
 
-def _row_checks(path: str) -> tuple[dict[str, Any], ...]:
+def _row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, Any], ...]:
     """The ledger's row checks besides its receipts, as `check` and `export` judge
-    them with nothing held (`ledger_rows.row_checks`)."""
+    them with what `ctx` holds (`ledger_rows.row_checks`)."""
     from sealscope.core.checks.ledger_rows import row_checks
 
-    return row_checks(path)
+    return row_checks(path, ctx)
 
 
 def _unit_size(path: str) -> int | None:
@@ -408,24 +418,29 @@ def _unit_size(path: str) -> int | None:
 
 
 def audit_path(
-    path: str, *, strict: bool = False, workers: int | None = 1, incremental: bool = False
+    path: str,
+    *,
+    strict: bool = False,
+    workers: int | None = 1,
+    incremental: bool = False,
+    ctx: CheckContext | None = None,
 ) -> FleetEntry:
     """One fleet entry for `path`, the classifier deciding (module docstring: kinds):
     a ledger's `audit_file`, another kind's own check, or a not-evidence entry. A
     path that is missing or not a regular file or folder is the could-not-look
-    entry `audit_file` gives it. Never raises."""
+    entry `audit_file` gives it. `ctx`: what the run holds. Never raises."""
     try:
         st = os.stat(path)
         plain = _stat.S_ISREG(st.st_mode) or _stat.S_ISDIR(st.st_mode)
     except (OSError, ValueError):
         plain = False
     if not plain:
-        return audit_file(path, strict=strict, workers=workers, incremental=incremental)
+        return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
     found = _kinds.identify(path)
     if found.kind == _kinds.LEDGER:
-        return audit_file(path, strict=strict, workers=workers, incremental=incremental)
+        return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
     if found.kind is None and found.reason_word == _kinds.MISSING_WORD:
-        return audit_file(path, strict=strict, workers=workers, incremental=incremental)
+        return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
     if found.kind is None:
         return not_evidence_entry(path, found.reason, _unit_size(path))
     from sealscope.core.checks import check_path
@@ -435,15 +450,30 @@ def audit_path(
         VerifyResult(ok=None),
         ReceiptSummary(),
         _unit_size(path),
-        check_path(found, CheckContext()),
+        check_path(found, ctx or CheckContext()),
     )
 
 
 def audit_batch(
-    paths: Sequence[str], strict: bool = False, incremental: bool = False
+    paths: Sequence[str],
+    strict: bool = False,
+    incremental: bool = False,
+    ctx: CheckContext | None = None,
 ) -> list[dict[str, Any]]:
     """Audit local files one after another in this process; wire dicts, for pools."""
-    return [audit_path(p, strict=strict, incremental=incremental).to_wire() for p in paths]
+    return [audit_path(p, strict=strict, incremental=incremental, ctx=ctx).to_wire() for p in paths]
+
+
+def fleet_context(
+    sized: Iterable[tuple[str, int | None]], artefacts: str | None = None
+) -> CheckContext:
+    """What a fleet over `sized` holds (module docstring): `artefacts`, and every
+    regular local file found that the classifier calls a continuity verdict
+    (`checks.run_context`). A URL or folder is never a held verdict."""
+    from sealscope.core.checks import run_context
+
+    local = [p for p, _n in sized if "://" not in p and os.path.isfile(p)]
+    return run_context(local, artefacts)
 
 
 UNIT_KINDS = (_kinds.EVIDENCE_PACK, _kinds.AUDIT_BUNDLE)
@@ -686,14 +716,19 @@ def run_local(
     incremental: bool = False,
     workers: int | None = None,
     on_entry: Callable[[FleetEntry], None] | None = None,
+    artefacts: str | None = None,
 ) -> list[FleetEntry]:
     """Audit local files through `fleet_run` on a process pool sized to the cores:
     small files in batches, large ones here, each split across the cores by `verify`.
     Entries are passed to `on_entry` as they arrive and returned in arrival order; an
     exception `on_entry` raises ends the run (batches not yet started are dropped) and
-    propagates."""
+    propagates. What the run holds is `fleet_context(sized, artefacts)`."""
+    sized = list(sized)
+    ctx = fleet_context(sized, artefacts)
     out: list[FleetEntry] = []
-    for entry in iter_local(sized, strict=strict, incremental=incremental, workers=workers):
+    for entry in iter_local(
+        sized, strict=strict, incremental=incremental, workers=workers, ctx=ctx
+    ):
         out.append(entry)
         if on_entry is not None:
             on_entry(entry)
@@ -707,13 +742,17 @@ def iter_local(
     incremental: bool = False,
     workers: int | None = None,
     executor: fleet_run.Executor | None = None,
+    ctx: CheckContext | None = None,
 ) -> Iterator[FleetEntry]:
-    """`run_local`'s entries as they arrive (on `executor`, default the local pool)."""
+    """`run_local`'s entries as they arrive (on `executor`, default the local pool);
+    `ctx` what the run holds (None: nothing)."""
 
     def large(path: str) -> dict[str, Any]:
-        return audit_path(path, strict=strict, workers=None, incremental=incremental).to_wire()
+        return audit_path(
+            path, strict=strict, workers=None, incremental=incremental, ctx=ctx
+        ).to_wire()
 
-    task = partial(audit_batch, strict=strict, incremental=incremental)
+    task = partial(audit_batch, strict=strict, incremental=incremental, ctx=ctx)
     for _path, wire in fleet_run.run(
         fleet_run.plan_batches(sized),
         task,

@@ -79,6 +79,7 @@ def ledger_detail(
     failed: Sequence[int] = (),
     explained: Any = None,
     rows: Sequence[str] = (),
+    judged_by: str = "",
 ) -> Text:
     """A ledger's banner text. `state`: "indexing" | "verifying" | "done" |
     "cancelled" | "error" | "alarm" (the file changed under a follower); `pct` the
@@ -86,7 +87,9 @@ def ledger_detail(
     error or alarmed; `outcome` the tab's verdict; `scope` what it holds within
     (`verdict.beside`); `checks` the checks behind it; `failed` the lines of receipts
     failing on their own; `explained` the first break's `ledger.Mismatch`; `rows` the
-    row checks of the ledger's own that are not VERIFIED, each in a few words."""
+    row checks of the ledger's own that are not VERIFIED, each in a few words;
+    `judged_by` the rule that judged a file opened as a ledger by another check (a
+    call record), said on a line of its own."""
     t = Text(no_wrap=False, end="")
     name = clean(name)
     if state in BUSY:
@@ -120,7 +123,9 @@ def ledger_detail(
         if r.verdict == verdict.COULD_NOT_LOOK:
             t.append(clean(r.reason()), "bold")
             t.append(" · ")
-        if checks or failed or rows:
+        if judged_by and outcome is not None and outcome.verdict != r.verdict:
+            t.append(f"ledger walk {r.verdict} · ")  # another rule judged the file
+        elif checks or failed or rows:
             t.append(f"chain {r.verdict} · ")
         t.append(
             f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
@@ -140,5 +145,8 @@ def ledger_detail(
             t.append("; ".join(clean(x) for x in rows[:3]))
             if len(rows) > 3:
                 t.append(f" (+{len(rows) - 3} more)", "dim")
+        if judged_by:
+            t.append("\n ")
+            t.append(clean(judged_by), "bold")
     check_lines(t, checks)
     return t

@@ -8,7 +8,10 @@ action with different arguments (`1`-`9`). A palette entry shows its title and h
 
 A widget class in the tab that draws marks declares `LEGEND_TITLE` and `LEGEND` (rows
 of mark, style, meaning) and the help lists them, after the tab labels' own marks
-(`core.verdict.GLYPHS`, with the verdict words of each tone). The text here is the
+(`core.verdict.GLYPHS`, with the verdict words of each tone). A tab whose list is the
+ledger row list also gets the badges it draws for a row with a check of its own
+(`row_check_panel.row_badge`: `[name: found]` coloured by the check's verdict word),
+named as `row_check_panel.TITLES` names them. The text here is the
 project's own (key names, titles, legends), never evidence; the tab's name is
 sanitized. Escape, `?` or F1 closes the help; `R` opens the samples README.
 """
@@ -27,6 +30,9 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer.commands import PaletteBinding, declared_bindings
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.readme_screen import SamplesReadmeScreen
+from sealscope.viewer.row_check_panel import TITLES
+from sealscope.viewer.row_list import LEGEND_TITLE as ROW_MARKS
+from sealscope.viewer.row_list import OWN_STYLE
 from sealscope.viewer.style import TONE_STYLE
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -120,6 +126,33 @@ def _tab_marks() -> list[tuple[str, str, str]]:
     return rows
 
 
+# what each row check's badge reports (the project's words; the names are the badges')
+_ROW_CHECK_MEANING = {
+    "continuity-verify": "a continuity_verify row: matched, mismatch or unmatched against "
+    "the stored verdicts held (check LEDGER VERDICT.json, --artefacts DIR)",
+    "artefact": "an artefact binding: held match, mismatch or not held, or why its digest fails",
+    "call-args": "a call row: its args match or mismatch its args_digest, or are not inline",
+    "distill-receipt": "a distill receipt row: the scope it verified within",
+}
+
+
+def row_check_marks() -> list[tuple[str, str, str]]:
+    """The legend of the row list's own-check badges: the three colours by verdict
+    word, each check's badge name, and the `+N` of a row with more than one."""
+    rows = [
+        (
+            "[…]",
+            OWN_STYLE[tone],
+            f"{', '.join(_words(tone))}: the row's own check {TONE_MEANING[tone]}",
+        )
+        for tone in ("pass", "fail", "warn")
+    ]
+    for check, (title, name) in TITLES.items():
+        rows.append((name, "bold", _ROW_CHECK_MEANING.get(check, title)))
+    rows.append(("+N", "bold", "N more checks on that row (the badge shows the worst)"))
+    return rows
+
+
 def help_text(app: App[Any], pane: EvidenceTab | None, everywhere: Sequence[DOMNode]) -> Group:
     """The key help of `pane` (None: no tab open) with the keys of `everywhere` (the
     main screen, the app): a heading and a two-column grid per group."""
@@ -163,7 +196,10 @@ def help_text(app: App[Any], pane: EvidenceTab | None, everywhere: Sequence[DOMN
     )
     marks: list[tuple[str, Sequence[tuple[str, str, str]]]] = [("tab label marks", _tab_marks())]
     if pane is not None:
-        marks += legends(pane)
+        found = legends(pane)
+        marks += found
+        if any(title == ROW_MARKS for title, _rows in found):  # the ledger row list
+            marks.append(("row check badges", row_check_marks()))
     for title, legend in marks:
         section(title, [(Text(mark, style), Text(meaning)) for mark, style, meaning in legend])
     return Group(*parts)

@@ -23,7 +23,7 @@ from sealscope.core import lazy as _lazy
 if TYPE_CHECKING:  # for the type checker; at run time each name loads on first read
     from sealscope.core import compaction_series, export, pins, witness
     from sealscope.core.checks import artefact as artefact_check
-    from sealscope.core.checks import ledger_rows
+    from sealscope.core.checks import call_record, ledger_rows
     from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
     from sealscope.core.receipt import verify_receipt
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.unit_tab import UnitTab
 
 __all__ = [
+    "call_record",
     "compaction_series",
     "export",
     "pins",
@@ -77,6 +78,7 @@ __all__ += ["KindTab", "UnitTab", "AatTab"]  # the tabs of the other evidence ki
 _LAZY = {
     # core: the checks, the report, the follower
     "export": "sealscope.core.export",
+    "call_record": "sealscope.core.checks.call_record",
     "compaction_series": "sealscope.core.compaction_series",
     "pins": "sealscope.core.pins",
     "witness": "sealscope.core.witness",

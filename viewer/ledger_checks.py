@@ -15,6 +15,10 @@ entries `check`, `export` and `fleet` judge by), run once the file is indexed
 dropped on an artefact binding row (`dropped`) is that binding's held artefact: core
 checks its digest (`artefact.held_file_entry`), the entry replaces the binding's for
 its badge and panel, and its record joins the session (the banner, the report).
+
+A call record (`tab.call_record`) is judged by its own check, not the ledger walk
+(`call_record.own_check`, KINDS.md §7.2, quirk 48): the rows worker runs it beside the
+row checks and keeps it as `own`, which the tab's verdict, banner and report read.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab imports this
+    from sealscope.core.checks.result import KindCheck
     from sealscope.core.export import SessionRecord
     from sealscope.core.pins import Pin
     from sealscope.viewer.ledger_tab import LedgerTab
@@ -41,10 +46,13 @@ class RowsChecked(Message):
     """The ledger's own row checks are in (`ledger_rows.row_checks`), or the reason
     they could not be made (`error`)."""
 
-    def __init__(self, entries: tuple[dict[str, Any], ...], error: str = "") -> None:
+    def __init__(
+        self, entries: tuple[dict[str, Any], ...], error: str = "", own: KindCheck | None = None
+    ) -> None:
         super().__init__()
         self.entries = entries
         self.error = error
+        self.own = own  # a call record's own check (None for any other ledger)
 
 
 class ArtefactHeld(Message):
@@ -71,6 +79,8 @@ class LedgerChecks(Widget):
         self._by_line: dict[int, list[dict[str, Any]]] = {}
         # binding line → the held artefact's entry (replaces the binding's own)
         self.held_artefacts: dict[int, dict[str, Any]] = {}
+        # a call record's own check (`call_record.own_check`), once the rows worker ran
+        self.own: KindCheck | None = None
 
     # ------------------------------------------------------------------ pin, witness
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -140,16 +150,19 @@ class LedgerChecks(Widget):
 
     @work(thread=True, exclusive=True, group="row-checks")
     def _rows_worker(self) -> None:
+        path = str(self.tab.source.path)
+        own = lazy.call_record.own_check(path) if self.tab.call_record else None
         try:
-            entries = lazy.ledger_rows.row_checks(str(self.tab.source.path))
+            entries = lazy.ledger_rows.row_checks(path)
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
-            self.post_message(RowsChecked((), f"{type(e).__name__}: {e}"))
+            self.post_message(RowsChecked((), f"{type(e).__name__}: {e}", own))
             return
-        self.post_message(RowsChecked(entries))
+        self.post_message(RowsChecked(entries, own=own))
 
     def on_rows_checked(self, m: RowsChecked) -> None:
         m.stop()
         self.rows = m.entries
+        self.own = m.own
         self._by_line = {}
         for e in m.entries:
             self._by_line.setdefault(int(e.get("line") or 0), []).append(e)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from sealscope.core import verdict
+from sealscope.core import kinds, verdict
 from sealscope.core.ledger import Mismatch, VerifyResult, explain_mismatch
 from sealscope.viewer import lazy
 from sealscope.viewer.banner import BUSY, Banner, ledger_detail
@@ -111,6 +111,8 @@ class LedgerTab(EvidenceTab):
     def __init__(self, path: Path, *, id: str) -> None:
         self.source = LedgerSource(path)
         self.path = str(self.source.path)
+        # a call record opens as a ledger but is judged by its own check (`own_outcome`)
+        self.call_record = _is_call_record(self.path)
         self.tab_name = tab_label(self.source.name)
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
@@ -344,9 +346,19 @@ class LedgerTab(EvidenceTab):
                 failed=failed if self.reading_state == "done" else (),
                 explained=self.first_explained,
                 rows=self.checks.not_verified() if self.reading_state == "done" else (),
+                judged_by=self._judged_by(),
             ),
             self.reading_state,
         )
+
+    def _judged_by(self) -> str:
+        """A call record's banner line: the rule that judged it, and why when it is
+        not VERIFIED ("" for any other ledger, or before its check is in)."""
+        own = self.checks.own
+        if own is None:
+            return ""
+        why = own.reason if own.verdict != verdict.VERIFIED else ""
+        return lazy.call_record.JUDGED_BY + (f": {why}" if why else "")
 
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, receipts failing on their
@@ -354,7 +366,10 @@ class LedgerTab(EvidenceTab):
         if self.result is None:
             return None
         receipts = ({"ok": ok} for ok in self.receipt_ok.values())
-        return verdict.ledger(self.result, receipts, self.checks.rows or ())
+        walked = verdict.ledger(self.result, receipts, self.checks.rows or ())
+        if not self.call_record:
+            return walked
+        return lazy.call_record.opened_outcome(True, self.checks.own, walked)
 
     def checked_series(self) -> list[SeriesPoint] | None:
         """The compaction chart's points with the held content recomputed on this tab
@@ -636,6 +651,25 @@ class LedgerTab(EvidenceTab):
     def export_screen(self) -> ExportScreen:
         """Its verdict (re-verified when not finished yet), its receipts, and the
         session: held content recomputed, items looked up."""
+        if self.call_record:  # the call record's report, as `sealscope export` writes it
+            n = len(self.session)
+            return lazy.ExportScreen(
+                self.path,
+                kind="call-record",
+                check=self.checks.own,
+                note=f"the call record's own report: the {n} check(s) run in this tab are not in it"
+                if n
+                else "",
+            )
         return lazy.ExportScreen(
             self.path, kind="ledger", session=self.session, verify_result=self.result
         )
+
+
+def _is_call_record(path: str) -> bool:
+    """Whether the classifier calls `path` a call record (KINDS.md §1: its first
+    object row a `tool_call` with `args_digest`)."""
+    try:
+        return kinds.identify(path).kind == kinds.CALL_RECORD
+    except Exception:  # noqa: BLE001 - an unreadable file is judged as a ledger says
+        return False

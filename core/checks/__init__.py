@@ -5,23 +5,24 @@
 its kind's checker, imported by name when first needed, so a kind whose checker is
 not installed answers COULD NOT LOOK (`detail.error` naming the missing module) instead
 of failing the run. Stored verdicts named as PATHs join the `continuity_verify` rows of
-every ledger of the run (KINDS.md §5.3). A checker that raises could not look: the
-result is COULD NOT LOOK with `detail.error` the exception's class name (§0.1 rule 2),
-never a traceback.
+every ledger of the run (KINDS.md §5.3): `run_context` gives that context, the same for
+`check` and for a fleet (whose run is every path it found). A checker that raises
+could not look: the result is COULD NOT LOOK with `detail.error` the exception's class
+name (§0.1 rule 2), never a traceback.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sealscope.core import kinds as _kinds
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["CHECKERS", "run", "check_path", "KindCheck", "CheckContext"]
+__all__ = ["CHECKERS", "run", "run_context", "check_path", "KindCheck", "CheckContext"]
 
 # evidence kind → the module under sealscope.core.checks that checks it
 CHECKERS = {
@@ -81,15 +82,27 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
     return res
 
 
-def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck]:
-    """Check every path in order (KINDS.md §12: one result per path)."""
-    ctx = ctx or CheckContext()
-    found = [_kinds.identify(p) for p in paths]
+def _joined(found: Iterable[_kinds.Identified], ctx: CheckContext) -> CheckContext:
+    """`ctx` with every continuity verdict of `found` held (after those it held)."""
     verdicts = tuple(f.path for f in found if f.kind == _kinds.CONTINUITY_VERDICT)
-    ctx = dataclasses.replace(
+    return dataclasses.replace(
         ctx,
         verdict_files=(*ctx.verdict_files, *(v for v in verdicts if v not in ctx.verdict_files)),
     )
+
+
+def run_context(paths: Iterable[str], artefacts: str | None = None) -> CheckContext:
+    """The context one run over `paths` gives each of its checks (KINDS.md §5.3): the
+    `--artefacts DIR` folder, and as held verdicts every path among them the
+    classifier calls a continuity verdict, in the order given. What `run` judges with,
+    and what a fleet gives the ledgers it found beside stored verdicts."""
+    return _joined((_kinds.identify(p) for p in paths), CheckContext(artefacts=artefacts))
+
+
+def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck]:
+    """Check every path in order (KINDS.md §12: one result per path)."""
+    found = [_kinds.identify(p) for p in paths]
+    ctx = _joined(found, ctx or CheckContext())
     return [check_path(f, ctx) for f in found]
 
 

@@ -15,6 +15,13 @@ separators=(",", ":"), default=str)` — ASCII-escaped, not json-c14n (quirk 49)
 `args_bytes` that dump's length in characters. With `args` inline both must reproduce
 (`match` VERIFIED, else `mismatch` BROKEN); `args` null or absent (the writer leaves
 out a dump over 4096 characters) is `not_inline`, COULD NOT LOOK.
+
+**One verdict everywhere** (`own_check`, `opened_outcome`): a frontend that opens a
+call record as a ledger (the viewer's tab, its report) shows the ledger view — rows,
+breaks, row checks — but judges the file by this check, never by the ledger walk,
+which can answer otherwise (quirk 48: an unchained first row is prechain there, a
+byte that is not UTF-8 an unparseable line). So `check`, `export`, `fleet` and the
+tab say one word, and the tab names the rule that judged it (`JUDGED_BY`).
 """
 
 from __future__ import annotations
@@ -29,9 +36,20 @@ from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.ledger import GENESIS, link
 
-__all__ = ["verify_call_record", "args_digest", "is_call_row", "row_entry", "check"]
+__all__ = [
+    "verify_call_record",
+    "args_digest",
+    "is_call_row",
+    "row_entry",
+    "check",
+    "own_check",
+    "opened_outcome",
+    "JUDGED_BY",
+]
 
 KIND = "call-record"
+#: what a frontend says beside a call record's verdict: the rule that judged it
+JUDGED_BY = "judged as a call record (KINDS.md §7.2), not by the ledger walk"
 
 
 def verify_call_record(path: str) -> dict[str, Any]:
@@ -146,3 +164,27 @@ def _entries_reason(entries: list[dict[str, Any]]) -> str:
     return f"line {e['line']}: args {e['args']}" + (
         f" (+{len(bad) - 1} more)" if len(bad) > 1 else ""
     )
+
+
+def own_check(path: str, ctx: CheckContext | None = None) -> KindCheck | None:
+    """`check`'s result for `path` when the classifier calls it a call record
+    (`kinds.identify`), else None: the file's own verdict for a frontend that opens it
+    as a ledger (module docstring). Never raises."""
+    from sealscope.core import kinds
+    from sealscope.core.checks import check_path
+
+    found = kinds.identify(path)
+    if found.kind != KIND:
+        return None
+    return check_path(found, ctx or CheckContext())
+
+
+def opened_outcome(
+    call_record: bool, own: KindCheck | None, ledger: _verdict.Outcome | None
+) -> _verdict.Outcome | None:
+    """The own verdict of a file opened as a ledger: a call record's is its
+    call-record check's (`own`; None until it is in), any other file's the ledger
+    walk's (`ledger`, from `verdict.ledger`; None until verified)."""
+    if call_record:
+        return None if own is None or ledger is None else own.outcome()
+    return ledger

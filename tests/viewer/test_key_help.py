@@ -235,3 +235,34 @@ def test_snapshot_80x24(snap_compare, monkeypatch, keys):
         await pilot.pause()
 
     assert snap_compare(samples_from_root(monkeypatch), terminal_size=SMALL, run_before=run)
+
+
+@sync
+async def test_the_ledger_help_names_every_row_check_badge_the_row_list_draws():
+    """Each badge `row_check_panel.row_badge` can draw has its line, and so do its
+    three colours (by verdict word); a seal tab, with no row list, has none."""
+    from sealscope.viewer.row_check_panel import TITLES
+
+    app = SealscopeApp([SAMPLES])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = help_plain(app)
+        assert " row check badges" in text
+        for _title, name in TITLES.values():
+            assert any(line.startswith(f"{name:<10} ") for line in text.splitlines()), name
+        for line in (
+            "[…]        VERIFIED",
+            "continuity a continuity_verify row: matched, mismatch or unmatched",
+            "call args  a call row: its args match or mismatch its args_digest",
+            "+N         N more checks on that row",
+        ):
+            assert any(x.startswith(line) for x in text.splitlines()), line
+        assert "BROKEN" in text.split(" row check badges")[1]
+        await pilot.press("escape")
+        await pilot.press("8")
+        assert isinstance(app.current_tab(), SealTab)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "row check badges" not in help_plain(app)

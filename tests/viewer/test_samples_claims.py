@@ -83,8 +83,8 @@ CLAIMS = [
         ".",
         "fleet .",
         1,
-        ["17 verified, 4 broken, 2 could not look", "14 not evidence"],
-        "finds 23 evidence files, 17 verified, 4 broken",
+        ["18 verified, 4 broken, 1 could not look", "14 not evidence"],
+        "finds 23 evidence files, 18 verified, 4 broken",
     ),
     (
         ".",
