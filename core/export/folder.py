@@ -39,6 +39,7 @@ from typing import Any
 
 from sealscope.core import fleet, kinds
 from sealscope.core import verdict as _verdict
+from sealscope.core.checks.result import CheckContext
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.kind_report import KindReport, build_kind_report
 from sealscope.core.export.report import AuditReport, build_report
@@ -109,7 +110,8 @@ def build_folder_report(
     skipped: list[tuple[str, str]] = []
     sized = list(fleet.walk([p], follow_links=follow_links, skipped=skipped))
     entries = [fleet.unreadable_entry(s, why) for s, why in skipped]  # as `fleet` lists them
-    for entry in fleet.iter_local(sized):
+    ctx = fleet.fleet_context(sized)  # what the fleet holds: the stored verdicts found
+    for entry in fleet.iter_local(sized, ctx=ctx):
         if on_file is not None:
             on_file(entry.path)
         entries.append(entry)
@@ -119,7 +121,7 @@ def build_folder_report(
     for e in judged:
         if on_file is not None:
             on_file(e.path)
-        section = _section(e, stamp, __version__)
+        section = _section(e, stamp, __version__, ctx)
         reports.append(section)
         files.append(_row(p, e, section))
     left = tuple(
@@ -150,12 +152,13 @@ def build_folder_report(
     )
 
 
-def _section(e: fleet.FleetEntry, stamp: str, version: str) -> Section:
-    """The report of one evidence entry (module docstring: `reports`)."""
+def _section(e: fleet.FleetEntry, stamp: str, version: str, ctx: CheckContext) -> Section:
+    """The report of one evidence entry (module docstring: `reports`), holding what
+    the fleet held (`ctx`)."""
     if e.check is None:
         if e.result.unreadable:
             return _unread_ledger(e, stamp, version)
-        return build_report(e.path, kind=kinds.LEDGER, now=stamp)
+        return build_report(e.path, kind=kinds.LEDGER, now=stamp, ctx=ctx)
     return build_kind_report(e.path, e.check, now=stamp)
 
 

@@ -29,6 +29,7 @@ from sealscope.core import ledger as _ledger
 from sealscope.core import lookup as _lookup
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
+from sealscope.core.checks.result import CheckContext
 from sealscope.core.clock import utc_stamp
 from sealscope.core.compaction_series import checked, harn_event_point, receipt_point, series_dicts
 from sealscope.core.export.binding import bind
@@ -115,6 +116,7 @@ def build_report(
     cancelled: Callable[[], bool] | None = None,
     now: str | None = None,
     artefacts: str | None = None,
+    ctx: CheckContext | None = None,
 ) -> AuditReport:
     """Build the report of `path` (kind from `kinds.classify` unless given: ledger,
     snapshot or harn). A ledger tab that already holds its VerifyResult passes it as
@@ -124,7 +126,9 @@ def build_report(
     file content. The report is bound to the file's bytes as read once it is judged
     (`binding.bind`: sha256, bytes, the head) and stamped `now` (default: this second,
     UTC) with sealscope's version. `artefacts`: a folder of held artefacts the
-    ledger's artefact bindings are checked against (`check --artefacts`)."""
+    ledger's artefact bindings are checked against (`check --artefacts`); `ctx`, when
+    given, all a run holds instead (a folder's: the stored verdicts found in it too,
+    `fleet.fleet_context`), so a section says what the run's entry says."""
     step = _Steps(on_progress, cancelled)
     step.check()
     p = os.fspath(path)
@@ -146,7 +150,7 @@ def build_report(
             if verify_result is not None
             else _ledger.verify(p, on_progress=step.progress())
         )
-        report = _ledger_report(p, res, records, step, artefacts)
+        report = _ledger_report(p, res, records, step, ctx or CheckContext(artefacts=artefacts))
     else:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")
     step.check()
@@ -224,7 +228,7 @@ def _ledger_report(
     res: _ledger.VerifyResult,
     records: tuple[SessionRecord, ...],
     step: _Steps | None = None,
-    artefacts: str | None = None,
+    ctx: CheckContext | None = None,
 ) -> AuditReport:
     """The chain verdict, every finding, every receipt row checked on its own, and
     the ledger's other row checks (`ledger_rows.row_checks`), judged together by
@@ -258,7 +262,7 @@ def _ledger_report(
                 points.append(receipt_point(line, row, check))
         except OSError:
             pass
-    rows = () if res.unreadable else _row_checks(p, artefacts)
+    rows = () if res.unreadable else _row_checks(p, ctx or CheckContext())
     own = _verdict.ledger(res, receipts, rows)
     return _report(
         kinds.LEDGER,
@@ -275,15 +279,13 @@ def _ledger_report(
     )
 
 
-def _row_checks(p: str, artefacts: str | None = None) -> tuple[dict[str, Any], ...]:
+def _row_checks(p: str, ctx: CheckContext) -> tuple[dict[str, Any], ...]:
     """The ledger's own row checks beyond its receipts (`sealscope check`'s
     `rows_checked`: continuity_verify rows, artefact bindings, distill rows, call rows),
-    as `check` reports them with the held artefacts given (none: nothing held); the
-    receipts are judged above."""
+    as `check` reports them with what `ctx` holds; the receipts are judged above."""
     from sealscope.core.checks import ledger_rows
-    from sealscope.core.checks.result import CheckContext
 
-    return ledger_rows.row_checks(p, CheckContext(artefacts=artefacts))
+    return ledger_rows.row_checks(p, ctx)
 
 
 def _harn_report(path: str, records: tuple[SessionRecord, ...]) -> AuditReport:

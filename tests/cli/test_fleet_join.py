@@ -74,6 +74,22 @@ def test_a_fleet_holds_the_verdicts_it_finds_as_check_holds_verdict_paths(folder
     assert {Path(e.path).name: e.outcome() for e in ran} == want
 
 
+def test_export_of_the_folder_holds_what_the_fleet_holds(folder, tmp_path):
+    """`export DIR` is the fleet's report: its row and the ledger's own section both
+    say what `fleet` says once the stored verdict in the folder is joined."""
+    want, want_code, _ = _fleet(str(folder))
+    out = tmp_path / "report.json"
+    got = cli("export", str(folder), "--format", "json", "-o", str(out))
+    assert got.returncode == want_code, got.stderr
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    rows = {Path(r["path"]).name: (r["verdict"], r["exit_code"]) for r in doc["files"]}
+    assert rows == want and doc["exit_code"] == want_code
+    sections = {Path(s["path"]).name: s for s in doc["reports"]}
+    assert (sections[LEDGER.name]["verdict"], sections[LEDGER.name]["exit_code"]) == want[
+        LEDGER.name
+    ]
+
+
 def test_fleet_artefacts_holds_what_check_artefacts_holds(folder, tmp_path):
     held = tmp_path / "held"
     held.mkdir()
