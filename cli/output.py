@@ -5,26 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
+from sealscope.core.sanitize import safe_json
 from sealscope.style import verdict_colour
-
-# inside JSON strings only (JSON syntax has none of them): written as \\uXXXX escapes
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-
-
-def safe_json(text: str) -> str:
-    """Serialized JSON that a terminal shows as stored and a CI runner cannot read a
-    command in: C1 controls, DEL, bidi controls and line separators escaped as
-    `\\uXXXX`, and the `[` of every `#[` as `\\u005b` (no legacy `##[` command); a
-    JSON reader gets the same document back. (`#[` and those characters occur only
-    inside strings, so the escapes land in strings.)"""
-    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text.replace("#[", "#\\u005b")
 
 
 def emit_json(doc: Any) -> None:

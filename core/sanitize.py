@@ -18,6 +18,12 @@ a cleaned string can neither carry a legacy command anywhere nor open a line wit
 own `::error` lines a `##[` is harmless (the runner's `::` parse wins), which is why a
 `file=` property carries the real path, escaped by the property rules, not `clean`.
 
+The same rule for JSON documents is `safe_json`: every such code point inside a string
+written as a `\\uXXXX` escape (a lone surrogate of a non-UTF-8 name too, so the
+document is always encodable UTF-8) and the `[` of every `#[` as `\\u005b`; a JSON
+reader gets the same document back. Every JSON sealscope writes (CLI output, the
+reports `x` and `export` write) passes through it.
+
 Pure: no terminal, no Rich, no Textual.
 """
 
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clean", "findings", "is_clean"]
+__all__ = ["clean", "findings", "is_clean", "safe_json"]
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -134,3 +140,19 @@ _ORDER = (
     "line separator",
     "lone surrogate",
 )
+
+
+# inside JSON strings only (JSON syntax has none of them): written as \uXXXX escapes
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
+
+
+def safe_json(text: str) -> str:
+    """Serialized JSON that a terminal shows as stored and a CI runner cannot read a
+    command in (the module docstring): C1 controls, DEL, bidi controls, line
+    separators and lone surrogates escaped as `\\uXXXX`, the `[` of every `#[` as
+    `\\u005b`. (`#[` and those characters occur only inside strings, so the escapes
+    land in strings.) Idempotent."""
+    text = _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.replace("#[", "#\\u005b")

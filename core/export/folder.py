@@ -43,6 +43,7 @@ from sealscope.core.checks.result import CheckContext
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.kind_report import KindReport, build_kind_report
 from sealscope.core.export.report import AuditReport, build_report
+from sealscope.core.sanitize import safe_json
 
 __all__ = ["FOLDER_SCHEMA", "FolderReport", "build_folder_report"]
 
@@ -84,7 +85,8 @@ class FolderReport:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str)
+        """The report as JSON, through the sanitizer's JSON rule (`safe_json`)."""
+        return safe_json(json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str))
 
     def to_markdown(self) -> str:
         from sealscope.core.export.folder_markdown import render

@@ -37,6 +37,7 @@ from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.binding import bind
+from sealscope.core.sanitize import safe_json
 
 __all__ = [
     "KIND_SCHEMA",
@@ -94,7 +95,8 @@ class KindReport:
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str)
+        """The report as JSON, through the sanitizer's JSON rule (`safe_json`)."""
+        return safe_json(json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str))
 
     def to_markdown(self) -> str:
         from sealscope.core.export.kind_markdown import render

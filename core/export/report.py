@@ -34,6 +34,7 @@ from sealscope.core.clock import utc_stamp
 from sealscope.core.compaction_series import checked, harn_event_point, receipt_point, series_dicts
 from sealscope.core.export.binding import bind
 from sealscope.core.export.records import SessionRecord
+from sealscope.core.sanitize import safe_json
 from sealscope.core.sealfile import SealFile, load_seal
 
 __all__ = ["EXPORT_SCHEMA", "AuditReport", "Cancelled", "build_report", "judged"]
@@ -97,7 +98,8 @@ class AuditReport:
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str)
+        """The report as JSON, through the sanitizer's JSON rule (`safe_json`)."""
+        return safe_json(json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str))
 
     def to_markdown(self) -> str:
         from sealscope.core.export.markdown import render
