@@ -45,7 +45,7 @@ import stat as _stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sealscope.core import fleet_run
 from sealscope.core import kinds as _kinds
@@ -55,9 +55,11 @@ from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
 from sealscope.core.ledger import Finding, VerifyResult, bound_to_file
 from sealscope.core.ledger import verify as _verify
-from sealscope.core.lookup import iter_receipt_rows
 from sealscope.core.receipt import verify_receipt
 from sealscope.core.rows import first_object
+
+if TYPE_CHECKING:
+    from sealscope.core.checks import ledger_rows as _ledger_rows
 
 __all__ = [
     "ReceiptRow",
@@ -287,11 +289,11 @@ def not_evidence_entry(
     )
 
 
-def _receipt_summary(path: str | os.PathLike[str]) -> ReceiptSummary:
+def _receipt_summary(receipt_rows: Iterable[tuple[int, Any]]) -> ReceiptSummary:
     """Each receipt row checked as `receipts` checks it; failed and bounded counted by
     `verdict.receipt` and `verdict.bounded`, the rules every verb reads."""
     rows = []
-    for line, row in iter_receipt_rows(path):
+    for line, row in receipt_rows:
         check = verify_receipt(row)
         rows.append(
             ReceiptRow(
@@ -393,19 +395,24 @@ def audit_file(
             why = _not_a_ledger(fh, res)
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
-            receipts = ReceiptSummary() if res.unreadable else _receipt_summary(where)
-            rows = () if res.unreadable else _row_checks(where, ctx)
+            got = _scan(where, ctx) if not res.unreadable else None
+            receipts = ReceiptSummary() if got is None else _receipt_summary(got.receipts)
+            rows = () if got is None else got.checks
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
         return FleetEntry(name, bound_to_file(res, p, fd), receipts, size, None, rows)
 
 
-def _row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, Any], ...]:
-    """The ledger's row checks besides its receipts, as `check` and `export` judge
-    them with what `ctx` holds (`ledger_rows.row_checks`)."""
-    from sealscope.core.checks.ledger_rows import row_checks
+def _scan(path: str, ctx: CheckContext | None) -> _ledger_rows.LedgerScan:
+    """The ledger's receipt rows and other row checks in one read (`ledger_rows.scan`),
+    as `check` and `export` judge them with what `ctx` holds; nothing when a line
+    cannot be searched (its chain then says why). OSError when it cannot be read."""
+    from sealscope.core.checks import ledger_rows
 
-    return row_checks(path, ctx)
+    try:
+        return ledger_rows.scan(path, ctx)
+    except ValueError:
+        return ledger_rows.LedgerScan()
 
 
 def _unit_size(path: str) -> int | None:

@@ -15,6 +15,7 @@ COULD NOT LOOK over VERIFIED).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import ledger as _ledger
@@ -100,14 +101,16 @@ def row_entries(
     ctx: CheckContext,
     held: list[_cv.HeldVerdict] | None = None,
     calls_only: bool = False,
+    receipts: bool = True,
 ) -> list[dict[str, Any]]:
-    """Every `rows_checked` entry of one parsed row, in KINDS.md §11.2's order."""
+    """Every `rows_checked` entry of one parsed row, in KINDS.md §11.2's order
+    (`receipts` False: without the compaction receipt's, judged elsewhere)."""
     if not isinstance(row, dict):
         return []
     out: list[dict[str, Any]] = []
     kind = row.get("kind")
     if not calls_only:
-        if kind == _receipt.KIND:
+        if kind == _receipt.KIND and receipts:
             out.append(_receipt_entry(line, row))
         if kind == "distill_receipt":
             out.append(_distill_entry(line, row))
@@ -189,6 +192,33 @@ def bound_of(res: _ledger.VerifyResult, entries: list[dict[str, Any]]) -> str:
     note = _verdict.scope_note(receipts)
     bounded = note if note and any(_verdict.bounded(e) for e in receipts) else ""
     return "; ".join(p for p in (bounded, rows_bound(entries)) if p)
+
+
+@dataclass(frozen=True)
+class LedgerScan:
+    """One read of a ledger's marked rows for both of its row judgments: `receipts`
+    the (line, row) of every compaction receipt row, as `lookup.iter_receipt_rows`
+    gives them, and `checks` its other row checks, as `row_checks` gives them."""
+
+    receipts: tuple[tuple[int, dict[str, Any]], ...] = ()
+    checks: tuple[dict[str, Any], ...] = ()
+
+
+def scan(path: str, ctx: CheckContext | None = None) -> LedgerScan:
+    """The receipt rows and the other row checks of a ledger in one pass over the
+    lines that could hold either (`NEEDLES` covers the receipts' needles). OSError
+    when the file cannot be read."""
+    ctx = ctx or CheckContext()
+    held: list[_cv.HeldVerdict] | None = None
+    receipts: list[tuple[int, dict[str, Any]]] = []
+    checks: list[dict[str, Any]] = []
+    for line, row in _ledger.iter_rows(path, needles=NEEDLES):
+        if _receipt.is_receipt_row(row):
+            receipts.append((line, row))
+        if held is None and isinstance(row, dict) and row.get("kind") == "continuity_verify":
+            held = _cv.held_verdicts(ctx)
+        checks.extend(row_entries(line, row, ctx, held, receipts=False))
+    return LedgerScan(tuple(receipts), tuple(checks))
 
 
 def row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, Any], ...]:

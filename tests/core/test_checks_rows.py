@@ -181,3 +181,21 @@ def test_oversized_args_could_not_look_and_rechained_edit_is_a_mismatch(
     assert edited["detail"]["call_record"]["ok"] is True
     assert edited["verdict"] == "BROKEN"
     assert edited["detail"]["rows_checked"][2]["args"] == "mismatch"
+
+
+def test_one_scan_gives_the_receipt_rows_and_the_row_checks_of_two():
+    """`ledger_rows.scan` (a fleet's one read) equals the receipt scan and the row
+    checks read apart, on every sample ledger."""
+    from pathlib import Path
+
+    from sealscope.core.checks import ledger_rows
+    from sealscope.core.lookup import iter_receipt_rows
+
+    samples = Path(__file__).resolve().parents[2] / "sample_ledgers"
+    seen = 0
+    for p in sorted(samples.rglob("*.jsonl")):
+        got = ledger_rows.scan(str(p))
+        assert list(got.receipts) == list(iter_receipt_rows(p)), p
+        assert got.checks == ledger_rows.row_checks(str(p)), p
+        seen += bool(got.receipts) + bool(got.checks)
+    assert seen >= 5
