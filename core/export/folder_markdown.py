@@ -50,7 +50,7 @@ def render(r: FolderReport) -> str:
         out += [
             f"- {md_code(x['relative'])}: {md_text(x['reason'])}"
             + (
-                " (set aside by content alone: holds the folder at COULD NOT LOOK)"
+                f" (set aside by content alone: holds the folder at {_verdict.COULD_NOT_LOOK})"
                 if x.get("held_back")
                 else ""
             )
