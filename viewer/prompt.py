@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlparse
 
 from rich.text import Text
 from sealscope.core.sanitize import clean
-from sealscope.viewer.style import json_text
+from sealscope.viewer.style import dialog_css, json_text
 from textual import active_app, events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -115,18 +115,10 @@ def pasted_path(text: str, base: Path | None = None) -> Path | None:
 class PromptScreen(ModalScreen[str | None]):
     """Ask for one line; dismiss with the text, or None on escape."""
 
-    DEFAULT_CSS = """
-    PromptScreen { align: center middle; }
-    #prompt-box {
-        width: 80;
-        max-width: 100%;
-        height: auto;
-        padding: 1 2;
-        background: $panel;
-        border: thick $accent 60%;
-    }
-    #prompt-hint { margin-top: 1; width: 100%; }   /* wraps: never cut off */
-    """
+    DEFAULT_CSS = (
+        dialog_css("PromptScreen", "prompt-box", 80)
+        + "#prompt-hint { margin-top: 1; width: 100%; }   /* wraps: never cut off */"
+    )
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
@@ -171,20 +163,13 @@ class ChoiceScreen(ModalScreen[str | None]):
     the file system) below them; typing while the list has the keyboard types there.
     Dismiss with the value or the typed text, None on escape."""
 
-    DEFAULT_CSS = """
-    ChoiceScreen { align: center middle; }
-    #choice-box {
-        width: 80;
-        max-width: 100%;
-        height: auto;
-        max-height: 90%;
-        padding: 1 2;
-        background: $panel;
-        border: thick $accent 60%;
-    }
+    DEFAULT_CSS = (
+        dialog_css("ChoiceScreen", "choice-box", 80, max_height="90%")
+        + """
     #choice-list { height: auto; max-height: 12; margin-bottom: 1; }
     #choice-hint { margin-top: 1; width: 100%; }
     """
+    )
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 

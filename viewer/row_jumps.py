@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from sealscope.core.sanitize import clean
+from sealscope.viewer.style import dialog_css
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -89,20 +90,13 @@ def named_line(info: RowInfo, finding: str | None, explained: Any) -> int | None
 class CopyScreen(ModalScreen[str | None]):
     """Pick what to copy (`choices`: (what, text)); dismiss with the text, None on escape."""
 
-    DEFAULT_CSS = """
-    CopyScreen { align: center middle; }
-    #copy-box {
-        width: 90;
-        max-width: 100%;
-        height: auto;
-        max-height: 90%;
-        padding: 1 2;
-        background: $panel;
-        border: thick $accent 60%;
-    }
+    DEFAULT_CSS = (
+        dialog_css("CopyScreen", "copy-box", 90, max_height="90%")
+        + """
     #copy-list { height: auto; max-height: 16; }
     #copy-hint { margin-top: 1; width: 100%; }
     """
+    )
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 

@@ -32,6 +32,7 @@ __all__ = [
     "BANNER_BACKGROUND",
     "BANNER_CSS",
     "CHECK_STYLE",
+    "dialog_css",
 ]
 
 VERDICT_STYLE = {"pass": "bold green", "fail": "bold red", "warn": "bold yellow"}
@@ -94,3 +95,21 @@ def json_text(value: Any) -> str:
             return repr(value)
         except RecursionError:  # a row nested near the limit
             return f"[{type(value).__name__} nested too deep to show]"
+
+
+def dialog_css(screen: str, box: str, width: int, *, max_height: str = "") -> str:
+    """The one look of a dialog: `screen` centred over the app, its `#box` a padded
+    panel with the accent border, `width` cells wide but never wider than the screen
+    (`max_height`, e.g. "90%", when its list may grow)."""
+    tall = f"\n        max-height: {max_height};" if max_height else ""
+    return f"""
+    {screen} {{ align: center middle; }}
+    #{box} {{
+        width: {width};
+        max-width: 100%;
+        height: auto;{tall}
+        padding: 1 2;
+        background: $panel;
+        border: thick $accent 60%;
+    }}
+    """
