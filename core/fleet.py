@@ -51,11 +51,18 @@ from sealscope.core import fleet_run
 from sealscope.core import kinds as _kinds
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
-from sealscope.core.checks.result import CheckContext, KindCheck
+from sealscope.core.checks.result import CheckContext
+from sealscope.core.fleet_entry import (
+    FleetEntry,
+    ReceiptRow,
+    ReceiptSummary,
+    not_evidence_entry,
+    receipt_summary,
+    unreadable_entry,
+)
 from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
-from sealscope.core.ledger import Finding, VerifyResult, bound_to_file
+from sealscope.core.ledger import VerifyResult, bound_to_file
 from sealscope.core.ledger import verify as _verify
-from sealscope.core.receipt import verify_receipt
 from sealscope.core.rows import first_object
 
 if TYPE_CHECKING:
@@ -88,231 +95,6 @@ __all__ = [
     "BATCH_BYTES",
     "BATCH_FILES",
 ]
-
-
-@dataclass(frozen=True)
-class ReceiptRow:
-    """One receipt row's check as a fleet keeps it: its line and the `verify_receipt`
-    fields a report names (judged by `verdict.receipt`, as `receipts` judges it)."""
-
-    line: int
-    ok: bool
-    schema: str | None
-    content: str
-    verified_scope: str
-    notes: tuple[str, ...] = ()
-
-    def to_wire(self) -> list[Any]:
-        return [
-            self.line,
-            self.ok,
-            self.schema,
-            self.content,
-            self.verified_scope,
-            list(self.notes),
-        ]
-
-    @classmethod
-    def from_wire(cls, w: list[Any]) -> ReceiptRow:
-        return cls(int(w[0]), bool(w[1]), w[2], str(w[3]), str(w[4]), tuple(w[5]))
-
-
-@dataclass(frozen=True)
-class ReceiptSummary:
-    """A ledger's compaction receipts: rows found, rows whose check fails (`ok` false),
-    rows that hold only within a bound (`verified_scope` not `full`); `rows` holds each
-    row's check (for the CI formats: a test case per receipt, an annotation per failure)."""
-
-    count: int = 0
-    failed: int = 0
-    bounded: int = 0
-    first_failed_line: int | None = None
-    rows: tuple[ReceiptRow, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "count": self.count,
-            "failed": self.failed,
-            "bounded": self.bounded,
-            "first_failed_line": self.first_failed_line,
-        }
-
-    def checks(self) -> tuple[Any, ...]:
-        """The receipt checks `verdict.ledger` judges: each row's, or (a summary read
-        back without its rows, `to_dict`) one failing check per failed row."""
-        return self.rows or ({"ok": False},) * self.failed
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ReceiptSummary:
-        return cls(
-            int(d["count"]),
-            int(d["failed"]),
-            int(d["bounded"]),
-            d.get("first_failed_line"),
-            tuple(ReceiptRow.from_wire(w) for w in d.get("rows", ())),
-        )
-
-
-@dataclass(frozen=True)
-class FleetEntry(_verdict.Judged):
-    """One entry of a fleet: where it is, its size, its chain verdict and receipts
-    (a ledger); or, `check` set, the own check of a path of another kind (its
-    `result` then an empty walk and `receipts` empty). `check.kind` None: a path that
-    is not evidence (`evidence` False), listed but never judged."""
-
-    path: str
-    result: VerifyResult
-    receipts: ReceiptSummary = field(default_factory=ReceiptSummary)
-    size: int | None = None
-    check: KindCheck | None = None
-    rows_checked: tuple[dict[str, Any], ...] = ()  # row checks besides the receipts
-
-    @property
-    def kind(self) -> str | None:
-        """The evidence kind: `ledger`, another kind's name, or None (not evidence)."""
-        return _kinds.LEDGER if self.check is None else self.check.kind
-
-    @property
-    def evidence(self) -> bool:
-        """False for a not-evidence entry (no verdict of its own, left out of counts)."""
-        return self.check is None or self.check.kind is not None
-
-    def outcome(self) -> _verdict.Outcome:
-        if self.check is not None:
-            return self.check.outcome()
-        return _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
-
-    @property
-    def bound(self) -> str:
-        """What a VERIFIED ledger entry held within besides its receipts' scope
-        (`ledger_rows.rows_bound`: "2 artefacts not held"); "" otherwise."""
-        if self.check is not None or self.exit_code != _verdict.HELD:
-            return ""
-        from sealscope.core.checks.ledger_rows import rows_bound
-
-        return rows_bound(self.rows_checked)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A ledger: `path`, the `verify --json` fields, `receipts`, `bytes`,
-        `exit_code`. Another kind: its `check --json` object (`kind`, `verdict`,
-        `exit_code`, `ok`, `bound`, `detail`) with `bytes`, `word` and `reason`; a
-        not-evidence path: `kind` null and `not_evidence` true."""
-        if self.check is not None:
-            c = self.check
-            out = {**c.to_dict(), "bytes": self.size, "word": c.word, "reason": c.reason}
-            if c.kind is None:  # not judged: no verdict word, no exit code
-                out.update(verdict=None, exit_code=None, not_evidence=True)
-            return out
-        return {
-            "path": self.path,
-            **self.result.to_dict(),
-            "verdict": self.verdict,
-            "receipts": self.receipts.to_dict(),
-            "rows_checked": list(self.rows_checked),
-            "bound": self.bound or None,
-            "bytes": self.size,
-            "exit_code": self.exit_code,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> FleetEntry:
-        if "detail" in d and "kind" in d:  # a kind entry (`to_dict` / `to_wire`)
-            kc = KindCheck(
-                d["path"],
-                d["kind"],
-                d.get("ok"),
-                dict(d.get("detail") or {}),
-                d.get("word"),
-                d.get("bound") or "",
-                d.get("reason") or "",
-            )
-            return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"), kc)
-        res = VerifyResult(
-            ok=d["ok"],
-            rows=d["rows"],
-            chained=d["chained"],
-            prechain=d["prechain"],
-            first_break=d["first_break"],
-            breaks=d["breaks"],
-            verified_scope=d["verified_scope"],
-            declared_breaks=d["declared_breaks"],
-            declared=tuple(d["declared"]),
-            findings=tuple(Finding(int(n), str(k), str(t)) for n, k, t in d.get("findings", ())),
-            unreadable=bool(d.get("unreadable", False)),
-            sha256=d.get("sha256"),
-        )
-        rows = tuple(e for e in d.get("rows_checked") or () if isinstance(e, dict))
-        return cls(
-            d["path"], res, ReceiptSummary.from_dict(d["receipts"]), d.get("bytes"), None, rows
-        )
-
-    def to_wire(self) -> dict[str, Any]:
-        """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
-        break and declared break, and each receipt row's check."""
-        if self.check is not None:
-            return self.to_dict()
-        return {
-            **self.to_dict(),
-            "unreadable": self.result.unreadable,
-            "sha256": self.result.sha256,
-            "findings": [[f.line, f.kind, f.text] for f in self.result.findings],
-            "receipts": {
-                **self.receipts.to_dict(),
-                "rows": [r.to_wire() for r in self.receipts.rows],
-            },
-        }
-
-
-def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEntry:
-    """A ledger that could not be looked at, judged as `verify` judges an unreadable
-    file (ok false, one break `unreadable: ...`: could not look)."""
-    res = VerifyResult(ok=False, breaks=1, first_break=f"unreadable: {error}", unreadable=True)
-    return FleetEntry(path, res, ReceiptSummary(), size)
-
-
-def not_evidence_entry(
-    path: str, why: str, size: int | None = None, *, by_content: bool = False
-) -> FleetEntry:
-    """A path that is no evidence kind: listed with `why`, never judged. `by_content`:
-    a file the classifier took for a ledger, set aside only for what its rows hold
-    (held content, a witness store); the writer of evidence controls that, so such a
-    file never lets a run end green (`summarize`: it holds the run at COULD NOT LOOK)."""
-    detail: dict[str, Any] = {"reason_word": "not-evidence"}
-    if by_content:
-        detail["by_content"] = True
-    return FleetEntry(
-        path,
-        VerifyResult(ok=None),
-        ReceiptSummary(),
-        size,
-        KindCheck(path, None, None, detail, reason=why),
-    )
-
-
-def _receipt_summary(receipt_rows: Iterable[tuple[int, Any]]) -> ReceiptSummary:
-    """Each receipt row checked as `receipts` checks it; failed and bounded counted by
-    `verdict.receipt` and `verdict.bounded`, the rules every verb reads."""
-    rows = []
-    for line, row in receipt_rows:
-        check = verify_receipt(row)
-        rows.append(
-            ReceiptRow(
-                line,
-                check.ok,
-                check.schema,
-                check.content,
-                check.verified_scope,
-                tuple(check.notes),
-            )
-        )
-    failing = [r.line for r in rows if _verdict.receipt(r).exit_code == _verdict.WRONG]
-    return ReceiptSummary(
-        len(rows),
-        len(failing),
-        sum(map(_verdict.bounded, rows)),
-        failing[0] if failing else None,
-        tuple(rows),
-    )
 
 
 # Called as `after_open(path, fd)` once `audit_file` holds the ledger open, before a
@@ -396,7 +178,7 @@ def audit_file(
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
             got = _scan(where, ctx) if not res.unreadable else None
-            receipts = ReceiptSummary() if got is None else _receipt_summary(got.receipts)
+            receipts = ReceiptSummary() if got is None else receipt_summary(got.receipts)
             rows = () if got is None else got.checks
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
