@@ -65,7 +65,7 @@ def copy_choices(info: RowInfo) -> list[tuple[str, str]]:
         out.append(("row", info.raw))
     found: list[tuple[str, str]] = []
     _digests(obj, "", found)
-    out += [(f"digest {name}", v) for name, v in found]
+    out += [(f"digest {clean(name)}", v) for name, v in found]  # the row's own keys
     return out
 
 
@@ -81,10 +81,11 @@ def named_line(info: RowInfo, finding: str | None, explained: Any) -> int | None
             return int(explained.follows_line)
         if explained.next_line:
             return int(explained.next_line)
-    m = _LINE.search(finding or "")
-    if m is not None and int(m.group(1)) != info.line:
-        return int(m.group(1))
-    return None
+    # a finding opens with its own `line N:`; the line it names is another one
+    return next(
+        (int(m.group(1)) for m in _LINE.finditer(finding or "") if int(m.group(1)) != info.line),
+        None,
+    )
 
 
 class CopyScreen(ModalScreen[str | None]):

@@ -160,7 +160,8 @@ def _section(e: fleet.FleetEntry, stamp: str, version: str, ctx: CheckContext) -
     if e.check is None:
         if e.result.unreadable:
             return _unread_ledger(e, stamp, version)
-        return build_report(e.path, kind=kinds.LEDGER, now=stamp, ctx=ctx)
+        # the walk the fleet just made is the section's verdict: the file is not walked again
+        return build_report(e.path, kind=kinds.LEDGER, now=stamp, ctx=ctx, verify_result=e.result)
     return build_kind_report(e.path, e.check, now=stamp)
 
 

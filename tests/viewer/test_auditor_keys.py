@@ -281,3 +281,16 @@ async def test_a_pin_file_named_relative_to_the_ledger_is_found(tmp_path, monkey
         await check_pin(app, pilot, "truncated.pin")  # sample_ledgers/truncated.pin
         await until(pilot, lambda: [r.kind for r in tab.session] == ["pin"])
         assert tab.tab_verdict.verdict == verdict.BROKEN  # the pin names rows now gone
+
+
+def test_named_line_skips_the_findings_own_line_and_takes_the_one_it_names():
+    """A finding opens with its own `line N:`; `j` goes to the other line it names."""
+    from sealscope.viewer.row_jumps import copy_choices, named_line
+    from sealscope.viewer.source import RowInfo
+
+    info = RowInfo(7, "{}", "object", {"kind": "tool"}, kind="tool")
+    assert named_line(info, "line 7: chain mismatch; line 5 still links to it", None) == 5
+    assert named_line(info, "line 7: chain mismatch", None) is None
+    hostile = RowInfo(3, "{}", "object", {"kind": "x", "\x1b[31mdigest": "sha256:ab"}, kind="x")
+    [(what, text)] = [c for c in copy_choices(hostile) if c[0].startswith("digest")]
+    assert "\x1b" not in what and text == "sha256:ab"
