@@ -356,7 +356,9 @@ class SealscopeApp(App[None]):
             return lazy.SealTab(path, id=f"seal-{self._tab_seq}")
         if what.kind == kinds.HARN:
             return lazy.HarnPane(what.document, path=path, id=f"harn-{self._tab_seq}")
-        return lazy.LedgerTab(path, id=f"ledger-{self._tab_seq}")
+        return lazy.LedgerTab(
+            path, id=f"ledger-{self._tab_seq}", call_record=kind == kinds.CALL_RECORD
+        )
 
     async def _add(self, tab: EvidenceTab) -> EvidenceTab:
         tabs = self.query_one(TabbedContent)

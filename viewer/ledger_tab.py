@@ -108,11 +108,12 @@ class LedgerTab(EvidenceTab):
 
     BINDINGS = LEDGER_KEYS
 
-    def __init__(self, path: Path, *, id: str) -> None:
+    def __init__(self, path: Path, *, id: str, call_record: bool | None = None) -> None:
         self.source = LedgerSource(path)
         self.path = str(self.source.path)
-        # a call record opens as a ledger but is judged by its own check (`own_outcome`)
-        self.call_record = _is_call_record(self.path)
+        # a call record opens as a ledger but is judged by its own check (`own_outcome`);
+        # the app passes what its classifier said (None: classified here)
+        self.call_record = _is_call_record(self.path) if call_record is None else call_record
         self.tab_name = tab_label(self.source.name)
         super().__init__(tab_title(self.tab_name, None), id=id)
         self.result: Any = None
