@@ -47,6 +47,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import DataTable, ProgressBar, Static
 from textual.worker import get_current_worker
 
@@ -59,6 +60,7 @@ BATCH_SECONDS = 0.25  # a batch of entries is posted at most this often ...
 BATCH_ENTRIES = 256  # ... or as soon as it holds this many
 VERDICT_FILTERS = (None, _verdict.BROKEN, _verdict.COULD_NOT_LOOK, _verdict.VERIFIED)
 _WORDS = VERDICT_FILTERS[1:]
+REBUILD_EVERY = 0.5  # seconds: the sorted table is refilled at most this often
 
 
 class _Stop(Exception):
@@ -164,6 +166,9 @@ class FleetTab(EvidenceTab):
         self.set_aside: list[FleetEntry] = []  # those paths (held content can hold a verdict)
         self.done = False
         self.stopped: str | None = None
+        self._cell_cache: dict[int, tuple[Text, ...]] = {}  # id(entry) -> its cells
+        self._rebuilt_at = 0.0  # when the sorted table was last refilled
+        self._rebuild_due: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="fleet-status")
@@ -250,12 +255,26 @@ class FleetTab(EvidenceTab):
             self.shown.extend(new)
             self.table.add_rows([self._cells(e) for e in new])
         else:
-            self._rebuild()
+            self._rebuild_soon()
         self._update_status()
+
+    def _rebuild_soon(self) -> None:
+        """Refill the sorted table now, or once more within `REBUILD_EVERY` when it was
+        just refilled: a fleet of thousands arrives in many batches, and refilling the
+        whole table for each would cost the square of its size."""
+        if self._rebuild_due is not None:
+            return
+        wait = self._rebuilt_at + REBUILD_EVERY - time.monotonic()
+        if wait <= 0:
+            self._rebuild()
+        else:
+            self._rebuild_due = self.set_timer(wait, self._rebuild)
 
     def finish(self, why: str | None = None) -> None:
         """The audit ended; `why` says why it stopped early."""
         self.done, self.stopped = True, why
+        if self._rebuild_due is not None:  # the last batches are shown at once
+            self._rebuild()
         self.query_one(ProgressBar).display = False
         self._update_status()
         self.judge()
@@ -273,6 +292,12 @@ class FleetTab(EvidenceTab):
         return path if rel.startswith("..") else rel
 
     def _cells(self, e: FleetEntry) -> tuple[Text, ...]:
+        got = self._cell_cache.get(id(e))  # entries live in `entries`: ids stay theirs
+        if got is None:
+            got = self._cell_cache[id(e)] = self._cells_of(e)
+        return got
+
+    def _cells_of(self, e: FleetEntry) -> tuple[Text, ...]:
         r, res = e.receipts, e.result
         path = Text(
             clean(self._rel(e.path) + ("" if e.check is None else f"  [{e.check.kind}]")),
@@ -313,6 +338,10 @@ class FleetTab(EvidenceTab):
     def _rebuild(self) -> None:
         """Refill the table from `entries` under the sort and the filter, keeping the
         selected ledger selected."""
+        if self._rebuild_due is not None:
+            self._rebuild_due.stop()
+            self._rebuild_due = None
+        self._rebuilt_at = time.monotonic()
         keep = self.selected_entry()
         rows = [e for e in self.entries if self._passes(e)]
         column, rev = self.order
@@ -325,8 +354,9 @@ class FleetTab(EvidenceTab):
         t = self.table
         t.clear()
         t.add_rows([self._cells(e) for e in rows])
-        if keep is not None and keep in rows:
-            t.move_cursor(row=rows.index(keep), animate=False)
+        at = next((i for i, e in enumerate(rows) if e is keep), None)
+        if at is not None:
+            t.move_cursor(row=at, animate=False)
 
     def _update_status(self) -> None:
         t = Text(no_wrap=True, end="")
