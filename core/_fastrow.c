@@ -34,8 +34,7 @@
 
 typedef struct { char *p; size_t len, cap; } Buf;
 
-static int buf_grow(Buf *b, size_t extra) {
-    if (b->len + extra <= b->cap) return 0;
+static int buf_grow_slow(Buf *b, size_t extra) {
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra) cap *= 2;
     char *np = (char *)realloc(b->p, cap);
@@ -44,14 +43,20 @@ static int buf_grow(Buf *b, size_t extra) {
     return 0;
 }
 
-static int buf_put(Buf *b, const char *s, size_t n) {
+static inline int buf_grow(Buf *b, size_t extra) {
+    return b->len + extra <= b->cap ? 0 : buf_grow_slow(b, extra);
+}
+
+static inline int buf_put(Buf *b, const char *s, size_t n) {
     if (buf_grow(b, n)) return -1;
     memcpy(b->p + b->len, s, n);
     b->len += n;
     return 0;
 }
 
-typedef struct { const unsigned char *k; size_t klen; size_t voff, vlen; } Member;
+/* A member: its key, and its value's output either as it stands in the row (`src`: a
+ * string, quotes included) or at `voff` in the depth's value buffer. */
+typedef struct { const unsigned char *k; size_t klen; const char *src; size_t voff, vlen; } Member;
 
 #define MAX_DEPTH 256
 
@@ -74,13 +79,16 @@ static void scratch_free(Scratch *sc) {
     free(sc);
 }
 
-typedef struct { const unsigned char *s, *end; int depth; Scratch *sc; } P;
+/* `ts`: where `run` keeps its thread state while it runs without the GIL (NULL when
+ * the caller holds it); the rare step that needs the interpreter takes it back. */
+typedef struct { const unsigned char *s, *end; int depth; Scratch *sc; PyThreadState **ts; } P;
 
 enum { OK = 0, NO = 1, ERR = -1 };  /* NO: outside the subset; ERR: out of memory */
 
-static void ws(P *p) {
-    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
-        p->s++;
+/* Whitespace between tokens, a line break excepted: a row is one line, so `run` can
+ * parse up to the end of its data and find the line's end where the row ends. */
+static inline void ws(P *p) {
+    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\r')) p->s++;
 }
 
 /* One UTF-8 sequence starting at s, strictly valid; returns its length or 0. */
@@ -253,19 +261,26 @@ static int number(P *p, Buf *out) {
     if (n >= sizeof tmp) return NO;
     memcpy(tmp, s, n);
     tmp[n] = 0;
+    if (p->ts) PyEval_RestoreThread(*p->ts);  /* CPython's own conversions need the GIL */
+    int rc = NO;
     char *endp = NULL;
     double x = PyOS_string_to_double(tmp, &endp, NULL);
-    if (x == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return NO; }
-    if (endp != tmp + n || isinf(x) || isnan(x)) return NO;
-    char *r = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
-    if (!r) { PyErr_Clear(); return ERR; }
-    int rc = buf_put(out, r, strlen(r)) ? ERR : OK;
-    PyMem_Free(r);
+    if (x == -1.0 && PyErr_Occurred()) PyErr_Clear();
+    else if (endp == tmp + n && !isinf(x) && !isnan(x)) {
+        char *r = PyOS_double_to_string(x, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+        if (!r) { PyErr_Clear(); rc = ERR; }
+        else {
+            rc = buf_put(out, r, strlen(r)) ? ERR : OK;
+            PyMem_Free(r);
+        }
+    }
+    if (p->ts) *p->ts = PyEval_SaveThread();
     return rc;
 }
 
 static int cmp_member(const void *a, const void *b) {
     const Member *x = (const Member *)a, *y = (const Member *)b;
+    if (x->klen && y->klen && x->k[0] != y->k[0]) return x->k[0] < y->k[0] ? -1 : 1;
     size_t n = x->klen < y->klen ? x->klen : y->klen;
     int c = memcmp(x->k, y->k, n);
     if (c) return c;
@@ -310,12 +325,17 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
                 const unsigned char *cs; size_t cl;
                 if ((rc = scan_string(p, &cs, &cl, 1)) != OK) goto done;
                 *chain = cs; *chain_len = cl;
-                m->k = k; m->klen = klen; m->voff = (size_t)-1; m->vlen = 0;
+                m->k = k; m->klen = klen; m->src = NULL; m->voff = (size_t)-1; m->vlen = 0;
+            } else if (p->s < p->end && *p->s == '"') {
+                const unsigned char *vs; size_t vn;
+                if ((rc = scan_string(p, &vs, &vn, 0)) != OK) goto done;
+                m->k = k; m->klen = klen; m->src = (const char *)vs - 1; m->voff = 0;
+                m->vlen = vn + 2;
             } else {
                 size_t off = vals->len;
                 if ((rc = value(p, vals)) != OK) goto done;
                 m = &p->sc->ms[d][nm];
-                m->k = k; m->klen = klen; m->voff = off; m->vlen = vals->len - off;
+                m->k = k; m->klen = klen; m->src = NULL; m->voff = off; m->vlen = vals->len - off;
             }
             nm++;
             ws(p);
@@ -337,8 +357,8 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
     }
     for (size_t i = 1; i < nm; i++)
         if (cmp_member(&ms[i - 1], &ms[i]) == 0) { rc = NO; goto done; }  /* duplicate key */
-    size_t need = vals->len + 2;
-    for (size_t i = 0; i < nm; i++) need += ms[i].klen + 6;
+    size_t need = 2;
+    for (size_t i = 0; i < nm; i++) need += ms[i].klen + 6 + ms[i].vlen;
     if (buf_grow(out, need)) { rc = ERR; goto done; }
     char *o = out->p + out->len;
     *o++ = '{';
@@ -350,7 +370,8 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
         *o++ = '"';
         memcpy(o, ms[i].k, ms[i].klen); o += ms[i].klen;
         *o++ = '"'; *o++ = ':'; *o++ = ' ';
-        memcpy(o, vals->p + ms[i].voff, ms[i].vlen); o += ms[i].vlen;
+        memcpy(o, ms[i].src ? ms[i].src : vals->p + ms[i].voff, ms[i].vlen);
+        o += ms[i].vlen;
     }
     *o++ = '}';
     out->len = (size_t)(o - out->p);
@@ -399,9 +420,8 @@ static int value(P *p, Buf *out) {
         const unsigned char *s; size_t n;
         int rc = scan_string(p, &s, &n, 0);
         if (rc != OK) return rc;
-        if (buf_put(out, "\"", 1) || buf_put(out, (const char *)s, n) || buf_put(out, "\"", 1))
-            return ERR;
-        return OK;
+        /* re-emitted as it stands, its quotes included */
+        return buf_put(out, (const char *)s - 1, n + 2) ? ERR : OK;
     }
     case 't': return literal(p, out, "true", 4);
     case 'f': return literal(p, out, "false", 5);
@@ -506,26 +526,83 @@ static void sha_blocks_ni(uint32_t st[8], const unsigned char *p, size_t blocks)
     _mm_storeu_si128((__m128i *)&st[0], s0);
     _mm_storeu_si128((__m128i *)&st[4], s1);
 }
+
+/* Two independent messages' blocks at once: the SHA instructions' latency is hidden
+ * by the other message's rounds. Both states in and out as `sha_blocks_ni` keeps them. */
+#define LOAD_STATE(st, s0, s1)                                          \
+    do {                                                                \
+        __m128i t_ = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&(st)[0]), 0xB1); \
+        __m128i h_ = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&(st)[4]), 0x1B); \
+        (s0) = _mm_alignr_epi8(t_, h_, 8);                              \
+        (s1) = _mm_blend_epi16(h_, t_, 0xF0);                           \
+    } while (0)
+#define STORE_STATE(st, s0, s1)                                         \
+    do {                                                                \
+        __m128i t_ = _mm_shuffle_epi32((s0), 0x1B);                     \
+        __m128i h_ = _mm_shuffle_epi32((s1), 0xB1);                     \
+        _mm_storeu_si128((__m128i *)&(st)[0], _mm_blend_epi16(t_, h_, 0xF0)); \
+        _mm_storeu_si128((__m128i *)&(st)[4], _mm_alignr_epi8(h_, t_, 8)); \
+    } while (0)
+
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha_blocks_ni2(uint32_t sa[8], const unsigned char *pa, uint32_t sb[8],
+                           const unsigned char *pb, size_t blocks) {
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i a0, a1, b0, b1;
+    LOAD_STATE(sa, a0, a1);
+    LOAD_STATE(sb, b0, b1);
+    while (blocks--) {
+        __m128i ka = a0, kc = a1, kb = b0, kd = b1;
+        __m128i m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 0)), swap);
+        __m128i m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 16)), swap);
+        __m128i m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 32)), swap);
+        __m128i m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pa + 48)), swap);
+        __m128i n0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 0)), swap);
+        __m128i n1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 16)), swap);
+        __m128i n2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 32)), swap);
+        __m128i n3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(pb + 48)), swap);
+        QROUND(a0, a1, m0, 0);  QROUND(b0, b1, n0, 0);
+        QROUND(a0, a1, m1, 4);  QROUND(b0, b1, n1, 4);
+        QROUND(a0, a1, m2, 8);  QROUND(b0, b1, n2, 8);
+        QROUND(a0, a1, m3, 12); QROUND(b0, b1, n3, 12);
+        for (int k = 16; k < 64; k += 16) {
+            SCHEDULE(m0, m1, m2, m3); SCHEDULE(n0, n1, n2, n3);
+            QROUND(a0, a1, m0, k); QROUND(b0, b1, n0, k);
+            SCHEDULE(m1, m2, m3, m0); SCHEDULE(n1, n2, n3, n0);
+            QROUND(a0, a1, m1, k + 4); QROUND(b0, b1, n1, k + 4);
+            SCHEDULE(m2, m3, m0, m1); SCHEDULE(n2, n3, n0, n1);
+            QROUND(a0, a1, m2, k + 8); QROUND(b0, b1, n2, k + 8);
+            SCHEDULE(m3, m0, m1, m2); SCHEDULE(n3, n0, n1, n2);
+            QROUND(a0, a1, m3, k + 12); QROUND(b0, b1, n3, k + 12);
+        }
+        a0 = _mm_add_epi32(a0, ka); a1 = _mm_add_epi32(a1, kc);
+        b0 = _mm_add_epi32(b0, kb); b1 = _mm_add_epi32(b1, kd);
+        pa += 64;
+        pb += 64;
+    }
+    STORE_STATE(sa, a0, a1);
+    STORE_STATE(sb, b0, b1);
+}
 #endif
 
 typedef void (*ShaBlocks)(uint32_t *, const unsigned char *, size_t);
 static ShaBlocks sha_blocks = sha_blocks_c;
 
-/* The first 16 bytes of SHA-256(msg), as 32 lowercase hex digits into `hex32`. */
-static void sha256_hex32(const unsigned char *msg, size_t n, char hex32[32]) {
-    uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    size_t full = n / 64;
-    sha_blocks(st, msg, full);
-    unsigned char tail[128];
-    size_t rest = n - full * 64;
-    memcpy(tail, msg + full * 64, rest);
-    tail[rest] = 0x80;
-    size_t tlen = rest + 1 + 8 <= 64 ? 64 : 128;
-    memset(tail + rest + 1, 0, tlen - rest - 1);
-    uint64_t bits = (uint64_t)n * 8;
-    for (int i = 0; i < 8; i++) tail[tlen - 1 - i] = (unsigned char)(bits >> (8 * i));
-    sha_blocks(st, tail, tlen / 64);
+static void sha_blocks2_one_by_one(uint32_t sa[8], const unsigned char *pa, uint32_t sb[8],
+                                   const unsigned char *pb, size_t blocks) {
+    sha_blocks(sa, pa, blocks);
+    sha_blocks(sb, pb, blocks);
+}
+
+typedef void (*ShaBlocks2)(uint32_t *, const unsigned char *, uint32_t *, const unsigned char *,
+                           size_t);
+static ShaBlocks2 sha_blocks2 = sha_blocks2_one_by_one;
+
+static const uint32_t SHA_IV[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
+/* The first 16 bytes of the state, as 32 lowercase hex digits into `hex32`. */
+static void hex_of(const uint32_t st[8], char hex32[32]) {
     static const char hex[] = "0123456789abcdef";
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
@@ -535,12 +612,58 @@ static void sha256_hex32(const unsigned char *msg, size_t n, char hex32[32]) {
         }
 }
 
+/* SHA-256's padding of an n-byte message written at `tail` (room for 72 bytes); the
+ * number of bytes written (the padded message then ends on a block boundary). */
+static size_t sha_pad(unsigned char *tail, size_t n) {
+    size_t rest = n % 64;
+    size_t k = (rest + 1 + 8 <= 64 ? 64 : 128) - rest;
+    tail[0] = 0x80;
+    memset(tail + 1, 0, k - 1);
+    uint64_t bits = (uint64_t)n * 8;
+    for (int i = 0; i < 8; i++) tail[k - 1 - i] = (unsigned char)(bits >> (8 * i));
+    return k;
+}
+
+/* The first 16 bytes of SHA-256(msg), as 32 lowercase hex digits into `hex32`. */
+static void sha256_hex32(const unsigned char *msg, size_t n, char hex32[32]) {
+    uint32_t st[8];
+    memcpy(st, SHA_IV, sizeof st);
+    size_t full = n / 64;
+    sha_blocks(st, msg, full);
+    unsigned char tail[128];
+    size_t rest = n - full * 64;
+    memcpy(tail, msg + full * 64, rest);
+    size_t tlen = rest + sha_pad(tail + rest, n);
+    sha_blocks(st, tail, tlen / 64);
+    hex_of(st, hex32);
+}
+
+/* sha256_hex32 of two messages at once, each held in a Buf with room after it for
+ * its padding (written there: the Bufs' bytes past their lengths change). */
+static void sha256_hex32_two(Buf *a, char ha[32], Buf *b, char hb[32]) {
+    uint32_t sa[8], sb[8];
+    memcpy(sa, SHA_IV, sizeof sa);
+    memcpy(sb, SHA_IV, sizeof sb);
+    size_t na = (a->len + sha_pad((unsigned char *)a->p + a->len, a->len)) / 64;
+    size_t nb = (b->len + sha_pad((unsigned char *)b->p + b->len, b->len)) / 64;
+    size_t both = na < nb ? na : nb;
+    const unsigned char *pa = (const unsigned char *)a->p, *pb = (const unsigned char *)b->p;
+    sha_blocks2(sa, pa, sb, pb, both);
+    if (na > both) sha_blocks(sa, pa + both * 64, na - both);
+    if (nb > both) sha_blocks(sb, pb + both * 64, nb - both);
+    hex_of(sa, ha);
+    hex_of(sb, hb);
+}
+
 static void sha_choose(void) {
 #ifdef HAVE_SHA_NI
     __builtin_cpu_init();
     if (__builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
         __builtin_cpu_supports("ssse3"))
+    {
         sha_blocks = sha_blocks_ni;
+        sha_blocks2 = sha_blocks_ni2;
+    }
 #endif
 }
 
@@ -556,7 +679,7 @@ static PyObject *fast_body(PyObject *self, PyObject *arg) {
     }
     Scratch *sc = scratch_new();
     if (!sc) return PyErr_NoMemory();
-    P p = {(const unsigned char *)data, (const unsigned char *)data + size, 0, sc};
+    P p = {(const unsigned char *)data, (const unsigned char *)data + size, 0, sc, NULL};
     ws(&p);
     if (p.s >= p.end || *p.s != '{') { scratch_free(sc); Py_RETURN_NONE; }
     Buf out = {0};
@@ -584,6 +707,29 @@ static PyObject *fast_body(PyObject *self, PyObject *arg) {
     return res;
 }
 
+/* The line at `pos` as one row of the subset: its chain message (`prefix` + body) into
+ * `out`, with room after it for SHA-256's padding, its claimed 32-digit chain in *chain
+ * and the next line's start in *next. OK, NO (not a whole line of the subset, or a
+ * chain that is not 32 bytes) or ERR (out of memory). */
+static int one_row(const char *data, Py_ssize_t size, Py_ssize_t pos, const char *prefix,
+                   size_t prefix_len, Buf *out, Scratch *sc, PyThreadState **ts,
+                   const unsigned char **chain, Py_ssize_t *next) {
+    if (size - pos < 3 || data[pos] != '{') return NO;
+    out->len = 0;
+    if (buf_put(out, prefix, prefix_len)) return ERR;
+    /* no token spans a line break, so the object ends on this line or fails */
+    P p = {(const unsigned char *)data + pos, (const unsigned char *)data + size, 0, sc, ts};
+    size_t chain_len = 0;
+    *chain = NULL;
+    int rc = object(&p, out, 1, chain, &chain_len);
+    if (rc != OK) return rc;
+    /* the row's '}' ends its line; an unterminated last piece is not a whole line */
+    if (p.s >= p.end || *p.s != '\n' || *chain == NULL || chain_len != 32) return NO;
+    if (buf_grow(out, 128)) return ERR;
+    *next = (Py_ssize_t)((const char *)p.s - data) + 1;
+    return OK;
+}
+
 static PyObject *fast_run(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t pos;
@@ -595,41 +741,93 @@ static PyObject *fast_run(PyObject *self, PyObject *args) {
     const char *data = (const char *)view.buf;
     Py_ssize_t size = view.len, count = 0;
     if (pos < 0) pos = 0;
-    Buf out = {0};
+    Buf outs[2] = {{0}, {0}};
     char last[32];
     PyObject *res = NULL;
+    int nomem = 0;
+    /* the rows are read and hashed without the GIL: threads walking other ranges of
+       the same file run at once. Rows go in pairs: the second's message starts with
+       the chain the first claims, which is its prev whenever the first verifies, so
+       both are hashed at once; a pair whose first row fails stops there. */
+    PyThreadState *ts = PyEval_SaveThread();
     Scratch *sc = scratch_new();
-    if (!sc || buf_put(&out, prev, (size_t)prev_len)) { PyErr_NoMemory(); goto fail; }
-    size_t prefix = (size_t)prev_len;
-    while (pos < size) {
-        const char *line = data + pos;
-        const char *nl = (const char *)memchr(line, '\n', (size_t)(size - pos));
-        if (!nl) break;                                  /* not a whole line */
-        Py_ssize_t len = nl - line;
-        if (len < 2 || line[0] != '{' || line[len - 1] != '}') break;
-        P p = {(const unsigned char *)line, (const unsigned char *)nl, 0, sc};
-        const unsigned char *chain = NULL;
-        size_t chain_len = 0;
-        out.len = prefix;
-        int rc = object(&p, &out, 1, &chain, &chain_len);
-        if (rc == ERR) { PyErr_NoMemory(); goto fail; }
-        if (rc != OK || p.s != p.end || chain == NULL || chain_len != 32) break;
-        char want[32];
-        sha256_hex32((const unsigned char *)out.p, out.len, want);
-        if (memcmp(want, chain, 32) != 0) break;
-        memcpy(last, chain, 32);
+    if (!sc) nomem = 1;
+    const char *prefix = prev;
+    size_t prefix_len = (size_t)prev_len;
+    while (!nomem && pos < size) {
+        const unsigned char *ca, *cb;
+        Py_ssize_t next;
+        int rc = one_row(data, size, pos, prefix, prefix_len, &outs[0], sc, &ts, &ca, &next);
+        if (rc == ERR) { nomem = 1; break; }
+        if (rc != OK) break;
+        Py_ssize_t after = next;
+        int rb = next < size ? one_row(data, size, next, (const char *)ca, 32, &outs[1], sc, &ts,
+                                       &cb, &after)
+                             : NO;
+        if (rb == ERR) { nomem = 1; break; }
+        char wa[32], wb[32];
+        if (rb == OK) sha256_hex32_two(&outs[0], wa, &outs[1], wb);
+        else sha256_hex32((const unsigned char *)outs[0].p, outs[0].len, wa);
+        if (memcmp(wa, ca, 32) != 0) break;
+        memcpy(last, ca, 32);
         count++;
-        pos += len + 1;
-        memcpy(out.p, last, 32);                         /* the next row chains from this one */
-        prefix = 32;
+        pos = next;
+        prefix = last;                                   /* the next row chains from this one */
+        prefix_len = 32;
+        if (rb != OK) continue;
+        if (memcmp(wb, cb, 32) != 0) break;
+        memcpy(last, cb, 32);
+        count++;
+        pos = after;
     }
+    free(outs[0].p);
+    free(outs[1].p);
+    scratch_free(sc);
+    PyEval_RestoreThread(ts);
+    PyBuffer_Release(&view);
+    if (nomem) return PyErr_NoMemory();
     if (count == 0) res = Py_BuildValue("(nOn)", pos, Py_None, count);
     else res = Py_BuildValue("(ns#n)", pos, last, (Py_ssize_t)32, count);
-fail:
-    free(out.p);
-    scratch_free(sc);
-    PyBuffer_Release(&view);
     return res;
+}
+
+/* The first `needle` in [hay, hay + n), or NULL: the C library's memmem where it has one. */
+static const char *search(const char *hay, size_t n, const void *needle, size_t k) {
+    if (k == 0) return hay;
+#if defined(__GLIBC__) || defined(__APPLE__) || defined(__FreeBSD__)
+    return (const char *)memmem(hay, n, needle, k);
+#else
+    const char first = *(const char *)needle;
+    const char *end = hay + n;
+    while ((size_t)(end - hay) >= k) {
+        const char *c = (const char *)memchr(hay, first, (size_t)(end - hay) - k + 1);
+        if (!c) return NULL;
+        if (memcmp(c, needle, k) == 0) return c;
+        hay = c + 1;
+    }
+    return NULL;
+#endif
+}
+
+/* find(data, needle, start=0) -> int: the offset of the first `needle` in data[start:],
+   or -1, as bytes.find; searched without the GIL. */
+static PyObject *fast_find(PyObject *self, PyObject *args) {
+    Py_buffer view, nd;
+    Py_ssize_t start = 0;
+    if (!PyArg_ParseTuple(args, "y*y*|n:find", &view, &nd, &start)) return NULL;
+    Py_ssize_t at = -1;
+    if (start < 0) start = 0;
+    if (start <= view.len && nd.len <= view.len - start) {
+        const char *base = (const char *)view.buf;
+        Py_BEGIN_ALLOW_THREADS
+        const char *hit = search(base + start, (size_t)(view.len - start), nd.buf,
+                                 (size_t)nd.len);
+        if (hit) at = hit - base;
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&nd);
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(at);
 }
 
 /* sha256_hex(data, portable=False) -> str: the 32 hex digits of SHA-256 the chain keeps
@@ -649,6 +847,28 @@ static PyObject *fast_sha256_hex(PyObject *self, PyObject *args) {
 }
 
 /* sha_instructions() -> bool: whether `run` hashes with the CPU's SHA instructions. */
+/* sha256_hex2(a, b) -> (str, str): sha256_hex of two messages hashed at once, as `run`
+   hashes a pair of rows; for testing against hashlib. */
+static PyObject *fast_sha256_hex2(PyObject *self, PyObject *args) {
+    Py_buffer va, vb;
+    if (!PyArg_ParseTuple(args, "y*y*:sha256_hex2", &va, &vb)) return NULL;
+    Buf a = {0}, b = {0};
+    PyObject *res = NULL;
+    if (buf_put(&a, va.buf, (size_t)va.len) || buf_grow(&a, 128) ||
+        buf_put(&b, vb.buf, (size_t)vb.len) || buf_grow(&b, 128)) {
+        PyErr_NoMemory();
+    } else {
+        char ha[32], hb[32];
+        sha256_hex32_two(&a, ha, &b, hb);
+        res = Py_BuildValue("(s#s#)", ha, (Py_ssize_t)32, hb, (Py_ssize_t)32);
+    }
+    free(a.p);
+    free(b.p);
+    PyBuffer_Release(&va);
+    PyBuffer_Release(&vb);
+    return res;
+}
+
 static PyObject *fast_sha_instructions(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(sha_blocks != sha_blocks_c);
 }
@@ -711,8 +931,12 @@ static PyMethodDef methods[] = {
      "run(data, pos, prev[, sha256]) -> (pos, chain, count): a run of rows verified in place."},
     {"sha256_hex", fast_sha256_hex, METH_VARARGS,
      "sha256_hex(data, portable=False) -> str: the first 16 bytes of SHA-256 in hex."},
+    {"sha256_hex2", fast_sha256_hex2, METH_VARARGS,
+     "sha256_hex2(a, b) -> (str, str): sha256_hex of two messages hashed at once."},
     {"sha_instructions", fast_sha_instructions, METH_NOARGS,
      "sha_instructions() -> bool: whether run() hashes with the CPU's SHA instructions."},
+    {"find", fast_find, METH_VARARGS,
+     "find(data, needle, start=0) -> int: as bytes.find, searched without the GIL."},
     {"line_ends", fast_line_ends, METH_VARARGS,
      "line_ends(data, base) -> bytes: native int64 offsets just after each line end."},
     {NULL, NULL, 0, NULL}};

@@ -273,7 +273,7 @@ def _incremental(
             f"checkpoint {where} is the ledger itself: not read, not written; verified in full"
         )
         walked = ledger.walk_span(
-            path, buf, strict=strict, cut=len(buf), on_progress=on_progress, workers=workers
+            buf, strict=strict, cut=len(buf), on_progress=on_progress, workers=workers
         )
         res = _digested(fd, len(buf), walked, digest)
         return Incremental(res, None, notes=tuple(notes))
@@ -285,7 +285,7 @@ def _incremental(
 
     def walk(state: WalkState | None) -> ledger.Walked:
         return ledger.walk_span(
-            path, buf, strict=strict, cut=cut, state=state, on_progress=on_progress, workers=workers
+            buf, strict=strict, cut=cut, state=state, on_progress=on_progress, workers=workers
         )
 
     if cp is not None:

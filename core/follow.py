@@ -144,7 +144,7 @@ class Follower:
         cut = _cp.line_cut(buf, 0, len(buf))
         walk_p, hash_p = _shares(on_progress, len(buf))
         walked = ledger.walk_span(
-            self.path, buf, strict=self.strict, cut=cut, on_progress=walk_p, workers=workers
+            buf, strict=self.strict, cut=cut, on_progress=walk_p, workers=workers
         )
         self.state = walked.state
         self.whole = walked.result
@@ -252,7 +252,7 @@ class Follower:
         cut = _cp.line_cut(buf, state.offset, len(buf))
         if cut <= state.offset:
             return []
-        walked = ledger.walk_span(None, buf, strict=self.strict, cut=cut, state=state)
+        walked = ledger.walk_span(buf, strict=self.strict, cut=cut, state=state)
         data = buf[state.offset : cut]
         new = walked.state
         events: list[Event] = []
@@ -313,7 +313,7 @@ class Follower:
             return Final(self.result)
         try:
             walked = ledger.walk_span(
-                None, buf, strict=self.strict, cut=self.state.offset, state=self.state
+                buf, strict=self.strict, cut=self.state.offset, state=self.state
             )
         except OSError as e:
             return Final(self._latch_result(e), 0)
@@ -365,7 +365,7 @@ class Follower:
         assert self.state is not None and self.fd is not None
         buf = self._source()
         now = ledger.walk_span(
-            None, buf, strict=self.strict, cut=_cp.line_cut(buf, 0, len(buf))
+            buf, strict=self.strict, cut=_cp.line_cut(buf, 0, len(buf))
         ).state.rows
         gone = max(0, self.state.rows - now)
         return self._latch(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sealscope.core import lazy
 from sealscope.core import lines as _lines
+from sealscope.core.chain import _DECLARE_OP_B
 from sealscope.core.chain import CHAIN_LEN as CHAIN_LEN
 from sealscope.core.chain import DECLARE_OP as DECLARE_OP
 from sealscope.core.chain import GENESIS as GENESIS
@@ -131,66 +132,6 @@ def _open_checked(path: str | os.PathLike[str]) -> tuple[BinaryIO, _lines.FileSo
         raise
 
 
-# A range job names the file it reads as (path, parent pid, parent fd, device, inode):
-# the worker opens the parent's own descriptor (`/proc/PID/fd/FD`, the same file
-# whatever its name now points at) and checks its identity; without /proc it opens
-# the path and accepts it only when it is the same file (device and inode).
-Source = tuple[str, int, int, int, int]
-
-
-def _source(path: str, buf: _lines.Buffer) -> Source | None:
-    """How a worker reaches the file behind `buf`, or None (no descriptor to share:
-    the span is walked in this process)."""
-    fd = getattr(buf, "fd", None)
-    if not isinstance(fd, int):
-        return None
-    try:
-        st = os.fstat(fd)
-    except OSError:
-        return None
-    return (path, os.getpid(), fd, st.st_dev, st.st_ino)
-
-
-def _reopen(src: str | Source) -> BinaryIO:
-    """The file a range job names, opened here: the parent's descriptor itself when
-    it can be reached, else the path when it is still the same file; `FileReplaced`
-    otherwise."""
-    if isinstance(src, str):
-        return _lines.open_regular(src)
-    path, pid, fd, dev, ino = src
-    for name in (f"/proc/{pid}/fd/{fd}", path):
-        try:
-            fh = _lines.open_regular(name)
-        except OSError:
-            if name == path:
-                raise
-            continue
-        st = os.fstat(fh.fileno())
-        if (st.st_dev, st.st_ino) == (dev, ino):
-            return fh
-        fh.close()
-    raise FileReplaced(f"{path!r} is no longer the file being verified (inode {ino})")
-
-
-def _walk_range(
-    src: str | Source,
-    start: int,
-    end: int,
-    first_line: int,
-    strict: bool,
-    declared: Declared,
-    detached: bool,
-    final: bool | None = None,
-) -> dict[str, Any]:
-    """Worker body: walk [start, end) of the file (`src`: see `Source`); line numbers
-    from `first_line`. `final`: whether `end` is the end of the file (its last line
-    is kept). The result carries the SHA-256 of the bytes walked (`sha256`)."""
-    with _reopen(src) as fh:
-        return _walk_buf(
-            _lines.FileSource(fh), start, end, first_line, strict, declared, detached, final=final
-        )
-
-
 def _walk_lines(
     w: _Walk,
     buf: _lines.Buffer,
@@ -200,19 +141,28 @@ def _walk_lines(
     final: bool,
     on_progress: ProgressFn | None = None,
     hasher: Any = None,
+    spot: list[int] | None = None,
 ) -> int:
     """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
     number. `final`: `end` is the end of the file, so the piece after its last line
     break is a line (empty when the file ends with one); otherwise `end` is just after
     a line break and nothing after it is read. `hasher` (a hashlib object) is updated
-    with every byte walked, as it is read."""
+    with every byte walked, as it is read. `spot`: the walk assumed the file declares
+    nothing; it stops at the first window holding a declaration's op and appends that
+    window's start (the caller walks again with the declarations). A file's windows
+    are read into one reused buffer, so a walk costs no fresh memory per window."""
     total = len(buf)
     if start >= end:
         return w.walk([b""], n) if final else n
+    into = buf.read_into if isinstance(buf, _lines.FileSource) else None
+    scratch = bytearray()
     for s, e in _lines.window_bounds(buf, start, end):
-        data = buf[s:e]
+        data = into(s, e, scratch) if into is not None else buf[s:e]
         if hasher is not None:
             hasher.update(data)
+        if spot is not None and _lines.find(data, _DECLARE_OP_B) >= 0:
+            spot.append(s)
+            return n
         n = w.walk_window(data, final and e == end, n)
         if on_progress is not None:
             on_progress(e, total)
@@ -227,11 +177,18 @@ def _walk_buf(
     strict: bool,
     declared: Declared,
     detached: bool,
-    on_progress: ProgressFn | None = None,
     final: bool | None = None,
+    digest: bool = True,
+    spot: bool = False,
 ) -> dict[str, Any]:
+    """One range job: walk [start, end) of `buf`, line numbers from `first_line`,
+    detached when it does not start the walk. `final`: whether `end` is the end of
+    the file (its last line is kept). The result carries the SHA-256 of the bytes
+    walked (`sha256`, when `digest`) and, when `spot`, where a declaration's op was
+    seen (`spotted`)."""
     w = _Walk(strict, declared, detached)
-    h = hashlib.sha256()
+    h = hashlib.sha256() if digest else None
+    spotted: list[int] | None = [] if spot else None
     n = _walk_lines(
         w,
         buf,
@@ -239,8 +196,9 @@ def _walk_buf(
         end,
         first_line - 1,
         end == len(buf) if final is None else final,
-        on_progress,
+        None,
         h,
+        spotted,
     )
     held = w.pending if w.pending is not None else w.held
     return {
@@ -256,7 +214,8 @@ def _walk_buf(
         "declared_breaks": w.declared_breaks,
         "findings": w.findings,
         "first_chained": w.first_chained,
-        "sha256": h.hexdigest(),
+        "sha256": h.hexdigest() if h is not None else "",
+        "spotted": spotted or [],
     }
 
 
@@ -326,20 +285,23 @@ def verify(
     walks: each range's hash checked against the parent's own read of it).
 
     Large files are split at line starts into byte ranges verified in parallel
-    processes; each range after the first holds back its lines up to its first
-    chained row, which are replayed in order with the true incoming state, so the
-    merged verdict equals one sequential pass. `workers=1` forces one process."""
+    threads (the accelerator reads and hashes rows without the GIL), each reading
+    through this same descriptor; each range after the first holds back its lines up
+    to its first chained row, which are replayed in order with the true incoming
+    state, so the merged verdict equals one sequential pass. `workers=1` walks in this
+    thread alone.
+
+    The walk first assumes the file declares no break and stops at the first window
+    holding a declaration's op; only then are the declarations read and the file
+    walked again with them (a declaration may excuse a line before it)."""
     try:
         fh, buf = _open_checked(path)
     except OSError as e:
         return _unreadable(e)
     with fh:
         total = len(buf)
-        declared = _scan_declarations(buf)
-        w = _Walk(strict, declared)
-        spans: Spans = []
-        n = _walk_into(
-            w, str(path), buf, 0, total, 0, True, workers, chunk_bytes, on_progress, spans
+        w, declared, spans, n = _walk_declared(
+            buf, strict, workers, chunk_bytes, on_progress, digest
         )
         res = _finish(w, strict, declared, n)
         sha = None
@@ -348,6 +310,31 @@ def verify(
             if changed:
                 return changed_while_read(res, changed)
         return bound_to_file(replace(res, sha256=sha), str(path), buf.fd)
+
+
+def _walk_declared(
+    buf: _lines.Buffer,
+    strict: bool,
+    workers: int | None,
+    chunk_bytes: int | None,
+    on_progress: ProgressFn | None,
+    digest: bool,
+) -> tuple[_Walk, Declared, Spans, int]:
+    """The whole of `buf` walked with the declarations it holds: (walk, declarations,
+    spans, last line). One pass when no window holds a declaration's op (then it
+    declares none); otherwise the declarations are read and the file walked again
+    with them."""
+    w = _Walk(strict, {})
+    spans: Spans | None = [] if digest else None
+    spot: list[int] = []
+    n = _walk_into(w, buf, 0, len(buf), 0, True, workers, chunk_bytes, on_progress, spans, spot)
+    if not spot:
+        return w, {}, spans or [], n
+    declared = _scan_declarations(buf)
+    w = _Walk(strict, declared)
+    spans = [] if digest else None
+    n = _walk_into(w, buf, 0, len(buf), 0, True, workers, chunk_bytes, on_progress, spans)
+    return w, declared, spans or [], n
 
 
 def span_digest(fd: int, start: int, end: int, spans: Spans) -> tuple[str | None, str | None]:
@@ -420,16 +407,13 @@ def bound_to_file(res: VerifyResult, path: str, fd: int) -> VerifyResult:
 
 def verify_bytes(data: bytes, *, strict: bool = False) -> VerifyResult:
     """`verify` over a ledger held in memory (a zip member read in place, never
-    extracted): the same walk and verdict, one process."""
-    declared = _scan_declarations(data)
-    w = _Walk(strict, declared)
-    n = _walk_into(w, None, data, 0, len(data), 0, True, 1, None, None)
+    extracted): the same walk and verdict, in this thread."""
+    w, declared, _spans, n = _walk_declared(data, strict, 1, None, None, False)
     return _finish(w, strict, declared, n)
 
 
 def _walk_into(
     w: _Walk,
-    path: str | None,
     buf: _lines.Buffer,
     start: int,
     end: int,
@@ -439,19 +423,18 @@ def _walk_into(
     chunk_bytes: int | None,
     on_progress: ProgressFn | None,
     spans: Spans | None = None,
+    spot: list[int] | None = None,
 ) -> int:
-    """Continue `w` over [start, end) from line n+1, in worker processes when the span
-    is large and the workers can reach this very file (`Source`); the last line
-    number. `spans` gets (start, end, SHA-256) of the bytes walked."""
+    """Continue `w` over [start, end) from line n+1, in parallel threads when the span
+    is large (`_walk_parallel`); the last line number. `spans` gets (start, end,
+    SHA-256) of the bytes walked; `spot`, as `_walk_lines`."""
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if end - start >= PARALLEL_MIN_BYTES else 1
-    src = _source(path, buf) if path is not None else None
-    if workers > 1 and src is not None and end > start:
+    if workers > 1 and end > start:
         before = w.export(start, n)
         got: Spans = []
         try:
             n = _walk_parallel(
-                src,
                 buf,
                 start,
                 end,
@@ -461,25 +444,36 @@ def _walk_into(
                 workers,
                 chunk_bytes or CHUNK_BYTES,
                 on_progress,
-                spans=got,
+                spans=got if spans is not None else None,
+                spot=spot,
             )
             if spans is not None:
                 spans.extend(got)
             return n
-        except (OSError, RuntimeError, ImportError, ValueError):
-            # no worker processes here (e.g. a __main__ without an import guard), or a
-            # worker could not reach this file: this process gives the same verdict
-            # from its own descriptor
+        except RuntimeError:
+            # no thread can be started (the interpreter is shutting down): this thread
+            # gives the same verdict alone
             fresh = _Walk.resume(before, w.declared)
-            h = hashlib.sha256()
-            n = _walk_lines(fresh, buf, start, end, n, final, on_progress, h)
+            n = _walk_alone(fresh, buf, start, end, n, final, on_progress, spans, spot)
             _copy_state(fresh, w)
-            if spans is not None:
-                spans.append((start, end, h.hexdigest()))
             return n
-    h = hashlib.sha256()
-    n = _walk_lines(w, buf, start, end, n, final, on_progress, h)
-    if spans is not None and end > start:
+    return _walk_alone(w, buf, start, end, n, final, on_progress, spans, spot)
+
+
+def _walk_alone(
+    w: _Walk,
+    buf: _lines.Buffer,
+    start: int,
+    end: int,
+    n: int,
+    final: bool,
+    on_progress: ProgressFn | None,
+    spans: Spans | None,
+    spot: list[int] | None,
+) -> int:
+    h = hashlib.sha256() if spans is not None else None
+    n = _walk_lines(w, buf, start, end, n, final, on_progress, h, spot)
+    if spans is not None and h is not None and end > start:
         spans.append((start, end, h.hexdigest()))
     return n
 
@@ -511,7 +505,6 @@ def _absorb(w: _Walk, out: dict[str, Any]) -> None:
 
 
 def _verify_parallel(
-    path: str | Source,
     buf: _lines.Buffer,
     total: int,
     strict: bool,
@@ -523,12 +516,11 @@ def _verify_parallel(
 ) -> VerifyResult:
     """The whole file by byte ranges, merged (see `_walk_parallel`)."""
     w = _Walk(strict, declared)
-    n = _walk_parallel(path, buf, 0, total, True, w, 0, workers, chunk, on_progress, run_jobs)
+    n = _walk_parallel(buf, 0, total, True, w, 0, workers, chunk, on_progress, run_jobs)
     return _finish(w, strict, declared, n)
 
 
 def _walk_parallel(
-    path: str | Source,
     buf: _lines.Buffer,
     start: int,
     end: int,
@@ -540,6 +532,7 @@ def _walk_parallel(
     on_progress: ProgressFn | None,
     run_jobs: RunJobs | None = None,
     spans: Spans | None = None,
+    spot: list[int] | None = None,
 ) -> int:
     """Verify byte ranges of [start, end) independently and merge them into `w` as one
     sequential pass would leave it; the last line number.
@@ -548,8 +541,10 @@ def _walk_parallel(
     first row with a non-null chain are held back and replayed here with the true
     incoming state; from that row on the range's outcome depends on nothing before it.
     Line numbers are range-relative (shifted here) unless a declaration needs absolute
-    ones. `run_jobs` maps `_walk_range` argument tuples to results in order; `spans`
-    gets each range's (start, end, SHA-256 of the bytes its worker read)."""
+    ones. `run_jobs` maps `_walk_buf` argument tuples to results in order (threads by
+    default); `spans` gets each range's (start, end, SHA-256 of the bytes it read);
+    `spot`, as `_walk_lines` (the walk stops at the first range that saw one: its
+    outcome is about to be walked again)."""
     if start >= end:
         return _walk_lines(w, buf, start, end, n, final)
     declared = w.declared
@@ -565,46 +560,73 @@ def _walk_parallel(
     if relative:
         firsts = [1] * len(bounds)
     jobs = [
-        (path, s, e, f, w.strict, declared, s > 0, final and e == end)
+        (
+            buf,
+            s,
+            e,
+            f,
+            w.strict,
+            declared,
+            s > 0,
+            final and e == end,
+            spans is not None,
+            spot is not None,
+        )
         for (s, e), f in zip(bounds, firsts, strict=True)
     ]
     line_base = n
-    for i, out in enumerate((run_jobs or _pool_runner(workers))(jobs)):
-        if spans is not None:
-            spans.append((bounds[i][0], bounds[i][1], out["sha256"]))
-        shift = line_base if relative else 0
-        if shift:
-            out["findings"].shift(shift)
-            out["held"] = [(a + shift, raw) for a, raw in out["held"]]
-            if out["first_chained"]:
-                out["first_chained"] += shift
-        for a, raw in out["held"]:
-            w.feed(a, raw)
-        if not out["detached_all"]:
-            _absorb(w, out)
-            w.prev, w.began = out["prev"], out["began"]
-        line_base = out["last_line"] + shift
-        if on_progress is not None:
-            on_progress(bounds[i][1], total)
+    results = (run_jobs or _thread_runner(workers))(jobs)
+    try:
+        for i, out in enumerate(results):
+            if out["spotted"] and spot is not None:
+                spot.extend(out["spotted"])
+                return line_base
+            if spans is not None:
+                spans.append((bounds[i][0], bounds[i][1], out["sha256"]))
+            shift = line_base if relative else 0
+            if shift:
+                out["findings"].shift(shift)
+                out["held"] = [(a + shift, raw) for a, raw in out["held"]]
+                if out["first_chained"]:
+                    out["first_chained"] += shift
+            for a, raw in out["held"]:
+                w.feed(a, raw)
+            if not out["detached_all"]:
+                _absorb(w, out)
+                w.prev, w.began = out["prev"], out["began"]
+            line_base = out["last_line"] + shift
+            if on_progress is not None:
+                on_progress(bounds[i][1], total)
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
     return line_base
 
 
-def _pool_runner(workers: int) -> Callable[[list[tuple[Any, ...]]], Iterator[dict[str, Any]]]:
-    def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
-        from sealscope.core.pools import spawn_context
+def _thread_runner(workers: int) -> RunJobs:
+    """Range jobs run on `workers` threads, results in order; stopping early cancels
+    the jobs not yet begun."""
 
-        with spawn_context().Pool(workers) as pool:
-            pending = [pool.apply_async(_walk_range, job) for job in jobs]
-            for job in pending:
-                yield job.get()
+    def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sealscope-walk")
+        try:
+            futures = [pool.submit(_walk_buf, *job) for job in jobs]
+            for f in futures:
+                yield f.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     return run
 
 
 def _serial_runner(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
-    """Run range jobs in this process (tests use it to exercise the merge)."""
+    """Run range jobs in this thread, one after another (tests use it to exercise
+    the merge)."""
     for job in jobs:
-        yield _walk_range(*job)
+        yield _walk_buf(*job)
 
 
 @dataclass(frozen=True)
@@ -622,7 +644,6 @@ class Walked:
 
 
 def walk_span(
-    path: str | None,
     buf: _lines.Buffer,
     *,
     strict: bool,
@@ -632,8 +653,7 @@ def walk_span(
     workers: int | None = None,
     chunk_bytes: int | None = None,
 ) -> Walked:
-    """Verify the file in `buf` (a `FileSource` whose descriptor worker processes open
-    again, with `path` its name; None: this process only) continuing from `state`
+    """Verify the file in `buf` (a `FileSource`, or bytes) continuing from `state`
     (whose bytes [0, state.offset) the caller has proven to be this file's), and
     export the state at byte `cut` (just after a line break, at or after
     state.offset; the bytes after it are walked but kept out of the state).
@@ -650,7 +670,6 @@ def walk_span(
         why = None if strict else _redecided(state, later)
         if why is not None:
             again = walk_span(
-                path,
                 buf,
                 strict=strict,
                 cut=cut,
@@ -667,7 +686,7 @@ def walk_span(
         declared = later
         w = _Walk(strict, declared)
     spans: Spans = []
-    n = _walk_into(w, path, buf, start, cut, n, False, workers, chunk_bytes, on_progress, spans)
+    n = _walk_into(w, buf, start, cut, n, False, workers, chunk_bytes, on_progress, spans)
     at_cut = w.export(cut, n)
     h = hashlib.sha256()
     n = _walk_lines(w, buf, cut, total, n, True, on_progress, h)

@@ -21,13 +21,15 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO, Protocol
 
 try:  # optional C accelerator: the same offsets, found without holding the GIL
+    from sealscope.core._fastrow import find as _fast_find
     from sealscope.core._fastrow import line_ends as _fast_line_ends
 
     _c_line_ends: Callable[[bytes, int], bytes] | None = _fast_line_ends
+    _c_find: Callable[[bytes | bytearray, bytes], int] | None = _fast_find
 except ImportError:  # pragma: no cover - no compiler at install time
-    _c_line_ends = None
+    _c_line_ends = _c_find = None
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
-    _c_line_ends = None
+    _c_line_ends = _c_find = None
 
 __all__ = [
     "WINDOW",
@@ -45,6 +47,7 @@ __all__ = [
     "count_lines",
     "FileSource",
     "Buffer",
+    "find",
 ]
 
 WINDOW = 8 << 20
@@ -140,6 +143,26 @@ class FileSource:
             out += more
         return out
 
+    def read_into(self, start: int, stop: int, into: bytearray) -> bytearray:
+        """Bytes [start, stop) read into `into` (resized to them, its memory reused from
+        one call to the next), as `self[start:stop]` gives them."""
+        want = max(0, min(stop, self.size) - start)
+        if len(into) != want:
+            into[want:] = b""
+            if len(into) < want:
+                into.extend(bytes(want - len(into)))
+        view = memoryview(into)
+        got = 0
+        while got < want:  # short reads on some filesystems
+            k = os.preadv(self.fd, [view[got:]], start + got)
+            if not k:
+                break
+            got += k
+        view.release()
+        if got < want:
+            del into[got:]
+        return into
+
     def find(self, needle: bytes, start: int = 0, end: int | None = None) -> int:
         end = self.size if end is None else end
         step = 1 << 16
@@ -152,6 +175,12 @@ class FileSource:
             pos += step
             step = min(step * 2, WINDOW)
         return -1
+
+
+def find(data: bytes | bytearray, needle: bytes) -> int:
+    """`data.find(needle)`, searched without holding the GIL where the accelerator is
+    built (threads walking other windows run meanwhile)."""
+    return _c_find(data, needle) if _c_find is not None else data.find(needle)
 
 
 def window_bounds(

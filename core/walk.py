@@ -35,7 +35,9 @@ if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths 
     _c_body = _c_run = None
 
 # the accelerator's run: (window, offset, prev, sha256) -> (offset, last chain, rows)
-RunFn = Callable[[bytes, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]]
+RunFn = Callable[
+    [bytes | bytearray, int, bytes, Callable[[bytes], Any]], tuple[int, "str | None", int]
+]
 
 
 @dataclass(frozen=True)
@@ -310,14 +312,15 @@ class _Walk:
         got = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         return d if d.get("orphan_sha256") == got else None
 
-    def walk_window(self, data: bytes, final: bool, n: int) -> int:
+    def walk_window(self, data: bytes | bytearray, final: bool, n: int) -> int:
         """Feed one window's lines, as `split_window(data, final)` gives them, from line
         n+1; returns the last line number. With the C accelerator and no CR in the
-        window, runs of common rows are verified in place and only the other lines are
-        cut out and fed one by one."""
+        window, runs of common rows are verified in place (without the GIL) and only
+        the other lines are cut out, as bytes of their own, and fed one by one. `data`
+        may be a buffer the caller reuses: nothing kept refers to it."""
         run = _c_run
         if run is None or b"\r" in data:
-            return self.walk(_lines.split_window(data, final), n)
+            return self.walk(_lines.split_window(bytes(data), final), n)
         sha256 = hashlib.sha256
         pos = 0
         while True:
@@ -330,8 +333,8 @@ class _Walk:
                     n += k
             nl = data.find(b"\n", pos)
             if nl < 0:  # the piece after the last line break is a line only at the end
-                return self.walk([data[pos:]], n) if final else n
-            n = self.walk([data[pos:nl]], n)
+                return self.walk([bytes(data[pos:])], n) if final else n
+            n = self.walk([bytes(data[pos:nl])], n)
             pos = nl + 1
 
     def walk(self, lines: list[bytes], n: int) -> int:

@@ -381,9 +381,7 @@ def test_parallel_resume_equals_single_pass(tmp_path):
         buf = L._lines.FileSource(fh)
         state = C.Checkpoint.from_json(cp.read_bytes()).state
         cut = C.line_cut(buf, 0, len(buf))
-        merged = L.walk_span(
-            str(p), buf, strict=False, cut=cut, state=state, workers=2, chunk_bytes=300
-        )
+        merged = L.walk_span(buf, strict=False, cut=cut, state=state, workers=2, chunk_bytes=300)
     assert merged.result == L.verify(p, workers=1)
 
 
@@ -402,14 +400,13 @@ def test_resumed_range_merge_equals_single_pass(tmp_path, case, strict, chunk):
     with open(p, "rb") as fh:
         buf = L._lines.FileSource(fh)
         cut = _ref_cut(data[:a])
-        state = L.walk_span(None, buf, strict=strict, cut=cut).state
+        state = L.walk_span(buf, strict=strict, cut=cut).state
         later = L._scan_declarations(buf, cut, state.lines + 1)
         if not strict and L._redecided(state, later):
             return
         declared = {**state.declared, **later}
         w = L._Walk.resume(state, declared)
         n = L._walk_parallel(
-            str(p),
             buf,
             cut,
             len(buf),

@@ -313,3 +313,57 @@ def test_every_message_length_around_the_padding_edges():
         data = bytes((i * 7 + n) & 0xFF for i in range(n))
         want = hashlib.sha256(data).hexdigest()[:32]
         assert fastrow.sha256_hex(data) == want == fastrow.sha256_hex(data, True), n
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.binary(max_size=400), b=st.binary(max_size=400))
+def test_two_messages_hashed_at_once_are_each_hashlibs_digest(a, b):
+    """`run` hashes a pair of rows at once (the second's block count may be more, less
+    or the same): each digest is hashlib's."""
+    want = (hashlib.sha256(a).hexdigest()[:32], hashlib.sha256(b).hexdigest()[:32])
+    assert fastrow.sha256_hex2(a, b) == want
+
+
+def test_pairs_of_message_lengths_around_the_padding_edges():
+    for n in (0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 200):
+        for m in range(0, 140):
+            a, b = bytes([n & 0xFF]) * n, bytes([m & 0xFF]) * m
+            got = fastrow.sha256_hex2(a, b)
+            assert got == (hashlib.sha256(a).hexdigest()[:32], hashlib.sha256(b).hexdigest()[:32])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.binary(max_size=64),
+    needle=st.binary(max_size=4),
+    start=st.integers(-3, 70),
+)
+def test_find_is_bytes_find(data, needle, start):
+    assert fastrow.find(data, needle, max(start, 0)) == data.find(needle, max(start, 0))
+    assert fastrow.find(bytearray(data), needle) == data.find(needle)
+
+
+def test_runs_in_threads_at_once_give_what_one_run_gives():
+    """`run` lets go of the GIL while it reads rows, and takes it back for the floats
+    only CPython can spell: runs on several threads at once, over rows with such
+    floats and over a reused bytearray, give exactly the serial answers."""
+    import threading
+
+    lines = _chained([{"i": i, "x": 1e16 * (i + 1), "y": 0.1 * i, "s": "é東"} for i in range(400)])
+    buf = b"\n".join(lines) + b"\n"
+    want = fastrow.run(buf, 0, b"genesis")
+    assert want == (len(buf), json.loads(lines[-1])["chain"], 400)
+    assert fastrow.run(bytearray(buf), 0, b"genesis") == want
+    got: list = []
+    go = threading.Barrier(4)
+
+    def one() -> None:
+        go.wait()
+        got.extend(fastrow.run(buf, 0, b"genesis") for _ in range(20))
+
+    threads = [threading.Thread(target=one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [want] * 80

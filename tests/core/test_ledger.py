@@ -222,18 +222,16 @@ def test_unreadable_paths(tmp_path):
     assert r.first_break.startswith("unreadable: [Errno 21] Is a directory")
 
 
-def test_declare_break_and_a_range_worker_refuse_a_fifo_without_blocking(tmp_path):
+def test_declare_break_and_verify_refuse_a_fifo_without_blocking(tmp_path):
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     came_back, got = returns(lambda: L.declare_break(fifo, 1, "why"), fifo)
     assert came_back, "declare_break blocked on a FIFO"
     assert isinstance(got, ValueError)
     assert str(got) == f"cannot read {fifo}: not a regular file: '{fifo}'"
-    came_back, got = returns(
-        lambda: L._walk_range(str(fifo), 0, 10, 1, False, {}, False, True), fifo
-    )
-    assert came_back, "a range worker blocked on a FIFO"
-    assert isinstance(got, _lines.NotRegularFile)
+    came_back, got = returns(lambda: L.verify(fifo, workers=2), fifo)
+    assert came_back, "verify blocked on a FIFO"
+    assert got.verdict == "COULD NOT LOOK" and "not a regular file" in got.first_break
 
 
 @pytest.mark.parametrize("errors", ["strict", "replace"])
@@ -408,14 +406,14 @@ def test_parallel_merge_equals_single_pass(tmp_path, data, chunk, strict):
         buf = _lines.FileSource(fh)
         decl = L._scan_declarations(buf)
         merged = L._verify_parallel(
-            str(p), buf, len(buf), strict, decl, 2, chunk, None, run_jobs=L._serial_runner
+            buf, len(buf), strict, decl, 2, chunk, None, run_jobs=L._serial_runner
         )
     if len(data):
         assert merged == single
 
 
-def test_parallel_processes_equal_single_pass(tmp_path):
-    """Real worker processes over a file with breaks, a declared break and prechain
+def test_parallel_threads_equal_single_pass(tmp_path):
+    """Real walk threads over a file with breaks, a declared break and prechain
     rows placed across many small ranges."""
     p = tmp_path / "mixed.jsonl"
     with p.open("w") as fh:

@@ -49,14 +49,14 @@ def swap_on_open(monkeypatch):
     return install
 
 
-@pytest.mark.parametrize("runner", ["pool", "serial"])
-def test_workers_read_the_parents_file_not_the_name(tmp_path, swap_on_open, runner, monkeypatch):
+@pytest.mark.parametrize("runner", ["threads", "serial"])
+def test_range_walks_read_the_open_file_not_the_name(tmp_path, swap_on_open, runner, monkeypatch):
     h, t = _pair(tmp_path)
     assert L.verify(t).verdict == "BROKEN" and L.verify(h).verdict == "VERIFIED"
     led = tmp_path / "L.jsonl"
     shutil.copy(t, led)
-    if runner == "serial":  # the same jobs, run in this process
-        monkeypatch.setattr(L, "_pool_runner", lambda workers: L._serial_runner)
+    if runner == "serial":  # the same jobs, one after another in this thread
+        monkeypatch.setattr(L, "_thread_runner", lambda workers: L._serial_runner)
     done = swap_on_open(led, h)
     res = L.verify(led, workers=2, chunk_bytes=4096)
     assert done, "the hook did not run"
