@@ -278,13 +278,17 @@ static int number(P *p, Buf *out) {
     return rc;
 }
 
-static int cmp_member(const void *a, const void *b) {
-    const Member *x = (const Member *)a, *y = (const Member *)b;
+/* Keys in code point order (= UTF-8 byte order); 0 for the same key. */
+static inline int key_cmp(const Member *x, const Member *y) {
     if (x->klen && y->klen && x->k[0] != y->k[0]) return x->k[0] < y->k[0] ? -1 : 1;
     size_t n = x->klen < y->klen ? x->klen : y->klen;
     int c = memcmp(x->k, y->k, n);
     if (c) return c;
     return x->klen < y->klen ? -1 : (x->klen > y->klen ? 1 : 0);
+}
+
+static int cmp_member(const void *a, const void *b) {
+    return key_cmp((const Member *)a, (const Member *)b);
 }
 
 static int value(P *p, Buf *out);
@@ -351,12 +355,12 @@ static int object(P *p, Buf *out, int top, const unsigned char **chain, size_t *
         for (size_t i = 1; i < nm; i++) {
             Member x = ms[i];
             size_t j = i;
-            while (j > 0 && cmp_member(&ms[j - 1], &x) > 0) { ms[j] = ms[j - 1]; j--; }
+            while (j > 0 && key_cmp(&ms[j - 1], &x) > 0) { ms[j] = ms[j - 1]; j--; }
             ms[j] = x;
         }
     }
     for (size_t i = 1; i < nm; i++)
-        if (cmp_member(&ms[i - 1], &ms[i]) == 0) { rc = NO; goto done; }  /* duplicate key */
+        if (key_cmp(&ms[i - 1], &ms[i]) == 0) { rc = NO; goto done; }  /* duplicate key */
     size_t need = 2;
     for (size_t i = 0; i < nm; i++) need += ms[i].klen + 6 + ms[i].vlen;
     if (buf_grow(out, need)) { rc = ERR; goto done; }

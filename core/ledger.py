@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -155,18 +156,34 @@ def _walk_lines(
     if start >= end:
         return w.walk([b""], n) if final else n
     into = buf.read_into if isinstance(buf, _lines.FileSource) else None
-    scratch = bytearray()
+    kept = getattr(_range_thread, "buf", None)
+    scratch = bytearray() if kept is None else kept
     for s, e in _lines.window_bounds(buf, start, end):
-        data = into(s, e, scratch) if into is not None else buf[s:e]
+        data: bytes | bytearray
+        if into is not None:
+            data = scratch = into(s, e, scratch)
+        else:
+            data = buf[s:e]
         if hasher is not None:
             hasher.update(data)
         if spot is not None and _lines.find(data, _DECLARE_OP_B) >= 0:
             spot.append(s)
-            return n
+            break
         n = w.walk_window(data, final and e == end, n)
         if on_progress is not None:
             on_progress(e, total)
+    if kept is not None:
+        _range_thread.buf = scratch
     return n
+
+
+# A range thread's read buffer, kept from one of its jobs to the next while its pool
+# lives (a buffer per job would leave the allocator a fresh 8 MB each time).
+_range_thread = threading.local()
+
+
+def _keep_a_buffer() -> None:
+    _range_thread.buf = bytearray()
 
 
 def _walk_buf(
@@ -258,8 +275,8 @@ def _finish(w: _Walk, strict: bool, declared: Declared, lines_total: int) -> Ver
     )
 
 
-PARALLEL_MIN_BYTES = 24 << 20
-CHUNK_BYTES = 16 << 20
+PARALLEL_MIN_BYTES = 16 << 20
+CHUNK_BYTES = 8 << 20
 
 # (start, end, SHA-256) of each span of bytes a walk read, in order
 Spans = list[tuple[int, int, str]]
@@ -611,7 +628,9 @@ def _thread_runner(workers: int) -> RunJobs:
     def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sealscope-walk")
+        pool = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="sealscope-walk", initializer=_keep_a_buffer
+        )
         try:
             futures = [pool.submit(_walk_buf, *job) for job in jobs]
             for f in futures:
@@ -663,28 +682,18 @@ def walk_span(
     before the state that broke (a chain mismatch, an unchained row after the chain
     began, or an excused break) could change that line's outcome and everything that
     follows through `prev`; the walk then starts again at byte 0."""
+    if state is None:
+        return _walk_fresh(buf, strict, cut, on_progress, workers, chunk_bytes)
     total = len(buf)
-    start, n = (state.offset, state.lines) if state is not None else (0, 0)
+    start, n = state.offset, state.lines
     later = _scan_declarations(buf, start, n + 1)
-    if state is not None:
-        why = None if strict else _redecided(state, later)
-        if why is not None:
-            again = walk_span(
-                buf,
-                strict=strict,
-                cut=cut,
-                state=None,
-                on_progress=on_progress,
-                workers=workers,
-                chunk_bytes=chunk_bytes,
-            )
-            return Walked(again.result, again.state, why, again.spans)
-        declared = dict(state.declared)
-        declared.update(later)
-        w = _Walk.resume(state, declared)
-    else:
-        declared = later
-        w = _Walk(strict, declared)
+    why = None if strict else _redecided(state, later)
+    if why is not None:
+        again = _walk_fresh(buf, strict, cut, on_progress, workers, chunk_bytes)
+        return Walked(again.result, again.state, why, again.spans)
+    declared = dict(state.declared)
+    declared.update(later)
+    w = _Walk.resume(state, declared)
     spans: Spans = []
     n = _walk_into(w, buf, start, cut, n, False, workers, chunk_bytes, on_progress, spans)
     at_cut = w.export(cut, n)
@@ -693,6 +702,39 @@ def walk_span(
     if total > cut:
         spans.append((cut, total, h.hexdigest()))
     return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
+
+
+def _walk_fresh(
+    buf: _lines.Buffer,
+    strict: bool,
+    cut: int,
+    on_progress: ProgressFn | None,
+    workers: int | None,
+    chunk_bytes: int | None,
+) -> Walked:
+    """`walk_span` from byte 0: first assuming the file declares nothing, stopping at
+    the first window holding a declaration's op; then, only if one did, with the
+    declarations read from the file (as `verify` does)."""
+    total = len(buf)
+    declared: Declared = {}
+    for attempt in ("assumed none", "read"):
+        if attempt == "read":
+            declared = _scan_declarations(buf)
+        spot: list[int] | None = [] if attempt == "assumed none" else None
+        w = _Walk(strict, declared)
+        spans: Spans = []
+        n = _walk_into(w, buf, 0, cut, 0, False, workers, chunk_bytes, on_progress, spans, spot)
+        if spot:
+            continue
+        at_cut = w.export(cut, n)
+        h = hashlib.sha256()
+        n = _walk_lines(w, buf, cut, total, n, True, on_progress, h, spot)
+        if spot:
+            continue
+        if total > cut:
+            spans.append((cut, total, h.hexdigest()))
+        return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
+    raise AssertionError("a walk with the file's own declarations spots nothing")
 
 
 def state_result(state: WalkState) -> VerifyResult:

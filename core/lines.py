@@ -144,13 +144,16 @@ class FileSource:
         return out
 
     def read_into(self, start: int, stop: int, into: bytearray) -> bytearray:
-        """Bytes [start, stop) read into `into` (resized to them, its memory reused from
-        one call to the next), as `self[start:stop]` gives them."""
+        """Bytes [start, stop), as `self[start:stop]` gives them, read into `into`
+        (resized to them) or, when it is far too short, into a fresh buffer; the buffer
+        read into is returned, for the next call to reuse."""
         want = max(0, min(stop, self.size) - start)
-        if len(into) != want:
-            into[want:] = b""
-            if len(into) < want:
-                into.extend(bytes(want - len(into)))
+        if len(into) > want:
+            del into[want:]
+        elif want - len(into) > 1 << 16:  # zeroed pages, charged only as they are read into
+            into = bytearray(want)
+        elif len(into) < want:
+            into.extend(bytes(want - len(into)))
         view = memoryview(into)
         got = 0
         while got < want:  # short reads on some filesystems
@@ -169,7 +172,7 @@ class FileSource:
         pos = start
         while pos < end:
             block = self[pos : min(end, pos + step + len(needle) - 1)]
-            i = block.find(needle)
+            i = find(block, needle)
             if i >= 0:
                 return pos + i
             pos += step
