@@ -143,8 +143,14 @@ class Follower:
         buf = self._source()
         cut = _cp.line_cut(buf, 0, len(buf))
         walk_p, hash_p = _shares(on_progress, len(buf))
+        # the follower hashes the prefix by chunks itself (below): no span digests
         walked = ledger.walk_span(
-            buf, strict=self.strict, cut=cut, on_progress=walk_p, workers=workers
+            buf,
+            strict=self.strict,
+            cut=cut,
+            on_progress=walk_p,
+            workers=workers,
+            hash_spans=False,
         )
         self.state = walked.state
         self.whole = walked.result

@@ -654,7 +654,8 @@ class Walked:
     why a given state was not used (the walk then began at byte 0), if it was not.
     `spans`: (start, end, SHA-256) of every byte span the walk read, in order, from
     the state's offset (or 0) to the end, so a caller hashing the file can prove the
-    bytes it hashed are the bytes that were walked (`span_digest`)."""
+    bytes it hashed are the bytes that were walked (`span_digest`); empty when the walk
+    was asked not to hash them (`hash_spans=False`)."""
 
     result: VerifyResult
     state: WalkState
@@ -671,6 +672,7 @@ def walk_span(
     on_progress: ProgressFn | None = None,
     workers: int | None = None,
     chunk_bytes: int | None = None,
+    hash_spans: bool = True,
 ) -> Walked:
     """Verify the file in `buf` (a `FileSource`, or bytes) continuing from `state`
     (whose bytes [0, state.offset) the caller has proven to be this file's), and
@@ -683,25 +685,25 @@ def walk_span(
     began, or an excused break) could change that line's outcome and everything that
     follows through `prev`; the walk then starts again at byte 0."""
     if state is None:
-        return _walk_fresh(buf, strict, cut, on_progress, workers, chunk_bytes)
+        return _walk_fresh(buf, strict, cut, on_progress, workers, chunk_bytes, hash_spans)
     total = len(buf)
     start, n = state.offset, state.lines
     later = _scan_declarations(buf, start, n + 1)
     why = None if strict else _redecided(state, later)
     if why is not None:
-        again = _walk_fresh(buf, strict, cut, on_progress, workers, chunk_bytes)
+        again = _walk_fresh(buf, strict, cut, on_progress, workers, chunk_bytes, hash_spans)
         return Walked(again.result, again.state, why, again.spans)
     declared = dict(state.declared)
     declared.update(later)
     w = _Walk.resume(state, declared)
-    spans: Spans = []
+    spans: Spans | None = [] if hash_spans else None
     n = _walk_into(w, buf, start, cut, n, False, workers, chunk_bytes, on_progress, spans)
     at_cut = w.export(cut, n)
-    h = hashlib.sha256()
+    h = hashlib.sha256() if spans is not None else None
     n = _walk_lines(w, buf, cut, total, n, True, on_progress, h)
-    if total > cut:
+    if spans is not None and h is not None and total > cut:
         spans.append((cut, total, h.hexdigest()))
-    return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
+    return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans or ()))
 
 
 def _walk_fresh(
@@ -711,6 +713,7 @@ def _walk_fresh(
     on_progress: ProgressFn | None,
     workers: int | None,
     chunk_bytes: int | None,
+    hash_spans: bool,
 ) -> Walked:
     """`walk_span` from byte 0: first assuming the file declares nothing, stopping at
     the first window holding a declaration's op; then, only if one did, with the
@@ -722,18 +725,18 @@ def _walk_fresh(
             declared = _scan_declarations(buf)
         spot: list[int] | None = [] if attempt == "assumed none" else None
         w = _Walk(strict, declared)
-        spans: Spans = []
+        spans: Spans | None = [] if hash_spans else None
         n = _walk_into(w, buf, 0, cut, 0, False, workers, chunk_bytes, on_progress, spans, spot)
         if spot:
             continue
         at_cut = w.export(cut, n)
-        h = hashlib.sha256()
+        h = hashlib.sha256() if spans is not None else None
         n = _walk_lines(w, buf, cut, total, n, True, on_progress, h, spot)
         if spot:
             continue
-        if total > cut:
+        if spans is not None and h is not None and total > cut:
             spans.append((cut, total, h.hexdigest()))
-        return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans))
+        return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans or ()))
     raise AssertionError("a walk with the file's own declarations spots nothing")
 
 
