@@ -323,8 +323,9 @@ class LedgerTab(EvidenceTab):
         self.set_reading("alarm", message=message)
 
     def paint_banner(self) -> None:
-        """Hand the banner the tab's verdict and its text (`banner.ledger_detail`)."""
-        if not self.is_mounted:
+        """Hand the banner the tab's verdict and its text (`banner.ledger_detail`); a
+        tab being torn down (its banner already gone) has nothing to paint."""
+        if not self.is_mounted or not self.query(Banner):
             return
         failed = tuple(sorted(n for n, ok in self.receipt_ok.items() if not ok))
         points = self.checked_series()

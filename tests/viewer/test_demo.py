@@ -203,6 +203,9 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
             await wait_for(pilot, lambda k=k: k in at or app.return_code is not None)
             if k not in at:
                 break
+            # the step's check held; what it set going (a followed file's new rows, their
+            # marks) is drawn once no worker but the demo's own is running
+            await wait_for(pilot, lambda: not _busy(app))
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
@@ -213,6 +216,11 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
     run.cwd_after = os.getcwd()
     run.left_over = [x.name for x in parent.iterdir()]
     return run
+
+
+def _busy(app) -> bool:
+    """Whether a worker other than the demo's script is running."""
+    return any(w.is_running for w in list(app.workers) if w.group != "demo")
 
 
 @functools.cache
