@@ -488,6 +488,8 @@ def _walk_alone(
     spans: Spans | None,
     spot: list[int] | None,
 ) -> int:
+    """`_walk_lines` over [start, end) in this thread, its bytes' SHA-256 added to
+    `spans` when they are kept."""
     h = hashlib.sha256() if spans is not None else None
     n = _walk_lines(w, buf, start, end, n, final, on_progress, h, spot)
     if spans is not None and h is not None and end > start:
