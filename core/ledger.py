@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sealscope.core import lazy
 from sealscope.core import lines as _lines
+from sealscope.core import walk as _walk_mod
 from sealscope.core.chain import _DECLARE_OP_B
 from sealscope.core.chain import CHAIN_LEN as CHAIN_LEN
 from sealscope.core.chain import DECLARE_OP as DECLARE_OP
@@ -445,8 +446,9 @@ def _walk_into(
     """Continue `w` over [start, end) from line n+1, in parallel threads when the span
     is large (`_walk_parallel`); the last line number. `spans` gets (start, end,
     SHA-256) of the bytes walked; `spot`, as `_walk_lines`."""
-    if workers is None:
-        workers = min(2, os.cpu_count() or 1) if end - start >= PARALLEL_MIN_BYTES else 1
+    if workers is None:  # without the accelerator, threads would only take turns
+        big = end - start >= PARALLEL_MIN_BYTES and _walk_mod._c_run is not None
+        workers = min(2, os.cpu_count() or 1) if big else 1
     if workers > 1 and end > start:
         before = w.export(start, n)
         got: Spans = []
