@@ -418,13 +418,19 @@ def bound_to_file(res: VerifyResult, path: str, fd: int) -> VerifyResult:
     return replace(res, ok=False, unreadable=True, first_break=text, sha256=None)
 
 
-def verify_bytes(data: bytes, *, strict: bool = False) -> VerifyResult:
+def verify_bytes(data: bytes, *, strict: bool = False, digest: bool = False) -> VerifyResult:
     """`verify` over a ledger held in memory (a zip member read in place, never
-    extracted): the same walk and verdict, one process."""
+    extracted, or a small file read once): the same walk and verdict, one process;
+    `digest=True` also gives the SHA-256 the walk hashed the bytes to."""
     declared = _scan_declarations(data)
     w = _Walk(strict, declared)
-    n = _walk_into(w, None, data, 0, len(data), 0, True, 1, None, None)
-    return _finish(w, strict, declared, n)
+    spans: Spans = []
+    n = _walk_into(w, None, data, 0, len(data), 0, True, 1, None, None, spans)
+    res = _finish(w, strict, declared, n)
+    if not digest:
+        return res
+    sha = spans[0][2] if spans else hashlib.sha256(data).hexdigest()
+    return replace(res, sha256=sha)
 
 
 def _walk_into(
