@@ -329,8 +329,6 @@ def run_dask(
     `local:N` for a LocalCluster of N worker processes on 127.0.0.1, closed at the
     end."""
     dask, dd = _distributed()
-    plan = fleet_run.plan_batches(sized)
-    ctx = fleet.fleet_context(sized, artefacts)
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
@@ -345,17 +343,19 @@ def run_dask(
         client = dd.Client(cluster)
     else:
         client = dd.Client(scheduler)
-    try:
-        _on_pool(
-            plan,
-            options,
-            strict,
-            on_entry,
-            DaskExecutor(client),
-            incremental,
-            large_first=True,
-            ctx=ctx,
+    executor = DaskExecutor(client)
+
+    def audit(items: Sequence[tuple[str, int | None]], ctx: CheckContext) -> Iterator[FleetEntry]:
+        task = partial(
+            audit_items, options=options, strict=strict, incremental=incremental, ctx=ctx
         )
+        plan = fleet_run.plan_batches(items)
+        for _item, wire in fleet_run.run(plan, task, executor, large_first=True):
+            yield FleetEntry.from_dict(wire)
+
+    try:  # what the run holds: `fleet.iter_held`, as the local pool holds it
+        for entry in fleet.iter_held(sized, audit, artefacts):
+            on_entry(entry)
     finally:
         client.close()
         if cluster is not None:

@@ -114,9 +114,16 @@ class FleetEntry(_verdict.Judged):
         return self.check is None or self.check.kind is not None
 
     def outcome(self) -> _verdict.Outcome:
-        if self.check is not None:
-            return self.check.outcome()
-        return _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
+        """The entry's word and exit code, judged once (an entry is immutable; every
+        frontend reads them several times per entry)."""
+        got: _verdict.Outcome | None = self.__dict__.get("_outcome")
+        if got is None:
+            if self.check is not None:
+                got = self.check.outcome()
+            else:
+                got = _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
+            object.__setattr__(self, "_outcome", got)
+        return got
 
     @property
     def bound(self) -> str:
