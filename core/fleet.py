@@ -406,7 +406,11 @@ def walk(
                     if is_unit:
                         yield p, None
                         continue
-                    if not follow_links and os.path.islink(p):
+                    try:  # one lstat: a plain file's size, or a link to look behind
+                        st: os.stat_result | None = os.lstat(p)
+                    except OSError:
+                        st = None
+                    if st is not None and _stat.S_ISLNK(st.st_mode) and not follow_links:
                         real = os.path.realpath(p)
                         if os.path.commonpath([top, real]) != top:
                             why = (
@@ -416,10 +420,12 @@ def walk(
                             if skipped is not None:
                                 skipped.append((p, why))
                             continue
-                    try:
-                        yield p, os.stat(p).st_size
-                    except OSError:
-                        yield p, None
+                    if st is None or _stat.S_ISLNK(st.st_mode):
+                        try:
+                            st = os.stat(p)
+                        except OSError:
+                            st = None
+                    yield p, None if st is None else st.st_size
         else:
             try:
                 yield src, os.stat(src).st_size

@@ -129,8 +129,8 @@ class FleetEntry(_verdict.Judged):
     def bound(self) -> str:
         """What a VERIFIED ledger entry held within besides its receipts' scope
         (`ledger_rows.rows_bound`: "2 artefacts not held"); "" otherwise."""
-        if self.check is not None or self.exit_code != _verdict.HELD:
-            return ""
+        if self.check is not None or not self.rows_checked or self.exit_code != _verdict.HELD:
+            return ""  # no row check besides the receipts: no bound of theirs
         from sealscope.core.checks.ledger_rows import rows_bound
 
         return rows_bound(self.rows_checked)
