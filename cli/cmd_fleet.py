@@ -257,6 +257,7 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"fleet: --artefacts {clean(args.artefacts)}: not a folder")
         return verdict.USAGE
     options = _options(args.storage_options)
+    digest = bool(getattr(args, "vsa", None))  # a VSA names each file by its digest
     start = time.monotonic()
     if args.scheduler:
         engine.prepare_dask(args.scheduler)
@@ -291,9 +292,12 @@ def run(args: argparse.Namespace) -> int:
                 args.scheduler,
                 args.incremental,
                 args.artefacts,
+                digest,
             )
         else:
-            engine.run_pool(sized, options, args.strict, on_entry, args.incremental, args.artefacts)
+            engine.run_pool(
+                sized, options, args.strict, on_entry, args.incremental, args.artefacts, digest
+            )
     except engine.EngineMissing as e:
         progress.end()
         error_line(f"fleet: {e}")
@@ -316,7 +320,10 @@ def run(args: argparse.Namespace) -> int:
         f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
         f"in {summary.seconds:.2f} s{left}"
     )
-    suites = [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)]  # evidence only
+    wanted = ci_formats.github(args) or getattr(args, "junit", None) or digest
+    suites = (  # evidence only; built only for a format that writes them
+        [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)] if wanted else []
+    )
     code = ci_formats.emit(
         args,
         suites,

@@ -149,6 +149,7 @@ def audit_items(
     strict: bool = False,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> list[dict[str, Any]]:
     """A batch of local paths and URLs, audited in order; wire dicts for any executor.
     Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole.
@@ -157,7 +158,7 @@ def audit_items(
         (
             audit_url(i, options, strict, ctx)
             if is_url(i)
-            else fleet.audit_path(i, strict=strict, incremental=incremental, ctx=ctx)
+            else fleet.audit_path(i, strict=strict, incremental=incremental, ctx=ctx, digest=digest)
         ).to_wire()
         for i in items
     ]
@@ -216,6 +217,7 @@ def run_pool(
     on_entry: OnEntry,
     incremental: bool = False,
     artefacts: str | None = None,
+    digest: bool = True,
 ) -> None:
     """The local process pool (`fleet_run.LocalPool`): local files as `fleet.run_local`
     runs them (a large one here, split across the cores); URLs in batches on the same
@@ -225,7 +227,12 @@ def run_pool(
     remote = [(p, n) for p, n in sized if is_url(p)]
     ctx = fleet.fleet_context(local, artefacts) if remote else None
     fleet.run_local(
-        local, strict=strict, incremental=incremental, on_entry=on_entry, artefacts=artefacts
+        local,
+        strict=strict,
+        incremental=incremental,
+        on_entry=on_entry,
+        artefacts=artefacts,
+        digest=digest,
     )
     if remote:
         _on_pool(
@@ -321,6 +328,7 @@ def run_dask(
     scheduler: str,
     incremental: bool = False,
     artefacts: str | None = None,
+    digest: bool = True,
 ) -> None:
     """The fleet on a Dask cluster (`DaskExecutor`): every file a task of
     `fleet_run`'s plan, a large file a task of its own, the longest first, so the run
@@ -347,7 +355,12 @@ def run_dask(
 
     def audit(items: Sequence[tuple[str, int | None]], ctx: CheckContext) -> Iterator[FleetEntry]:
         task = partial(
-            audit_items, options=options, strict=strict, incremental=incremental, ctx=ctx
+            audit_items,
+            options=options,
+            strict=strict,
+            incremental=incremental,
+            ctx=ctx,
+            digest=digest,
         )
         plan = fleet_run.plan_batches(items)
         for _item, wire in fleet_run.run(plan, task, executor, large_first=True):

@@ -203,13 +203,16 @@ def _read_all(fd: int, size: int) -> bytes:
     return out
 
 
-def _audit_small(p: str, *, strict: bool, ctx: CheckContext | None) -> FleetEntry | None:
+def _audit_small(
+    p: str, *, strict: bool, ctx: CheckContext | None, digest: bool = True
+) -> FleetEntry | None:
     """`audit_path` of a small regular file with every byte read once (module
     docstring: one open file): the open, then `after_open`, then one read; the kind
     (`kinds.identify_data`), the chain (`ledger.verify_bytes`, digest included), the
     first row and the receipt scan (`ledger_rows.scan_bytes`) all from those bytes,
-    the verdict then bound to the name (`ledger.bound_to_file`). None when the file
-    is no longer small once open (the caller walks it by windows). Never raises."""
+    the verdict then bound to the name (`ledger.bound_to_file`). `digest` False: no
+    SHA-256 of the bytes (no VSA names them). None when the file is no longer small
+    once open (the caller walks it by windows). Never raises."""
     try:
         fh = _lines.open_regular(p)
     except OSError as e:
@@ -228,7 +231,7 @@ def _audit_small(p: str, *, strict: bool, ctx: CheckContext | None) -> FleetEntr
         found = _kinds.identify_data(p, data)
         if found.kind != _kinds.LEDGER:
             return _other_kind(found, size, ctx)
-        res = verify_bytes(data, strict=strict, digest=True)
+        res = verify_bytes(data, strict=strict, digest=digest)
         why = _not_a_ledger(data, res)
         if why is not None:
             return not_evidence_entry(p, why, size, by_content=True)
@@ -286,6 +289,7 @@ def audit_path(
     workers: int | None = 1,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> FleetEntry:
     """One fleet entry for `path`, the classifier deciding (module docstring: kinds):
     a ledger's `audit_file`, another kind's own check, or a not-evidence entry. A
@@ -299,7 +303,7 @@ def audit_path(
     if not plain:
         return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
     if not incremental and _stat.S_ISREG(st.st_mode) and st.st_size <= SMALL_BYTES:
-        small = _audit_small(path, strict=strict, ctx=ctx)
+        small = _audit_small(path, strict=strict, ctx=ctx, digest=digest)
         if small is not None:
             return small
     found = _kinds.identify(path)
@@ -315,9 +319,14 @@ def audit_batch(
     strict: bool = False,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> list[dict[str, Any]]:
-    """Audit local files one after another in this process; wire dicts, for pools."""
-    return [audit_path(p, strict=strict, incremental=incremental, ctx=ctx).to_wire() for p in paths]
+    """Audit local files one after another in this process; wire dicts, for pools.
+    `digest` False: a small file's entry carries no SHA-256 (`audit_path`)."""
+    return [
+        audit_path(p, strict=strict, incremental=incremental, ctx=ctx, digest=digest).to_wire()
+        for p in paths
+    ]
 
 
 def fleet_context(
@@ -644,6 +653,7 @@ def run_local(
     workers: int | None = None,
     on_entry: Callable[[FleetEntry], None] | None = None,
     artefacts: str | None = None,
+    digest: bool = True,
 ) -> list[FleetEntry]:
     """Audit local files through `fleet_run` on a process pool sized to the cores:
     small files in batches, large ones here, each split across the cores by `verify`.
@@ -652,7 +662,9 @@ def run_local(
     propagates. What the run holds is `fleet_context(sized, artefacts)` (`iter_held`)."""
 
     def audit(items: Sequence[tuple[str, int | None]], ctx: CheckContext) -> Iterator[FleetEntry]:
-        return iter_local(items, strict=strict, incremental=incremental, workers=workers, ctx=ctx)
+        return iter_local(
+            items, strict=strict, incremental=incremental, workers=workers, ctx=ctx, digest=digest
+        )
 
     out: list[FleetEntry] = []
     for entry in iter_held(sized, audit, artefacts):
@@ -670,12 +682,14 @@ def iter_local(
     workers: int | None = None,
     executor: fleet_run.Executor | None = None,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> Iterator[FleetEntry]:
     """`run_local`'s entries as they arrive (on `executor`, default the local pool);
     `ctx` what the run holds (None: nothing). A large file is a task of its own, the
     largest first, while there are as many batches of small files as workers to keep
     the other cores busy beside it (no run ends on one big file); with fewer, each is
-    verified here, split across the cores by `verify`."""
+    verified here, split across the cores by `verify`. `digest` False: small files'
+    entries carry no SHA-256 (asked for by a VSA only)."""
 
     def large(path: str) -> dict[str, Any]:
         return audit_path(
@@ -685,7 +699,7 @@ def iter_local(
     pool = executor or fleet_run.LocalPool(workers)
     plan = fleet_run.plan_batches(sized)
     alone = len(plan.batches) >= getattr(pool, "workers", 1) > 1
-    task = partial(audit_batch, strict=strict, incremental=incremental, ctx=ctx)
+    task = partial(audit_batch, strict=strict, incremental=incremental, ctx=ctx, digest=digest)
     for _path, wire in fleet_run.run(
         plan, task, pool, large_task=None if alone else large, large_first=alone
     ):

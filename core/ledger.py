@@ -424,11 +424,12 @@ def verify_bytes(data: bytes, *, strict: bool = False, digest: bool = False) -> 
     `digest=True` also gives the SHA-256 the walk hashed the bytes to."""
     declared = _scan_declarations(data)
     w = _Walk(strict, declared)
+    if not digest:  # nothing hashed
+        n = _walk_lines(w, data, 0, len(data), 0, True, None, None)
+        return _finish(w, strict, declared, n)
     spans: Spans = []
     n = _walk_into(w, None, data, 0, len(data), 0, True, 1, None, None, spans)
     res = _finish(w, strict, declared, n)
-    if not digest:
-        return res
     sha = spans[0][2] if spans else hashlib.sha256(data).hexdigest()
     return replace(res, sha256=sha)
 
