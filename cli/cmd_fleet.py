@@ -26,7 +26,7 @@ from typing import Any
 
 from sealscope import ci_formats
 from sealscope.cmd_view import view
-from sealscope.core import fleet, verdict
+from sealscope.core import fleet, fleet_run, verdict
 from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
 from sealscope.output import error_line, paint_verdict
@@ -261,11 +261,17 @@ def run(args: argparse.Namespace) -> int:
     start = time.monotonic()
     if args.scheduler:
         engine.prepare_dask(args.scheduler)
-    try:
+    try:  # a pool's workers start once the walk found enough files, while it goes on
         sized, entries = engine.gather(
-            args.sources, args.glob, options, args.follow_links, kinds=args.glob == GLOB
+            args.sources,
+            args.glob,
+            options,
+            args.follow_links,
+            kinds=args.glob == GLOB,
+            on_many=None if args.scheduler else fleet_run.prestart,
         )
     except engine.EngineMissing as e:
+        fleet_run.discard_started()
         error_line(f"fleet: {e}")
         return verdict.USAGE
     progress = _Progress(len(sized) + len(entries), sum(n or 0 for _p, n in sized))
@@ -299,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
                 sized, options, args.strict, on_entry, args.incremental, args.artefacts, digest
             )
     except engine.EngineMissing as e:
+        fleet_run.discard_started()
         progress.end()
         error_line(f"fleet: {e}")
         return verdict.USAGE

@@ -170,16 +170,22 @@ def gather(
     options: dict[str, Any],
     follow_links: bool = False,
     kinds: bool = False,
+    on_many: Callable[[], None] | None = None,
 ) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
     """(ledgers to audit with their sizes, entries already decided by a listing error,
-    or by a symlink out of its folder not followed: COULD NOT LOOK, saying so)."""
+    or by a symlink out of its folder not followed: COULD NOT LOOK, saying so).
+    `on_many()` is called once, as soon as the local walk has found `MANY_FILES`
+    (enough for a pool: the CLI starts its workers then, while the walk goes on)."""
     sized: list[tuple[str, int | None]] = []
     failed: list[FleetEntry] = []
     local = [s for s in sources if not is_url(s)]
     skipped: list[tuple[str, str]] = []
-    sized.extend(
-        fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped, kinds=kinds)
-    )
+    for k, found in enumerate(
+        fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped, kinds=kinds), 1
+    ):
+        sized.append(found)
+        if k == MANY_FILES and on_many is not None:
+            on_many()
     failed.extend(fleet.unreadable_entry(p, why) for p, why in skipped)
     for url in (s for s in sources if is_url(s)):
         for item, size, err in list_remote(url, pattern, options):
@@ -189,6 +195,9 @@ def gather(
                 failed.append(fleet.unreadable_entry(item, err))
     return sized, failed
 
+
+# files enough for at least two batches (`fleet_run.BATCH_FILES` each): a pool will run
+MANY_FILES = 2 * fleet_run.BATCH_FILES
 
 # --------------------------------------------------------------------------- executors
 
