@@ -46,7 +46,13 @@ setup(
             ["core/_fastrow.c"],
             optional=True,
             extra_compile_args=["-O2"],
-        )
+        ),
+        Extension(  # the row checks' line search (same lines found without it)
+            "sealscope.core._marks",
+            ["core/_marks.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ],
     cmdclass={"build_ext": OptionalBuildExt, "build_py": SamplesBuildPy},
 )

@@ -26,7 +26,7 @@ from typing import Any
 
 from sealscope import ci_formats
 from sealscope.cmd_view import view
-from sealscope.core import fleet, verdict
+from sealscope.core import fleet, fleet_run, verdict
 from sealscope.core.fleet import FleetEntry
 from sealscope.core.sanitize import clean
 from sealscope.output import error_line, paint_verdict
@@ -257,14 +257,21 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"fleet: --artefacts {clean(args.artefacts)}: not a folder")
         return verdict.USAGE
     options = _options(args.storage_options)
+    digest = bool(getattr(args, "vsa", None))  # a VSA names each file by its digest
     start = time.monotonic()
     if args.scheduler:
         engine.prepare_dask(args.scheduler)
-    try:
+    try:  # a pool's workers start once the walk found enough files, while it goes on
         sized, entries = engine.gather(
-            args.sources, args.glob, options, args.follow_links, kinds=args.glob == GLOB
+            args.sources,
+            args.glob,
+            options,
+            args.follow_links,
+            kinds=args.glob == GLOB,
+            on_many=None if args.scheduler else fleet_run.prestart,
         )
     except engine.EngineMissing as e:
+        fleet_run.discard_started()
         error_line(f"fleet: {e}")
         return verdict.USAGE
     progress = _Progress(len(sized) + len(entries), sum(n or 0 for _p, n in sized))
@@ -291,10 +298,14 @@ def run(args: argparse.Namespace) -> int:
                 args.scheduler,
                 args.incremental,
                 args.artefacts,
+                digest,
             )
         else:
-            engine.run_pool(sized, options, args.strict, on_entry, args.incremental, args.artefacts)
+            engine.run_pool(
+                sized, options, args.strict, on_entry, args.incremental, args.artefacts, digest
+            )
     except engine.EngineMissing as e:
+        fleet_run.discard_started()
         progress.end()
         error_line(f"fleet: {e}")
         return verdict.USAGE
@@ -316,7 +327,10 @@ def run(args: argparse.Namespace) -> int:
         f"failed, {summary.receipts_bounded} bounded); {summary.bytes / 1e6:.1f} MB "
         f"in {summary.seconds:.2f} s{left}"
     )
-    suites = [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)]  # evidence only
+    wanted = ci_formats.github(args) or getattr(args, "junit", None) or digest
+    suites = (  # evidence only; built only for a format that writes them
+        [ci_formats.fleet_suite(e) for e in fleet.worst_first(entries)] if wanted else []
+    )
     code = ci_formats.emit(
         args,
         suites,

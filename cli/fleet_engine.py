@@ -149,6 +149,7 @@ def audit_items(
     strict: bool = False,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> list[dict[str, Any]]:
     """A batch of local paths and URLs, audited in order; wire dicts for any executor.
     Checkpoints (`incremental`) apply to local paths; a remote object is fetched whole.
@@ -157,7 +158,7 @@ def audit_items(
         (
             audit_url(i, options, strict, ctx)
             if is_url(i)
-            else fleet.audit_path(i, strict=strict, incremental=incremental, ctx=ctx)
+            else fleet.audit_path(i, strict=strict, incremental=incremental, ctx=ctx, digest=digest)
         ).to_wire()
         for i in items
     ]
@@ -169,16 +170,22 @@ def gather(
     options: dict[str, Any],
     follow_links: bool = False,
     kinds: bool = False,
+    on_many: Callable[[], None] | None = None,
 ) -> tuple[list[tuple[str, int | None]], list[FleetEntry]]:
     """(ledgers to audit with their sizes, entries already decided by a listing error,
-    or by a symlink out of its folder not followed: COULD NOT LOOK, saying so)."""
+    or by a symlink out of its folder not followed: COULD NOT LOOK, saying so).
+    `on_many()` is called once, as soon as the local walk has found `MANY_FILES`
+    (enough for a pool: the CLI starts its workers then, while the walk goes on)."""
     sized: list[tuple[str, int | None]] = []
     failed: list[FleetEntry] = []
     local = [s for s in sources if not is_url(s)]
     skipped: list[tuple[str, str]] = []
-    sized.extend(
-        fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped, kinds=kinds)
-    )
+    for k, found in enumerate(
+        fleet.walk(local, pattern, follow_links=follow_links, skipped=skipped, kinds=kinds), 1
+    ):
+        sized.append(found)
+        if k == MANY_FILES and on_many is not None:
+            on_many()
     failed.extend(fleet.unreadable_entry(p, why) for p, why in skipped)
     for url in (s for s in sources if is_url(s)):
         for item, size, err in list_remote(url, pattern, options):
@@ -188,6 +195,9 @@ def gather(
                 failed.append(fleet.unreadable_entry(item, err))
     return sized, failed
 
+
+# files enough for at least two batches (`fleet_run.BATCH_FILES` each): a pool will run
+MANY_FILES = 2 * fleet_run.BATCH_FILES
 
 # --------------------------------------------------------------------------- executors
 
@@ -216,6 +226,7 @@ def run_pool(
     on_entry: OnEntry,
     incremental: bool = False,
     artefacts: str | None = None,
+    digest: bool = True,
 ) -> None:
     """The local process pool (`fleet_run.LocalPool`): local files as `fleet.run_local`
     runs them (a large one here, split across the cores); URLs in batches on the same
@@ -225,7 +236,12 @@ def run_pool(
     remote = [(p, n) for p, n in sized if is_url(p)]
     ctx = fleet.fleet_context(local, artefacts) if remote else None
     fleet.run_local(
-        local, strict=strict, incremental=incremental, on_entry=on_entry, artefacts=artefacts
+        local,
+        strict=strict,
+        incremental=incremental,
+        on_entry=on_entry,
+        artefacts=artefacts,
+        digest=digest,
     )
     if remote:
         _on_pool(
@@ -321,6 +337,7 @@ def run_dask(
     scheduler: str,
     incremental: bool = False,
     artefacts: str | None = None,
+    digest: bool = True,
 ) -> None:
     """The fleet on a Dask cluster (`DaskExecutor`): every file a task of
     `fleet_run`'s plan, a large file a task of its own, the longest first, so the run
@@ -329,8 +346,6 @@ def run_dask(
     `local:N` for a LocalCluster of N worker processes on 127.0.0.1, closed at the
     end."""
     dask, dd = _distributed()
-    plan = fleet_run.plan_batches(sized)
-    ctx = fleet.fleet_context(sized, artefacts)
     cluster = None
     if scheduler.startswith("local:"):
         n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
@@ -345,17 +360,24 @@ def run_dask(
         client = dd.Client(cluster)
     else:
         client = dd.Client(scheduler)
-    try:
-        _on_pool(
-            plan,
-            options,
-            strict,
-            on_entry,
-            DaskExecutor(client),
-            incremental,
-            large_first=True,
+    executor = DaskExecutor(client)
+
+    def audit(items: Sequence[tuple[str, int | None]], ctx: CheckContext) -> Iterator[FleetEntry]:
+        task = partial(
+            audit_items,
+            options=options,
+            strict=strict,
+            incremental=incremental,
             ctx=ctx,
+            digest=digest,
         )
+        plan = fleet_run.plan_batches(items)
+        for _item, wire in fleet_run.run(plan, task, executor, large_first=True):
+            yield FleetEntry.from_dict(wire)
+
+    try:  # what the run holds: `fleet.iter_held`, as the local pool holds it
+        for entry in fleet.iter_held(sized, audit, artefacts):
+            on_entry(entry)
     finally:
         client.close()
         if cluster is not None:

@@ -43,9 +43,9 @@ from __future__ import annotations
 import os
 import stat as _stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from sealscope.core import fleet_run
 from sealscope.core import kinds as _kinds
@@ -61,7 +61,7 @@ from sealscope.core.fleet_entry import (
     unreadable_entry,
 )
 from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
-from sealscope.core.ledger import VerifyResult, bound_to_file
+from sealscope.core.ledger import VerifyResult, bound_to_file, verify_bytes
 from sealscope.core.ledger import verify as _verify
 from sealscope.core.rows import first_object
 
@@ -115,15 +115,15 @@ def _is_pin_record(value: dict[str, Any]) -> bool:
         return False
 
 
-def _not_a_ledger(fh: BinaryIO, res: VerifyResult) -> str | None:
+def _not_a_ledger(buf: _lines.Buffer, res: VerifyResult) -> str | None:
     """Why a file the classifier calls a ledger is not one (a witness store: its
     first object row is a pin record, `namespace`, `prev` and a `self` that is its
     own digest; held content: every row read is a pre-chain row, none chained), or
     None. The walk's counts decide held content; the first object row is read from
-    the one open file `fh` (`rows.first_object`), only as far as that row."""
+    `buf`, the one open file's bytes (`rows.first_object`), only as far as that row."""
     if res.unreadable:
         return None
-    value = first_object(_lines.FileSource(fh))
+    value = first_object(buf)
     if value is not None and all(k in value for k in _WITNESS_KEYS) and _is_pin_record(value):
         return "a witness store (pin records), not a ledger"
     if res.chained == 0 and res.rows > 0 and res.prechain == res.rows:
@@ -174,7 +174,7 @@ def audit_file(
         else:  # the digest of the bytes walked, for a VSA subject (no second read)
             res = _verify(where, strict=strict, workers=workers, digest=True)
         try:
-            why = _not_a_ledger(fh, res)
+            why = _not_a_ledger(_lines.FileSource(fh), res)
             if why is not None:
                 return not_evidence_entry(name, why, size, by_content=True)
             got = _scan(where, ctx) if not res.unreadable else None
@@ -183,6 +183,82 @@ def audit_file(
         except OSError as e:  # vanished between the walk and the scan
             return unreadable_entry(name, str(e), size)
         return FleetEntry(name, bound_to_file(res, p, fd), receipts, size, None, rows)
+
+
+# A regular file of at most this many bytes is read once, whole, through its one open
+# descriptor, and classified, verified, digested and scanned from those bytes
+# (`_audit_small`); a larger one is walked window by window (`audit_file`).
+SMALL_BYTES = _lines.WINDOW
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The `size` bytes of the file open on `fd`, as `lines.FileSource` reads them
+    (short reads continued; fewer bytes when the file ends sooner)."""
+    out = os.pread(fd, size, 0) if size else b""
+    while len(out) < size:
+        more = os.pread(fd, size - len(out), len(out))
+        if not more:
+            break
+        out += more
+    return out
+
+
+def _audit_small(
+    p: str, *, strict: bool, ctx: CheckContext | None, digest: bool = True
+) -> FleetEntry | None:
+    """`audit_path` of a small regular file with every byte read once (module
+    docstring: one open file): the open, then `after_open`, then one read; the kind
+    (`kinds.identify_data`), the chain (`ledger.verify_bytes`, digest included), the
+    first row and the receipt scan (`ledger_rows.scan_bytes`) all from those bytes,
+    the verdict then bound to the name (`ledger.bound_to_file`). `digest` False: no
+    SHA-256 of the bytes (no VSA names them). None when the file is no longer small
+    once open (the caller walks it by windows). Never raises."""
+    try:
+        fh = _lines.open_regular(p)
+    except OSError as e:
+        return unreadable_entry(p, str(e), _unit_size(p))
+    with fh:
+        fd = fh.fileno()
+        size = os.fstat(fd).st_size
+        if size > SMALL_BYTES:
+            return None
+        if after_open is not None:
+            after_open(p, fd)
+        try:
+            data = _read_all(fd, size)
+        except OSError as e:
+            return unreadable_entry(p, str(e), size)
+        found = _kinds.identify_data(p, data)
+        if found.kind != _kinds.LEDGER:
+            return _other_kind(found, size, ctx)
+        res = verify_bytes(data, strict=strict, digest=digest)
+        why = _not_a_ledger(data, res)
+        if why is not None:
+            return not_evidence_entry(p, why, size, by_content=True)
+        from sealscope.core.checks import ledger_rows
+
+        try:
+            got = ledger_rows.scan_bytes(data, ctx)
+        except ValueError:
+            got = ledger_rows.LedgerScan()
+        receipts = receipt_summary(got.receipts)
+        return FleetEntry(p, bound_to_file(res, p, fd), receipts, size, None, got.checks)
+
+
+def _other_kind(found: _kinds.Identified, size: int | None, ctx: CheckContext | None) -> FleetEntry:
+    """The entry of a path the classifier calls no ledger: its kind's own check, or a
+    not-evidence entry naming why."""
+    if found.kind is None:
+        return not_evidence_entry(found.path, found.reason, size)
+    from sealscope.core.checks import check_path
+
+    return FleetEntry(
+        found.path,
+        VerifyResult(ok=None),
+        ReceiptSummary(),
+        size,
+        check_path(found, ctx or CheckContext()),
+    )
 
 
 def _scan(path: str, ctx: CheckContext | None) -> _ledger_rows.LedgerScan:
@@ -213,6 +289,7 @@ def audit_path(
     workers: int | None = 1,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> FleetEntry:
     """One fleet entry for `path`, the classifier deciding (module docstring: kinds):
     a ledger's `audit_file`, another kind's own check, or a not-evidence entry. A
@@ -225,22 +302,16 @@ def audit_path(
         plain = False
     if not plain:
         return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
+    if not incremental and _stat.S_ISREG(st.st_mode) and st.st_size <= SMALL_BYTES:
+        small = _audit_small(path, strict=strict, ctx=ctx, digest=digest)
+        if small is not None:
+            return small
     found = _kinds.identify(path)
     if found.kind == _kinds.LEDGER:
         return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
     if found.kind is None and found.reason_word == _kinds.MISSING_WORD:
         return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
-    if found.kind is None:
-        return not_evidence_entry(path, found.reason, _unit_size(path))
-    from sealscope.core.checks import check_path
-
-    return FleetEntry(
-        path,
-        VerifyResult(ok=None),
-        ReceiptSummary(),
-        _unit_size(path),
-        check_path(found, ctx or CheckContext()),
-    )
+    return _other_kind(found, _unit_size(path), ctx)
 
 
 def audit_batch(
@@ -248,9 +319,14 @@ def audit_batch(
     strict: bool = False,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> list[dict[str, Any]]:
-    """Audit local files one after another in this process; wire dicts, for pools."""
-    return [audit_path(p, strict=strict, incremental=incremental, ctx=ctx).to_wire() for p in paths]
+    """Audit local files one after another in this process; wire dicts, for pools.
+    `digest` False: a small file's entry carries no SHA-256 (`audit_path`)."""
+    return [
+        audit_path(p, strict=strict, incremental=incremental, ctx=ctx, digest=digest).to_wire()
+        for p in paths
+    ]
 
 
 def fleet_context(
@@ -266,6 +342,30 @@ def fleet_context(
 
 
 UNIT_KINDS = (_kinds.EVIDENCE_PACK, _kinds.AUDIT_BUNDLE)
+# the names the classifier looks for in a folder to call it a pack or bundle
+# (`kinds.identify`, KINDS.md §1 rules 2-3; compared lowercased, for a filesystem
+# that ignores case): a folder holding none is neither
+UNIT_MARKS = frozenset(
+    (
+        "manifest.json",
+        "manifest.sha256",
+        "window.jsonl",
+        "could_not_look.json",
+        "records.jsonl",
+        "integrity.json",
+    )
+)
+
+
+def _may_be_unit(folder: str) -> bool:
+    """False when `folder` lists none of `UNIT_MARKS` (one read of its entries instead
+    of the classifier's look at each name); True when it does or cannot be listed."""
+    try:
+        return not UNIT_MARKS.isdisjoint(n.lower() for n in os.listdir(folder))
+    except (OSError, ValueError):
+        return True
+
+
 KIND_SUFFIXES = (".json", ".zip")
 
 
@@ -291,7 +391,7 @@ def walk(
     from fnmatch import fnmatchcase
 
     def unit(folder: str) -> bool:
-        return kinds and _kinds.identify(folder).kind in UNIT_KINDS
+        return kinds and _may_be_unit(folder) and _kinds.identify(folder).kind in UNIT_KINDS
 
     def taken(name: str) -> bool:
         return fnmatchcase(name, pattern) or (kinds and name.lower().endswith(KIND_SUFFIXES))
@@ -315,7 +415,11 @@ def walk(
                     if is_unit:
                         yield p, None
                         continue
-                    if not follow_links and os.path.islink(p):
+                    try:  # one lstat: a plain file's size, or a link to look behind
+                        st: os.stat_result | None = os.lstat(p)
+                    except OSError:
+                        st = None
+                    if st is not None and _stat.S_ISLNK(st.st_mode) and not follow_links:
                         real = os.path.realpath(p)
                         if os.path.commonpath([top, real]) != top:
                             why = (
@@ -325,10 +429,12 @@ def walk(
                             if skipped is not None:
                                 skipped.append((p, why))
                             continue
-                    try:
-                        yield p, os.stat(p).st_size
-                    except OSError:
-                        yield p, None
+                    if st is None or _stat.S_ISLNK(st.st_mode):
+                        try:
+                            st = os.stat(p)
+                        except OSError:
+                            st = None
+                    yield p, None if st is None else st.st_size
         else:
             try:
                 yield src, os.stat(src).st_size
@@ -498,6 +604,47 @@ def _unreadable_why(path: str) -> str:
     return next((why for test, why in _SPECIAL if test(mode)), "")
 
 
+Audit = Callable[[Sequence[tuple[str, int | None]], CheckContext], Iterator[FleetEntry]]
+
+
+def iter_held(
+    sized: Iterable[tuple[str, int | None]], audit: Audit, artefacts: str | None = None
+) -> Iterator[FleetEntry]:
+    """The entries `audit(sized, ctx)` gives with `ctx` what the run holds
+    (`fleet_context(sized, artefacts)`), without classifying every file twice: the
+    run is audited holding `artefacts` alone, which judges every entry as the whole
+    context would except one that reads the held verdicts (a ledger with a
+    `continuity-verify` row, an entry of another kind); those are kept back, and when
+    the run found stored continuity verdicts (its workers classified every file),
+    audited again holding them, in the order found, as `fleet_context` holds them.
+    Every other entry is passed on as it arrives."""
+    sized = list(sized)
+    base = CheckContext(artefacts=artefacts)
+    later: list[FleetEntry] = []
+    verdicts: set[str] = set()
+    for entry in audit(sized, base):
+        if entry.kind == _kinds.CONTINUITY_VERDICT:
+            verdicts.add(entry.path)
+        if _reads_held(entry):
+            later.append(entry)
+        else:
+            yield entry
+    held = tuple(p for p, _n in sized if p in verdicts and "://" not in p and os.path.isfile(p))
+    if not held or not later:
+        yield from later
+        return
+    sizes = dict(sized)
+    again = [(e.path, sizes.get(e.path, e.size)) for e in later]
+    yield from audit(again, replace(base, verdict_files=held))
+
+
+def _reads_held(e: FleetEntry) -> bool:
+    """Whether an entry's judgment may read the run's held continuity verdicts."""
+    if e.check is not None:
+        return e.check.kind is not None
+    return any(r.get("check") == "continuity-verify" for r in e.rows_checked)
+
+
 def run_local(
     sized: Sequence[tuple[str, int | None]],
     *,
@@ -506,18 +653,21 @@ def run_local(
     workers: int | None = None,
     on_entry: Callable[[FleetEntry], None] | None = None,
     artefacts: str | None = None,
+    digest: bool = True,
 ) -> list[FleetEntry]:
     """Audit local files through `fleet_run` on a process pool sized to the cores:
     small files in batches, large ones here, each split across the cores by `verify`.
     Entries are passed to `on_entry` as they arrive and returned in arrival order; an
     exception `on_entry` raises ends the run (batches not yet started are dropped) and
-    propagates. What the run holds is `fleet_context(sized, artefacts)`."""
-    sized = list(sized)
-    ctx = fleet_context(sized, artefacts)
+    propagates. What the run holds is `fleet_context(sized, artefacts)` (`iter_held`)."""
+
+    def audit(items: Sequence[tuple[str, int | None]], ctx: CheckContext) -> Iterator[FleetEntry]:
+        return iter_local(
+            items, strict=strict, incremental=incremental, workers=workers, ctx=ctx, digest=digest
+        )
+
     out: list[FleetEntry] = []
-    for entry in iter_local(
-        sized, strict=strict, incremental=incremental, workers=workers, ctx=ctx
-    ):
+    for entry in iter_held(sized, audit, artefacts):
         out.append(entry)
         if on_entry is not None:
             on_entry(entry)
@@ -532,20 +682,25 @@ def iter_local(
     workers: int | None = None,
     executor: fleet_run.Executor | None = None,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> Iterator[FleetEntry]:
     """`run_local`'s entries as they arrive (on `executor`, default the local pool);
-    `ctx` what the run holds (None: nothing)."""
+    `ctx` what the run holds (None: nothing). A large file is a task of its own, the
+    largest first, while there are as many batches of small files as workers to keep
+    the other cores busy beside it (no run ends on one big file); with fewer, each is
+    verified here, split across the cores by `verify`. `digest` False: small files'
+    entries carry no SHA-256 (asked for by a VSA only)."""
 
     def large(path: str) -> dict[str, Any]:
         return audit_path(
             path, strict=strict, workers=None, incremental=incremental, ctx=ctx
         ).to_wire()
 
-    task = partial(audit_batch, strict=strict, incremental=incremental, ctx=ctx)
+    pool = executor or fleet_run.LocalPool(workers)
+    plan = fleet_run.plan_batches(sized)
+    alone = len(plan.batches) >= getattr(pool, "workers", 1) > 1
+    task = partial(audit_batch, strict=strict, incremental=incremental, ctx=ctx, digest=digest)
     for _path, wire in fleet_run.run(
-        fleet_run.plan_batches(sized),
-        task,
-        executor or fleet_run.LocalPool(workers),
-        large_task=large,
+        plan, task, pool, large_task=None if alone else large, large_first=alone
     ):
         yield FleetEntry.from_dict(wire)

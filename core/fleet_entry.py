@@ -114,16 +114,23 @@ class FleetEntry(_verdict.Judged):
         return self.check is None or self.check.kind is not None
 
     def outcome(self) -> _verdict.Outcome:
-        if self.check is not None:
-            return self.check.outcome()
-        return _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
+        """The entry's word and exit code, judged once (an entry is immutable; every
+        frontend reads them several times per entry)."""
+        got: _verdict.Outcome | None = self.__dict__.get("_outcome")
+        if got is None:
+            if self.check is not None:
+                got = self.check.outcome()
+            else:
+                got = _verdict.ledger(self.result, self.receipts.checks(), self.rows_checked)
+            object.__setattr__(self, "_outcome", got)
+        return got
 
     @property
     def bound(self) -> str:
         """What a VERIFIED ledger entry held within besides its receipts' scope
         (`ledger_rows.rows_bound`: "2 artefacts not held"); "" otherwise."""
-        if self.check is not None or self.exit_code != _verdict.HELD:
-            return ""
+        if self.check is not None or not self.rows_checked or self.exit_code != _verdict.HELD:
+            return ""  # no row check besides the receipts: no bound of theirs
         from sealscope.core.checks.ledger_rows import rows_bound
 
         return rows_bound(self.rows_checked)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sealscope.core.ledger import PARALLEL_MIN_BYTES
 
@@ -34,6 +34,8 @@ __all__ = [
     "Executor",
     "Serial",
     "LocalPool",
+    "prestart",
+    "discard_started",
     "run",
 ]
 
@@ -107,11 +109,61 @@ class Serial:
             yield i, task(batch)
 
 
+_started: list[tuple[int, Any]] = []  # (workers, executor) from `prestart`, not yet taken
+
+
+def _warm() -> None:
+    """A worker's first task: import the audit code before the first batch comes."""
+    import sealscope.core.checks.ledger_rows
+    import sealscope.core.fleet  # noqa: F401
+
+
+def prestart(workers: int | None = None) -> None:
+    """Start the local pool's worker processes now, each importing the audit code, so
+    a caller that lists its files next (a walk of 20,000 files) has them ready when
+    its batches come; the next `LocalPool` of as many workers takes them (and shuts
+    them down when it ends, even if it then runs `Serial`). Does nothing where no pool
+    can start, or on one core."""
+    n = workers or os.cpu_count() or 1
+    if n <= 1 or _started:
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sealscope.core.pools import spawn_context
+
+    try:
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=spawn_context())
+        for _ in range(n):
+            pool.submit(_warm)
+    except (OSError, ImportError, NotImplementedError, RuntimeError):
+        return
+    _started.append((n, pool))
+
+
+def _take_started(workers: int) -> Any:
+    """The pool `prestart` started, when it has `workers` workers; any other is shut
+    down (a run never leaves one behind)."""
+    got = None
+    while _started:
+        n, pool = _started.pop()
+        if n == workers and got is None:
+            got = pool
+        else:
+            pool.shutdown(wait=False, cancel_futures=True)
+    return got
+
+
+def discard_started() -> None:
+    """Shut down a pool `prestart` started that no run will take (the caller stops)."""
+    _take_started(-1)
+
+
 class LocalPool:
     """A process pool of `workers` (default: the cores), started from
-    `pools.spawn_context`. One batch, or one core, runs `Serial`; so do the batches
-    left when no pool can start here or it breaks (a sandbox without semaphores, a
-    worker killed): the answer is the same, only slower."""
+    `pools.spawn_context` (or taken from `prestart`). One batch, or one core, runs
+    `Serial`; so do the batches left when no pool can start here or it breaks (a
+    sandbox without semaphores, a worker killed): the answer is the same, only
+    slower."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
@@ -119,7 +171,10 @@ class LocalPool:
     def map_batches(
         self, task: Task[T], batches: Sequence[Sequence[str]]
     ) -> Iterator[tuple[int, list[T]]]:
+        started = _take_started(self.workers)
         if self.workers <= 1 or len(batches) <= 1:
+            if started is not None:
+                started.shutdown(wait=False, cancel_futures=True)
             yield from Serial().map_batches(task, batches)
             return
         from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, as_completed
@@ -128,7 +183,7 @@ class LocalPool:
 
         done: set[int] = set()
         try:
-            with ProcessPoolExecutor(
+            with started or ProcessPoolExecutor(
                 max_workers=min(self.workers, len(batches)), mp_context=spawn_context()
             ) as pool:
                 futures = {pool.submit(task, b): i for i, b in enumerate(batches)}

@@ -88,6 +88,7 @@ __all__ = [
     "CHECK_KINDS",
     "Identified",
     "identify",
+    "identify_data",
 ]
 
 LEDGER = "ledger"
@@ -324,22 +325,41 @@ def identify(path: str | os.PathLike[str]) -> Identified:
         return Identified(p, None, UNREADABLE_WORD, f"{p} is not a regular file")
     try:
         with _lines.open_regular(p) as fh:
-            head = fh.read(4)
-            if head in _ZIP_MAGIC:
-                return _identify_zip(p)
-            whole = st.st_size <= SNIFF_LIMIT
-            data = head + fh.read(PREFIX_BYTES - 4) if whole else head
-            if whole and len(data) == PREFIX_BYTES and not _prefix_settles(data):
-                data += fh.read(SNIFF_LIMIT - PREFIX_BYTES)  # may be one document
-            kind = _identify_document(p, data) if whole else None
-            if kind is not None:
-                return kind
-            fh.seek(0)
-            return Identified(p, _by_first_row(fh))
+            return _identify_open(p, fh, st.st_size)
     except (OSError, ValueError, MemoryError) as e:
         return Identified(
             p, None, UNREADABLE_WORD, f"cannot read {p}: {getattr(e, 'strerror', None) or e}"
         )
+
+
+def identify_data(path: str, data: bytes) -> Identified:
+    """`identify` of a regular file whose every byte `data` holds (read once through
+    one open file, e.g. by a fleet worker), decided by the same rules from those
+    bytes; never raises."""
+    import io
+
+    try:
+        return _identify_open(path, io.BytesIO(data), len(data))
+    except (OSError, ValueError, MemoryError) as e:
+        return Identified(
+            path, None, UNREADABLE_WORD, f"cannot read {path}: {getattr(e, 'strerror', None) or e}"
+        )
+
+
+def _identify_open(p: str, fh: Any, size: int) -> Identified:
+    """Rules 5-10 for a regular file open on `fh` at its start, `size` bytes long."""
+    head = fh.read(4)
+    if head in _ZIP_MAGIC:
+        return _identify_zip(p)
+    whole = size <= SNIFF_LIMIT
+    data = head + fh.read(PREFIX_BYTES - 4) if whole else head
+    if whole and len(data) == PREFIX_BYTES and not _prefix_settles(data):
+        data += fh.read(SNIFF_LIMIT - PREFIX_BYTES)  # may be one document
+    kind = _identify_document(p, data) if whole else None
+    if kind is not None:
+        return kind
+    fh.seek(0)
+    return Identified(p, _by_first_row(fh))
 
 
 def _regular(path: str) -> bool:

@@ -423,11 +423,15 @@ def bound_to_file(res: VerifyResult, path: str, fd: int) -> VerifyResult:
     return replace(res, ok=False, unreadable=True, first_break=text, sha256=None)
 
 
-def verify_bytes(data: bytes, *, strict: bool = False) -> VerifyResult:
+def verify_bytes(data: bytes, *, strict: bool = False, digest: bool = False) -> VerifyResult:
     """`verify` over a ledger held in memory (a zip member read in place, never
-    extracted): the same walk and verdict, in this thread."""
-    w, declared, _spans, n = _walk_declared(data, strict, 1, None, None, False)
-    return _finish(w, strict, declared, n)
+    extracted, or a small file read once): the same walk and verdict, in this thread;
+    `digest=True` also gives the SHA-256 the walk hashed the bytes to."""
+    w, declared, spans, n = _walk_declared(data, strict, 1, None, None, digest)
+    res = _finish(w, strict, declared, n)
+    if not digest:
+        return res
+    return replace(res, sha256=spans[0][2] if spans else hashlib.sha256(data).hexdigest())
 
 
 def _walk_into(

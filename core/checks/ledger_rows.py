@@ -14,11 +14,12 @@ COULD NOT LOOK over VERIFIED).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import lines as _lines
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks import artefact as _artefact
@@ -27,6 +28,7 @@ from sealscope.core.checks import continuity_verdict as _cv
 from sealscope.core.checks import distill as _distill
 from sealscope.core.checks.receipt_file import raised
 from sealscope.core.checks.result import CheckContext, KindCheck
+from sealscope.core.rows import row_value
 
 __all__ = [
     "rows_checked",
@@ -38,7 +40,20 @@ __all__ = [
     "check",
     "row_entries",
     "NEEDLES",
+    "TOKENS",
+    "scan",
+    "scan_bytes",
+    "iter_marked_rows",
 ]
+
+try:  # the optional C line search (core/_marks.c): the same lines, found faster
+    from sealscope.core._marks import marked as _fast_marked
+
+    _c_marked: Callable[[bytes, tuple[bytes, ...]], list[tuple[int, int, int]]] | None = (
+        _fast_marked
+    )
+except ImportError:  # pragma: no cover - built without a compiler
+    _c_marked = None
 
 KIND = "ledger"
 # a row with a check of its own spells one of these literally, or with a `\\u` escape
@@ -208,11 +223,91 @@ def scan(path: str, ctx: CheckContext | None = None) -> LedgerScan:
     """The receipt rows and the other row checks of a ledger in one pass over the
     lines that could hold either (`NEEDLES` covers the receipts' needles). OSError
     when the file cannot be read."""
+    return _scan_rows(_ledger.iter_rows(path, needles=NEEDLES), ctx)
+
+
+def scan_bytes(data: bytes, ctx: CheckContext | None = None) -> LedgerScan:
+    """`scan` of a ledger whose every byte `data` holds (read once, e.g. by a fleet
+    worker): the same rows, lines numbered alike (`iter_marked_rows`)."""
+    return _scan_rows(iter_marked_rows(data), ctx)
+
+
+# The JSON string tokens a row with a check of its own holds, unescaped: a `kind`
+# value, or a key (`artefact`, `args_digest`). A token written with escapes holds a
+# `\u` (no other JSON escape writes a letter or `_`): every line these and `\u` find
+# holds one of `NEEDLES`, and every line of `NEEDLES` that holds a checked row is
+# found, so the rows checked are the ones `scan` checks (in fewer, faster searches).
+TOKENS = (
+    b'"compaction_receipt"',
+    b'"distill_receipt"',
+    b'"continuity_verify"',
+    b'"artefact"',
+    b'"args_digest"',
+)
+
+
+def iter_marked_rows(data: bytes) -> Iterator[tuple[int, Any]]:
+    """(line number, plain-parsed value) of every line of `data` that could hold a
+    checked row, as `ledger.iter_rows(path, needles=NEEDLES)` numbers and parses them.
+    A window with a CR is split as the verifier splits it (`lines.window_holding`);
+    any other is searched in place once per token, each hit's line cut out around
+    it, and lines are counted only up to the hits (and across windows)."""
+    total = len(data)
+    n = 0
+    for s, e in _lines.window_bounds(data, 0, total) if total else [(0, 0)]:
+        window, final = data[s:e], e == total
+        if b"\r" in window:
+            count, hits = _lines.window_holding(window, final, NEEDLES)
+        else:
+            count, hits = _marked(window, final)
+        for i, raw in hits:
+            text = _lines.decode_line(raw)
+            if not text:
+                continue
+            try:
+                value = row_value(text, raw)
+            except ValueError:
+                continue
+            yield n + i + 1, value
+        n += count
+
+
+def _marked(data: bytes, final: bool) -> tuple[int, list[tuple[int, bytes]]]:
+    """(lines in a CR-free window, or 0 when it is the last; (index, line) of each
+    line holding a token or a `\\u`), in line order."""
+    tokens = (*TOKENS, b"\\u") if b"\\" in data else TOKENS
+    found = _c_marked(data, tokens) if _c_marked is not None else _marked_py(data, tokens)
+    count = 0 if final else data.count(b"\n")
+    return count, [(i, data[a:b]) for i, a, b in found]
+
+
+def _marked_py(data: bytes, tokens: tuple[bytes, ...]) -> list[tuple[int, int, int]]:
+    """`_marks.marked` with `bytes.find`: (index, start, end) of each line holding a
+    token, in order, each once."""
+    spans: dict[int, int] = {}  # line start -> line end
+    for tok in tokens:
+        pos = 0
+        while (at := data.find(tok, pos)) >= 0:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            spans[start] = end
+            pos = end + 1
+    out: list[tuple[int, int, int]] = []
+    line = prev = 0
+    for start in sorted(spans):
+        line += data.count(b"\n", prev, start)
+        prev = start
+        out.append((line, start, spans[start]))
+    return out
+
+
+def _scan_rows(rows: Iterable[tuple[int, Any]], ctx: CheckContext | None) -> LedgerScan:
     ctx = ctx or CheckContext()
     held: list[_cv.HeldVerdict] | None = None
     receipts: list[tuple[int, dict[str, Any]]] = []
     checks: list[dict[str, Any]] = []
-    for line, row in _ledger.iter_rows(path, needles=NEEDLES):
+    for line, row in rows:
         if _receipt.is_receipt_row(row):
             receipts.append((line, row))
         if held is None and isinstance(row, dict) and row.get("kind") == "continuity_verify":

@@ -128,3 +128,30 @@ def test_the_viewer_fleet_tab_agrees(folder):
     shown, outcome = asyncio.run(go())
     assert shown == want
     assert outcome.exit_code == want_code
+
+
+def test_the_held_verdicts_the_audit_finds_give_fleet_contexts_entries(folder):
+    """`fleet.iter_held` (every executor's join): the run is audited holding nothing,
+    and the entries that read held verdicts are audited again with the verdicts its
+    workers classified, giving what auditing with `fleet_context` up front gives."""
+    for extra in range(3):  # ledgers without a continuity row pass through once
+        shutil.copy(SAMPLES / "session.jsonl", folder / f"plain-{extra}.jsonl")
+    sized = list(fleet.walk([str(folder)]))
+    ctx = fleet.fleet_context(sized)
+    assert ctx.verdict_files  # the run holds the stored verdict
+    want = {p: fleet.audit_path(p, ctx=ctx).to_wire() for p, _n in sized}
+    holding: list[tuple[str, ...]] = []
+    audited: list[str] = []
+
+    def audit(items, c):  # type: ignore[no-untyped-def]
+        holding.append(c.verdict_files)
+        for p, _n in items:
+            audited.append(p)
+            yield fleet.audit_path(p, ctx=c)
+
+    got = {e.path: e.to_wire() for e in fleet.iter_held(sized, audit)}
+    assert got == want
+    assert holding == [(), ctx.verdict_files]
+    # only the ledger with the row and the verdict itself were audited twice
+    twice = sorted(Path(p).name for p in set(audited) if audited.count(p) == 2)
+    assert twice == sorted([LEDGER.name, VERDICT.name])

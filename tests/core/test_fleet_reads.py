@@ -55,7 +55,7 @@ def _read_by(fn, *args):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def big(tmp_path: Path) -> tuple[Path, int]:
     p = tmp_path / "big.jsonl"
-    size = _ledger(p, 12_000)
+    size = _ledger(p, 18_000)  # over fleet.SMALL_BYTES: walked window by window
     warm = tmp_path / "warm.jsonl"
     _ledger(warm, 3)
     fleet.audit_path(str(warm))  # imports and first-call work before counting
@@ -74,18 +74,33 @@ def test_a_fleet_audit_adds_only_prefixes_to_the_walk_and_the_receipt_scan(
     big: tuple[Path, int],
 ) -> None:
     p, size = big
+    assert size > fleet.SMALL_BYTES
     walked, by_walk = _read_by(lambda q: verify(q, workers=1, digest=True), str(p))
     receipts, by_scan = _read_by(lambda q: list(iter_receipt_rows(q)), str(p))
     rows, by_rows = _read_by(row_checks, str(p))
     entry, read = _read_by(fleet.audit_path, str(p))
     assert walked.ok is True and receipts == [] and rows == ()
     assert by_walk >= size and by_scan >= size
-    assert entry.outcome().exit_code == verdict.HELD and entry.result.rows == 12_000
+    assert entry.outcome().exit_code == verdict.HELD and entry.result.rows == 18_000
     # classifying the ledger and telling it from a witness store read only prefixes,
     # and the receipts come out of the row checks' one scan (before: the whole file
     # three times more, 5x its size in all with the walk)
     extra = read - by_walk - by_rows
     assert 0 <= extra < 4 * kinds.PREFIX_BYTES, (extra, size)
+
+
+def test_a_small_ledger_is_read_once_for_its_whole_audit(tmp_path: Path) -> None:
+    """A file of at most `fleet.SMALL_BYTES` is read once, whole: classified, walked,
+    digested, told from a witness store and scanned for receipts from those bytes."""
+    p = tmp_path / "small.jsonl"
+    size = _ledger(p, 4_000)
+    assert size <= fleet.SMALL_BYTES
+    fleet.audit_path(str(p))  # warm: imports and first-call work
+    entry, read = _read_by(fleet.audit_path, str(p))
+    want = verify(str(p), workers=1, digest=True)
+    assert entry.outcome().exit_code == verdict.HELD and entry.result.rows == 4_000
+    assert entry.result.sha256 == want.sha256 and entry.result.sha256 is not None
+    assert size <= read < size + kinds.PREFIX_BYTES, (read, size)  # was 2x + prefixes
 
 
 def test_a_witness_store_is_still_told_from_its_first_object_row(tmp_path: Path) -> None:
