@@ -145,10 +145,12 @@ def audit_file(
     workers: int | None = 1,
     incremental: bool = False,
     ctx: CheckContext | None = None,
+    digest: bool = True,
 ) -> FleetEntry:
     """Verify one local ledger and summarise its receipts, every byte through the
     one descriptor opened here (module docstring: one open file). Never raises for
-    any file content; an unreadable file is a could-not-look entry. `display` is the
+    any file content; an unreadable file is a could-not-look entry. `digest` False:
+    the entry carries no SHA-256 (only a VSA names files by it). `display` is the
     path the entry reports (a URL for a fetched remote object). `incremental`
     resumes from and updates the ledger's checkpoint in the user's cache
     (`checkpoint`, keyed by the real path `/proc/self/fd/N` resolves to), so a
@@ -170,9 +172,9 @@ def audit_file(
         if incremental:  # keyed by the real path, which `via` resolves to
             from sealscope.core.checkpoint import verify_incremental
 
-            res = verify_incremental(where, strict=strict, workers=workers, digest=True).result
+            res = verify_incremental(where, strict=strict, workers=workers, digest=digest).result
         else:  # the digest of the bytes walked, for a VSA subject (no second read)
-            res = _verify(where, strict=strict, workers=workers, digest=True)
+            res = _verify(where, strict=strict, workers=workers, digest=digest)
         try:
             why = _not_a_ledger(_lines.FileSource(fh), res)
             if why is not None:
@@ -301,16 +303,22 @@ def audit_path(
     except (OSError, ValueError):
         plain = False
     if not plain:
-        return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
+        return audit_file(
+            path, strict=strict, workers=workers, incremental=incremental, ctx=ctx, digest=digest
+        )
     if not incremental and _stat.S_ISREG(st.st_mode) and st.st_size <= SMALL_BYTES:
         small = _audit_small(path, strict=strict, ctx=ctx, digest=digest)
         if small is not None:
             return small
     found = _kinds.identify(path)
     if found.kind == _kinds.LEDGER:
-        return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
+        return audit_file(
+            path, strict=strict, workers=workers, incremental=incremental, ctx=ctx, digest=digest
+        )
     if found.kind is None and found.reason_word == _kinds.MISSING_WORD:
-        return audit_file(path, strict=strict, workers=workers, incremental=incremental, ctx=ctx)
+        return audit_file(
+            path, strict=strict, workers=workers, incremental=incremental, ctx=ctx, digest=digest
+        )
     return _other_kind(found, _unit_size(path), ctx)
 
 
@@ -693,7 +701,7 @@ def iter_local(
 
     def large(path: str) -> dict[str, Any]:
         return audit_path(
-            path, strict=strict, workers=None, incremental=incremental, ctx=ctx
+            path, strict=strict, workers=None, incremental=incremental, ctx=ctx, digest=digest
         ).to_wire()
 
     pool = executor or fleet_run.LocalPool(workers)
