@@ -76,9 +76,9 @@ async def wait(pred, limit=3600.0):
     while not pred():
         tab = tab_now()
         if tab is not None:
-            b = tab.banner
-            if not samples or samples[-1][1:] != (b.state, b.pct):
-                samples.append((time.perf_counter() - t0, b.state, b.pct))
+            state, pct = tab.banner.state, tab.pct  # the percent the banner shows
+            if not samples or samples[-1][1:] != (state, pct):
+                samples.append((time.perf_counter() - t0, state, pct))
         if time.perf_counter() > end:
             return False
         await asyncio.sleep(0.005)
@@ -130,12 +130,12 @@ async def press_keys(pilot, tab, when):
         from textual.widgets import Input
         app.screen.query_one(Input).value = word
         await pilot.press("enter")
-        ok = await wait(lambda: tab.search_at is not None and tab.search_count is not None
-                        and tab.search_count[0][0] == word, 3600)
-        landed = ok and (line is None or tab.search_at == line)
+        ok = await wait(lambda: tab.finder.search_at is not None and tab.finder.search_count is not None
+                        and tab.finder.search_count[0][0] == word, 3600)
+        landed = ok and (line is None or tab.finder.search_at == line)
         got.append((f"search {word!r} ({tab._match_words() if ok else '?'})", at,
                     time.perf_counter() - t, bool(landed)))
-        tab.search_at, tab.search_count = None, None
+        tab.finder.search_at, tab.finder.search_count = None, None
     rl.focus()
     await pilot.press("m")
     await pilot.pause()

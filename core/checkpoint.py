@@ -96,19 +96,20 @@ def line_cut(buf: Buffer, start: int, total: int) -> int:
     return start
 
 
-_buffers = threading.local()  # each hashing thread's read buffer, reused
+# a hashing pool thread's read buffer, reused for all its chunks while the pool lives
+# (fresh memory for every read would cost a page fault per page)
+_buffers = threading.local()
 
 
-def _read_hash(fd: int, h: Any, start: int, end: int) -> None:
-    """Feed bytes [start, end) of `fd` to `h`, read into one reused buffer per thread
-    (fresh memory for every read would cost a page fault per page)."""
-    buf: bytearray | None = getattr(_buffers, "buf", None)
+def _read_hash(fd: int, h: Any, start: int, end: int, buf: bytearray | None = None) -> None:
+    """Feed bytes [start, end) of `fd` to `h`, read into `buf` (None: a buffer of this
+    call's own, gone when it returns: a long-lived caller keeps no 8 MB)."""
     if buf is None:
-        buf = _buffers.buf = bytearray(_READ)
+        buf = bytearray(max(1, min(_READ, end - start)))
     view = memoryview(buf)
     pos = start
     while pos < end:
-        want = min(_READ, end - pos)
+        want = min(len(buf), end - pos)
         got = os.preadv(fd, [view[:want]], pos)
         if not got:
             raise OSError(f"file ended at byte {pos} while hashing to {end}")
@@ -116,10 +117,18 @@ def _read_hash(fd: int, h: Any, start: int, end: int) -> None:
         pos += got
 
 
-def _digest(fd: int, start: int, end: int) -> str:
+def _digest(fd: int, start: int, end: int, buf: bytearray | None = None) -> str:
     h = hashlib.sha256()
-    _read_hash(fd, h, start, end)
+    _read_hash(fd, h, start, end, buf)
     return h.hexdigest()
+
+
+def _pool_digest(fd: int, start: int, end: int) -> str:
+    """`_digest` on a hashing pool's thread, through that thread's kept buffer."""
+    buf = getattr(_buffers, "buf", None)
+    if buf is None:
+        buf = _buffers.buf = bytearray(_READ)
+    return _digest(fd, start, end, buf)
 
 
 def prefix_digests(
@@ -141,7 +150,7 @@ def prefix_digests(
     if len(spans) <= 1:
         return take(_digest(fd, a, b) for a, b in spans)
     with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        return take(pool.map(lambda ab: _digest(fd, *ab), spans))
+        return take(pool.map(lambda ab: _pool_digest(fd, *ab), spans))
 
 
 def span_text(a: int, b: int) -> str:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from sealscope.core import verdict
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
+from sealscope.viewer.source import release_freed
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
@@ -157,6 +158,8 @@ class LedgerChecks(Widget):
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
             self.post_message(RowsChecked((), f"{type(e).__name__}: {e}", own))
             return
+        finally:  # a whole-file pass: its windows' pages go back (`source.release_freed`)
+            release_freed()
         self.post_message(RowsChecked(entries, own=own))
 
     def on_rows_checked(self, m: RowsChecked) -> None:
