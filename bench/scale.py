@@ -133,7 +133,7 @@ async def press_keys(pilot, tab, when):
         ok = await wait(lambda: tab.finder.search_at is not None and tab.finder.search_count is not None
                         and tab.finder.search_count[0][0] == word, 3600)
         landed = ok and (line is None or tab.finder.search_at == line)
-        got.append((f"search {word!r} ({tab._match_words() if ok else '?'})", at,
+        got.append((f"search {word!r} ({tab.finder._match_words() if ok else '?'})", at,
                     time.perf_counter() - t, bool(landed)))
         tab.finder.search_at, tab.finder.search_count = None, None
     rl.focus()

@@ -66,10 +66,20 @@ def release_freed() -> None:
     global _trim
     if _trim is None:
         try:  # ctypes loads on this first call (2 ms), not with the first screen
-            _trim = _lazy_load("ctypes").CDLL(None).malloc_trim
+            libc = _lazy_load("ctypes").CDLL(None)
+            _trim = libc.malloc_trim
+            # a fixed threshold: a block of a megabyte or more is mapped for itself and
+            # unmapped when freed. glibc otherwise raises the threshold to the largest
+            # block freed, so later window buffers come from the worker threads' arenas
+            # and stay resident there (malloc_trim did not give them back: ~40 MB at
+            # 1M rows)
+            libc.mallopt(M_MMAP_THRESHOLD, 1 << 20)
         except (OSError, AttributeError, ImportError):
             _trim = lambda _pad: 0  # noqa: E731 - not glibc: nothing to trim
     _trim(0)
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 
 
 class _ReleasingMap:
@@ -327,6 +337,7 @@ class LedgerSource:
         self.offsets = offs
 
     def index(self, on_progress: Callable[[int, int], None] | None = None) -> None:
+        release_freed()  # before the file's first whole pass: see its threshold
         view = _ReleasingMap(self.buf) if isinstance(self.buf, mmap.mmap) else self.buf
         self.offsets = _lines.line_offsets(view, on_progress)
         self.complete = True
