@@ -136,7 +136,7 @@ def main() -> int:
         print(f"resumed: {json.dumps(incs[0]['resumed'])}")
         print(
             f"full verify:        {fw:.3f}s (median of {a.runs}), peak RSS "
-            f"{max(x['rss_kb'] for x in fulls) / 1024:.0f} MB (parent + largest worker)"
+            f"{max(x['rss_kb'] for x in fulls) / 1024:.0f} MB (its process and any child's)"
         )
         print(
             f"incremental verify: {iw:.3f}s (median of {a.runs}), peak RSS "

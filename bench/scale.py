@@ -130,8 +130,9 @@ async def press_keys(pilot, tab, when):
         from textual.widgets import Input
         app.screen.query_one(Input).value = word
         await pilot.press("enter")
-        ok = await wait(lambda: tab.finder.search_at is not None and tab.finder.search_count is not None
-                        and tab.finder.search_count[0][0] == word, 3600)
+        fd = tab.finder
+        ok = await wait(lambda: fd.search_at is not None and fd.search_count is not None
+                        and fd.search_count[0][0] == word, 3600)
         landed = ok and (line is None or tab.finder.search_at == line)
         got.append((f"search {word!r} ({tab.finder._match_words() if ok else '?'})", at,
                     time.perf_counter() - t, bool(landed)))
@@ -337,7 +338,7 @@ def main() -> int:
         verify_s[rows] = o["wall"]
         peak_mb = (o["rss_self_kb"] + o["rss_child_kb"]) / 1024
         print(
-            f"verify: {o['wall']:.2f}s, peak RSS {peak_mb:.0f} MB (parent + largest worker), "
+            f"verify: {o['wall']:.2f}s, peak RSS {peak_mb:.0f} MB (its process and any child's), "
             f"{o['result']['rows']:,} rows ok={o['result']['ok']}; "
             f"hash floor (one core, SHA-256) {floor:.2f}s: {o['wall'] / floor:.2f}x the floor",
             flush=True,

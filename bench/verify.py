@@ -125,7 +125,7 @@ def broken_vs_honest(rows: int) -> int:
         print(
             f"{'all broken' if broken else 'honest':>10}: {path.stat().st_size / 1e6:.0f} MB,"
             f" {r['result']['breaks']:,} breaks, {r['wall']:.2f}s, peak RSS {rss:.0f} MB "
-            f"(parent {r['rss_self_kb'] / 1024:.0f} MB + largest worker)",
+            f"(its process {r['rss_self_kb'] / 1024:.0f} MB + any child's)",
             flush=True,
         )
     ratio = runs[True][1] / runs[False][1]
