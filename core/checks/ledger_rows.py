@@ -145,7 +145,7 @@ def rows_checked(path: str, ctx: CheckContext, *, calls_only: bool = False) -> l
     when the file cannot be read."""
     held: list[_cv.HeldVerdict] | None = None
     out: list[dict[str, Any]] = []
-    for line, row in _ledger.iter_rows(path, needles=NEEDLES):
+    for line, row in _file_rows(path):
         if (
             not calls_only
             and held is None
@@ -221,9 +221,9 @@ class LedgerScan:
 
 def scan(path: str, ctx: CheckContext | None = None) -> LedgerScan:
     """The receipt rows and the other row checks of a ledger in one pass over the
-    lines that could hold either (`NEEDLES` covers the receipts' needles). OSError
-    when the file cannot be read."""
-    return _scan_rows(_ledger.iter_rows(path, needles=NEEDLES), ctx)
+    lines that could hold either (`iter_marked_rows`). OSError when the file cannot be
+    read."""
+    return _scan_rows(_file_rows(path), ctx)
 
 
 def scan_bytes(data: bytes, ctx: CheckContext | None = None) -> LedgerScan:
@@ -246,9 +246,16 @@ TOKENS = (
 )
 
 
-def iter_marked_rows(data: bytes) -> Iterator[tuple[int, Any]]:
-    """(line number, plain-parsed value) of every line of `data` that could hold a
-    checked row, as `ledger.iter_rows(path, needles=NEEDLES)` numbers and parses them.
+def _file_rows(path: str) -> Iterator[tuple[int, Any]]:
+    """`iter_marked_rows` of the file at `path`, read through one open file."""
+    with _lines.open_regular(path) as fh:
+        yield from iter_marked_rows(_lines.FileSource(fh))
+
+
+def iter_marked_rows(data: _lines.Buffer) -> Iterator[tuple[int, Any]]:
+    """(line number, plain-parsed value) of every line of `data` (the bytes, or a
+    file's `FileSource`) that could hold a checked row, numbered as the verifier
+    numbers lines and parsed as `rows` reads them: the one search of every row check.
     A window with a CR is split as the verifier splits it (`lines.window_holding`);
     any other is searched in place once per token, each hit's line cut out around
     it, and lines are counted only up to the hits (and across windows)."""

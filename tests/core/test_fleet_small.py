@@ -137,9 +137,18 @@ def test_the_line_search_finds_the_same_lines_with_and_without_c(generated: list
 
 
 def test_every_row_check_line_is_found_as_the_needles_find_it(generated: list[Path]) -> None:
-    for p in generated:
-        data = p.read_bytes()
-        assert ledger_rows.scan_bytes(data) == ledger_rows.scan(str(p)), p.name
+    """The token search (`iter_marked_rows`, every row check's) judges exactly the rows
+    the broader needles find, line by line through `ledger.iter_rows`; from the bytes
+    and from the file alike."""
+    from sealscope.core import ledger
+
+    samples = sorted(p for p in SAMPLES.rglob("*.jsonl") if p.is_file())
+    for p in [*generated, *samples]:
+        by_needles = ledger_rows._scan_rows(
+            ledger.iter_rows(str(p), needles=ledger_rows.NEEDLES), None
+        )
+        assert ledger_rows.scan_bytes(p.read_bytes()) == by_needles, p.name
+        assert ledger_rows.scan(str(p)) == by_needles, p.name
 
 
 def test_a_small_file_replaced_after_the_open_is_could_not_look(
