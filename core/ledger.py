@@ -18,7 +18,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from sealscope.core import lazy
 from sealscope.core import lines as _lines
@@ -338,21 +338,31 @@ def _walk_declared(
     on_progress: ProgressFn | None,
     digest: bool,
 ) -> tuple[_Walk, Declared, Spans, int]:
-    """The whole of `buf` walked with the declarations it holds: (walk, declarations,
-    spans, last line). One pass when no window holds a declaration's op (then it
-    declares none); otherwise the declarations are read and the file walked again
-    with them."""
-    w = _Walk(strict, {})
-    spans: Spans | None = [] if digest else None
+    """The whole of `buf` walked with the declarations it holds (`_with_declarations`):
+    (walk, declarations, spans, last line)."""
+
+    def attempt(declared: Declared, spot: list[int] | None) -> tuple[_Walk, Declared, Spans, int]:
+        w = _Walk(strict, declared)
+        spans: Spans | None = [] if digest else None
+        n = _walk_into(w, buf, 0, len(buf), 0, True, workers, chunk_bytes, on_progress, spans, spot)
+        return w, declared, spans or [], n
+
+    return _with_declarations(buf, attempt)
+
+
+T = TypeVar("T")
+
+
+def _with_declarations(buf: _lines.Buffer, walk: Callable[[Declared, list[int] | None], T]) -> T:
+    """A walk of `buf` from byte 0 with the declarations it holds, without a pre-scan:
+    `walk(declarations, spot)` first assuming there are none, with a `spot` list (see
+    `_walk_lines`); only when it spotted a declaration's op (then the answer is
+    discarded) are they read from the file and the walk run again with them."""
     spot: list[int] = []
-    n = _walk_into(w, buf, 0, len(buf), 0, True, workers, chunk_bytes, on_progress, spans, spot)
+    got = walk({}, spot)
     if not spot:
-        return w, {}, spans or [], n
-    declared = _scan_declarations(buf)
-    w = _Walk(strict, declared)
-    spans = [] if digest else None
-    n = _walk_into(w, buf, 0, len(buf), 0, True, workers, chunk_bytes, on_progress, spans)
-    return w, declared, spans or [], n
+        return got
+    return walk(_scan_declarations(buf), None)
 
 
 def span_digest(fd: int, start: int, end: int, spans: Spans) -> tuple[str | None, str | None]:
@@ -723,29 +733,28 @@ def _walk_fresh(
     chunk_bytes: int | None,
     hash_spans: bool,
 ) -> Walked:
-    """`walk_span` from byte 0: first assuming the file declares nothing, stopping at
-    the first window holding a declaration's op; then, only if one did, with the
-    declarations read from the file (as `verify` does)."""
+    """`walk_span` from byte 0, with the declarations the file holds
+    (`_with_declarations`)."""
     total = len(buf)
-    declared: Declared = {}
-    for attempt in ("assumed none", "read"):
-        if attempt == "read":
-            declared = _scan_declarations(buf)
-        spot: list[int] | None = [] if attempt == "assumed none" else None
+
+    def attempt(declared: Declared, spot: list[int] | None) -> Walked | None:
         w = _Walk(strict, declared)
         spans: Spans | None = [] if hash_spans else None
         n = _walk_into(w, buf, 0, cut, 0, False, workers, chunk_bytes, on_progress, spans, spot)
-        if spot:
-            continue
+        if spot:  # walked again
+            return None
         at_cut = w.export(cut, n)
         h = hashlib.sha256() if spans is not None else None
         n = _walk_lines(w, buf, cut, total, n, True, on_progress, h, spot)
         if spot:
-            continue
+            return None
         if spans is not None and h is not None and total > cut:
             spans.append((cut, total, h.hexdigest()))
         return Walked(_finish(w, strict, declared, n), at_cut, spans=tuple(spans or ()))
-    raise AssertionError("a walk with the file's own declarations spots nothing")
+
+    walked = _with_declarations(buf, attempt)
+    assert walked is not None, "a walk with the file's own declarations spots nothing"
+    return walked
 
 
 def state_result(state: WalkState) -> VerifyResult:
