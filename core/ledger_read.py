@@ -24,34 +24,44 @@ def iter_rows(
     needles: tuple[bytes, ...] = (),
     on_progress: ProgressFn | None = None,
 ) -> Iterator[tuple[int, Any]]:
-    """(line number, plain-parsed value) for every non-blank line that parses, lines
-    split and numbered as the verifier does. With `needles`, only lines holding one of
-    them (literally) are decoded at all: they are found window by window with
-    `bytes.find`, not line by line. `on_progress(done, total)` gets bytes read. OSError when
-    the file cannot be opened or is not a regular file."""
+    """`rows_in` the file at `path`, read through one open file. OSError when the file
+    cannot be opened or is not a regular file."""
     with _lines.open_regular(path) as fh:
-        buf = _lines.FileSource(fh)
-        total = len(buf)
-        n = 0
-        for s, e in _lines.window_bounds(buf, 0, total) if total else [(0, 0)]:
-            data, final = buf[s:e], e == total
-            if needles:
-                count, hits = _lines.window_holding(data, final, needles)
-            else:
-                lines = _lines.split_window(data, final)
-                count, hits = len(lines), list(enumerate(lines))
-            for i, raw in hits:
-                text = _lines.decode_line(raw)
-                if not text:
-                    continue
-                try:
-                    value = row_value(text, raw)
-                except ValueError:
-                    continue
-                yield n + i + 1, value
-            n += count
-            if on_progress is not None:
-                on_progress(e, total)
+        yield from rows_in(_lines.FileSource(fh), needles=needles, on_progress=on_progress)
+
+
+def rows_in(
+    buf: _lines.Buffer,
+    *,
+    needles: tuple[bytes, ...] = (),
+    on_progress: ProgressFn | None = None,
+) -> Iterator[tuple[int, Any]]:
+    """(line number, plain-parsed value) for every non-blank line of `buf` (bytes, or a
+    file's `FileSource`) that parses, lines split and numbered as the verifier does.
+    With `needles`, only lines holding one of them (literally) are decoded at all: they
+    are found window by window (`lines.window_holding`), not line by line.
+    `on_progress(done, total)` gets bytes read."""
+    total = len(buf)
+    n = 0
+    for s, e in _lines.window_bounds(buf, 0, total) if total else [(0, 0)]:
+        data, final = buf[s:e], e == total
+        if needles:
+            count, hits = _lines.window_holding(data, final, needles)
+        else:
+            lines = _lines.split_window(data, final)
+            count, hits = len(lines), list(enumerate(lines))
+        for i, raw in hits:
+            text = _lines.decode_line(raw)
+            if not text:
+                continue
+            try:
+                value = row_value(text, raw)
+            except ValueError:
+                continue
+            yield n + i + 1, value
+        n += count
+        if on_progress is not None:
+            on_progress(e, total)
 
 
 def chain_at(path: str | os.PathLike[str], n: int) -> Any:

@@ -28,8 +28,16 @@ try:  # optional C accelerator: the same offsets, found without holding the GIL
     _c_find: Callable[[bytes | bytearray, bytes], int] | None = _fast_find
 except ImportError:  # pragma: no cover - no compiler at install time
     _c_line_ends = _c_find = None
+try:  # optional C line search (core/_marks.c): the same lines, found without the GIL
+    from sealscope.core._marks import marked as _fast_marked
+
+    _c_marked: Callable[[bytes, tuple[bytes, ...]], list[tuple[int, int, int]]] | None = (
+        _fast_marked
+    )
+except ImportError:  # pragma: no cover - no compiler at install time
+    _c_marked = None
 if os.environ.get("SEALSCOPE_PURE_PYTHON"):  # measure or test the Python paths alone
-    _c_line_ends = _c_find = None
+    _c_line_ends = _c_find = _c_marked = None
 
 __all__ = [
     "WINDOW",
@@ -259,12 +267,16 @@ def window_holding(
 ) -> tuple[int, list[tuple[int, bytes]]]:
     """(how many lines the window has, (index, line) of each line holding a needle), as
     `split_window` and `lines_holding` give them; a window without a CR is searched
-    in place, not split, and a needle whose first byte is absent costs one memchr."""
+    in place, not split (by the accelerator's `marked` where it is built), and a
+    needle whose first byte is absent costs one memchr."""
     if b"\r" in data:
         lines = split_window(data, final)
         return len(lines), [(i, lines[i]) for i in lines_holding(lines, needles)]
     if any(b"\n" in nd for nd in needles):
         raise ValueError("a needle holds a line terminator")
+    if _c_marked is not None:
+        count = data.count(b"\n") + (1 if final else 0)
+        return count, [(i, data[a:b]) for i, a, b in _c_marked(data, needles) if i < count]
     counted: tuple[int, int] | None = None  # (lines before byte pos, pos), from a search
     spans: dict[int, tuple[int, int]] = {}
     for nd in needles:

@@ -14,11 +14,12 @@ COULD NOT LOOK over VERIFIED).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import ledger_read as _ledger_read
 from sealscope.core import lines as _lines
 from sealscope.core import receipt as _receipt
 from sealscope.core import verdict as _verdict
@@ -28,7 +29,6 @@ from sealscope.core.checks import continuity_verdict as _cv
 from sealscope.core.checks import distill as _distill
 from sealscope.core.checks.receipt_file import raised
 from sealscope.core.checks.result import CheckContext, KindCheck
-from sealscope.core.rows import row_value
 
 __all__ = [
     "rows_checked",
@@ -41,19 +41,11 @@ __all__ = [
     "row_entries",
     "NEEDLES",
     "TOKENS",
+    "MARKS",
     "scan",
     "scan_bytes",
     "iter_marked_rows",
 ]
-
-try:  # the optional C line search (core/_marks.c): the same lines, found faster
-    from sealscope.core._marks import marked as _fast_marked
-
-    _c_marked: Callable[[bytes, tuple[bytes, ...]], list[tuple[int, int, int]]] | None = (
-        _fast_marked
-    )
-except ImportError:  # pragma: no cover - built without a compiler
-    _c_marked = None
 
 KIND = "ledger"
 # a row with a check of its own spells one of these literally, or with a `\\u` escape
@@ -236,7 +228,7 @@ def scan_bytes(data: bytes, ctx: CheckContext | None = None) -> LedgerScan:
 # value, or a key (`artefact`, `args_digest`). A token written with escapes holds a
 # `\u` (no other JSON escape writes a letter or `_`): every line these and `\u` find
 # holds one of `NEEDLES`, and every line of `NEEDLES` that holds a checked row is
-# found, so the rows checked are the ones `scan` checks (in fewer, faster searches).
+# found: `MARKS` find the rows `NEEDLES` would (in fewer, faster searches).
 TOKENS = (
     b'"compaction_receipt"',
     b'"distill_receipt"',
@@ -244,69 +236,20 @@ TOKENS = (
     b'"artefact"',
     b'"args_digest"',
 )
+MARKS = (*TOKENS, b"\\u")
 
 
 def _file_rows(path: str) -> Iterator[tuple[int, Any]]:
     """`iter_marked_rows` of the file at `path`, read through one open file."""
-    with _lines.open_regular(path) as fh:
-        yield from iter_marked_rows(_lines.FileSource(fh))
+    return _ledger_read.iter_rows(path, needles=MARKS)
 
 
 def iter_marked_rows(data: _lines.Buffer) -> Iterator[tuple[int, Any]]:
     """(line number, plain-parsed value) of every line of `data` (the bytes, or a
-    file's `FileSource`) that could hold a checked row, numbered as the verifier
-    numbers lines and parsed as `rows` reads them: the one search of every row check.
-    A window with a CR is split as the verifier splits it (`lines.window_holding`);
-    any other is searched in place once per token, each hit's line cut out around
-    it, and lines are counted only up to the hits (and across windows)."""
-    total = len(data)
-    n = 0
-    for s, e in _lines.window_bounds(data, 0, total) if total else [(0, 0)]:
-        window, final = data[s:e], e == total
-        if b"\r" in window:
-            count, hits = _lines.window_holding(window, final, NEEDLES)
-        else:
-            count, hits = _marked(window, final)
-        for i, raw in hits:
-            text = _lines.decode_line(raw)
-            if not text:
-                continue
-            try:
-                value = row_value(text, raw)
-            except ValueError:
-                continue
-            yield n + i + 1, value
-        n += count
-
-
-def _marked(data: bytes, final: bool) -> tuple[int, list[tuple[int, bytes]]]:
-    """(lines in a CR-free window, or 0 when it is the last; (index, line) of each
-    line holding a token or a `\\u`), in line order."""
-    tokens = (*TOKENS, b"\\u") if b"\\" in data else TOKENS
-    found = _c_marked(data, tokens) if _c_marked is not None else _marked_py(data, tokens)
-    count = 0 if final else data.count(b"\n")
-    return count, [(i, data[a:b]) for i, a, b in found]
-
-
-def _marked_py(data: bytes, tokens: tuple[bytes, ...]) -> list[tuple[int, int, int]]:
-    """`_marks.marked` with `bytes.find`: (index, start, end) of each line holding a
-    token, in order, each once."""
-    spans: dict[int, int] = {}  # line start -> line end
-    for tok in tokens:
-        pos = 0
-        while (at := data.find(tok, pos)) >= 0:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
-            spans[start] = end
-            pos = end + 1
-    out: list[tuple[int, int, int]] = []
-    line = prev = 0
-    for start in sorted(spans):
-        line += data.count(b"\n", prev, start)
-        prev = start
-        out.append((line, start, spans[start]))
-    return out
+    file's `FileSource`) that could hold a checked row (`MARKS`), numbered as the
+    verifier numbers lines and parsed as `rows` reads them (`ledger_read.rows_in`): the
+    one search of every row check."""
+    return _ledger_read.rows_in(data, needles=MARKS)
 
 
 def _scan_rows(rows: Iterable[tuple[int, Any]], ctx: CheckContext | None) -> LedgerScan:

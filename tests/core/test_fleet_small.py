@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from sealscope.core import fleet, verdict
+from sealscope.core import lines as _lines
 from sealscope.core.checks import ledger_rows
 from sealscope.core.ledger import append, declare_break, verify
 
@@ -119,21 +120,28 @@ def test_the_samples_get_the_window_paths_entry(monkeypatch: pytest.MonkeyPatch)
         assert fleet.audit_path(str(p)).to_wire() == _window_path(str(p), monkeypatch), p
 
 
-def test_the_line_search_finds_the_same_lines_with_and_without_c(generated: list[Path]) -> None:
-    if ledger_rows._c_marked is None:
+def test_the_line_search_finds_the_same_lines_with_and_without_c(
+    generated: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if _lines._c_marked is None:
         pytest.skip("the C line search is not built here")
-    tokens = (*ledger_rows.TOKENS, b"\\u")
+    marked = _lines._c_marked
+    tokens = ledger_rows.MARKS
     for p in generated:
         data = p.read_bytes().replace(b"\r", b"")
-        assert ledger_rows._c_marked(data, tokens) == ledger_rows._marked_py(data, tokens)
-        found = bool(ledger_rows._c_marked(data, tokens))
+        for final in (False, True):
+            with_c = _lines.window_holding(data, final, tokens)
+            with monkeypatch.context() as m:
+                m.setattr(_lines, "_c_marked", None)
+                assert _lines.window_holding(data, final, tokens) == with_c, p.name
+        found = bool(marked(data, tokens))
         assert found == (p.name not in ("empty.jsonl", "plain.jsonl")), p.name
-    assert ledger_rows._c_marked(b'x\n"artefact"\n\n"artefact"', tokens) == [
+    assert marked(b'x\n"artefact"\n\n"artefact"', tokens) == [
         (1, 2, 12),
         (3, 14, 24),
     ]
     with pytest.raises(ValueError):
-        ledger_rows._c_marked(b"abc", (b"a\nb",))
+        marked(b"abc", (b"a\nb",))
 
 
 def test_every_row_check_line_is_found_as_the_needles_find_it(generated: list[Path]) -> None:
