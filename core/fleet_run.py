@@ -4,7 +4,10 @@ The plan (`plan_batches`): small files go several to a task, so a tiny file does
 pay a process round trip of its own; a batch closes at `BATCH_BYTES` or `BATCH_FILES`.
 A file of `LARGE_BYTES` or more goes alone: `ledger.verify` splits it across processes
 itself, so it runs in the caller (or, on an executor that cannot do that, as a task of
-its own). A file whose size is unknown joins a batch; its task reports it.
+its own). A file whose size is unknown joins a batch; its task reports it. On a cluster
+(`cluster_plan`) a task costs messages between client, scheduler and worker and wakes
+threads beside the busy ones, so its batches are larger, up to `CLUSTER_BATCH_BYTES`,
+as long as every worker thread still gets `TASKS_PER_SLOT` of them.
 
 The run (`run`): the batches go to an executor, results are taken as each batch
 finishes, then the large files. An executor is anything with `map_batches` (the
@@ -31,6 +34,9 @@ __all__ = [
     "BATCH_FILES",
     "Plan",
     "plan_batches",
+    "CLUSTER_BATCH_BYTES",
+    "TASKS_PER_SLOT",
+    "cluster_plan",
     "Executor",
     "Serial",
     "LocalPool",
@@ -42,6 +48,8 @@ __all__ = [
 LARGE_BYTES = PARALLEL_MIN_BYTES  # verified alone, split across processes by `verify`
 BATCH_BYTES = 8 << 20  # a batch of small files holds about this much
 BATCH_FILES = 64  # ... and at most this many files
+CLUSTER_BATCH_BYTES = 32 << 20  # a cluster's batch holds up to this much (`cluster_plan`)
+TASKS_PER_SLOT = 8  # ... while each of its worker threads gets at least this many
 
 T = TypeVar("T")
 Task = Callable[[Sequence[str]], list[T]]
@@ -87,6 +95,23 @@ def plan_batches(
     if cur:
         batches.append(cur)
     return Plan(batches, large, sizes, small)
+
+
+def cluster_plan(sized: Iterable[tuple[str, int | None]], slots: int) -> Plan:
+    """The plan for a cluster of `slots` worker threads: the batch a task holds grows
+    from `BATCH_BYTES` towards `CLUSTER_BATCH_BYTES` (its file limit in proportion) so
+    that a task's own cost (its messages, and the threads they wake beside the busy
+    ones) is a small part of its work, but never so large that a thread gets fewer
+    than `TASKS_PER_SLOT` batches of the small files: the run still ends evenly."""
+    listed = list(sized)
+    small = sum(n for _p, n in listed if n is not None and n < LARGE_BYTES)
+    share = small // (max(1, slots) * TASKS_PER_SLOT)
+    batch_bytes = max(BATCH_BYTES, min(CLUSTER_BATCH_BYTES, share))
+    return plan_batches(
+        listed,
+        batch_bytes=batch_bytes,
+        batch_files=BATCH_FILES * batch_bytes // BATCH_BYTES,
+    )
 
 
 class Executor(Protocol):

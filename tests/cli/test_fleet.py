@@ -260,8 +260,7 @@ def test_dask_local_cluster_equals_local(tree):
 PREPARE = (
     "import json, sys, time, psutil\n"
     "from sealscope import fleet_engine\n"
-    "fleet_engine.prepare_dask(sys.argv[1])\n"
-    "time.sleep(0.2)\n"
+    "fleet_engine.prepare_dask(sys.argv[1])\n"  # returns once the server has exec'd
     "print(json.dumps([' '.join(c.cmdline()) for c in psutil.Process().children()]))\n"
 )
 
@@ -286,6 +285,42 @@ def test_prepare_dask_starts_the_fork_server_loading_the_audit_code():
     assert len(servers) == 1
     assert "'distributed', 'sealscope.fleet_engine'" in servers[0]
     assert children("tcp://127.0.0.1:8786") == []  # a cluster's workers are not ours
+
+
+WORKER_ENV = (
+    "import json, os, sys, dask, dask.distributed as dd\n"
+    "from sealscope.fleet_engine import local_cluster_config\n"
+    "if __name__ == '__main__':\n"
+    "    got = []\n"
+    "    for cfg in (local_cluster_config(), {}):  # ours first: Dask's leaks into os.environ\n"
+    "        with dask.config.set(cfg):\n"
+    "            with dd.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,\n"
+    "                                 host='127.0.0.1', dashboard_address=None) as c:\n"
+    "                with dd.Client(c) as client:\n"
+    "                    env = client.run(lambda: dict(os.environ))\n"
+    "                    got.append(next(iter(env.values())))\n"
+    "    print(json.dumps([{k: e.get(k) for k in ('MALLOC_TRIM_THRESHOLD_', 'OMP_NUM_THREADS')}\n"
+    "                      for e in got]))\n"
+)
+
+
+def test_local_workers_get_dasks_environment_but_the_malloc_trim_threshold(tmp_path):
+    """The workers `local:N` starts: Dask's own would fix glibc's mmap threshold (every
+    file read whole mapped afresh); ours keep the rest of Dask's environment."""
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+    p = subprocess.run(
+        [sys.executable, "-c", WORKER_ENV],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert p.returncode == 0, p.stderr
+    ours, dasks = json.loads(p.stdout.strip().splitlines()[-1])
+    assert dasks == {"MALLOC_TRIM_THRESHOLD_": "65536", "OMP_NUM_THREADS": "1"}
+    assert ours == {"MALLOC_TRIM_THRESHOLD_": None, "OMP_NUM_THREADS": "1"}
 
 
 def test_scheduler_address_is_used(tree):

@@ -84,3 +84,19 @@ def test_stopping_early_drops_the_batches_not_started():
     first = next(it)
     it.close()  # returns: queued batches were cancelled
     assert first[0].startswith("f")
+
+
+def test_a_cluster_plan_grows_its_batches_while_every_thread_keeps_its_share():
+    few = [(f"s{i:04d}", 100_000) for i in range(200)]  # 20 MB: the pool's batches
+    assert fleet_run.cluster_plan(few, 2).batches == plan_batches(few).batches
+    many = [(f"m{i:05d}", 200_000) for i in range(20_000)] + [("big", 10**9)]  # 4 GB
+    plan = fleet_run.cluster_plan(many, 2)
+    bytes_per_batch = [sum(200_000 for _p in b) for b in plan.batches]
+    assert max(bytes_per_batch) < fleet_run.CLUSTER_BATCH_BYTES + 200_000
+    assert min(bytes_per_batch[:-1]) >= fleet_run.CLUSTER_BATCH_BYTES
+    assert plan.large == ["big"] and sum(map(len, plan.batches)) == 20_000
+    # a wider cluster: smaller batches, so that each of its threads still gets its share,
+    # and never smaller than the pool's
+    wider = fleet_run.cluster_plan(many, 16)
+    assert len(wider.batches) >= 16 * fleet_run.TASKS_PER_SLOT > len(plan.batches)
+    assert fleet_run.cluster_plan(many, 64).batches == plan_batches(many).batches
