@@ -329,9 +329,10 @@ def worker_threads(client: Any) -> int:
     now; at least 1, for a cluster whose workers have not joined yet)."""
     try:
         workers = client.scheduler_info().get("workers", {})
-        return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+        threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
     except Exception:  # noqa: BLE001 - a plan for one thread is still a right plan
-        return 1
+        threads = 0
+    return max(1, threads)
 
 
 class DaskExecutor:
