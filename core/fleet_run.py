@@ -104,9 +104,10 @@ def cluster_plan(sized: Iterable[tuple[str, int | None]], slots: int) -> Plan:
     ones) is a small part of its work, but never so large that a thread gets fewer
     than `TASKS_PER_SLOT` batches of the small files: the run still ends evenly."""
     listed = list(sized)
-    small = sum(n for _p, n in listed if n is not None and n < LARGE_BYTES)
-    share = small // (max(1, slots) * TASKS_PER_SLOT)
-    batch_bytes = max(BATCH_BYTES, min(CLUSTER_BATCH_BYTES, share))
+    base = plan_batches(listed)  # the pool's plan: which files are small, and their bytes
+    batch_bytes = min(CLUSTER_BATCH_BYTES, base.small_bytes // (max(1, slots) * TASKS_PER_SLOT))
+    if batch_bytes <= BATCH_BYTES:
+        return base
     return plan_batches(
         listed,
         batch_bytes=batch_bytes,

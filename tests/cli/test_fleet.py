@@ -258,7 +258,7 @@ def test_dask_local_cluster_equals_local(tree):
 
 
 PREPARE = (
-    "import json, sys, time, psutil\n"
+    "import json, sys, psutil\n"
     "from sealscope import fleet_engine\n"
     "fleet_engine.prepare_dask(sys.argv[1])\n"  # returns once the server has exec'd
     "print(json.dumps([' '.join(c.cmdline()) for c in psutil.Process().children()]))\n"
@@ -288,7 +288,7 @@ def test_prepare_dask_starts_the_fork_server_loading_the_audit_code():
 
 
 WORKER_ENV = (
-    "import json, os, sys, dask, dask.distributed as dd\n"
+    "import json, os, dask, dask.distributed as dd\n"
     "from sealscope.fleet_engine import local_cluster_config\n"
     "if __name__ == '__main__':\n"
     "    got = []\n"
