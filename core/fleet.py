@@ -61,6 +61,7 @@ from sealscope.core.fleet_entry import (
     unreadable_entry,
 )
 from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan_batches
+from sealscope.core.fleet_walk import walk
 from sealscope.core.ledger import VerifyResult, bound_to_file, verify_bytes
 from sealscope.core.ledger import verify as _verify
 from sealscope.core.rows import first_object
@@ -347,107 +348,6 @@ def fleet_context(
 
     local = [p for p, _n in sized if "://" not in p and os.path.isfile(p)]
     return run_context(local, artefacts)
-
-
-UNIT_KINDS = (_kinds.EVIDENCE_PACK, _kinds.AUDIT_BUNDLE)
-# the names the classifier looks for in a folder to call it a pack or bundle
-# (`kinds.identify`, KINDS.md §1 rules 2-3; compared lowercased, for a filesystem
-# that ignores case): a folder holding none is neither
-UNIT_MARKS = frozenset(
-    (
-        "manifest.json",
-        "manifest.sha256",
-        "window.jsonl",
-        "could_not_look.json",
-        "records.jsonl",
-        "integrity.json",
-    )
-)
-
-
-def _may_be_unit(folder: str) -> bool:
-    """False when `folder` lists none of `UNIT_MARKS` (one read of its entries instead
-    of the classifier's look at each name); True when it does or cannot be listed."""
-    try:
-        return not UNIT_MARKS.isdisjoint(n.lower() for n in os.listdir(folder))
-    except (OSError, ValueError):
-        return True
-
-
-KIND_SUFFIXES = (".json", ".zip")
-
-
-def walk(
-    sources: Sequence[str],
-    pattern: str = "*.jsonl",
-    *,
-    follow_links: bool = False,
-    skipped: list[tuple[str, str]] | None = None,
-    kinds: bool = True,
-) -> Iterator[tuple[str, int | None]]:
-    """(path, size) for each local source: a directory is walked recursively for
-    files whose name matches `pattern` (sorted, symlinked directories not followed);
-    anything else is taken as a file, as given (a missing one is reported later).
-    With `kinds`, the walk also takes `.json` and `.zip` files, and a folder the
-    classifier calls an evidence pack or audit bundle (the source itself too) is one
-    path, size None, its members not walked; what each file is, `audit_path` asks.
-
-    A symlink found in a directory that points out of it (`ledgers/x.jsonl ->
-    /etc/shadow`) is not read unless `follow_links`: it is added to `skipped` as
-    (path, why) for the caller to report, so nothing outside the tree named is read
-    or digested without being asked."""
-    from fnmatch import fnmatchcase
-
-    def unit(folder: str) -> bool:
-        return kinds and _may_be_unit(folder) and _kinds.identify(folder).kind in UNIT_KINDS
-
-    def taken(name: str) -> bool:
-        return fnmatchcase(name, pattern) or (kinds and name.lower().endswith(KIND_SUFFIXES))
-
-    for src in sources:
-        if os.path.isdir(src) and unit(src):
-            yield src, None
-        elif os.path.isdir(src):
-            top = os.path.realpath(src)
-            for root, dirs, files in os.walk(src):
-                dirs.sort()
-                units = [
-                    d
-                    for d in dirs
-                    if not os.path.islink(os.path.join(root, d)) and unit(os.path.join(root, d))
-                ]
-                dirs[:] = [d for d in dirs if d not in units]
-                found = [(n, False) for n in files if taken(n)] + [(d, True) for d in units]
-                for name, is_unit in sorted(found):
-                    p = os.path.join(root, name)
-                    if is_unit:
-                        yield p, None
-                        continue
-                    try:  # one lstat: a plain file's size, or a link to look behind
-                        st: os.stat_result | None = os.lstat(p)
-                    except OSError:
-                        st = None
-                    if st is not None and _stat.S_ISLNK(st.st_mode) and not follow_links:
-                        real = os.path.realpath(p)
-                        if os.path.commonpath([top, real]) != top:
-                            why = (
-                                f"a symlink out of {src} (to {real}): not "
-                                "followed (--follow-links follows it)"
-                            )
-                            if skipped is not None:
-                                skipped.append((p, why))
-                            continue
-                    if st is None or _stat.S_ISLNK(st.st_mode):
-                        try:
-                            st = os.stat(p)
-                        except OSError:
-                            st = None
-                    yield p, None if st is None else st.st_size
-        else:
-            try:
-                yield src, os.stat(src).st_size
-            except OSError:
-                yield src, None
 
 
 def worst_first_key(e: FleetEntry) -> tuple[int, int, int, str]:

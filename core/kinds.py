@@ -86,6 +86,8 @@ __all__ = [
     "AAT_EXPORT",
     "CALL_RECORD",
     "CHECK_KINDS",
+    "UNIT_KINDS",
+    "UNIT_MARKS",
     "Identified",
     "identify",
     "identify_data",
@@ -294,6 +296,16 @@ _PORTABLE_PREFIX = "arcaeon-receipt/"
 _VERDICT_PREFIX = "arcaeon-continuity:verdict:"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _FOLDER_DOC_LIMIT = 16 << 20  # a folder's manifest.json / integrity.json read at most
+_MANIFEST_FILE = "manifest.json"
+_INTEGRITY_FILE = "integrity.json"
+_PACK_FILES = ("manifest.sha256", "window.jsonl", "could_not_look.json")
+_BUNDLE_FILES = ("records.jsonl",)
+
+UNIT_KINDS = (EVIDENCE_PACK, AUDIT_BUNDLE)
+"""The kinds read as one unit of several members (a folder or a zip)."""
+UNIT_MARKS = frozenset((_MANIFEST_FILE, _INTEGRITY_FILE, *_PACK_FILES, *_BUNDLE_FILES))
+"""Every name the folder rules look for (§1 rules 2-3): a folder listing none of them,
+compared lowercased for a filesystem that ignores case, is neither a pack nor a bundle."""
 
 
 @dataclass(frozen=True)
@@ -382,16 +394,15 @@ def _folder_doc(path: str) -> Any:
 
 
 def _identify_folder(p: str) -> Identified:
-    manifest = _folder_doc(os.path.join(p, "manifest.json"))
+    manifest = _folder_doc(os.path.join(p, _MANIFEST_FILE))
     if (isinstance(manifest, dict) and "pack_schema" in manifest) or any(
-        _regular(os.path.join(p, n))
-        for n in ("manifest.sha256", "window.jsonl", "could_not_look.json")
+        _regular(os.path.join(p, n)) for n in _PACK_FILES
     ):
         return Identified(p, EVIDENCE_PACK)
     tool = manifest.get("tool") if isinstance(manifest, dict) else None
-    integrity = _folder_doc(os.path.join(p, "integrity.json"))
+    integrity = _folder_doc(os.path.join(p, _INTEGRITY_FILE))
     if (
-        _regular(os.path.join(p, "records.jsonl"))
+        any(_regular(os.path.join(p, n)) for n in _BUNDLE_FILES)
         or (isinstance(tool, str) and tool.startswith("arcaeon-audit/"))
         or (isinstance(integrity, dict) and "bundle_schema" in integrity)
     ):

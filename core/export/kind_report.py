@@ -49,8 +49,7 @@ __all__ = [
 ]
 
 KIND_SCHEMA = "sealscope-export-kind:v1"
-#: kinds read as one unit of several members
-UNIT_KINDS = (kinds.EVIDENCE_PACK, kinds.AUDIT_BUNDLE)
+UNIT_KINDS = kinds.UNIT_KINDS
 #: the kinds this module reports on (the others have `report.build_report`)
 REPORT_KINDS = tuple(k for k in kinds.CHECK_KINDS if k not in kinds.OPENS)
 
