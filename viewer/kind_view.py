@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from sealscope.core import verdict
+from sealscope.core import kinds, verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.sanitize import clean
+from sealscope.viewer.remeasure import remeasure
 from sealscope.viewer.style import shown
 from textual.widgets import Static
 
@@ -52,18 +53,18 @@ __all__ = [
     "line_of",
 ]
 
-# the kind names of KINDS.md §12, as core's classifier answers them
-RECEIPT = "receipt"
-DISTILL = "distill-receipt"
-PORTABLE = "portable-receipt"
-CONTINUITY = "continuity-verdict"
-PACK = "evidence-pack"
-BUNDLE = "audit-bundle"
-AAT = "aat-export"
+# the kind names of KINDS.md §12: core's classifier's own
+RECEIPT = kinds.RECEIPT
+DISTILL = kinds.DISTILL_RECEIPT
+PORTABLE = kinds.PORTABLE_RECEIPT
+CONTINUITY = kinds.CONTINUITY_VERDICT
+PACK = kinds.EVIDENCE_PACK
+BUNDLE = kinds.AUDIT_BUNDLE
+AAT = kinds.AAT_EXPORT
 
 DOCUMENT_KINDS = (RECEIPT, DISTILL, PORTABLE, CONTINUITY)
 """Whole-document kinds: one JSON object, shown by `kind_tab.KindTab`."""
-UNIT_KINDS = (PACK, BUNDLE)
+UNIT_KINDS = kinds.UNIT_KINDS
 """Kinds opened as one unit (a folder or a zip): `unit_tab.UnitTab`."""
 TAB_KINDS = (*DOCUMENT_KINDS, *UNIT_KINDS, AAT)
 """Every kind one of these tabs opens (an AAT export: `aat_tab.AatTab`)."""
@@ -348,3 +349,4 @@ class RowJson(Static):
         t.append(f"line {line}  ", "bold")
         t.append(shown(value))
         self.update(t)
+        remeasure(self)
