@@ -30,6 +30,7 @@ from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.export_action import ExportScreen
+from sealscope.viewer.remeasure import remeasure
 from sealscope.viewer.style import FINDING_STYLE, shown
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -151,8 +152,11 @@ class HarnTab(Widget):
         self.selected = index
         self.receipt_view = self._receipt_panel(index, check)
         self.archived_view = self._archived_panel(check)
-        self.query_one("#harn-receipt", Static).update(self.receipt_view)
-        self.query_one("#harn-archived", Static).update(self.archived_view)
+        receipt = self.query_one("#harn-receipt", Static)
+        archived = self.query_one("#harn-archived", Static)
+        receipt.update(self.receipt_view)
+        archived.update(self.archived_view)
+        remeasure(receipt, archived)
 
     def chart_points(self) -> list[SeriesPoint]:
         """Estimated tokens before and after each compaction, in order (the chart's and

@@ -15,6 +15,7 @@ from rich.text import Text
 from sealscope.core.ledger import Mismatch
 from sealscope.core.sanitize import clean
 from sealscope.viewer.receipt_panel import ReceiptPanel, check_receipt
+from sealscope.viewer.remeasure import remeasure
 from sealscope.viewer.row_check_panel import RowCheckPanel
 from sealscope.viewer.row_list import STATUS_LOOK
 from sealscope.viewer.source import RowInfo
@@ -214,4 +215,5 @@ class RowDetail(VerticalScroll, can_focus=True):
             pv.display = True
         else:
             pv.display = False
+        remeasure(self)
         self.scroll_home(animate=False)

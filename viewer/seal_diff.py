@@ -26,6 +26,7 @@ from sealscope.core.continuity import ContinuitySnapshot, diff_seals
 from sealscope.viewer.commands import PaletteBinding
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
+from sealscope.viewer.remeasure import remeasure
 from sealscope.viewer.style import shown, tier_style
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -267,6 +268,7 @@ class SealDiffScreen(Screen[None]):
     # ------------------------------------------------------------------ detail
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._detail(event.cursor_row)
+        remeasure(self.query_one("#diff-detail", Static))
 
     def _detail(self, index: int) -> None:
         box = self.query_one("#diff-detail", Static)
