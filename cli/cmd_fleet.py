@@ -271,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
             on_many=None if args.scheduler else fleet_run.prestart,
         )
     except engine.EngineMissing as e:
-        fleet_run.discard_started()
+        engine.discard_started()
         error_line(f"fleet: {e}")
         return verdict.USAGE
     progress = _Progress(len(sized) + len(entries), sum(n or 0 for _p, n in sized))
@@ -305,10 +305,14 @@ def run(args: argparse.Namespace) -> int:
                 sized, options, args.strict, on_entry, args.incremental, args.artefacts, digest
             )
     except engine.EngineMissing as e:
-        fleet_run.discard_started()
+        engine.discard_started()
         progress.end()
         error_line(f"fleet: {e}")
         return verdict.USAGE
+    except engine.ClusterUnavailable as e:
+        progress.end()
+        error_line(f"fleet: {clean(str(e))}")
+        return verdict.COULD_NOT
     progress.end()
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts

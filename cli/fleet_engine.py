@@ -33,6 +33,10 @@ class EngineMissing(RuntimeError):
     """An optional engine (fsspec, s3fs, dask.distributed) is not installed."""
 
 
+class ClusterUnavailable(RuntimeError):
+    """The Dask cluster asked for could not be started or reached (one line)."""
+
+
 def is_url(source: str) -> bool:
     return "://" in source
 
@@ -298,30 +302,99 @@ def local_cluster_config() -> dict[str, Any]:
 
 
 def prepare_dask(scheduler: str) -> None:
-    """Start what a Dask run waits for while the sources are listed: the client's import
-    of dask.distributed, in a thread; and for `local:N` where workers start from a fork
-    server, that server, loading distributed and the audit code in its own process (on
-    another core) so the workers fork ready. Without dask nothing starts: `run_dask`
-    says what to install."""
+    """Start what a Dask run waits for while the sources are listed. For `local:N`
+    where workers start from a fork server, that server first, loading distributed
+    and the audit code in its own process (on another core) so the workers fork
+    ready; then, in a thread, the client's import of dask.distributed and the cluster
+    itself (`_Connecting`: started for `local:N`, else connected to), which the next
+    `run_dask` for `scheduler` takes. Without dask nothing starts: `run_dask` says
+    what to install."""
     if importlib.util.find_spec("distributed") is None:
         return
-    import threading
-
-    threading.Thread(
-        target=_import_quietly, args=("dask.distributed",), daemon=True, name="import-dask"
-    ).start()
     if scheduler.startswith("local:") and _start_method() == "forkserver":
         from multiprocessing import forkserver
 
         forkserver.set_forkserver_preload(["distributed", __name__])
         forkserver.ensure_running()
+    _discard_prepared()
+    _prepared.append(_Connecting(scheduler))
 
 
-def _import_quietly(name: str) -> None:
-    try:
-        importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - the import in run_dask reports it
-        pass
+def discard_started() -> None:
+    """Close what was started for a run that will not come (the caller stops): the
+    pool's workers (`fleet_run.prestart`) and a Dask client (`prepare_dask`)."""
+    fleet_run.discard_started()
+    _discard_prepared()
+
+
+def _discard_prepared() -> None:
+    while _prepared:
+        _prepared.pop().close()
+
+
+class _Connecting:
+    """A Dask client for `scheduler` being made in a thread: `local:N` starts a
+    LocalCluster of N worker processes on 127.0.0.1; anything else is an address."""
+
+    def __init__(self, scheduler: str) -> None:
+        import threading
+
+        self.scheduler = scheduler
+        self.client: Any = None
+        self.cluster: Any = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._connect, daemon=True, name="dask-connect")
+        self.thread.start()
+
+    def _connect(self) -> None:
+        try:
+            dask, dd = _distributed()
+            if self.scheduler.startswith("local:"):
+                with dask.config.set(local_cluster_config()):
+                    self.cluster = dd.LocalCluster(
+                        n_workers=local_workers(self.scheduler),
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                    )
+            self.client = dd.Client(self.cluster or self.scheduler)
+        except BaseException as e:  # noqa: BLE001 - raised where the run takes it
+            self.error = e
+
+    def take(self) -> tuple[Any, Any]:
+        """(client, cluster or None), once made. What stopped it is raised: a missing
+        engine as itself, anything else as `ClusterUnavailable` saying what failed."""
+        self.thread.join()
+        error = self.error
+        if error is None:
+            return self.client, self.cluster
+        self.close()
+        if isinstance(error, EngineMissing):
+            raise error
+        local = self.scheduler.startswith("local:")
+        what = "could not be started" if local else "could not be reached"
+        raise ClusterUnavailable(
+            f"--scheduler {self.scheduler}: the cluster {what}: {error_text(error)}"
+        ) from error
+
+    def close(self) -> None:
+        self.thread.join()
+        for held in (self.client, self.cluster):
+            if held is not None:
+                try:
+                    held.close()
+                except Exception:  # noqa: BLE001 - closing what failed to start
+                    pass
+        self.client = self.cluster = None
+
+
+_prepared: list[_Connecting] = []  # from `prepare_dask`, not yet taken
+
+
+def local_workers(scheduler: str) -> int:
+    """N of `local:N` (`local:` alone: one per core)."""
+    return int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
 
 
 def worker_threads(client: Any) -> int:
@@ -368,23 +441,12 @@ def run_dask(
     long while another finishes a big file (Dask runs tasks about in the order
     given). `scheduler` is an address, or `local:N` for a LocalCluster of N worker
     processes on 127.0.0.1, closed at the end."""
-    dask, dd = _distributed()
-    cluster = None
-    if scheduler.startswith("local:"):
-        n = int(scheduler.split(":", 1)[1] or 0) or (os.cpu_count() or 1)
-        with dask.config.set(local_cluster_config()):
-            cluster = dd.LocalCluster(
-                n_workers=n,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-            )
-        client = dd.Client(cluster)
-        slots = n
-    else:
-        client = dd.Client(scheduler)
-        slots = worker_threads(client)
+    taken = next((c for c in _prepared if c.scheduler == scheduler), None)
+    if taken is not None:
+        _prepared.remove(taken)
+    _discard_prepared()  # one prepared for another scheduler is closed
+    client, cluster = (taken or _Connecting(scheduler)).take()
+    slots = local_workers(scheduler) if cluster is not None else worker_threads(client)
     executor = DaskExecutor(client)
 
     def audit(items: Sequence[tuple[str, int | None]], ctx: CheckContext) -> Iterator[FleetEntry]:

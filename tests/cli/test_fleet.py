@@ -257,6 +257,39 @@ def test_dask_local_cluster_equals_local(tree):
     assert summary["ledgers"] == 7
 
 
+def test_an_unreachable_scheduler_is_one_line_and_exit_3():
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    p = run("fleet", str(SAMPLES), "--scheduler", f"tcp://127.0.0.1:{port}", env=env)
+    assert p.returncode == 3, p.stderr
+    assert "Traceback" not in p.stderr
+    assert p.stderr.startswith(
+        f"sealscope: fleet: --scheduler tcp://127.0.0.1:{port}: the cluster could not be reached: "
+    )
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_the_cluster_started_while_the_sources_are_listed_is_the_one_the_run_takes():
+    from sealscope import fleet_engine as engine
+
+    engine.prepare_dask("local:1")
+    (started,) = engine._prepared
+    got: list[FleetEntry] = []
+    sized, _failed = engine.gather([str(SAMPLES)], "*.jsonl", {})
+    engine.run_dask(sized, {}, False, got.append, "local:1")
+    assert engine._prepared == [] and started.client is not None
+    assert started.client.status == "closed" and started.cluster.status.name == "closed"
+    local: list[FleetEntry] = []
+    engine.run_pool(sized, {}, False, local.append)
+
+    def wire(entries: list[FleetEntry]) -> list[str]:
+        return sorted(json.dumps(e.to_dict(), sort_keys=True) for e in entries)
+
+    assert len(got) == len(sized) and wire(got) == wire(local)
+
+
 PREPARE = (
     "import json, sys, psutil\n"
     "from sealscope import fleet_engine\n"
