@@ -311,7 +311,7 @@ def prepare_dask(scheduler: str) -> None:
     what to install."""
     if importlib.util.find_spec("distributed") is None:
         return
-    if scheduler.startswith("local:") and _start_method() == "forkserver":
+    if is_local(scheduler) and _start_method() == "forkserver":
         from multiprocessing import forkserver
 
         forkserver.set_forkserver_preload(["distributed", __name__])
@@ -340,6 +340,7 @@ class _Connecting:
         import threading
 
         self.scheduler = scheduler
+        self.local = is_local(scheduler)
         self.client: Any = None
         self.cluster: Any = None
         self.error: BaseException | None = None
@@ -349,7 +350,7 @@ class _Connecting:
     def _connect(self) -> None:
         try:
             dask, dd = _distributed()
-            if self.scheduler.startswith("local:"):
+            if self.local:
                 with dask.config.set(local_cluster_config()):
                     self.cluster = dd.LocalCluster(
                         n_workers=local_workers(self.scheduler),
@@ -372,13 +373,14 @@ class _Connecting:
         self.close()
         if isinstance(error, EngineMissing):
             raise error
-        local = self.scheduler.startswith("local:")
-        what = "could not be started" if local else "could not be reached"
+        what = "could not be started" if self.local else "could not be reached"
         raise ClusterUnavailable(
             f"--scheduler {self.scheduler}: the cluster {what}: {error_text(error)}"
         ) from error
 
     def close(self) -> None:
+        """Close the client and the cluster started for it (once made; closing again
+        does nothing)."""
         self.thread.join()
         for held in (self.client, self.cluster):
             if held is not None:
@@ -386,10 +388,24 @@ class _Connecting:
                     held.close()
                 except Exception:  # noqa: BLE001 - closing what failed to start
                     pass
-        self.client = self.cluster = None
 
 
 _prepared: list[_Connecting] = []  # from `prepare_dask`, not yet taken
+
+
+def _take_prepared(scheduler: str) -> _Connecting:
+    """The client `prepare_dask` is making for `scheduler`, else one made now; one
+    prepared for another scheduler is closed (a run never leaves one behind)."""
+    taken = next((c for c in _prepared if c.scheduler == scheduler), None)
+    if taken is not None:
+        _prepared.remove(taken)
+    _discard_prepared()
+    return taken or _Connecting(scheduler)
+
+
+def is_local(scheduler: str) -> bool:
+    """Whether `scheduler` asks for a LocalCluster started here (`local:N`)."""
+    return scheduler.startswith("local:")
 
 
 def local_workers(scheduler: str) -> int:
@@ -441,11 +457,8 @@ def run_dask(
     long while another finishes a big file (Dask runs tasks about in the order
     given). `scheduler` is an address, or `local:N` for a LocalCluster of N worker
     processes on 127.0.0.1, closed at the end."""
-    taken = next((c for c in _prepared if c.scheduler == scheduler), None)
-    if taken is not None:
-        _prepared.remove(taken)
-    _discard_prepared()  # one prepared for another scheduler is closed
-    client, cluster = (taken or _Connecting(scheduler)).take()
+    connecting = _take_prepared(scheduler)
+    client, cluster = connecting.take()
     slots = local_workers(scheduler) if cluster is not None else worker_threads(client)
     executor = DaskExecutor(client)
 
@@ -466,6 +479,4 @@ def run_dask(
         for entry in fleet.iter_held(sized, audit, artefacts):
             on_entry(entry)
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        connecting.close()
