@@ -13,7 +13,6 @@ and the file is no longer followed. Frontends poll; this module never sleeps.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import checkpoint as _cp
+from sealscope.core import chunk_digest as _chunks
 from sealscope.core import ledger
 from sealscope.core import lines as _lines
 from sealscope.core.ledger import VerifyResult
@@ -116,8 +116,7 @@ class Follower:
         self.rows_added = 0
         self._ident = (0, 0)
         self._size = self._mtime = 0
-        self._chunks: list[str] = []  # SHA-256 of each complete CHUNK of the prefix
-        self._hc: Any = None  # SHA-256 of the prefix's last, partial chunk
+        self._roll = _chunks.Rolling()  # the chunk digests of the verified prefix
         self._seam = b""
         self._hashed_at = 0.0
 
@@ -155,10 +154,7 @@ class Follower:
         self.state = walked.state
         self.whole = walked.result
         self.result = ledger.state_result(walked.state)
-        full = (cut // _cp.CHUNK) * _cp.CHUNK
-        self._chunks = _cp.prefix_digests(self.fd, full, on_hashed=hash_p)
-        self._hc = hashlib.sha256()
-        _cp._read_hash(self.fd, self._hc, full, cut)
+        self._roll = _chunks.Rolling.hashed(self.fd, cut, on_hashed=hash_p)
         if hash_p is not None:
             hash_p(len(buf))
         self._seam = os.pread(self.fd, min(SEAM, cut), cut - min(SEAM, cut))
@@ -174,7 +170,7 @@ class Follower:
             "ident": self._ident,
             "size": self._size,
             "mtime": self._mtime,
-            "chunks": self._prefix_digests(),
+            "chunks": self._roll.digests(),
         }
 
     def adopt(self, snap: dict[str, Any]) -> VerifyResult:
@@ -197,13 +193,10 @@ class Follower:
             self._truncated(st.st_size)
             return self.result
         cut = state.offset
-        full = (cut // _cp.CHUNK) * _cp.CHUNK
-        self._chunks = _cp.prefix_digests(self.fd, full)
-        self._hc = hashlib.sha256()
-        _cp._read_hash(self.fd, self._hc, full, cut)
+        self._roll = _chunks.Rolling.hashed(self.fd, cut)
         self._seam = os.pread(self.fd, min(SEAM, cut), cut - min(SEAM, cut)) if SEAM else b""
         self._hashed_at = self.clock()
-        if self._prefix_digests() != list(snap["chunks"]):
+        if self._roll.digests() != list(snap["chunks"]):
             self._latch(Event("rewritten", "the verified bytes changed after they were verified"))
         return self.result
 
@@ -274,7 +267,7 @@ class Follower:
             caught = self._rehash()
             if caught is not None:
                 return [caught]
-        self._extend_hashes(data)
+        self._roll.update(data)
         self._seam = (self._seam + data)[-SEAM:] if SEAM else b""
         grown = new.rows - state.rows
         self.rows_added += grown
@@ -332,40 +325,19 @@ class Follower:
 
     # ------------------------------------------------------------------ hashing
 
-    def _extend_hashes(self, data: bytes) -> None:
-        assert self.state is not None
-        pos = self.state.offset
-        view = memoryview(data)
-        while view:
-            room = _cp.CHUNK - pos % _cp.CHUNK
-            self._hc.update(view[:room])
-            if len(view) >= room:
-                self._chunks.append(self._hc.hexdigest())
-                self._hc = hashlib.sha256()
-            pos += min(room, len(view))
-            view = view[room:]
-
     def _rehash(self) -> Event | None:
         """Re-hash [0, cut) from disk; the "rewritten" alarm naming the first changed
         chunk when it differs from what was verified."""
         assert self.state is not None and self.fd is not None
         self._hashed_at = self.clock()
         cut = self.state.offset
-        want = self._prefix_digests()
-        now = _cp.prefix_digests(self.fd, cut)
-        if now == want:
+        now = _chunks.digests(self.fd, cut)
+        # the file may have changed again while hashed: the first chunk that differs
+        i = _chunks.first_differing(self._roll.digests(), now)
+        if i is None:
             return None
-        # the first differing chunk; the file may have changed again while hashed
-        i = next((k for k, (a, b) in enumerate(zip(want, now, strict=False)) if a != b), 0)
-        a, b = i * _cp.CHUNK, min((i + 1) * _cp.CHUNK, cut)
-        return self._latch(Event("rewritten", f"prefix changed in bytes {_cp.span_text(a, b)}"))
-
-    def _prefix_digests(self) -> list[str]:
-        """The verified prefix [0, cut) as `checkpoint.prefix_digests` gives it: the
-        SHA-256 of each complete chunk, then of the last partial one (if any)."""
-        assert self.state is not None
-        tail = [self._hc.hexdigest()] if self.state.offset % _cp.CHUNK else []
-        return [*self._chunks, *tail]
+        where = _chunks.chunk_text(i, cut)
+        return self._latch(Event("rewritten", f"prefix changed in bytes {where}"))
 
     def _truncated(self, size: int) -> Event:
         assert self.state is not None and self.fd is not None

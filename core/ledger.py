@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
+from sealscope.core import chunk_digest as _chunks
 from sealscope.core import lazy
 from sealscope.core import lines as _lines
 from sealscope.core import walk as _walk_mod
@@ -374,35 +375,8 @@ def span_digest(fd: int, start: int, end: int, spans: Spans) -> tuple[str | None
     if [(a, b) for a, b, _h in spans] == [(start, end)]:
         return spans[0][2], None
     h = hashlib.sha256()
-    pos = start
-    for a, b, want in sorted(spans):
-        if a < pos or b > end:
-            continue
-        _hash_into(fd, (h,), pos, a)
-        part = hashlib.sha256()
-        try:
-            _hash_into(fd, (h, part), a, b)
-        except OSError:
-            return None, f"bytes {a:,}–{b:,} could not be read again"
-        if part.hexdigest() != want:
-            return None, f"bytes {a:,}–{b:,} differ from what the walk read"
-        pos = b
-    try:
-        _hash_into(fd, (h,), pos, end)
-    except OSError:
-        return None, f"bytes {pos:,}–{end:,} could not be read again"
-    return h.hexdigest(), None
-
-
-def _hash_into(fd: int, hashers: tuple[Any, ...], start: int, end: int) -> None:
-    pos = start
-    while pos < end:
-        data = os.pread(fd, min(_lines.WINDOW, end - pos), pos)
-        if not data:
-            raise OSError(f"file ended at byte {pos} while hashing to {end}")
-        for h in hashers:
-            h.update(data)
-        pos += len(data)
+    why = _chunks.checked_read(fd, start, end, spans, h)
+    return (None, why) if why is not None else (h.hexdigest(), None)
 
 
 def changed_while_read(res: VerifyResult, why: str) -> VerifyResult:

@@ -215,8 +215,7 @@ def test_open_reports_the_prefix_hashing_and_adopt_compares_chunk_by_chunk(tmp_p
     """The bar keeps moving while the prefix is hashed for later polls (it never rests
     at the walk's end), and a snapshot names the prefix chunk by chunk, so a rewrite in
     any chunk, the last partial one included, is caught on adoption."""
-    monkeypatch.setattr(F._cp._file, "CHUNK", 4096)
-    monkeypatch.setattr(F._cp, "CHUNK", 4096)
+    monkeypatch.setattr(F._chunks, "CHUNK", 4096)
     p = tmp_path / "l.jsonl"
     _ledger(p, 200)
     size = p.stat().st_size
