@@ -2,32 +2,32 @@
 walks only what was appended (`verify_incremental`).
 
 A checkpoint holds the byte length N of the verified prefix (ending just after a
-line break), the walk state there, the SHA-256 of bytes [0, N) and of each 64 MiB
-chunk, the file's identity and the rules version. Resuming hashes [0, N) without
-parsing: a shorter file or a different hash is BROKEN (the first break says what the
-checkpoint saw; the full walk still runs for the rest of the verdict); a match walks
-only the bytes after N, from the saved state, and gives exactly the full verdict.
-A trailing line without a line break is walked but never taken into a checkpoint.
+line break), the walk state there, the SHA-256 of each 64 MiB chunk of bytes [0, N)
+(`chunk_digest`), the file's identity and the rules version. Resuming hashes [0, N)
+without parsing, its chunks on two threads while the appended bytes are walked: a
+shorter file or a chunk whose hash differs is BROKEN (the first break names what the
+checkpoint saw; the full walk still runs for the rest of the verdict); a match gives
+exactly the full verdict. A trailing line without a line break is walked but never
+taken into a checkpoint.
 
 The checkpoint file (where it lives, its document, how it is read and written, and
 what it is trusted for) is `checkpoint_file`'s; its names are re-exported here. A
-resume binds the walk state to the bytes that were walked: the prefix digest written
-is of the bytes the walk read (`ledger.span_digest`); a file that changed or was
-replaced while it was verified gets no checkpoint and no green verdict.
+resume binds the walk state to the bytes that were walked: the chunk digests written
+are of the bytes the walk read (`chunk_digest.bound`, `chunk_digest.check`); a file
+that changed or was replaced while it was verified gets no checkpoint and no green
+verdict.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sealscope.core import checkpoint_file as _file
+from sealscope.core import chunk_digest as _chunks
 from sealscope.core import ledger
 from sealscope.core.checkpoint_file import (
     CHUNK,
@@ -96,69 +96,8 @@ def line_cut(buf: Buffer, start: int, total: int) -> int:
     return start
 
 
-# a hashing pool thread's read buffer, reused for all its chunks while the pool lives
-# (fresh memory for every read would cost a page fault per page)
-_buffers = threading.local()
-
-
-def _read_hash(fd: int, h: Any, start: int, end: int, buf: bytearray | None = None) -> None:
-    """Feed bytes [start, end) of `fd` to `h`, read into `buf` (None: a buffer of this
-    call's own, gone when it returns: a long-lived caller keeps no 8 MB)."""
-    if buf is None:
-        buf = bytearray(max(1, min(_READ, end - start)))
-    view = memoryview(buf)
-    pos = start
-    while pos < end:
-        want = min(len(buf), end - pos)
-        got = os.preadv(fd, [view[:want]], pos)
-        if not got:
-            raise OSError(f"file ended at byte {pos} while hashing to {end}")
-        h.update(view[:got])
-        pos += got
-
-
-def _digest(fd: int, start: int, end: int, buf: bytearray | None = None) -> str:
-    h = hashlib.sha256()
-    _read_hash(fd, h, start, end, buf)
-    return h.hexdigest()
-
-
-def _pool_digest(fd: int, start: int, end: int) -> str:
-    """`_digest` on a hashing pool's thread, through that thread's kept buffer."""
-    buf = getattr(_buffers, "buf", None)
-    if buf is None:
-        buf = _buffers.buf = bytearray(_READ)
-    return _digest(fd, start, end, buf)
-
-
-def prefix_digests(
-    fd: int, end: int, first_chunk: int = 0, on_hashed: Callable[[int], None] | None = None
-) -> list[str]:
-    """SHA-256 of each CHUNK of [first_chunk*CHUNK, end), hashed on two threads;
-    `on_hashed(bytes)` hears how far the hashing has come, chunk by chunk."""
-    chunk = _file.CHUNK
-    spans = [(a, min(a + chunk, end)) for a in range(first_chunk * chunk, end, chunk)]
-    out: list[str] = []
-
-    def take(hexed: Iterable[str]) -> list[str]:
-        for (_a, b), h in zip(spans, hexed, strict=True):
-            out.append(h)
-            if on_hashed is not None:
-                on_hashed(b)
-        return out
-
-    if len(spans) <= 1:
-        return take(_digest(fd, a, b) for a, b in spans)
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        return take(pool.map(lambda ab: _pool_digest(fd, *ab), spans))
-
-
-def span_text(a: int, b: int) -> str:
-    """A byte span for people: `0–64 MiB` on MiB boundaries, else `0–5,000`."""
-    mib = 1 << 20
-    if a % mib == 0 and b % mib == 0:
-        return f"{a // mib}–{b // mib} MiB"
-    return f"{a:,}–{b:,}"
+prefix_digests = _chunks.digests
+span_text = _chunks.span_text
 
 
 def changed_result(full: VerifyResult, text: str) -> VerifyResult:
@@ -307,56 +246,34 @@ def _incremental(
             text = f"checkpoint: file shrank from {cp.length:,} to {total:,} bytes"
             full = walk(None).result
             return _caught(full, text, "shrank", where, notes)
-        # hash the prefix (and on to the new cut) while the appended bytes are walked
-        h = hashlib.sha256()
-        box: dict[str, Any] = {}
-
-        def hash_prefix() -> None:
+        # the prefix's chunks (and those on to the new cut) hash on two threads while
+        # the appended bytes are walked here
+        seam = _unconfirmed_seam(buf, cp.length, total)
+        with ThreadPoolExecutor(max_workers=1) as hashing:
+            checking = hashing.submit(_chunks.check, fd, cp.chunks, cp.length, cut)
+            walked = walk(cp.state if seam is None else None)
+            if seam is not None:
+                walked = replace(walked, restarted=seam)
             try:
-                _read_hash(fd, h, 0, cp.length)
-                box["prefix"] = h.hexdigest()
-                part = hashlib.sha256()
-                ledger._hash_into(fd, (h, part), cp.length, cut)
-                box["cut"], box["part"] = h.hexdigest(), part.hexdigest()
+                checked = checking.result()
             except OSError as e:
-                box["error"] = e
-
-        keep = cp.length // _file.CHUNK  # whole chunks inside the prefix keep their digests
-        tail: dict[str, Any] = {}
-
-        def hash_tail() -> None:  # the last partial chunk and the new ones, on the other core
-            try:
-                tail["chunks"] = [
-                    _digest(fd, a, min(a + _file.CHUNK, cut))
-                    for a in range(keep * _file.CHUNK, cut, _file.CHUNK)
-                ]
-            except OSError as e:
-                tail["error"] = e
-
-        threads = [threading.Thread(target=f, daemon=True) for f in (hash_prefix, hash_tail)]
-        for t in threads:
-            t.start()
-        walked = walk(cp.state)
-        for t in threads:
-            t.join()
-        if "error" in box or box.get("prefix") != cp.sha256:
-            text = _changed_text(fd, cp, total)
+                return _unsettled(walked, f"it could not be read again: {e}", where, notes, cp)
+        if checked.changed is not None:
+            text = _changed_text(checked.changed, cp.length)
             full = walk(None).result
             return _caught(full, text, "changed", where, notes)
         if walked.restarted:
             notes.append(walked.restarted)
-        lo = 0 if walked.restarted else cp.length
-        seen, why = ledger.span_digest(fd, lo, cut, [sp for sp in walked.spans if sp[1] <= cut])
-        if why is None and seen != box["cut" if walked.restarted else "part"]:
-            why = f"bytes {lo:,}–{cut:,} differ from what the walk read"
-        if why is not None:
-            notes.append(f"the file changed while it was verified ({why}): no checkpoint written")
-            return Incremental(
-                ledger.changed_while_read(walked.result, why),
-                str(where),
-                notes=tuple(notes),
-                checkpoint_sha256=cp.digest,
+            chunks, why = _chunks.bound(fd, cut, [sp for sp in walked.spans if sp[1] <= cut])
+        else:
+            chunks = checked.chunks
+            seen, why = ledger.span_digest(
+                fd, cp.length, cut, [sp for sp in walked.spans if sp[1] <= cut]
             )
+            if why is None and seen != checked.after:
+                why = f"bytes {cp.length:,}–{cut:,} differ from what the walk read"
+        if why is not None or chunks is None:
+            return _unsettled(walked, str(why), where, notes, cp)
         resumed = (
             None
             if walked.restarted
@@ -364,46 +281,36 @@ def _incremental(
                 cp.state.rows, walked.result.rows, cp.state.lines, cp.length, total, cp.written_at
             )
         )
-        chunks = None if "error" in tail else list(cp.chunks[:keep]) + tail["chunks"]
         inc = _finish(
-            path,
-            fd,
-            st,
-            where,
-            walked,
-            box["cut"],
-            chunks,
-            resumed,
-            notes,
-            save_new,
-            checkpoint is None,
+            path, fd, st, where, walked, chunks, resumed, notes, save_new, checkpoint is None
         )
         return replace(
             inc,
-            result=_digested(fd, total, walked, digest, inc.result, (cp.length, cp.sha256)),
+            result=_digested(fd, total, walked, digest, inc.result, cp),
             checkpoint_sha256=cp.digest,
         )
     walked = walk(None)
-    sha: str | None = ""
-    chunks = None
-    try:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            whole = pool.submit(
-                ledger.span_digest, fd, 0, cut, [sp for sp in walked.spans if sp[1] <= cut]
-            )
-            chunks = prefix_digests(fd, cut)
-            sha, why = whole.result()
-    except OSError:
-        chunks, why = None, None
-    if why is not None:
-        notes.append(f"the file changed while it was verified ({why}): no checkpoint written")
-        return Incremental(
-            ledger.changed_while_read(walked.result, why), str(where), notes=tuple(notes)
-        )
-    inc = _finish(
-        path, fd, st, where, walked, sha or "", chunks, None, notes, save_new, checkpoint is None
-    )
+    chunks, why = _chunks.bound(fd, cut, [sp for sp in walked.spans if sp[1] <= cut])
+    if why is not None or chunks is None:
+        return _unsettled(walked, str(why), where, notes)
+    inc = _finish(path, fd, st, where, walked, chunks, None, notes, save_new, checkpoint is None)
     return replace(inc, result=_digested(fd, total, walked, digest, inc.result))
+
+
+def _unconfirmed_seam(buf: Buffer, length: int, total: int) -> str | None:
+    """Why the walk state at `length` no longer fits the file, or None. A prefix that
+    ends in a lone `\\r` was cut there because the byte after it was not `\\n`; when
+    that byte is gone or is now `\\n`, the `\\r` is not (or not yet) the line break
+    the state counted, so the file is walked from byte 0 (its prefix still checked)."""
+    if length == 0 or buf[length - 1 : length] != b"\r":
+        return None
+    if total > length and buf[length : length + 1] != b"\n":
+        return None
+    now = "gone" if total == length else "a \\n"
+    return (
+        f"the checkpoint's prefix ends in a lone \\r and the byte after it is now {now}; "
+        "walked again from the start"
+    )
 
 
 def _digested(
@@ -412,33 +319,44 @@ def _digested(
     walked: ledger.Walked,
     digest: bool,
     res: VerifyResult | None = None,
-    prefix: tuple[int, str] | None = None,
+    resumed_from: Checkpoint | None = None,
 ) -> VerifyResult:
     """The verdict with the SHA-256 of [0, total) when asked for: the walked spans'
     bytes read again and checked against the walk's hashes, the prefix a checkpoint
-    vouched for (`prefix`: its length and digest) checked against its digest."""
+    vouched for (`resumed_from`) checked against its chunk digests."""
     res = walked.result if res is None else res
     if not digest:
         return res
     spans = list(walked.spans)
-    if prefix is not None and prefix[0] > 0 and not any(a < prefix[0] for a, _b, _h in spans):
-        spans.append((0, prefix[0], prefix[1]))
+    cp = resumed_from
+    if cp is not None and cp.length > 0 and not any(a < cp.length for a, _b, _h in spans):
+        spans += [
+            (a, b, h) for (a, b), h in zip(_chunks.chunk_spans(cp.length), cp.chunks, strict=True)
+        ]
     sha, why = ledger.span_digest(fd, 0, total, spans)
     if why is not None:
         return ledger.changed_while_read(res, why)
     return replace(res, sha256=sha)
 
 
-def _changed_text(fd: int, cp: Checkpoint, total: int) -> str:
-    """Name the first 64 MiB chunk of the prefix whose bytes changed."""
-    try:
-        now = prefix_digests(fd, cp.length)
-    except OSError:
-        now = []
-    # `now` is empty when the file cannot be read: then the first chunk is named
-    i = next((k for k, (a, b) in enumerate(zip(cp.chunks, now, strict=False)) if a != b), 0)
-    a, b = i * _file.CHUNK, min((i + 1) * _file.CHUNK, cp.length)
-    return f"checkpoint: prefix changed in bytes {span_text(a, b)} since it was verified"
+def _changed_text(chunk: int, length: int) -> str:
+    """The first break for a prefix whose chunk `chunk` changed since it was verified."""
+    where = _chunks.chunk_text(chunk, length)
+    return f"checkpoint: prefix changed in bytes {where} since it was verified"
+
+
+def _unsettled(
+    walked: ledger.Walked, why: str, where: Path, notes: list[str], cp: Checkpoint | None = None
+) -> Incremental:
+    """The answer when the bytes did not hold still while they were verified and
+    hashed: COULD NOT LOOK (BROKEN stays BROKEN), and no checkpoint written."""
+    notes.append(f"the file changed while it was verified ({why}): no checkpoint written")
+    return Incremental(
+        ledger.changed_while_read(walked.result, why),
+        str(where),
+        notes=tuple(notes),
+        checkpoint_sha256=None if cp is None else cp.digest,
+    )
 
 
 def _caught(
@@ -460,8 +378,7 @@ def _finish(
     st: os.stat_result,
     where: Path,
     walked: ledger.Walked,
-    digest: str,
-    chunks: list[str] | None,
+    chunks: Sequence[str],
     resumed: Resumed | None,
     notes: list[str],
     save_new: bool,
@@ -469,9 +386,7 @@ def _finish(
 ) -> Incremental:
     res = walked.result
     saved = False
-    if save_new and chunks is None:
-        notes.append("the file changed while it was hashed: no checkpoint written")
-    elif save_new and chunks is not None:
+    if save_new:
         try:
             now = os.stat(path)
             same = (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
@@ -486,7 +401,6 @@ def _finish(
                 path=os.path.realpath(path),
                 identity=(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
                 length=walked.state.offset,
-                sha256=digest,
                 chunks=tuple(chunks),
                 state=walked.state,
                 written_at=utc_stamp(),

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from sealscope.core import chunk_digest as _chunks
 from sealscope.core import lines as _lines
 from sealscope.core.jsonio import loads as _safe_loads
 from sealscope.core.ledger import WalkState
@@ -53,11 +54,14 @@ __all__ = [
     "forget",
 ]
 
-FORMAT = "sealscope-checkpoint/1"
+FORMAT = "sealscope-checkpoint/2"
+# Formats this one replaced: a checkpoint in one is not resumed (its prefix is named
+# another way) but is ours to rewrite after a verification in full.
+OLDER_FORMATS = ("sealscope-checkpoint/1",)
 # Bumped whenever the walk's rules or its state change: an older checkpoint is then
 # ignored rather than resumed with other rules.
 RULES = "sealscope-walk/1 (arcaeon 0.10.0)"
-CHUNK = 64 << 20
+CHUNK = _chunks.CHUNK
 MAX_FINDINGS = 100_000  # more breaks than this: no checkpoint (it would not be small)
 MAX_BYTES = 64 << 20  # a checkpoint larger than this is not one (MAX_FINDINGS fit well)
 
@@ -82,15 +86,38 @@ def default_location(real_path: str, strict: bool, env: Mapping[str, str] | None
 # --------------------------------------------------------------------------- document
 
 
+class OlderFormat(ValueError):
+    """A checkpoint document of a format this one replaced (`OLDER_FORMATS`)."""
+
+
+def _is_ours(doc: Any) -> bool:
+    """Whether a parsed document is a sealscope checkpoint, of this format or one it
+    replaced: the one test of what `save` may replace and `forget` may remove."""
+    return isinstance(doc, dict) and doc.get("format") in (FORMAT, *OLDER_FORMATS)
+
+
+def _holds_ours(where: Path) -> bool:
+    """Whether the regular file at `where` (never a FIFO's wait or a device's endless
+    read; at most MAX_BYTES) parses as a sealscope checkpoint (`_is_ours`)."""
+    try:
+        with _lines.open_regular(where) as fh:
+            head = fh.read(MAX_BYTES + 1)
+        return len(head) <= MAX_BYTES and _is_ours(_safe_loads(head))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """The document. `length` is N; `identity` is (device, inode, size, mtime_ns) of the
-    file when it was verified; `chunks` are the SHA-256 of [i*CHUNK, min((i+1)*CHUNK, N))."""
+    file when it was verified; `chunks` name the prefix [0, N): the SHA-256 of each
+    `chunk_digest.CHUNK` of it, [i*CHUNK, min((i+1)*CHUNK, N)), hashed from the bytes
+    the walk read. There is no digest of the whole prefix: its chunks are checked on
+    two cores."""
 
     path: str
     identity: tuple[int, int, int, int]
     length: int
-    sha256: str
     chunks: tuple[str, ...]
     state: WalkState
     rules: str = RULES
@@ -108,8 +135,7 @@ class Checkpoint:
             "length": self.length,
             "lines": self.state.lines,
             "rows": self.state.rows,
-            "sha256": self.sha256,
-            "chunk_bytes": CHUNK,
+            "chunk_bytes": _chunks.CHUNK,
             "chunks": list(self.chunks),
             "written_at": self.written_at,
             "state": self.state.to_dict(),
@@ -123,6 +149,8 @@ class Checkpoint:
             doc = _safe_loads(data)
         except (ValueError, UnicodeDecodeError) as e:
             raise ValueError(f"not JSON ({e})") from None
+        if isinstance(doc, dict) and doc.get("format") in OLDER_FORMATS:
+            raise OlderFormat(f"it is of an older format ({doc['format']})")
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ValueError("not a sealscope checkpoint")
         ident = doc.get("identity")
@@ -135,11 +163,10 @@ class Checkpoint:
             _nat(length)
             and isinstance(chunks, list)
             and all(_hex64(c) for c in chunks)
-            and _hex64(doc.get("sha256"))
             and isinstance(doc.get("path"), str)
             and isinstance(doc.get("rules"), str)
-            and doc.get("chunk_bytes") == CHUNK
-            and len(chunks) == -(-length // CHUNK)
+            and doc.get("chunk_bytes") == _chunks.CHUNK
+            and len(chunks) == -(-length // _chunks.CHUNK)
         ):
             raise ValueError("fields out of shape")
         state = WalkState.from_dict(doc.get("state"))
@@ -153,7 +180,6 @@ class Checkpoint:
             path=doc["path"],
             identity=(device, inode, size, mtime_ns),
             length=length,
-            sha256=doc["sha256"],
             chunks=tuple(chunks),
             state=state,
             rules=doc["rules"],
@@ -234,6 +260,8 @@ def load(where: Path, real_path: str, strict: bool) -> tuple[Checkpoint | None, 
         return None, f"checkpoint {where} ignored: unreadable ({e}); verified in full"
     try:
         cp = Checkpoint.from_json(data)
+    except OlderFormat as e:
+        return None, f"checkpoint {where} not resumed: {e}; verified in full, then rewritten"
     except ValueError as e:
         return None, f"checkpoint {where} ignored: unreadable ({e}); verified in full"
     cp = replace(cp, digest=hashlib.sha256(data).hexdigest())
@@ -272,17 +300,9 @@ def _replaceable(where: Path, any_content: bool = False) -> str:
         return "it is not a regular file"
     if st.st_nlink > 1:
         return "it has other hard links"
-    if any_content:
+    if any_content or _holds_ours(where):
         return ""
-    try:
-        with _lines.open_regular(where) as fh:
-            head = fh.read(MAX_BYTES + 1)
-        doc = _safe_loads(head)
-    except (OSError, ValueError, UnicodeDecodeError):
-        return "it is not a sealscope checkpoint"
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        return "it is not a sealscope checkpoint"
-    return ""
+    return "it is not a sealscope checkpoint"
 
 
 def save(where: Path, cp: Checkpoint, *, in_cache: bool = False) -> None:
@@ -352,25 +372,19 @@ def forget(
 ) -> tuple[bool | None, str]:
     """Remove a ledger's checkpoint (`verify --incremental --reset`): the file at
     `checkpoint`, else the cache file for the ledger's real path and mode. Only a
-    file that is a sealscope checkpoint (its `format` is FORMAT) is removed; anything
-    else is left in place. (True, what was removed), (None, there was none) or
+    file that is a sealscope checkpoint (`_is_ours`, this format or an older one) is
+    removed; anything else is left in place. (True, what was removed), (None, there was none) or
     (False, why it was left)."""
     real = os.path.realpath(os.fspath(path))
     where = Path(checkpoint) if checkpoint is not None else default_location(real, strict, env)
-    from sealscope.core.lines import open_regular  # a FIFO is refused, never waited on
-
     try:
-        with open_regular(where) as fh:
-            head = fh.read()
+        with _lines.open_regular(where):  # a FIFO is refused, never waited on
+            pass
     except FileNotFoundError:
         return None, f"no checkpoint to reset at {where}"
     except OSError as e:
         return False, f"checkpoint {where} left in place: unreadable ({e.strerror or e})"
-    try:
-        doc = json.loads(head)
-    except (ValueError, UnicodeDecodeError):
-        doc = None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+    if not _holds_ours(where):
         return False, f"{where} is not a sealscope checkpoint: left in place"
     try:
         where.unlink()

@@ -13,7 +13,7 @@ from arcaeon.record import ledger as ref_ledger
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sealscope.core import checkpoint as C
-from sealscope.core import checkpoint_file
+from sealscope.core import chunk_digest
 from sealscope.core import ledger as L
 
 FIELDS = (
@@ -135,6 +135,12 @@ def test_line_cut_across_read_blocks(data):
     assert C.line_cut(data, 0, len(data)) == _ref_cut(data)
 
 
+def _chunk_digests(data: bytes) -> list[str]:
+    """The chunk digests of `data`, by hashlib alone."""
+    n = chunk_digest.CHUNK
+    return [hashlib.sha256(data[a : a + n]).hexdigest() for a in range(0, len(data), n)]
+
+
 def _run(p: Path, cp: Path, strict: bool) -> C.Incremental:
     return C.verify_incremental(p, strict=strict, checkpoint=cp)
 
@@ -144,11 +150,14 @@ def _run(p: Path, cp: Path, strict: bool) -> C.Incremental:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(case=growing(), strict=st.booleans())
-def test_resumed_equals_full_walk(tmp_path, case, strict):
+@given(case=growing(), strict=st.booleans(), chunk=st.sampled_from([64 << 20, 256, 97]))
+def test_resumed_equals_full_walk(tmp_path, monkeypatch, case, strict, chunk):
     """Grow a file in three steps (cut anywhere, even mid-line or between \\r and \\n);
     each step resumes the last checkpoint and must equal a full walk in every field,
-    and the full walk equals the reference."""
+    and the full walk equals the reference. With small chunks the prefix spans many,
+    so its whole chunks, the partial one it ends in and the new ones are all checked
+    and carried on."""
+    monkeypatch.setattr(chunk_digest, "CHUNK", chunk)
     data, a, b = case
     p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
     cp.unlink(missing_ok=True)
@@ -164,7 +173,7 @@ def test_resumed_equals_full_walk(tmp_path, case, strict):
         assert doc.length == _ref_cut(data[:k])
         assert doc.length == 0 or data[doc.length - 1 : doc.length] in (b"\n", b"\r")
         assert doc.length == 0 or data[doc.length - 1 : doc.length + 1] != b"\r\n"
-        assert doc.sha256 == hashlib.sha256(data[: doc.length]).hexdigest()
+        assert list(doc.chunks) == _chunk_digests(data[: doc.length])
         assert doc.state.lines == data[: doc.length].replace(b"\r\n", b"\n").replace(
             b"\r", b"\n"
         ).count(b"\n")
@@ -242,7 +251,7 @@ def test_cut_at_a_line_boundary_is_broken_though_it_walks_clean(tmp_path):
 def test_rechained_rewrite_names_the_first_changed_chunk(tmp_path, monkeypatch):
     """With 256-byte chunks, a row rewritten and re-chained from there on walks clean
     but the checkpoint names the chunk where the bytes changed."""
-    monkeypatch.setattr(checkpoint_file, "CHUNK", 256)
+    monkeypatch.setattr(chunk_digest, "CHUNK", 256)
     p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
     for i in range(30):
         L.append(p, {"i": i, "ts": "t"})
@@ -345,6 +354,63 @@ def test_bad_checkpoints_are_ignored_with_a_note(tmp_path, mutate, words):
     assert inc.notes[0].endswith("verified in full")
     assert inc.saved  # replaced by a good one
     assert C.verify_incremental(p, checkpoint=cp).resumed is not None
+
+
+@pytest.mark.parametrize("now", [b"", b"\n", b'\n{"i": 9, "ts": "t"}\n'])
+def test_a_prefix_ending_in_a_lone_cr_whose_next_byte_changed_is_walked_again(tmp_path, now):
+    """Rows ending in lone \\r: the checkpoint was cut after the last one because the
+    byte after it was not \\n. With that byte gone, or now a \\n (so the \\r is half of
+    a CRLF), the saved state no longer fits: the run equals a full walk, says why,
+    and its new checkpoint resumes."""
+    p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
+    for i in range(3):
+        L.append(p, {"i": i, "ts": "t"})
+    rows = p.read_bytes().replace(b"\n", b"\r")
+    p.write_bytes(rows + b'{"i": 3')
+    assert C.verify_incremental(p, checkpoint=cp).saved
+    assert C.Checkpoint.from_json(cp.read_bytes()).length == len(rows)
+    p.write_bytes(rows + now)
+    inc = C.verify_incremental(p, checkpoint=cp)
+    assert inc.result == L.verify(p) and inc.resumed is None and inc.saved
+    gone = "gone" if not now else "a \\n"
+    why = f"the checkpoint's prefix ends in a lone \\r and the byte after it is now {gone}"
+    assert inc.notes == (f"{why}; walked again from the start",)
+    again = C.verify_incremental(p, checkpoint=cp)
+    assert again.result == L.verify(p) and again.resumed is not None
+
+
+def test_an_older_format_is_verified_in_full_then_rewritten(tmp_path):
+    """A checkpoint of the format before chunk-only prefixes (one digest of the whole
+    prefix) is not resumed: verified in full, said so, replaced by this format's
+    (even at a path the user named), which the next run resumes."""
+    p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
+    for i in range(5):
+        L.append(p, {"i": i, "ts": "t"})
+    C.verify_incremental(p, checkpoint=cp)
+    doc = json.loads(cp.read_bytes())
+    doc["format"] = "sealscope-checkpoint/1"
+    doc["sha256"] = hashlib.sha256(p.read_bytes()[: doc["length"]]).hexdigest()
+    cp.write_text(json.dumps(doc))
+    L.append(p, {"i": 5, "ts": "t"})
+    inc = C.verify_incremental(p, checkpoint=cp)
+    assert inc.resumed is None and inc.result == L.verify(p) and inc.saved
+    older = "it is of an older format (sealscope-checkpoint/1)"
+    assert inc.notes == (f"checkpoint {cp} not resumed: {older}; verified in full, then rewritten",)
+    assert json.loads(cp.read_bytes())["format"] == C.FORMAT == "sealscope-checkpoint/2"
+    again = C.verify_incremental(p, checkpoint=cp)
+    assert again.resumed is not None and again.result == L.verify(p)
+
+
+def test_forget_removes_an_older_format_and_nothing_else(tmp_path):
+    p, cp = tmp_path / "l.jsonl", tmp_path / "cp.json"
+    L.append(p, {"i": 0, "ts": "t"})
+    cp.write_text(json.dumps({"format": "sealscope-checkpoint/1"}))
+    assert C.forget(p, checkpoint=cp)[0] is True and not cp.exists()
+    cp.write_text("[" * 100_000)  # deeper than any parser's stack: left, no crash
+    assert C.forget(p, checkpoint=cp) == (
+        False,
+        f"{cp} is not a sealscope checkpoint: left in place",
+    )
 
 
 def test_default_location_is_the_cache_never_beside_the_evidence(tmp_path, monkeypatch):
