@@ -29,7 +29,7 @@ Never run by the tests. Other work on the machine changes every figure: the load
 average (`uptime`) is printed before and after.
 
     python bench/scale.py [--quick] [--rows 1000000 10000000] [--cache DIR]
-                          [--cold-runs 3] [--no-keys]
+                          [--cold-runs 9] [--no-keys]
 """
 
 from __future__ import annotations
@@ -219,15 +219,19 @@ def first_screens(paths: dict[int, Path], runs: int) -> tuple[dict[str, float], 
     """Median seconds to the first screen: the bare Textual app ("bare") and the viewer
     on each of `paths` (keyed by rows), each in `runs` fresh processes, all of them
     alternating in the same minutes, so the sizes are compared under the same load
-    (`bench/viewer.py`'s cold-start child); a run that fails is retried once and
-    counted (the second figure)."""
+    (`bench/viewer.py`'s cold-start child), the order turned by one each round: a run
+    straight after a viewer's is measurably slower than one after the bare app's, so
+    each takes every place in turn (use a multiple of three runs). A run that fails is
+    retried once and counted (the second figure)."""
     from viewer import COLD
 
     runs_of = {"bare": Path(os.devnull), **{str(n): p for n, p in paths.items()}}
     got: dict[str, list[float]] = {k: [] for k in runs_of}
     failed = 0
-    for _ in range(runs):
-        for key, path in runs_of.items():
+    keys = list(runs_of)
+    for r in range(runs):
+        for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
+            path = runs_of[key]
             which = "bare" if key == "bare" else "viewer"
             for _attempt in range(2):
                 out = subprocess.run(
@@ -277,7 +281,7 @@ def main() -> int:
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     ap.add_argument("--quick", action="store_true", help="100,000 rows only, to try it")
     ap.add_argument("--cache", type=Path, default=CACHE)
-    ap.add_argument("--cold-runs", type=int, default=3)
+    ap.add_argument("--cold-runs", type=int, default=9)
     ap.add_argument("--no-keys", action="store_true", help="skip the key presses")
     a = ap.parse_args()
     sizes = [100_000] if a.quick else a.rows
