@@ -98,12 +98,13 @@ def _is_ours(doc: Any) -> bool:
 
 def _holds_ours(where: Path) -> bool:
     """Whether the regular file at `where` (never a FIFO's wait or a device's endless
-    read; at most MAX_BYTES) parses as a sealscope checkpoint (`_is_ours`)."""
+    read; at most MAX_BYTES) parses as a sealscope checkpoint (`_is_ours`); OSError
+    when it cannot be opened or read."""
+    with _lines.open_regular(where) as fh:
+        head = fh.read(MAX_BYTES + 1)
     try:
-        with _lines.open_regular(where) as fh:
-            head = fh.read(MAX_BYTES + 1)
         return len(head) <= MAX_BYTES and _is_ours(_safe_loads(head))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError):
         return False
 
 
@@ -300,9 +301,13 @@ def _replaceable(where: Path, any_content: bool = False) -> str:
         return "it is not a regular file"
     if st.st_nlink > 1:
         return "it has other hard links"
-    if any_content or _holds_ours(where):
+    if any_content:
         return ""
-    return "it is not a sealscope checkpoint"
+    try:
+        ours = _holds_ours(where)
+    except OSError:
+        ours = False
+    return "" if ours else "it is not a sealscope checkpoint"
 
 
 def save(where: Path, cp: Checkpoint, *, in_cache: bool = False) -> None:
@@ -378,13 +383,12 @@ def forget(
     real = os.path.realpath(os.fspath(path))
     where = Path(checkpoint) if checkpoint is not None else default_location(real, strict, env)
     try:
-        with _lines.open_regular(where):  # a FIFO is refused, never waited on
-            pass
+        ours = _holds_ours(where)  # a FIFO is refused, never waited on
     except FileNotFoundError:
         return None, f"no checkpoint to reset at {where}"
     except OSError as e:
         return False, f"checkpoint {where} left in place: unreadable ({e.strerror or e})"
-    if not _holds_ours(where):
+    if not ours:
         return False, f"{where} is not a sealscope checkpoint: left in place"
     try:
         where.unlink()
