@@ -180,10 +180,17 @@ async def reopen_ledger(app: DemoApp) -> None:
         tab.follow_poll = app.follow_poll
 
     def fresh() -> bool:
+        # the reopened tab is checked against the head seen before (a pin, run in a
+        # worker): its line in the banner is part of the verdict the step shows
         tab = ledger_tab(app)
-        return tab is not None and tab.result is not None and not tab.follow_alarm
+        return (
+            tab is not None
+            and tab.result is not None
+            and not tab.follow_alarm
+            and any(r.kind == "pin" for r in tab.session)
+        )
 
-    await app.until(fresh, "the file is verified afresh")
+    await app.until(fresh, "the file is verified afresh and checked against the head seen")
 
 
 async def first_break(app: DemoApp) -> None:
@@ -402,6 +409,7 @@ def check_break(app: DemoApp) -> tuple[bool, str]:
         and tab.rows.current_line == story.ATTACK_LINE
         and tab.rows.status(story.ATTACK_LINE) == "break"
         and tab.rows.has_focus
+        and [(r.kind, r.verdict) for r in tab.session] == [("pin", verdict.BROKEN)]
     )
     return ok, (
         f"{tab.banner.combined_verdict} · first break: {tab.result.first_break} · "

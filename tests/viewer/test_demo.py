@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import traceback
 from pathlib import Path
 
@@ -95,6 +96,9 @@ def after_break(app):
     assert tab.rows.status(33) == "break"
     assert [n for n in range(1, 46) if tab.rows.status(n) != "ok"] == [33]
     assert tab.source.row(33).obj["to"] == "acct-6666"
+    # checked against the head seen before the rewrite: the pin's line is drawn
+    assert [(r.kind, r.verdict) for r in tab.session] == [("pin", "BROKEN")]
+    assert "pin rows=None: local_broken:  BROKEN " in words
 
 
 def after_held(app):
@@ -244,6 +248,74 @@ def test_step(snapshot, k, size):
     assert NAMES[k - 1] in run.seen, run.failure
     assert run.errors.get(k) is None
     assert run.shots[k] == snapshot.use_extension(SVGImageExtension)
+
+
+def test_the_break_step_waits_for_the_pin_check_of_the_reopened_file(monkeypatch, tmp_path):
+    """The reopened file is checked against the head seen before (a pin, in a worker)
+    and that check's line is part of what step 5 shows: with the pin check held back
+    the step does not come while the file's own verification is in, and once the check
+    is let through the step shows it, as in the ordinary run."""
+    from sealscope.core import pins
+
+    real, gate = pins.check_pin, threading.Event()
+
+    def held_back(path, pin):
+        gate.wait()
+        return real(path, pin)
+
+    monkeypatch.setattr(pins, "check_pin", held_back)
+    at: list[int] = []
+    errors: dict[int, str] = {}
+    go = asyncio.Event()
+
+    async def on_step(app, k):
+        if demo.STEPS[k - 1].name == "break":
+            try:
+                after_break(app)
+            except AssertionError:
+                errors[k] = traceback.format_exc(limit=-1)
+        go.clear()
+        at.append(k)
+        await go.wait()
+
+    k = NAMES.index("break") + 1
+
+    async def run() -> tuple[DemoApp, str]:
+        app = DemoApp(speed=FAST, on_step=on_step, workspace_parent=str(tmp_path))
+        try:
+            async with app.run_test(size=SIZES["120x36"]) as pilot:
+                for j in range(1, k):
+                    await wait_for(pilot, lambda j=j: j in at or app.return_code is not None)
+                    assert j in at, app.failure
+                    go.set()
+
+                def verified_afresh() -> bool:
+                    tab = demo_script.ledger_tab(app)
+                    return tab is not None and tab.result is not None and not tab.follow_alarm
+
+                await wait_for(pilot, verified_afresh)
+                for _ in range(30):  # the beats after the reopen (b, the check) get their turns
+                    await pilot.pause()
+                assert k not in at and app.return_code is None
+                gate.set()
+                await wait_for(pilot, lambda: k in at or app.return_code is not None)
+                assert k in at, app.failure
+                assert errors.get(k) is None, errors.get(k)
+                await wait_for(pilot, lambda: not _busy(app))
+                await pilot.pause()
+                await pilot.wait_for_scheduled_animations()
+                await pilot.pause()
+                shot = app.export_screenshot(simplify=True)
+                await pilot.press("q")
+                go.set()
+                await wait_for(pilot, lambda: app.return_code is not None)
+        finally:
+            gate.set()
+        return app, shot
+
+    app, shot = asyncio.run(run())
+    assert app.return_code == 0 and list(tmp_path.iterdir()) == []
+    assert shot == demo_run(SIZES["120x36"]).shots[k]
 
 
 @pytest.mark.parametrize("size", list(SIZES.values()), ids=list(SIZES))
