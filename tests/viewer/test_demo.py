@@ -25,6 +25,7 @@ from sealscope.viewer.demo import DemoApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.seal_diff import SealDiffScreen
 from textual.widgets import DataTable
+from textual.worker import WorkerState
 
 from tests.viewer.viewer_helpers import sync, until
 
@@ -223,8 +224,9 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
 
 
 def _busy(app) -> bool:
-    """Whether a worker other than the demo's script is running."""
-    return any(w.is_running for w in list(app.workers) if w.group != "demo")
+    """Whether a worker other than the demo's script is running or not started yet."""
+    waiting = (WorkerState.PENDING, WorkerState.RUNNING)
+    return any(w.state in waiting for w in list(app.workers) if w.group != "demo")
 
 
 @functools.cache
