@@ -3,6 +3,7 @@ LocalCluster, and from a real S3-compatible server (moto) on 127.0.0.1."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -255,6 +256,34 @@ def test_dask_local_cluster_equals_local(tree):
     dask_entries, summary = _lines(p)
     assert dask_entries == local
     assert summary["ledgers"] == 7
+
+
+def test_a_batch_crosses_the_cluster_as_one_blob_and_comes_back_whole(tmp_path):
+    """A Dask task returns its batch's entries as one bytes frame (`packed`); what the
+    executor yields is the task's own list, a file name that is not UTF-8 (a lone
+    surrogate in Python) included, equal to the entries audited here."""
+    import distributed
+    from sealscope import fleet_engine
+
+    root = tmp_path / "fleet"
+    root.mkdir()
+    make_tree(root)
+    odd = os.fsencode(str(root)) + b"/bad-\xff-name.jsonl"
+    with open(odd, "wb") as f:
+        f.write((root / "team-a" / "honest.jsonl").read_bytes())
+    items = sorted(str(p) for p in root.rglob("*.jsonl")) + [os.fsdecode(odd)]
+    batches = [items[:3], items[3:]]
+    task = functools.partial(fleet_engine.audit_items, options={})
+    assert isinstance(fleet_engine.packed(task, batches[0]), bytes)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        got = dict(fleet_engine.DaskExecutor(client).map_batches(task, batches))
+    assert [got[0], got[1]] == [task(b) for b in batches]
+    assert got[1][-1]["path"] == os.fsdecode(odd) and got[1][-1]["verdict"] == "VERIFIED"
 
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_3():
