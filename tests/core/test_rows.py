@@ -56,6 +56,8 @@ ALLOWED = {
     "core/sealfile.py": "a continuity seal file",
     "core/witness.py": "witness pin records, a store of their own",
     "cli/cmd_serve.py": "the path list the serve command hands its child",
+    "cli/fleet_engine.py": "the pickled entries a fleet task returns from our own "
+    "audit code on a Dask worker (`packed`), not evidence",
     "cli/mcp_server.py": "MCP protocol messages",
     "viewer/demo_script.py": "the demo's own script file",
     "viewer/kind_tab.py": "a one-document kind shown in its tab",
