@@ -426,9 +426,9 @@ def worker_threads(client: Any) -> int:
 
 
 def packed(task: Callable[[Sequence[str]], list[Any]], batch: Sequence[str]) -> bytes:
-    """`task(batch)` as one pickled blob. Dask walks a list result entry by entry on
-    the worker and again on the client (its serializers look into every collection);
-    one `bytes` crosses as a single frame, a fifth of that CPU on both sides."""
+    """`task(batch)` as one pickled blob. Dask's serializers look into every entry of
+    a list result, on the worker and again on the client; one `bytes` crosses as a
+    single frame, and the client unpickles it in one call."""
     return pickle.dumps(task(batch), protocol=pickle.HIGHEST_PROTOCOL)
 
 

@@ -259,9 +259,10 @@ def test_dask_local_cluster_equals_local(tree):
 
 
 def test_a_batch_crosses_the_cluster_as_one_blob_and_comes_back_whole(tmp_path):
-    """A Dask task returns its batch's entries as one bytes frame (`packed`); what the
-    executor yields is the task's own list, a file name that is not UTF-8 (a lone
-    surrogate in Python) included, equal to the entries audited here."""
+    """A Dask task returns its batch's entries as one bytes frame (`packed`) from a
+    worker process on 127.0.0.1; what the executor yields is the task's own list, a
+    file name that is not UTF-8 (a lone surrogate in Python) included, equal to the
+    entries audited here."""
     import distributed
     from sealscope import fleet_engine
 
@@ -277,7 +278,11 @@ def test_a_batch_crosses_the_cluster_as_one_blob_and_comes_back_whole(tmp_path):
     assert isinstance(fleet_engine.packed(task, batches[0]), bytes)
     with (
         distributed.LocalCluster(
-            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

@@ -208,19 +208,24 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
             await wait_for(pilot, lambda k=k: k in at or app.return_code is not None)
             if k not in at:
                 break
-            # the step's check held; what it set going (a followed file's new rows, their
-            # marks) is drawn once no worker but the demo's own is running
-            await wait_for(pilot, lambda: not _busy(app))
-            await pilot.pause()
-            await pilot.wait_for_scheduled_animations()
-            await pilot.pause()
-            run.shots[k] = app.export_screenshot(simplify=True)
+            run.shots[k] = await _picture(pilot, app)
             go.set()
         await wait_for(pilot, lambda: app.return_code is not None)
     run.failure, run.return_code = app.failure, app.return_code
     run.cwd_after = os.getcwd()
     run.left_over = [x.name for x in parent.iterdir()]
     return run
+
+
+async def _picture(pilot, app) -> str:
+    """The screen of a step whose check held: what the step set going (a followed
+    file's new rows, their marks) is drawn once no worker but the demo's own is
+    running or about to."""
+    await wait_for(pilot, lambda: not _busy(app))
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+    return app.export_screenshot(simplify=True)
 
 
 def _busy(app) -> bool:
@@ -303,11 +308,7 @@ def test_the_break_step_waits_for_the_pin_check_of_the_reopened_file(monkeypatch
                 await wait_for(pilot, lambda: k in at or app.return_code is not None)
                 assert k in at, app.failure
                 assert errors.get(k) is None, errors.get(k)
-                await wait_for(pilot, lambda: not _busy(app))
-                await pilot.pause()
-                await pilot.wait_for_scheduled_animations()
-                await pilot.pause()
-                shot = app.export_screenshot(simplify=True)
+                shot = await _picture(pilot, app)
                 await pilot.press("q")
                 go.set()
                 await wait_for(pilot, lambda: app.return_code is not None)
