@@ -174,6 +174,16 @@ def code_of(word: str) -> int:
     return _CODE.get(word, COULD_NOT)
 
 
+def worst_word(words: Iterable[str]) -> str:
+    """The worst of verdict words as one of the three: BROKEN over COULD NOT LOOK over
+    VERIFIED, each word counted by its exit code (a word not in the table counts as
+    BROKEN). Nothing looked at is not a pass: COULD NOT LOOK when there is no word."""
+    codes = [_CODE.get(w, WRONG) for w in words]
+    if not codes:
+        return COULD_NOT_LOOK
+    return {HELD: VERIFIED, COULD_NOT: COULD_NOT_LOOK}.get(worst(codes), BROKEN)
+
+
 def tone(word: str) -> str:
     """ "pass", "fail" or "warn" (every other word: could not look, bounded, review,
     not finished, partly sealed)."""

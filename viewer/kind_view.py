@@ -214,10 +214,12 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
                 CheckLine("records.jsonl", verdict.COULD_NOT_LOOK, shown(d.get("reason_word")))
             )
         else:
-            out.append(CheckLine("records chain", kc.verdict, _chain_note(d)))
+            chain = verdict.kind_check(d.get("ok")).verdict
+            out.append(CheckLine("records chain", chain, _chain_note(d)))
+            out.append(_integrity_line(d.get("integrity")))
         out.append(
             CheckLine(
-                "manifest, integrity file, summary",
+                "manifest, summary",
                 "not covered",
                 "the reference's audit verify reads only the chain",
             )
@@ -239,6 +241,23 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
                 )
             )
     return out
+
+
+def _integrity_line(rec: Any) -> CheckLine:
+    """The bundle's own record (KINDS.md §9.2) as the check core made of it: the word
+    it adds (never better than the chain's) and why."""
+    rec = rec if isinstance(rec, dict) else {}
+    said, matches = rec.get("verdict"), rec.get("records_sha256_matches")
+    if said is None and matches is None:
+        return CheckLine("integrity.json", "not covered", "absent or unreadable")
+    words = [verdict.BROKEN] if matches is False else []
+    if said in (verdict.BROKEN, verdict.COULD_NOT_LOOK):
+        words.append(said)
+    note = f"records {shown(rec.get('finding'))}; records_sha256 " + (
+        "matches" if matches else "differs" if matches is False else "not recorded"
+    )
+    word = verdict.worst_word(words) if words else verdict.VERIFIED
+    return CheckLine("integrity.json", word, note)
 
 
 def _chain_note(d: dict[str, Any]) -> str:
