@@ -319,14 +319,23 @@ def report_suite(report: Any) -> Suite:
                     text,
                 )
             )
-    for r in report.session:
+    add_session(suite, report.session)
+    return suite
+
+
+def add_session(suite: Suite, records: Iterable[Any]) -> None:
+    """A case per session record (a check run on the file beyond reading it: held
+    content, a restatement, a diff, ...), judged by its own exit code, its word the
+    record's three-word verdict with its own result beside it; a mark on each that
+    did not hold (an error when it is wrong)."""
+    for r in records:
         out = _outcome(r.code)
-        suite.cases.append(Case(r.title, out, f"{r.kind}: exit {r.code}"))
+        said = f"{r.word}" + (f" ({r.checked})" if r.checked else "")
+        suite.cases.append(Case(r.title, out, f"{r.kind}: {said}, exit {r.code}"))
         if out != PASSED:
             suite.marks.append(
-                Mark("error" if out == FAILED else "warning", r.title, f"{r.title}: exit {r.code}")
+                Mark("error" if out == FAILED else "warning", r.title, f"{r.title}: {said}")
             )
-    return suite
 
 
 def markdown_table(suites: Sequence[Suite], title: str) -> str:

@@ -59,10 +59,12 @@ import os
 import sys
 from typing import Any
 
-from sealscope import ci_formats
-from sealscope.cmd_receipts import held_matches, positive_line
+from sealscope import ci_formats, export_session
+from sealscope.ci_suites import add_session
+from sealscope.cmd_receipts import positive_line
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
+from sealscope.export_session import Refused
 from sealscope.output import error_line
 
 
@@ -198,21 +200,13 @@ def _same(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-class _Refused(Exception):
-    """A reason to stop with one error line, and the exit code."""
-
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-# The kind of file each check's flag applies to; given for a file read as another
-# kind, the flag is refused (`_refuse_misplaced`).
-_FLAG_KIND = {
-    **dict.fromkeys(
-        ("pin", "witness", "ns", "pre", "post", "line", "lookup", "lookup_text"), "ledger"
-    ),
-    **dict.fromkeys(("restated", "loose", "tiers", "against", "added"), "snapshot"),
+# The kinds of file each check's flag applies to; given for a file read as another
+# kind, the flag is refused (`_refuse_misplaced`). Held content recomputes a receipt
+# row of a ledger or a stand-alone receipt file.
+_FLAG_KINDS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("pin", "witness", "ns", "lookup", "lookup_text"), ("ledger",)),
+    **dict.fromkeys(("pre", "post", "line"), ("ledger", "receipt")),
+    **dict.fromkeys(("restated", "loose", "tiers", "against", "added"), ("snapshot",)),
 }
 
 
@@ -222,25 +216,29 @@ def _flag(attr: str) -> str:
 
 def _refuse_misplaced(args: argparse.Namespace, kind: str, what: str, insist: bool) -> None:
     """The one rule for the checks' flags, on every path export takes: each applies
-    to the kind `_FLAG_KIND` names; any given for a file read as `kind` (`what` says
+    to the kinds `_FLAG_KINDS` names; any given for a file read as `kind` (`what` says
     how the file reads) stops export with exit 2, naming them."""
-    wrong = [f for f, k in _FLAG_KIND.items() if getattr(args, f, None) and k != kind]
+    wrong = [f for f, ks in _FLAG_KINDS.items() if getattr(args, f, None) and kind not in ks]
     if not wrong:
         return
-    kinds_ = sorted({_FLAG_KIND[f] for f in wrong})
+    kinds_ = sorted({k for f in wrong for k in _FLAG_KINDS[f] if k in _OPENS})
     hint = f" (use --as {kinds_[0]} to insist)" if insist and len(kinds_) == 1 else ""
-    raise _Refused(
+    named = sorted({k for f in wrong for k in _FLAG_KINDS[f]})
+    raise Refused(
         f"export: {', '.join(map(_flag, wrong))} {'applies' if len(wrong) == 1 else 'apply'} "
-        f"to a {' or a '.join(kinds_)}, "
+        f"to a {' or a '.join(named)}, "
         f"and {args.path} {what}{hint}",
         verdict.USAGE,
     )
 
 
+_OPENS = ("ledger", "snapshot", "harn")  # the kinds `--as` can insist on
+
+
 def _refuse_github_output(args: argparse.Namespace) -> None:
     """`--format github` has its own outputs; `--output` is for md and json."""
     if args.format == "github" and args.output:
-        raise _Refused(
+        raise Refused(
             "export: --format github writes annotations to stdout and the "
             "Markdown report to $GITHUB_STEP_SUMMARY; --output takes md or json",
             verdict.USAGE,
@@ -261,15 +259,15 @@ def _refuse_targets(
         if not target:
             continue
         if any(_same(target, x) for x in inputs):
-            raise _Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
+            raise Refused(f"export: refusing to write over an input: {target}", verdict.USAGE)
         if inside is not None and os.path.commonpath([inside, os.path.abspath(target)]) == inside:
-            raise _Refused(
+            raise Refused(
                 f"export: refusing to write the report into the {what} it audits: {target}",
                 verdict.USAGE,
             )
         missing = export.missing_folder(target)
         if missing is not None:
-            raise _Refused(
+            raise Refused(
                 f"export: cannot write {target}: {missing} (export creates no folders)",
                 verdict.USAGE,
             )
@@ -312,7 +310,7 @@ def _folder(args: argparse.Namespace) -> int:
         )
     try:
         _refuse_targets(args, [], args.path)
-    except _Refused as e:
+    except Refused as e:
         return _fail(str(e), e.code)
     try:
         report = export.build_folder_report(args.path, follow_links=args.follow_links)
@@ -359,11 +357,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         kind = _kind(args)
         seal, session = (
-            _seal_session(args)
+            export_session.seal_session(args)
             if kind == "snapshot"
-            else (None, _ledger_session(args) if kind == "ledger" else [])
+            else (None, export_session.ledger_session(args) if kind == "ledger" else [])
         )
-    except _Refused as e:
+    except Refused as e:
         code = _fail(str(e), e.code)
         if e.code == 2 or not (args.format == "github" or args.junit or args.vsa):
             return code
@@ -436,10 +434,14 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
         _refuse_github_output(args)
         unit = args.path if os.path.isdir(args.path) else None
         _refuse_targets(args, [args.path], unit, "unit")
-    except _Refused as e:
+    except Refused as e:
+        return _fail(str(e), e.code)
+    try:
+        session = export_session.receipt_session(args) if kind == "receipt" else []
+    except Refused as e:
         return _fail(str(e), e.code)
     result = checks.run([args.path], checks.CheckContext(artefacts=args.artefacts))[0]
-    report = export.build_kind_report(args.path, result)
+    report = export.build_kind_report(args.path, result, session=session)
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
         args.ci_format = args.format
@@ -466,6 +468,7 @@ def _suite(result: Any, report: Any) -> Any:
     from sealscope.core import kinds
 
     suite = ci_formats.check_suite(result)
+    add_session(suite, report.session)
     if result.kind != kinds.EVIDENCE_PACK:
         return suite
     outcome = {verdict.HELD: ci_formats.PASSED, verdict.WRONG: ci_formats.FAILED}
@@ -491,26 +494,26 @@ def _suite(result: Any, report: Any) -> Any:
 
 
 def _kind(args: argparse.Namespace) -> str:
-    """What PATH is read as, after every check of the flags (`_Refused` otherwise)."""
+    """What PATH is read as, after every check of the flags (`Refused` otherwise)."""
     from sealscope.core import kinds
 
     path = args.path
     found = kinds.classify(path)
     if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
-        raise _Refused(f"export: {found.reason}", verdict.COULD_NOT)
+        raise Refused(f"export: {found.reason}", verdict.COULD_NOT)
     _refuse_github_output(args)
     if args.loose and not args.restated:
-        raise _Refused("export: --loose goes with --restated FILE", verdict.USAGE)
+        raise Refused("export: --loose goes with --restated FILE", verdict.USAGE)
     if args.tiers and not (args.restated or args.against):
-        raise _Refused("export: --tiers goes with --restated or --against", verdict.USAGE)
+        raise Refused("export: --tiers goes with --restated or --against", verdict.USAGE)
     if bool(args.witness) != bool(args.ns):
-        raise _Refused("export: --witness STORE and --ns NAMESPACE go together", verdict.USAGE)
+        raise Refused("export: --witness STORE and --ns NAMESPACE go together", verdict.USAGE)
     if args.line is not None and not (args.pre or args.post):
-        raise _Refused("export: --line N goes with --pre or --post", verdict.USAGE)
+        raise Refused("export: --line N goes with --pre or --post", verdict.USAGE)
     if args.pre == "-" and args.post == "-":
-        raise _Refused("export: standard input can feed --pre or --post, not both", verdict.USAGE)
+        raise Refused("export: standard input can feed --pre or --post, not both", verdict.USAGE)
     if "-" in args.lookup and (args.pre == "-" or args.post == "-" or args.lookup.count("-") > 1):
-        raise _Refused("export: standard input can be read only once", verdict.USAGE)
+        raise Refused("export: standard input can be read only once", verdict.USAGE)
     inputs = [
         x
         for x in (
@@ -528,7 +531,7 @@ def _kind(args: argparse.Namespace) -> str:
     ]
     _refuse_targets(args, inputs, None)
     if not args.kind and not found.opens:
-        raise _Refused(
+        raise Refused(
             f"export: {found.reason}; use --as ledger|snapshot|harn to insist", verdict.COULD_NOT
         )
     kind: str = args.kind or found.kind
@@ -536,199 +539,3 @@ def _kind(args: argparse.Namespace) -> str:
     return kind
 
 
-def _ledger_session(args: argparse.Namespace) -> list[Any]:
-    """The records of the checks the flags ask for on a ledger, in the viewer's terms:
-    the pin, the witness, then each receipt recomputed with the held content."""
-    from sealscope.core import export, pins, witness
-
-    session = []
-    if args.pin is not None:
-        try:
-            pin = pins.pin_from(args.pin)
-        except ValueError as e:
-            raise _Refused(f"export: --pin: {e}", verdict.USAGE) from None
-        try:
-            session.append(export.check_record("pin", pins.check_pin(args.path, pin), pin=pin.text))
-        except (OSError, ValueError) as e:
-            session.append(export.check_error_record("pin", str(e), pin=pin.text))
-    if args.witness:
-        inputs = {"witness": args.witness, "namespace": args.ns}
-        try:
-            session.append(
-                export.check_record(
-                    "witness",
-                    witness.verify_against_witness(args.witness, args.ns, args.path),
-                    **inputs,
-                )
-            )
-        except (OSError, ValueError) as e:
-            session.append(export.check_error_record("witness", str(e), **inputs))
-    held_files: list[str] = []
-    if args.pre or args.post:
-        recomputed = _recomputed(args)
-        session += recomputed
-        for rec in recomputed:
-            held_files += [
-                p
-                for p in (rec.inputs.get("pre"), rec.inputs.get("post"))
-                if isinstance(p, str) and p not in held_files
-            ]
-    if args.lookup or args.lookup_text:
-        session += _lookups(args, held_files)
-    return session
-
-
-def _lookups(args: argparse.Namespace, checks_held: list[str]) -> list[Any]:
-    """The viewer's look-ups (`l`) as the report records them (`export.ledger_lookup`):
-    one record per `--lookup` file, then one per `--lookup-text`, whose held items
-    containing the text are searched in the `--lookup` files' items, then in the held
-    content the receipt checks loaded (`checks_held`, as the viewer's look-up searches
-    the open ledgers' checks)."""
-    from sealscope.core import export, held, lookup
-
-    try:
-        index = lookup.DropIndex.build([args.path])
-    except OSError as e:
-        raise _Refused(
-            f"export: cannot read {args.path}: {e.strerror or e}", verdict.COULD_NOT
-        ) from None
-    out: list[Any] = []
-    pool: list[Any] = []
-    for path in args.lookup:
-        try:
-            items = held.load_held(path, getattr(sys.stdin, "buffer", None))
-        except held.HeldContentError as e:
-            raise _Refused(f"export: --lookup: {e}", verdict.COULD_NOT) from None
-        pool += items
-        out.append(export.ledger_lookup(index, args.path, items, held=[path])[0])
-    for path in checks_held:
-        if path != "-":
-            try:
-                pool += held.load_held(path)
-            except held.HeldContentError:
-                pass  # already refused, or recorded, by the receipt check
-    for text in args.lookup_text:
-        typed = lookup.typed_items(text)
-        out.append(
-            export.ledger_lookup(
-                index,
-                args.path,
-                typed,
-                text=text,
-                containing=lookup.containing_items(pool, text, (i.digest for i in typed)),
-                digest_hits=index.containing(text),
-            )[0]
-        )
-    return out
-
-
-def _recomputed(args: argparse.Namespace) -> list[Any]:
-    """Each receipt the held content applies to (`--line`, the only row, or the rows
-    whose claimed digest it matches), recomputed: a `recompute_record` naming the drops
-    its manifest hides."""
-    from sealscope.core import export, held, lookup, receipt
-
-    items: dict[str, list[Any]] = {}
-    for side in ("pre", "post"):
-        path = getattr(args, side)
-        if path is not None:
-            try:
-                items[side] = held.load_held(path, getattr(sys.stdin, "buffer", None))
-            except held.HeldContentError as e:
-                raise _Refused(f"export: --{side}: {e}", verdict.COULD_NOT) from None
-    try:
-        rows = [
-            (n, row)
-            for n, row in lookup.iter_receipt_rows(args.path)
-            if args.line is None or n == args.line
-        ]
-    except OSError as e:
-        raise _Refused(
-            f"export: cannot read {args.path}: {e.strerror or e}", verdict.COULD_NOT
-        ) from None
-    if not rows:
-        where = f"line {args.line} is not" if args.line else "the ledger holds no"
-        raise _Refused(f"export: {where} compaction-receipt row to recompute", verdict.USAGE)
-    contents = {side: receipt.content_of(got) for side, got in items.items()}
-    matched = held_matches(rows, contents) if args.line is None and len(rows) > 1 else None
-    if matched is not None and not matched:
-        raise _Refused(
-            "export: the held content matches no receipt row's claimed "
-            "pre.digest or post.digest; choose the row with --line N",
-            verdict.USAGE,
-        )
-    pre, post = items.get("pre"), items.get("post")
-    out = []
-    for n, row in rows:
-        if matched is not None and n not in matched:
-            continue
-        check = receipt.verify_receipt(row, contents.get("pre"), contents.get("post"))
-        out.append(
-            export.recompute_record(
-                n,
-                check,
-                pre=args.pre if pre is not None else None,
-                post=args.post if post is not None else None,
-                row=row,
-                held=[*(pre or []), *(post or [])],
-            )
-        )
-    return out
-
-
-def _seal_session(args: argparse.Namespace) -> tuple[Any, list[Any]]:
-    """The seal, and the records of `--against` and `--restated` on it."""
-    from sealscope.core import export
-    from sealscope.core.continuity import diff_seals, verify_continuation
-
-    seal = export.load_seal(args.path)
-    session = []
-    tiers = _read(export.load_tiers, args.tiers) if args.tiers else None
-    if args.against:
-        old = export.load_seal(args.against)
-        if old.snap is None or seal.snap is None:
-            session.append(export.diff_error_record(old, seal, tiers_path=args.tiers))
-        else:
-            session.append(
-                export.diff_record(
-                    diff_seals(old.snap, seal.snap, tiers=tiers),
-                    args.against,
-                    args.path,
-                    tiers_path=args.tiers,
-                )
-            )
-    # an invalid seal: nothing to score against; the snapshot verdict says why
-    if args.restated and seal.snap is not None:
-        restated = _read(export.load_restated, args.restated)
-        try:
-            v = verify_continuation(
-                seal.snap, restated=restated, strict=not args.loose, tiers=tiers
-            )
-            session.append(export.verdict_record(v, args.restated, tiers_path=args.tiers))
-        except (ValueError, TypeError) as e:
-            session.append(
-                export.verdict_error_record(
-                    str(e), args.restated, strict=not args.loose, tiers_path=args.tiers
-                )
-            )
-    if args.added:
-        if seal.snap is None:
-            raise _Refused(
-                f"export: --added: {args.path} is no valid seal to compare with", verdict.COULD_NOT
-            )
-        from sealscope.core.continuity import added_since_seal
-
-        manifest = _read(export.load_manifest, args.added)
-        try:
-            added = added_since_seal(seal.snap, manifest)
-        except (ValueError, TypeError) as e:
-            raise _Refused(f"export: --added: {e}", verdict.COULD_NOT) from None
-        session.append(export.added_record(added, args.added))
-    return seal, session
-
-
-def _read(loader: Any, path: str) -> Any:
-    try:
-        return loader(path)
-    except ValueError as e:
-        raise _Refused(f"export: {e}", verdict.COULD_NOT) from None

@@ -321,10 +321,13 @@ def run(args: argparse.Namespace) -> int:
         if summary.not_evidence
         else ""
     )
-    if summary.held_back:
-        left += f"; {fleet.held_back_note(summary.held_back)}"
+    nothing = (  # nothing judged is not a pass: the line says the run's word
+        f"{paint_verdict(verdict.COULD_NOT_LOOK)}: nothing audited; "
+        if summary.ledgers + summary.units == 0
+        else ""
+    )
     count_line = (
-        f"{fleet.count_words(summary)}: "
+        f"{nothing}{fleet.count_words(summary)}: "
         f"{v.get(verdict.VERIFIED, 0)} verified, "
         f"{v.get(verdict.BROKEN, 0)} broken, {v.get(verdict.COULD_NOT_LOOK, 0)} "
         f"could not look; receipts {summary.receipts} ({summary.receipts_failed} "

@@ -26,10 +26,12 @@ is, not its name. A ledger is audited as above. Any other evidence kind (a recei
 a harn file, an evidence pack or audit bundle, folder or zip, an AAT export, ...) is
 ONE entry carrying its own check (`checks.check_path`, a `KindCheck`: its kind, word,
 exit code and bound); the members of a pack or bundle folder are not walked again.
-A file that is no evidence kind, a witness store (rows with `namespace`, `prev`,
-`self`) or held content (`.jsonl` lines none of which is a chained row) is a
-*not-evidence* entry: listed and counted by the frontends, never judged, never a
-broken ledger, no part of the exit code.
+The fleet has no classification of its own (KINDS.md §1, as `check`): a file the
+classifier calls a ledger (every `.jsonl` file, whatever its rows hold: a witness
+store, rows that lost their `chain`) is audited as a ledger, with the word `check`
+gives it. A path that is no evidence kind is a *not-evidence* entry: listed with
+why by the frontends, never judged, no part of the exit code, except that a run in
+which nothing was judged is COULD NOT LOOK (nothing looked at is not a pass).
 
 **One open file**: a ledger entry's verdict, digest and receipt rows are all read
 through the one descriptor `audit_file` opens (`lines.open_regular`; the walk and
@@ -64,7 +66,6 @@ from sealscope.core.fleet_run import BATCH_BYTES, BATCH_FILES, LARGE_BYTES, plan
 from sealscope.core.fleet_walk import walk
 from sealscope.core.ledger import VerifyResult, bound_to_file, verify_bytes
 from sealscope.core.ledger import verify as _verify
-from sealscope.core.rows import first_object
 
 if TYPE_CHECKING:
     from sealscope.core.checks import ledger_rows as _ledger_rows
@@ -101,35 +102,6 @@ __all__ = [
 # Called as `after_open(path, fd)` once `audit_file` holds the ledger open, before a
 # byte is read: tests install it to replace the file under its name at that moment.
 after_open: Callable[[str, int], None] | None = None
-
-_WITNESS_KEYS = ("namespace", "prev", "self")
-
-
-def _is_pin_record(value: dict[str, Any]) -> bool:
-    """A witness pin record: its `self` is its own digest (`witness.record_digest`),
-    so a ledger row given those three keys is not taken for one."""
-    from sealscope.core.witness import record_digest
-
-    try:
-        return value.get("self") == record_digest(value)
-    except (TypeError, ValueError):
-        return False
-
-
-def _not_a_ledger(buf: _lines.Buffer, res: VerifyResult) -> str | None:
-    """Why a file the classifier calls a ledger is not one (a witness store: its
-    first object row is a pin record, `namespace`, `prev` and a `self` that is its
-    own digest; held content: every row read is a pre-chain row, none chained), or
-    None. The walk's counts decide held content; the first object row is read from
-    `buf`, the one open file's bytes (`rows.first_object`), only as far as that row."""
-    if res.unreadable:
-        return None
-    value = first_object(buf)
-    if value is not None and all(k in value for k in _WITNESS_KEYS) and _is_pin_record(value):
-        return "a witness store (pin records), not a ledger"
-    if res.chained == 0 and res.rows > 0 and res.prechain == res.rows:
-        return "held content: no line is a chained ledger row"
-    return None
 
 
 def _fd_path(fd: int) -> str | None:
@@ -177,9 +149,6 @@ def audit_file(
         else:  # the digest of the bytes walked, for a VSA subject (no second read)
             res = _verify(where, strict=strict, workers=workers, digest=digest)
         try:
-            why = _not_a_ledger(_lines.FileSource(fh), res)
-            if why is not None:
-                return not_evidence_entry(name, why, size, by_content=True)
             got = _scan(where, ctx) if not res.unreadable else None
             receipts = ReceiptSummary() if got is None else receipt_summary(got.receipts)
             rows = () if got is None else got.checks
@@ -231,13 +200,10 @@ def _audit_small(
             data = _read_all(fd, size)
         except OSError as e:
             return unreadable_entry(p, str(e), size)
-        found = _kinds.identify_data(p, data)
+        found = _unnamed(_kinds.identify_data(p, data))
         if found.kind != _kinds.LEDGER:
             return _other_kind(found, size, ctx)
         res = verify_bytes(data, strict=strict, digest=digest)
-        why = _not_a_ledger(data, res)
-        if why is not None:
-            return not_evidence_entry(p, why, size, by_content=True)
         from sealscope.core.checks import ledger_rows
 
         try:
@@ -246,6 +212,28 @@ def _audit_small(
             got = ledger_rows.LedgerScan()
         receipts = receipt_summary(got.receipts)
         return FleetEntry(p, bound_to_file(res, p, fd), receipts, size, None, got.checks)
+
+
+# a file named so is audited as the classifier calls it, a ledger too
+LEDGER_NAMES = (".jsonl", ".json")
+
+
+def _unnamed(found: _kinds.Identified) -> _kinds.Identified:
+    """`found`, unless it is a file the classifier calls a ledger only because its
+    bytes are no other kind (KINDS.md §1 row 11: an empty file, any text with a JSON
+    line) and whose name is not `*.jsonl` / `*.json` (a lock file, a pin, a log):
+    such a file is not audited but listed, with why (`sealscope check` reads it as a
+    ledger). A file of any other kind is audited whatever its name (a `distill.out`
+    is a distill receipt)."""
+    if found.kind != _kinds.LEDGER or found.path.lower().endswith(LEDGER_NAMES):
+        return found
+    return _kinds.Identified(
+        found.path,
+        None,
+        _kinds.UNREADABLE_WORD,
+        f"{found.path} is not named *.jsonl and its bytes are no other kind: not "
+        "audited (`sealscope check` reads it as a ledger)",
+    )
 
 
 def _other_kind(found: _kinds.Identified, size: int | None, ctx: CheckContext | None) -> FleetEntry:
@@ -311,7 +299,7 @@ def audit_path(
         small = _audit_small(path, strict=strict, ctx=ctx, digest=digest)
         if small is not None:
             return small
-    found = _kinds.identify(path)
+    found = _unnamed(_kinds.identify(path)) if _stat.S_ISREG(st.st_mode) else _kinds.identify(path)
     if found.kind == _kinds.LEDGER:
         return audit_file(
             path, strict=strict, workers=workers, incremental=incremental, ctx=ctx, digest=digest
@@ -374,7 +362,7 @@ class FleetSummary:
     """Counts per verdict, receipts, bytes and time of a whole fleet run: `ledgers`
     the ledger entries, `units` the entries of other kinds (`kinds`: how many of
     each), `not_evidence` the paths listed but not judged (no part of the verdicts
-    or the exit code, except that `held_back` of them hold it at COULD NOT LOOK)."""
+    or the exit code; a run with no judged entry is COULD NOT LOOK)."""
 
     ledgers: int
     verdicts: dict[str, int]
@@ -387,7 +375,7 @@ class FleetSummary:
     units: int = 0
     kinds: dict[str, int] = field(default_factory=dict)
     not_evidence: int = 0
-    held_back: int = 0  # of `not_evidence`: set aside by content alone (`held_back`)
+    held_back: int = 0  # `held_back`: always 0 (no path is set aside by content)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -407,24 +395,17 @@ class FleetSummary:
 
 
 def held_back(entries: Sequence[FleetEntry]) -> int:
-    """How many paths were set aside by their content alone (held content, a witness
-    store): a ledger stripped of its chains would look the same, so each holds a run
-    at COULD NOT LOOK, never green."""
-    return sum(
-        not e.evidence and e.check is not None and bool(e.check.detail.get("by_content"))
-        for e in entries
-    )
+    """How many paths were set aside by their content alone: none, ever (a fleet
+    classifies by KINDS.md §1 as `check` does, so a `.jsonl` file is always judged as
+    a ledger). Kept, at 0, for the frontends that still ask."""
+    return 0
 
 
 def held_back_note(n: int, *, short: bool = False) -> str:
-    """Why a run with `n` content set-asides is never VERIFIED, for every frontend
-    (`short`: for a status line)."""
+    """What a frontend says of `n` content set-asides (`held_back`: always 0)."""
     if short:
         return f"{n:,} set aside by content: at best {_verdict.COULD_NOT_LOOK}"
-    return (
-        f"{_verdict.plural(n, 'file')} set aside by content alone: the run is at best "
-        f"{_verdict.COULD_NOT_LOOK}, never {_verdict.VERIFIED}, while they are in it"
-    )
+    return f"{_verdict.plural(n, 'file')} set aside by content alone"
 
 
 def count_words(summary: FleetSummary) -> str:
@@ -439,7 +420,6 @@ def count_words(summary: FleetSummary) -> str:
 def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
     """The counts of a run; not-evidence entries only counted as such."""
     left_out = sum(not e.evidence for e in entries)
-    held = held_back(entries)
     entries = [e for e in entries if e.evidence]
     verdicts = {w: 0 for w in (_verdict.VERIFIED, _verdict.BROKEN, _verdict.COULD_NOT_LOOK)}
     kinds: dict[str, int] = {}
@@ -458,25 +438,26 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
         receipts_bounded=sum(e.receipts.bounded for e in entries),
         bytes=sum(e.size or 0 for e in entries),
         seconds=seconds,
-        exit_code=_verdict.worst(
-            [*(e.exit_code for e in entries), *([_verdict.COULD_NOT] if held else [])]
-        ),
-        held_back=held,
+        exit_code=_run_code(entries),
     )
 
 
-def outcome(entries: Sequence[FleetEntry]) -> _verdict.Outcome:
-    """A whole fleet's one verdict (the fleet tab's label, as a file's verdict marks
-    its tab): `summarize`'s exit code (the worst evidence entry's; a file set aside by
-    its content alone holds it at COULD NOT LOOK), the word of the worst-first entry
-    with that code (else COULD NOT LOOK); a fleet with no evidence entry is COULD NOT
-    LOOK, nothing was audited."""
-    judged = worst_first(entries)
+def _run_code(judged: Sequence[FleetEntry]) -> int:
+    """The exit code of a run whose judged entries are `judged`: the worst of theirs;
+    COULD NOT LOOK when none was judged (an empty folder, one of held `.json` content
+    only: nothing looked at is not a pass)."""
     if not judged:
-        return _verdict.Outcome(_verdict.COULD_NOT_LOOK, _verdict.COULD_NOT)
-    code = summarize(entries, 0.0).exit_code
-    word = next((e.verdict for e in judged if e.exit_code == code), _verdict.COULD_NOT_LOOK)
-    return _verdict.Outcome(word, code)
+        return _verdict.COULD_NOT
+    return _verdict.worst(e.exit_code for e in judged)
+
+
+def outcome(entries: Sequence[FleetEntry]) -> _verdict.Outcome:
+    """A whole fleet's one verdict (the fleet tab's label, `export DIR`'s, as a
+    file's verdict marks its tab): the worst of its evidence entries' words
+    (`verdict.worst_word`) with that word's code, `summarize`'s exit code; a fleet
+    with no evidence entry is COULD NOT LOOK, nothing was audited."""
+    word = _verdict.worst_word(e.verdict for e in entries if e.evidence)
+    return _verdict.Outcome(word, _verdict.code_of(word))
 
 
 def why_not(e: FleetEntry) -> str:

@@ -213,22 +213,14 @@ def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEnt
     return FleetEntry(path, res, ReceiptSummary(), size)
 
 
-def not_evidence_entry(
-    path: str, why: str, size: int | None = None, *, by_content: bool = False
-) -> FleetEntry:
-    """A path that is no evidence kind: listed with `why`, never judged. `by_content`:
-    a file the classifier took for a ledger, set aside only for what its rows hold
-    (held content, a witness store); the writer of evidence controls that, so such a
-    file never lets a run end green (`summarize`: it holds the run at COULD NOT LOOK)."""
-    detail: dict[str, Any] = {"reason_word": "not-evidence"}
-    if by_content:
-        detail["by_content"] = True
+def not_evidence_entry(path: str, why: str, size: int | None = None) -> FleetEntry:
+    """A path that is no evidence kind: listed with `why`, never judged."""
     return FleetEntry(
         path,
         VerifyResult(ok=None),
         ReceiptSummary(),
         size,
-        KindCheck(path, None, None, detail, reason=why),
+        KindCheck(path, None, None, {"reason_word": "not-evidence"}, reason=why),
     )
 
 

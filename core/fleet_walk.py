@@ -2,8 +2,10 @@
 
 `walk(sources)` yields (path, size) for each file a fleet audits. A folder source is
 walked top-down, each folder's matches in name order before its subfolders (also in
-name order); a symlinked folder is never walked into. With `kinds`, `.json` and `.zip`
-files are taken too, and a folder the classifier calls an evidence pack or audit
+name order); a symlinked folder is never walked into. With `kinds` every file is
+taken, whatever its name (the classifier, not the name, decides what it is: a
+`distill.out` is a distill receipt, a `.txt` of no kind is listed as not evidence,
+KINDS.md §1), and a folder the classifier calls an evidence pack or audit
 bundle (`kinds.UNIT_KINDS`; the source itself too) is ONE path, size None, its members
 not walked. A symlink that points out of the source tree is not read unless
 `follow_links`: it goes to `skipped`, with why, for the caller to report.
@@ -22,9 +24,8 @@ from fnmatch import fnmatchcase
 
 from sealscope.core import kinds as _kinds
 
-__all__ = ["walk", "KIND_SUFFIXES", "LISTINGS_KEPT"]
+__all__ = ["walk", "LISTINGS_KEPT"]
 
-KIND_SUFFIXES = (".json", ".zip")
 # at most this many entries of listed subfolders are kept to walk into (the rest are
 # listed again when their turn comes): a folder of many large folders stays bounded
 LISTINGS_KEPT = 1 << 16
@@ -67,9 +68,7 @@ class _Walker:
         self.kinds = kinds
 
     def taken(self, name: str) -> bool:
-        return fnmatchcase(name, self.pattern) or (
-            self.kinds and name.lower().endswith(KIND_SUFFIXES)
-        )
+        return self.kinds or fnmatchcase(name, self.pattern)
 
     def unit(self, folder: str, entries: list[os.DirEntry[str]] | None) -> bool:
         """Whether `folder` is a pack or bundle; `entries` its listing (None when it
@@ -155,8 +154,8 @@ def walk(
     kinds: bool = True,
 ) -> Iterator[tuple[str, int | None]]:
     """(path, size) for each local source (module docstring): a folder walked for the
-    files matching `pattern` (and, with `kinds`, `.json`, `.zip` and pack or bundle
-    folders); anything else taken as a file, as given (a missing one, size None, is
+    files matching `pattern` (with `kinds`: every file, and each pack or bundle
+    folder as one path); anything else taken as a file, as given (a missing one, size None, is
     reported later)."""
     walker = _Walker(pattern, follow_links, skipped, kinds)
     for src in sources:

@@ -1,6 +1,8 @@
 """Snapshots and harn files under `check` (KINDS.md §11.3): checked exactly as the
-`snapshot` and `harn` verbs check them; `check` adds nothing. A snapshot that loads and
-validates is VERIFIED (`detail.valid`, `detail.digest`), else BROKEN; a harn file takes
+`snapshot` and `harn` verbs check them; `check` adds nothing. A snapshot's `ok` is its
+`valid` and the word follows it (§0.1 rule 1): one that loads and validates is
+VERIFIED (`detail.valid`, `detail.digest`), one that loads and does not BROKEN, one
+that cannot be read COULD NOT LOOK (`ok` null); a harn file takes
 the `harn` verb's exit rule (a high-severity finding BROKEN, else VERIFIED; a file that
 cannot be read as one COULD NOT LOOK)."""
 
@@ -28,13 +30,12 @@ def _snapshot(path: str) -> KindCheck:
         "id_scheme": doc["id_scheme"],
         "probes": doc["probes"],
     }
-    word = _BY_CODE.get(got.exit_code, _verdict.COULD_NOT_LOOK)
+    ok = None if got.exit_code == _verdict.COULD_NOT else bool(doc["valid"])
     return KindCheck(
         path,
         _kinds.SNAPSHOT,
-        None,
+        ok,
         detail,
-        word=word,
         reason="" if doc["valid"] else (doc["error"] or "invalid"),
     )
 

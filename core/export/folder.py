@@ -2,9 +2,10 @@
 evidence entry, each bound to its own bytes, with a table of them all.
 
 The rule is the fleet's, asked, never restated: the folder is walked by `fleet.walk`
-(recursively; `*.jsonl`, `.json` and `.zip` files, and each evidence-pack or
-audit-bundle folder as ONE path whose members are not walked again; a symlink out of
-the folder is not read unless `follow_links`, its entry COULD NOT LOOK saying so), and
+(recursively; every file, the classifier deciding what each is, and each
+evidence-pack or audit-bundle folder as ONE path whose members are not walked again;
+a symlink out of the folder is not read unless `follow_links`, its entry COULD NOT LOOK
+saying so), and
 every path found is judged by the fleet's planner and runner (`fleet.iter_local`, each
 path through `fleet.audit_path`, the classifier deciding what it is). So the report
 has exactly the entries of `sealscope fleet DIR`, with their words and exit codes.
@@ -20,13 +21,12 @@ has exactly the entries of `sealscope fleet DIR`, with their words and exit code
   fleet's). A ledger that could not be read (a FIFO, a dangling link, a link out of
   the folder not followed) gets a ledger report that says why, built without a byte
   read: its binding is null, with the reason.
-* `not_evidence`: the paths the fleet lists but never judges (held content, a
-  witness store, a `.json` of no evidence kind), each with why; `held_back` marks the
-  ones set aside by content alone.
-* `verdict`, `exit_code`: the fleet's (`fleet.outcome`: `fleet.summarize`'s exit code,
-  so a file set aside by content alone holds the folder at COULD NOT LOOK; a folder
-  with no evidence entry is COULD NOT LOOK); `summary` its counts (no timing: the
-  same folder gives the same report, the stamp aside).
+* `not_evidence`: the paths the fleet lists but never judges (a `.json` of no
+  evidence kind, a file not named `*.jsonl` whose bytes are no other kind), each
+  with why.
+* `verdict`, `exit_code`: the fleet's (`fleet.outcome`: `fleet.summarize`'s exit code;
+  a folder with no evidence entry is COULD NOT LOOK: nothing was audited); `summary`
+  its counts (no timing: the same folder gives the same report, the stamp aside).
 """
 
 from __future__ import annotations
@@ -132,7 +132,6 @@ def build_folder_report(
             "relative": _relative(p, e.path),
             "reason": _why_left(e),
             "bytes": e.size,
-            "held_back": bool(e.check is not None and e.check.detail.get("by_content")),
         }
         for e in fleet.not_evidence(entries)
     )

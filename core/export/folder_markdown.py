@@ -47,15 +47,7 @@ def render(r: FolderReport) -> str:
         out += ["No evidence entry found: nothing was audited.", ""]
     if r.not_evidence:
         out += [f"Not evidence ({len(r.not_evidence)}, listed, not audited):", ""]
-        out += [
-            f"- {md_code(x['relative'])}: {md_text(x['reason'])}"
-            + (
-                f" (set aside by content alone: holds the folder at {_verdict.COULD_NOT_LOOK})"
-                if x.get("held_back")
-                else ""
-            )
-            for x in r.not_evidence
-        ]
+        out += [f"- {md_code(x['relative'])}: {md_text(x['reason'])}" for x in r.not_evidence]
         out.append("")
     body = "\n".join(out)
     for section in r.reports:

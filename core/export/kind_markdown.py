@@ -16,7 +16,15 @@ from typing import Any
 
 from sealscope.core import verdict as _verdict
 from sealscope.core.export.kind_report import UNIT_KINDS, KindReport
-from sealscope.core.export.markdown import _bytes, _cell, _count, _fenced_json, md_code, md_text
+from sealscope.core.export.markdown import (
+    _bytes,
+    _cell,
+    _count,
+    _fenced_json,
+    md_code,
+    md_text,
+    session_lines,
+)
 
 __all__ = ["render"]
 
@@ -36,7 +44,13 @@ def render(r: KindReport) -> str:
         ),
         "",
     ]
+    if r.session:
+        said = ", ".join(f"{md_text(x.kind)} **{x.word}**" for x in r.session)
+        alone = f"- the file alone: **{r.file_verdict}**; with "
+        out[-1:-1] = [f"{alone}{_count(len(r.session), 'check')}: {said}"]
     out += _checks(r)
+    for rec in r.session:
+        out += session_lines([rec])
     if r.kind in UNIT_KINDS:
         out += _ledger(r.ledger)
     members = (r.evidence or {}).get("members")

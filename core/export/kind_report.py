@@ -37,6 +37,7 @@ from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.binding import bind
+from sealscope.core.export.records import SessionRecord
 from sealscope.core.sanitize import safe_json
 
 __all__ = [
@@ -73,6 +74,8 @@ class KindReport:
     evidence: dict[str, Any] | None = None
     generated_at: str = ""
     version: str = ""
+    session: tuple[SessionRecord, ...] = ()  # checks run beyond reading it (held content)
+    file_verdict: str = ""  # the path's own word, before any of `session`
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -88,6 +91,8 @@ class KindReport:
             "evidence": self.evidence,
             "generated_at": self.generated_at,
             "sealscope_version": self.version,
+            "file_verdict": self.file_verdict or self.verdict,
+            "session": [r.to_dict() for r in self.session],
         }
         if self.kind in UNIT_KINDS:
             out["ledger"] = self.ledger
@@ -133,11 +138,18 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
 
 
 def build_kind_report(
-    path: str | os.PathLike[str], result: KindCheck | None = None, *, now: str | None = None
+    path: str | os.PathLike[str],
+    result: KindCheck | None = None,
+    *,
+    now: str | None = None,
+    session: tuple[SessionRecord, ...] | list[SessionRecord] = (),
 ) -> KindReport:
     """The report of `path`, from its `KindCheck` (`result`, else `checks.run` is asked:
-    the very check `sealscope check` runs). Never raises for any content; a path that
-    is none of the kinds gets the check's COULD NOT LOOK and its reason."""
+    the very check `sealscope check` runs), with the checks run on it beyond reading
+    it (`session`: a receipt file recomputed with held content), judged with them as a
+    ledger report is (`verdict.judged`: the worst code, one of the three words). Never
+    raises for any content; a path that is none of the kinds gets the check's COULD
+    NOT LOOK and its reason."""
     p = os.fspath(path)
     if result is None:
         from sealscope.core import checks
@@ -145,13 +157,15 @@ def build_kind_report(
         result = checks.run([p])[0]
     from sealscope.core.version import __version__
 
-    out = result.outcome()
+    own = result.outcome()
+    records = tuple(session)
+    out = _verdict.judged(own, records)
     return KindReport(
         path=p,
         kind=result.kind,
-        verdict=out.verdict,
+        verdict=_verdict.worst_word([out.verdict]),
         exit_code=out.exit_code,
-        bound=result.bound if out.exit_code == _verdict.HELD else "",
+        bound=result.bound if out.exit_code == _verdict.HELD and not records else "",
         reason=result.reason,
         checks=tuple(kind_checks(result)),
         detail=dict(result.detail) if isinstance(result.detail, dict) else {},
@@ -159,6 +173,8 @@ def build_kind_report(
         evidence=_binding(p, result),
         generated_at=now or utc_stamp(),
         version=__version__,
+        session=records,
+        file_verdict=own.verdict,
     )
 
 

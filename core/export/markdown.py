@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sealscope.core.export.records import SessionRecord
     from sealscope.core.export.report import AuditReport
 
-__all__ = ["render", "md_text", "md_code", "note_text"]
+__all__ = ["render", "session_lines", "md_text", "md_code", "note_text"]
 
 _PY_WORDS = re.compile(r"\b(None|True|False)\b")
 _JSON_WORDS = {"None": "null", "True": "true", "False": "false"}
@@ -112,6 +112,15 @@ def render(report: AuditReport) -> str:
     return _Markdown(report).render()
 
 
+def session_lines(records: Any) -> list[str]:
+    """The Markdown sections of session records (checks run on a file beyond reading
+    it), as a ledger report writes them: the same for a kind report."""
+    m = _Records()
+    for rec in records:
+        m.record(rec)
+    return m.out
+
+
 class _Markdown:
     def __init__(self, report: AuditReport) -> None:
         self.r = report
@@ -129,6 +138,7 @@ class _Markdown:
             *_binding(r),
             f"- kind: {r.kind}",
             f"- verdict: **{r.verdict}**{_why(r)}",
+            *([f"- {r.kind} check: {md_text(r.own_result)}"] if r.own_result else []),
             f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "
             f"3 could not look or bounded)",
         )
@@ -136,7 +146,7 @@ class _Markdown:
             self.add(
                 f"- the file alone: **{r.file_verdict}**; with "
                 f"{_count(len(r.session), 'check')}: "
-                + ", ".join(f"{md_text(x.kind)} **{x.verdict}**" for x in r.session)
+                + ", ".join(f"{md_text(x.kind)} **{x.word}**" for x in r.session)
             )
         self.add("")
         if r.kind == "ledger":
@@ -321,7 +331,10 @@ class _Markdown:
         for k, v in rec.inputs.items():
             if v is not None:
                 self.add(f"- {md_text(k)}: {md_code(v)}")
-        self.add(f"- verdict: **{rec.verdict}**", f"- exit code: {rec.code}", "")
+        self.add(f"- verdict: **{rec.word}**")
+        if rec.checked:
+            self.add(f"- {md_text(rec.checked)}")
+        self.add(f"- exit code: {rec.code}", "")
         fn = getattr(self, f"rec_{rec.kind}", None)
         if fn is not None and isinstance(rec.result, dict):
             fn(rec.result)
@@ -334,7 +347,7 @@ class _Markdown:
         faithful = v.get("faithful")
         shown = "not judged (loose mode)" if not strict else _cell(faithful)
         self.add(
-            f"Verdict: **{word}**",
+            f"Restatement scored: **{word}**",
             "",
             "| field | value |",
             "|---|---|",
@@ -544,3 +557,10 @@ def _num(v: Any) -> str:
 
 def _yn(v: Any) -> str:
     return "yes" if v is True else ("no" if v is False else _cell(v))
+
+
+class _Records(_Markdown):
+    """Only the session sections of `_Markdown` (they read no report)."""
+
+    def __init__(self) -> None:
+        self.out = []

@@ -3,9 +3,11 @@
 A viewer tab or the CLI's flags add them to a report in order: a pin or witness check
 (`verify --pin/--witness`'s word and code), a restatement scored (`continuity`'s), two
 seals diffed (`diff`'s), items added since a seal (noted, 0), a receipt recomputed
-with held content (`verdict.recompute`: PASS, FAIL or BOUNDED, with the drops its
-manifest hides named), a lookup (noted, 0). Each record's word and code come from
-`core.verdict`; the report and the viewer tab combine them with `verdict.audit`.
+with held content (`verdict.receipt`'s word and code, the drops its manifest hides
+named), a lookup (noted, 0). Each record's word and code come from `core.verdict`;
+the report and the viewer tab combine them with `verdict.audit`. A report puts one of
+the three words in a record's verdict place (`SessionRecord.word`) and the check's own
+result beside it, labelled (`SessionRecord.checked`: "held content: does not match").
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "check_record",
     "check_error_record",
     "artefact_record",
+    "held_content",
 ]
 
 PREVIEW = 120  # characters of a held item's value a report quotes
@@ -58,15 +61,45 @@ class SessionRecord:
     def outcome(self) -> _verdict.Outcome:
         return _verdict.Outcome(self.verdict, self.code)
 
+    @property
+    def word(self) -> str:
+        """The record's verdict as one of the three words, by its code (VERIFIED 0,
+        BROKEN 1, COULD NOT LOOK 3): what a report puts in the verdict's place."""
+        return _verdict.worst_word([self.verdict])
+
+    @property
+    def checked(self) -> str:
+        """The check's own result, labelled, for beside the verdict ("held content:
+        does not match", "restatement: DIVERGENCE"); "" when the word says it all."""
+        if self.kind == "recompute" and isinstance(self.result, dict):
+            return f"held content: {held_content(self.result)}"
+        if self.verdict in _THREE:
+            return ""
+        return f"{_OWN_LABEL.get(self.kind, self.kind)}: {self.verdict}"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "title": self.title,
             "inputs": dict(self.inputs),
             "result": self.result,
-            "verdict": self.verdict,
+            "verdict": self.word,
             "exit_code": self.code,
+            "checked": self.checked or None,
         }
+
+
+_THREE = (_verdict.VERIFIED, _verdict.BROKEN, _verdict.COULD_NOT_LOOK)
+_OWN_LABEL = {"verdict": "restatement", "diff": "seals", "added": "added", "lookup": "lookup"}
+
+
+def held_content(check: Any) -> str:
+    """What a receipt recomputed with held content found, in words: "matches",
+    "matches within a bound" (a scope short of full), or "does not match"."""
+    out = _verdict.receipt(check)
+    if out.exit_code != _verdict.HELD:
+        return "does not match"
+    return "matches within a bound" if _verdict.bounded(check) else "matches"
 
 
 def _restatement(
@@ -207,16 +240,18 @@ def recompute_record(
     held: Sequence[Any] = (),
 ) -> SessionRecord:
     """A receipt row re-verified with held content (`verify_receipt` with pre/post):
-    `verdict.recompute`'s word and code; with the row and the held items (`HeldItem`s,
-    pre then post), the drops its manifest does not declare (`undeclared`) and the
-    entries no drop explains (`phantom`), each named by digest and held item."""
+    `verdict.receipt`'s word and code (VERIFIED 0, BROKEN 1, as `receipts` says;
+    what the content showed is `SessionRecord.checked`); with the row and the held
+    items (`HeldItem`s, pre then post), the drops its manifest does not declare
+    (`undeclared`) and the entries no drop explains (`phantom`), each named by digest
+    and held item."""
     d = check.to_dict() if hasattr(check, "to_dict") else dict(check)
     result: dict[str, Any] = {"line": line, **d}
     if row is not None and hasattr(check, "recomputed"):
         undeclared, phantom = manifest_gaps(row, check)
         result["undeclared"] = _named(undeclared, held)
         result["phantom"] = _named(phantom, held)
-    out = _verdict.recompute(d)
+    out = _verdict.receipt(d)
     return SessionRecord(
         "recompute",
         f"receipt on line {line} recomputed with held content",

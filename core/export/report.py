@@ -64,6 +64,10 @@ class AuditReport:
     compaction_series: tuple[dict[str, Any], ...] = ()  # the chart's points, one per compaction
     rows_checked: tuple[dict[str, Any], ...] = ()  # a ledger's row checks besides receipts
     file_verdict: str = ""  # the file's own word, before any check
+    # the file's own check's word where it is not one of the three (a harn file's
+    # FINDINGS / REVIEW / OK, a snapshot's VALID / INVALID): a labelled field beside
+    # the verdict, never in its place; "" when the verdict says it
+    own_result: str = ""
     why: str = ""  # a ledger's `VerifyResult.reason()`: why not verified, in words
     evidence: dict[str, Any] | None = None  # `binding.bind`: sha256, bytes, head
     generated_at: str = ""  # when the report was built (UTC second stamp)
@@ -77,6 +81,7 @@ class AuditReport:
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "file_verdict": self.file_verdict,
+            "own_result": self.own_result or None,
             "evidence": self.evidence,
             "generated_at": self.generated_at,
             "sealscope_version": self.version,
@@ -221,7 +226,14 @@ def _report(
 ) -> AuditReport:
     out = judged(own, records)
     return AuditReport(
-        kind, p, out.verdict, out.exit_code, session=records, file_verdict=own.verdict, **parts
+        kind,
+        p,
+        _verdict.worst_word([out.verdict]),
+        out.exit_code,
+        session=records,
+        file_verdict=_verdict.worst_word([own.verdict]),
+        own_result="" if own.verdict == _verdict.worst_word([own.verdict]) else own.verdict,
+        **parts,
     )
 
 

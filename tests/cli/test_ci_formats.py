@@ -644,8 +644,8 @@ def test_export_github_snapshot_and_usage(tmp_path):
     p = run("export", str(f), "--format", "github")
     assert p.returncode == 1
     (cmd,) = commands(p.stdout)
-    assert cmd["name"] == "error" and cmd["title"] == "snapshot invalid"
-    assert cmd["msg"].startswith("INVALID: manifest_digest does not reproduce")
+    assert cmd["name"] == "error" and cmd["title"] == "snapshot broken"  # one of the three words
+    assert cmd["msg"].startswith("BROKEN: manifest_digest does not reproduce")
     p = run("export", str(f), "--format", "github", "--output", str(tmp_path / "r.md"))
     assert p.returncode == 2 and not (tmp_path / "r.md").exists()
     p = run("export", str(SAMPLES / "session.jsonl"), "--junit", str(SAMPLES / "session.jsonl"))

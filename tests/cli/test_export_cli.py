@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sealscope.core import kinds
+from sealscope.core import kinds, verdict
 from sealscope.core.export import REPORT_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,13 +97,15 @@ def test_harn_report_equals_harn_verb(path):
     assert rep.returncode == verb.returncode == doc["exit_code"]
     sev = {f["severity"] for c in doc["harn"] for f in c["findings"]}
     want = "FINDINGS" if "high" in sev else "REVIEW" if "medium" in sev else "OK"
-    assert doc["verdict"] == want
+    # the verdict is one of the three words; the harn check's own word beside it
+    assert doc["verdict"] == verdict.worst_word([want]) and doc["own_result"] == want
     md = sealscope("export", path)
     assert md.returncode == verb.returncode and "## harn compaction events" in md.stdout
 
 
 # a seal's report word with one restatement scored, by continuity's exit code
-_words = {0: "VALID", 1: "DIVERGENCE", 3: "CONTAINED ONLY"}
+# a report's verdict is one of the three words; the restatement's own word beside it
+_words = {0: "VERIFIED", 1: "BROKEN", 3: "COULD NOT LOOK"}
 
 
 def _verdict(doc: dict) -> dict:
@@ -132,6 +134,9 @@ def test_restatement_report_equals_continuity_verb(restated, flags):
     assert rec["exit_code"] == cont.returncode
     assert exp.returncode == report["exit_code"] == worst(0, cont.returncode)
     assert report["verdict"] == _words[cont.returncode]
+    assert rec["verdict"] == _words[cont.returncode]
+    own = verdict.continuation(as_json(cont)).verdict  # FAITHFUL, DIVERGENCE, ...
+    assert rec["checked"] == f"restatement: {own}"
     md = sealscope("export", "seal-day1.json", "--restated", restated, *flags, cwd=SEALS)
     if "--loose" in flags:
         assert "not judged (loose mode)" in md.stdout

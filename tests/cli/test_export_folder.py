@@ -51,7 +51,7 @@ def make_folder(base: Path, *, fifo: bool = True) -> Path:
     shutil.copy(SAMPLES / "packs" / "session-pack.zip", root / "pack.zip")
     shutil.copytree(SAMPLES / "packs" / "session-bundle", root / "bundle")
     shutil.copy(SAMPLES / "packs" / "session-aat.jsonl", root / "sub" / "aat.jsonl")
-    shutil.copy(SAMPLES / "held" / "session-pre.jsonl", root / "held.jsonl")
+    shutil.copy(SAMPLES / "held" / "liar-pre.json", root / "held.json")  # no evidence kind
     if fifo:
         os.mkfifo(root / "pipe.jsonl")
     (base / "outside.jsonl").write_bytes(OUTSIDE)
@@ -113,8 +113,8 @@ def test_export_dir_has_one_entry_per_fleet_entry_in_fleet_order_with_its_words(
     assert not any("bundle/" in f["path"] for f in doc["files"])
     # the not-evidence paths, listed with why, never judged
     left = sorted(p for p, d in listed.items() if d["exit_code"] is None)
-    assert [x["path"] for x in doc["not_evidence"]] == left == ["fleet/held.jsonl"]
-    assert doc["not_evidence"][0]["reason"] == "held content: no line is a chained ledger row"
+    assert [x["path"] for x in doc["not_evidence"]] == left == ["fleet/held.json"]
+    assert doc["not_evidence"][0]["reason"] == "is not one JSON object"
     # the folder's verdict is the fleet's
     assert (doc["verdict"], doc["exit_code"], code, fleet_code) == ("BROKEN", 1, 1, 1)
     assert doc["summary"] == {k: v for k, v in summary.items() if k != "seconds"}
@@ -161,14 +161,16 @@ def test_the_markdown_names_each_entry_and_has_a_section_for_each(tmp_path):
     for name in [*names, "pack.zip", "session.jsonl"]:
         assert sum(line.startswith(f"| `{name}` |") for line in table) == 1, name
     assert len(table) == 7
-    assert "- `held.jsonl`: held content: no line is a chained ledger row" in md
+    assert "- `held.json`: is not one JSON object" in md
     assert "audited: 4 ledgers, 1 aat-export, 1 audit-bundle, 1 evidence-pack:" in md
     sections = [line for line in md.splitlines() if line.startswith("## sealscope audit report")]
     assert len(sections) == 7
     assert "## sealscope audit report: `pack.zip`" in sections
 
 
-def test_held_back_content_holds_a_green_folder_at_could_not_look_as_the_fleet(tmp_path):
+def test_held_content_named_jsonl_is_a_ledger_of_the_folder_as_check_says(tmp_path):
+    """A `.jsonl` file of held content (rows with no `chain`) is a ledger (KINDS.md
+    §1): `export DIR` and `fleet` judge it with `check`'s word, never set it aside."""
     root = tmp_path / "fleet"
     root.mkdir()
     shutil.copy(SAMPLES / "session.jsonl", root / "session.jsonl")
@@ -176,12 +178,14 @@ def test_held_back_content_holds_a_green_folder_at_could_not_look_as_the_fleet(t
     doc, code = export_json(tmp_path)
     assert (doc["verdict"], code) == ("VERIFIED", 0)
     shutil.copy(SAMPLES / "held" / "session-pre.jsonl", root / "held.jsonl")
+    checked = json.loads(run("check", "fleet/held.jsonl", "--json", cwd=tmp_path).stdout)[0]
     _listed, summary, fleet_code = fleet_json(tmp_path)
     doc, code = export_json(tmp_path)
-    assert [f["verdict"] for f in doc["files"]] == ["VERIFIED", "VERIFIED"]
-    assert (doc["verdict"], doc["exit_code"], code) == ("COULD NOT LOOK", 3, 3)
-    assert code == fleet_code == summary["exit_code"] and summary["held_back"] == 1
-    assert doc["not_evidence"][0]["held_back"] is True
+    by = {f["relative"]: f for f in doc["files"]}
+    assert (by["held.jsonl"]["kind"], by["held.jsonl"]["verdict"]) == ("ledger", "BROKEN")
+    assert by["held.jsonl"]["verdict"] == checked["verdict"]
+    assert (doc["verdict"], doc["exit_code"], code) == ("BROKEN", 1, 1)
+    assert code == fleet_code == summary["exit_code"] and doc["not_evidence"] == []
 
 
 OUTSIDE_LEDGER = SAMPLES / "truncated.jsonl"

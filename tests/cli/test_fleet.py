@@ -119,8 +119,16 @@ def test_local_fleet_lines_and_worst_exit(tree):
     assert p.returncode == 1, p.stderr
     entries, summary = _lines(p)
     entries = _by_name(entries, str(root))
-    check_tree(entries, expected, root)
-    assert summary["ledgers"] == 7
+    # the lock files beside the ledgers and a note are listed, with why, not judged
+    left = sorted(k for k, e in entries.items() if e.get("not_evidence"))
+    assert left == [
+        "team-a/honest.jsonl.lock",
+        "team-b/liar-receipt.jsonl.lock",
+        "team-b/notes.txt",
+    ]
+    assert all("not audited" in entries[k]["reason"] for k in left)
+    check_tree({k: e for k, e in entries.items() if k not in left}, expected, root)
+    assert summary["ledgers"] == 7 and summary["not_evidence"] == 3
     assert summary["verdicts"] == {"VERIFIED": 2, "BROKEN": 3, "COULD NOT LOOK": 2}
     assert summary["exit_code"] == 1 and summary["receipts_failed"] == 1
     # every entry carries exactly `verify --json`'s verdict fields for its file
@@ -133,7 +141,8 @@ def test_human_report_is_sorted_worst_first(tree):
     root, _ = tree
     p = run("fleet", str(root))
     assert p.returncode == 1
-    heads = [ln.split()[:2] for ln in p.stdout.splitlines() if not ln.startswith(" ")][:-1]
+    judged = p.stdout.split("\nnot evidence (")[0]  # the listed paths follow the judged ones
+    heads = [ln.split()[:2] for ln in judged.splitlines() if not ln.startswith(" ")]
     # exit code 1 first (two broken chains, a chain that holds but a receipt that fails:
     # BROKEN, as `export` judges that ledger), then could not look, then verified
     assert [h[0] for h in heads] == [
@@ -188,7 +197,7 @@ def test_fleet_on_the_samples_without_extras():
     entries, summary = _lines(p)
     tampered = entries[str(SAMPLES / "tampered.jsonl")]
     assert tampered["verdict"] == "BROKEN" and tampered["first_break"] == "line 4: chain mismatch"
-    assert p.returncode == 1 and summary["ledgers"] == 10
+    assert p.returncode == 1 and summary["ledgers"] == 14
     assert len(entries) == summary["ledgers"] + summary["units"] + summary["not_evidence"]
     assert _lines(run("fleet", str(SAMPLES), "--json"))[0] == entries  # as with the extras
     p = run_without_extras("fleet", str(SAMPLES), "--scheduler", "local:2")

@@ -16,9 +16,20 @@ from sealscope.core import fleet
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ledgers"
 
-# exactly what a walk of the samples finds, relative to the samples folder: ledgers
-# and `.json`/`.zip` files, and the bundle folder as one path (its members not walked)
+# exactly what a walk of the samples finds, relative to the samples folder: every
+# file (the classifier, not the name, decides what each is), and the bundle folder
+# as one path (its members not walked); Python's own caches aside
 SAMPLE_WALK = [
+    "README.md",
+    "__init__.py",
+    "make_kinds.py",
+    "make_kinds_packs.py",
+    "make_samples.py",
+    "truncated.pin",
+    "harn/make_harn_samples.py",
+    "kinds/artefact-report.md",
+    "seals/README.md",
+    "seals/make_seal_samples.py",
     "declared-break.jsonl",
     "hostile.jsonl",
     "liar.jsonl",
@@ -57,7 +68,8 @@ SAMPLE_WALK = [
     "seals/tiers.json",
     "witness/store.jsonl",
 ]
-# path → (kind, verdict) of every judged entry
+# path → (kind, verdict) of every judged entry: every `.jsonl` file is a ledger, a
+# witness store and held content too (KINDS.md §1, as `check` reads them)
 SAMPLE_KINDS = {
     "declared-break.jsonl": ("ledger", "COULD NOT LOOK"),
     "hostile.jsonl": ("ledger", "VERIFIED"),
@@ -82,6 +94,10 @@ SAMPLE_KINDS = {
     "seals/seal-day1.json": ("snapshot", "VERIFIED"),
     "seals/seal-day2.json": ("snapshot", "VERIFIED"),
     "seals/seals-ledger.jsonl": ("ledger", "VERIFIED"),
+    "held/session-post.jsonl": ("ledger", "BROKEN"),
+    "held/session-pre.jsonl": ("ledger", "BROKEN"),
+    "kinds/portable.ledger.jsonl.witness.jsonl": ("ledger", "BROKEN"),
+    "witness/store.jsonl": ("ledger", "BROKEN"),
 }
 NOT_EVIDENCE = sorted(set(SAMPLE_WALK) - set(SAMPLE_KINDS))
 
@@ -90,8 +106,13 @@ def _rel(p: str) -> str:
     return os.path.relpath(p, SAMPLES)
 
 
+def _samples_walk() -> list[tuple[str, int | None]]:
+    """The walk of the samples without Python's caches (present once they are imported)."""
+    return [(p, n) for p, n in fleet.walk([str(SAMPLES)]) if "__pycache__" not in p]
+
+
 def test_the_walk_of_the_samples_finds_exactly_these_paths():
-    found = [(_rel(p), n) for p, n in fleet.walk([str(SAMPLES)])]
+    found = [(_rel(p), n) for p, n in _samples_walk()]
     assert sorted(p for p, _n in found) == sorted(SAMPLE_WALK)
     sizes = dict(found)
     assert sizes["packs/session-bundle"] is None  # a unit folder: one path
@@ -103,19 +124,18 @@ def test_the_walk_of_the_samples_finds_exactly_these_paths():
 
 
 def test_the_samples_audit_each_kind_once_and_list_what_is_not_evidence():
-    entries = fleet.run_local(list(fleet.walk([str(SAMPLES)])), workers=1)
+    entries = fleet.run_local(_samples_walk(), workers=1)
     judged = {_rel(e.path): (e.kind, e.verdict) for e in fleet.worst_first(entries)}
     assert judged == SAMPLE_KINDS
     left = {
         _rel(e.path): e.check.reason for e in fleet.not_evidence(entries) if e.check is not None
     }
     assert sorted(left) == NOT_EVIDENCE
-    assert left["witness/store.jsonl"] == "a witness store (pin records), not a ledger"
-    assert left["held/session-pre.jsonl"] == "held content: no line is a chained ledger row"
+    assert "not audited" in left["truncated.pin"]  # a ledger only by §1 row 11, not named so
     s = fleet.summarize(entries, 0.0)
-    assert (s.ledgers, s.units, s.not_evidence) == (10, 13, 14)
+    assert (s.ledgers, s.units, s.not_evidence) == (14, 13, len(NOT_EVIDENCE))
     assert s.kinds["evidence-pack"] == s.kinds["audit-bundle"] == 1
-    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 4, "COULD NOT LOOK": 1}
+    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 8, "COULD NOT LOOK": 1}
     assert s.exit_code == 1
     # worst first over every kind: the BROKEN ones (ledger and units alike) lead
     order = [e.verdict for e in fleet.worst_first(entries)]
@@ -252,10 +272,11 @@ def test_a_ledger_row_dressed_as_a_pin_record_is_still_a_ledger(tmp_path):
     assert (e.evidence, e.kind, e.verdict, e.exit_code) == (True, "ledger", "BROKEN", 1)
 
 
-def test_a_ledger_stripped_of_its_chains_never_ends_a_fleet_green(tmp_path):
-    """Rows with every `chain` removed read as held content and are set aside, but a
-    run holding such a file is COULD NOT LOOK (3), never VERIFIED: the evidence's
-    writer must not be able to turn a ledger into something a fleet does not judge."""
+def test_a_ledger_stripped_of_its_chains_is_judged_as_check_judges_it(tmp_path):
+    """Rows with every `chain` removed are a `.jsonl` ledger (KINDS.md §1): the fleet
+    judges it, with the word and code `check` gives it, never sets it aside."""
+    from sealscope.core import checks
+
     root = tmp_path / "fleet"
     root.mkdir()
     (root / "honest.jsonl").write_bytes((SAMPLES / "session.jsonl").read_bytes())
@@ -266,8 +287,9 @@ def test_a_ledger_stripped_of_its_chains_never_ends_a_fleet_green(tmp_path):
         stripped.append(json.dumps(row))
     (root / "stripped.jsonl").write_text("\n".join(stripped) + "\n", encoding="utf-8")
     entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
-    assert [e.path for e in fleet.not_evidence(entries)] == [str(root / "stripped.jsonl")]
-    assert fleet.summarize(entries, 0.0).exit_code == 3
-    (root / "stripped.jsonl").unlink()
-    entries = fleet.run_local(list(fleet.walk([str(root)])), workers=1)
-    assert fleet.summarize(entries, 0.0).exit_code == 0
+    assert fleet.not_evidence(entries) == []
+    by = {os.path.basename(e.path): e for e in entries}
+    want = checks.run([str(root / "stripped.jsonl")])[0]
+    got = by["stripped.jsonl"]
+    assert (got.kind, got.verdict, got.exit_code) == ("ledger", want.verdict, want.exit_code)
+    assert fleet.summarize(entries, 0.0).exit_code == want.exit_code == 3

@@ -34,11 +34,30 @@ def test_a_fleet_is_broken_when_one_ledger_is_and_could_not_look_when_nothing_wa
     assert fleet.outcome(entries).exit_code == fleet.summarize(entries, 0.0).exit_code
 
 
-def test_held_content_set_aside_holds_an_all_green_fleet_at_could_not_look(tmp_path):
+def test_held_content_named_jsonl_is_a_ledger_judged_as_check_judges_it(tmp_path):
+    """A `.jsonl` file of held content is a ledger (KINDS.md §1), not set aside: its
+    word is `check`'s, and the fleet's is the worst of the entries'."""
+    from sealscope.core import checks
+
     shutil.copy(SAMPLES / "session.jsonl", tmp_path / "a.jsonl")
     shutil.copy(SAMPLES / "held" / "session-pre.jsonl", tmp_path / "held.jsonl")
     entries = _audited(tmp_path)
-    assert [e.verdict for e in fleet.worst_first(entries)] == [verdict.VERIFIED]
+    want = checks.run([str(tmp_path / "held.jsonl")])[0]
+    assert [(e.kind, e.verdict) for e in fleet.worst_first(entries)] == [
+        ("ledger", want.verdict),
+        ("ledger", verdict.VERIFIED),
+    ]
+    assert fleet.outcome(entries) == (want.verdict, want.exit_code) == (verdict.BROKEN, 1)
+
+
+def test_nothing_judged_is_could_not_look(tmp_path):
+    """An empty folder, or one of held `.json` content only: nothing was looked at,
+    so the run is COULD NOT LOOK 3, in `summarize` as in `outcome`."""
+    assert fleet.summarize(_audited(tmp_path), 0.0).exit_code == verdict.COULD_NOT
+    shutil.copy(SAMPLES / "held" / "liar-pre.json", tmp_path / "pre.json")
+    entries = [fleet.audit_path(p) for p, _n in fleet.walk([str(tmp_path)])]
+    assert [e.evidence for e in entries] == [False]
+    assert fleet.summarize(entries, 0.0).exit_code == verdict.COULD_NOT
     assert fleet.outcome(entries) == (verdict.COULD_NOT_LOOK, verdict.COULD_NOT)
 
 

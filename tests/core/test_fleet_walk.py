@@ -52,6 +52,7 @@ def test_the_walk_finds_each_file_once_in_order(tree):
         ("doc.json", 2),
         ("gone.jsonl", None),
         ("in.jsonl", 0),
+        ("notes.txt", 0),  # every file: the classifier, not its name, decides
         ("pack", None),
         ("Upper/Manifest.JSON", 2),
         ("Upper/u.jsonl", 0),
@@ -95,7 +96,7 @@ def test_each_folder_is_listed_once(tree, monkeypatch):
 
     monkeypatch.setattr(os, "scandir", counting)
     monkeypatch.setattr(os, "listdir", no_listdir)
-    assert len(list(fleet.walk([str(tree)]))) == 10
+    assert len(list(fleet.walk([str(tree)]))) == 11
     assert set(listed.values()) == {1}
     # every real folder once (the symlinked one never); a pack's marks send it to
     # the classifier, which looks at its files by name
