@@ -41,9 +41,11 @@ none (`reason_word` `missing` / `unreadable`). The rules, first match wins:
    receipt (or `arcaeon distill`'s stdout), portable receipt, continuity verdict,
    snapshot, harn; any other object named `.json` or spanning several lines → none;
 7. a `.json` file that is not one JSON object → none;
-8–10. by the first line that parses as an object: `prev_hash` without `ts` →
-   aat-export; `op` `tool_call` with `args_digest` → call-record; else (an empty file
-   too) → ledger.
+8–9. by the first line (strict UTF-8) that parses as an object: `prev_hash` without
+   `ts` → aat-export; `op` `tool_call` with `args_digest` → call-record;
+10. a non-empty file not named `.jsonl` in which no line parses as a JSON value
+   (plain text, CBOR, a "zip" that is not one) → none (`unreadable`);
+11. anything else (an empty file, a `.jsonl` file of any bytes) → ledger.
 
 `classify` answers the frontends' question (what opens, and how) and carries the
 evidence kind beside it (`FileKind.check_kind`), so a file of another kind is named as
@@ -141,6 +143,9 @@ def classify(path: str | os.PathLike[str]) -> FileKind:
     (`identify`) as `check_kind`. Never raises."""
     found = _classify(path)
     ev = identify(path)
+    if ev.kind is None and found.kind == LEDGER and not found.path.lower().endswith(".json"):
+        # what `check` calls evidence of no kind never opens as a ledger to be BROKEN
+        return FileKind(found.path, UNREADABLE, ev.reason)
     if ev.kind is None and found.check_kind is None:
         return found
     reason = found.reason
@@ -371,7 +376,7 @@ def _identify_open(p: str, fh: Any, size: int) -> Identified:
     if kind is not None:
         return kind
     fh.seek(0)
-    return Identified(p, _by_first_row(fh))
+    return _by_first_row(p, fh, size)
 
 
 def _regular(path: str) -> bool:
@@ -469,7 +474,7 @@ def _identify_document(p: str, data: bytes) -> Identified | None:
         kind = _document_kind(p, value, len(data))
         if kind is not None:
             return Identified(p, kind)
-        if is_json or b"\n" in data.strip():
+        if is_json or b"\n" in data.rstrip(b"\r\n"):
             return Identified(
                 p, None, UNREADABLE_WORD, f"{p} is a JSON object of no kind sealscope checks"
             )
@@ -503,26 +508,41 @@ def _may_be_one_object(data: bytes) -> bool:
     return False
 
 
-def _by_first_row(fh: Any) -> str:
-    """Rows 8-10: the first line (split on LF, stripped, Python-parsed) that is an
-    object decides; no such line is a ledger."""
+def _by_first_row(p: str, fh: Any, size: int) -> Identified:
+    """Rows 8-11: the first line (split on LF, strict UTF-8, stripped, Python-parsed;
+    a line that is not UTF-8 or does not parse is skipped) that is an object decides;
+    a non-empty file not named `.jsonl` in which no line parses as a JSON value is of
+    no kind (row 10); anything else is a ledger. At most `SNIFF_LIMIT` bytes are read:
+    a file that holds no JSON line within them is a ledger, judged by its walk."""
     read = 0
+    any_value = False
     for raw in fh:
         read += len(raw)
         if read > SNIFF_LIMIT:
-            break
-        text = _lines.decode_line(raw)
+            return Identified(p, LEDGER)
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            continue
         if not text:
             continue
         try:
             value = _loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
+        any_value = True
         if not isinstance(value, dict):
             continue
         if "prev_hash" in value and "ts" not in value:
-            return AAT_EXPORT
+            return Identified(p, AAT_EXPORT)
         if value.get("op") == "tool_call" and "args_digest" in value:
-            return CALL_RECORD
-        return LEDGER
-    return LEDGER
+            return Identified(p, CALL_RECORD)
+        return Identified(p, LEDGER)
+    if size and not any_value and not p.lower().endswith(".jsonl"):
+        return Identified(
+            p,
+            None,
+            UNREADABLE_WORD,
+            f"{p} holds no JSON line: not evidence of a kind sealscope knows",
+        )
+    return Identified(p, LEDGER)

@@ -70,7 +70,8 @@ def worst_word(words: Iterable[str]) -> str:
 def _receipt_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
     res = _receipt.verify_receipt(row)
     base = {"line": line, "check": "compaction-receipt"}
-    if raised(row, res):
+    error = raised(row, res)
+    if error is not None:
         return {
             **base,
             "ok": None,
@@ -78,7 +79,7 @@ def _receipt_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
             "self_consistent": None,
             "schema": None,
             "verified_scope": None,
-            "error": "ValueError",
+            "error": error,
         }
     return {
         **base,

@@ -4,8 +4,9 @@ row the issuer appended, a witness block, an anchor block, perhaps a detached
 signature.
 
 The ledger is found as the reference's batch verifier finds it: when `ledger` is an
-object whose `chain` is not null, the basename of `ledger.path` beside the receipt,
-else (sealscope's addition) in `--artefacts DIR`, else none. The check, in order: the
+object whose `chain` is not null, the basename of `ledger.path` as a regular file beside
+the receipt, else (sealscope's addition) in `--artefacts DIR`, else none (a folder of that
+name is no ledger: KINDS.md §4.2). The check, in order: the
 text strict-parsed (a duplicate key anywhere makes it ambiguous: never ok); the body
 digest recomputed (json-c14n of exactly the seven body keys, a missing one null); with
 a ledger, `ledger.status` the first of `consistent` (its chain verifies, the chain at
@@ -23,6 +24,7 @@ alone — anyone can recompute a body digest — and the text says so.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import PurePath
 from typing import Any
 
@@ -52,9 +54,16 @@ def resolve_ledger(receipt: Any, receipt_path: str, artefacts: str | None) -> st
         if folder is None:
             continue
         candidate = os.path.join(folder, name)
-        if os.path.exists(candidate):
+        if _regular_file(candidate):  # a folder or FIFO of that name is no ledger
             return candidate
     return None
+
+
+def _regular_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _ledger_rows(path: str) -> list[Any]:

@@ -4,9 +4,10 @@ as its own file, pretty-printed or not, as `arcaeon compact FILE` reads it.
 The check is `receipt.verify_receipt(row)` with no held content (FORMATS.md §5.4),
 unchanged; the verdict follows its `ok` (true VERIFIED within the bound its scope
 names, false BROKEN). Where the reference's verifier raises — a core it cannot
-canonicalise (NaN/Infinity, nesting too deep) — the answer is COULD NOT LOOK with
-`detail.error` `ValueError`, as the reference's front door turns the exception into
-exit 3. `check_row` is the same check for a parsed row with held content, as the
+canonicalise (NaN/Infinity, nesting too deep, a lone surrogate) — the answer is COULD
+NOT LOOK with `detail.error` the exception's class name (`ValueError`, or
+`UnicodeEncodeError` for a lone surrogate), as the reference's front door turns the
+exception into exit 3. `check_row` is the same check for a parsed row with held content, as the
 `receipts FILE` verb uses it.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sealscope.core import digest as _digest
 from sealscope.core import receipt as _receipt
 from sealscope.core.checks._read import NotADocument, read_document
 from sealscope.core.checks.result import CheckContext, KindCheck
@@ -23,14 +25,23 @@ __all__ = ["check", "check_row", "raised", "bound_text", "read_receipt_file"]
 KIND = "receipt"
 
 
-def raised(row: Any, res: _receipt.ReceiptCheck) -> bool:
-    """Whether the reference's `verify_receipt` raises on this row instead of
-    answering: the row passed its shape gates (a schema was read) but its core could
-    not be canonicalised, so no receipt digest was recomputed (`verify_receipt` logs
-    that as a failed `receipt_digest reproduces` check with no digest)."""
-    return res.recomputed.receipt_digest is None and any(
+def raised(row: Any, res: _receipt.ReceiptCheck) -> str | None:
+    """The class name of the exception the reference's `verify_receipt` raises on this
+    row instead of answering, or None when it answers. It raises when the row passed
+    its shape gates (a schema was read) but its core could not be canonicalised, so no
+    receipt digest was recomputed (`verify_receipt` logs that as a failed
+    `receipt_digest reproduces` check with no digest): `ValueError` for NaN, Infinity
+    or nesting too deep, `UnicodeEncodeError` (a ValueError) for a lone surrogate, as
+    the canonical form's serialise-then-encode raises them."""
+    if res.recomputed.receipt_digest is not None or not any(
         c.name == "receipt_digest reproduces" and not c.ok for c in res.checks
-    )
+    ):
+        return None
+    try:
+        _digest.digest_json(_receipt.core_of(row))
+    except ValueError as e:
+        return type(e).__name__
+    return "ValueError"  # pragma: no cover - the core failed once, it fails again
 
 
 def bound_text(res: _receipt.ReceiptCheck) -> str:
@@ -50,14 +61,15 @@ def read_receipt_file(path: str) -> Any:
 def check_row(path: str, row: Any) -> KindCheck:
     """The receipt check of one parsed row, as a KindCheck."""
     res = _receipt.verify_receipt(row)
-    if raised(row, res):
+    error = raised(row, res)
+    if error is not None:
         return KindCheck(
             path,
             KIND,
             None,
-            {"error": "ValueError", "notes": list(res.notes)},
+            {"error": error, "notes": list(res.notes)},
             reason="the receipt's core cannot be canonicalised "
-            "(the reference's verifier raises ValueError)",
+            f"(the reference's verifier raises {error})",
         )
     detail = res.to_dict()
     del detail["ok"]

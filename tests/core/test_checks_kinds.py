@@ -78,10 +78,32 @@ CASES: dict[str, tuple[object, str | None]] = {
     ),
     "aat-one.jsonl": (b'{"prev_hash": null, "chain": "c"}\n', "aat-export"),
     "row-with-ts.jsonl": (b'{"prev_hash": null, "ts": "t"}\n', "ledger"),
-    "calls.jsonl": (b'\n{"op": "tool_call", "args_digest": "x", "chain": "c"}\n', "call-record"),
+    "calls.jsonl": (
+        b'{"op": "tool_call", "args_digest": "x", "chain": "c"}\n\n{"n": 1}\n',
+        "call-record",
+    ),
+    # "one line" is byte-exact (issue 46 rule 2): a leading blank line or a trailing line
+    # of spaces makes a one-object file a multi-line document of no kind, not a row
+    "row-after-blank.jsonl": (b'\n{"op": "tool_call", "args_digest": "x", "chain": "c"}\n', None),
+    "row-then-spaces.jsonl": (b'{"a": 1, "chain": "c"}\n   \n', None),
+    "row-then-crlf.jsonl": (b'{"a": 1, "chain": "c"}\r\n\r\n', "ledger"),
+    # a first line that is not UTF-8 is skipped, not decoded with replacements (rule 3)
+    "non-utf8-first.jsonl": (
+        b'{"prev_hash": null, "x": "\xff"}\n{"op": "tool_call", "args_digest": "x"}\n',
+        "call-record",
+    ),
     "call-no-digest.jsonl": (b'{"op": "tool_call", "chain": "c"}\n', "ledger"),
     "empty.jsonl": (b"", "ledger"),
-    "garbage.bin": (bytes(range(256)), "ledger"),
+    # bytes of no kind (§1 row 10): no line parses as a JSON value, name not .jsonl
+    "garbage.bin": (bytes(range(256)), None),
+    "garbage.jsonl": (bytes(range(256)), "ledger"),
+    "GARBAGE.JSONL": (b"plain text\n", "ledger"),
+    "notes.txt": (b"plain text\nmore text\n", None),
+    "blank.log": (b"\n\n", None),
+    "cbor.cbor": (bytes.fromhex("a26161016162820203"), None),
+    "not-a-zip.zip": (b"this is not a zip\n", None),
+    "value-line.txt": (b"plain text\n42\n", "ledger"),
+    "empty.txt": (b"", "ledger"),
 }
 
 

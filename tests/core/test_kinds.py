@@ -25,7 +25,7 @@ LOOKED_FOR = (
         ("session.jsonl", "ledger"),
         ("tampered.jsonl", "ledger"),
         ("hostile.jsonl", "ledger"),
-        ("truncated.pin", "ledger"),
+        ("truncated.pin", "unreadable"),  # a pin: plain text, no JSON line (§1 row 10)
         ("witness/store.jsonl", "ledger"),
         ("seals/seals-ledger.jsonl", "ledger"),
         ("seals/seal-day1.json", "snapshot"),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from sealscope.core import digest, ledger, ledger_write, receipt
+from sealscope.core import digest, ledger, ledger_write, receipt, receipt_build
 from sealscope.core.receipt import CompactionReceipt, build_row, verify_receipt
 
 PRE = ["the quick brown fox", {"role": "user", "text": "hello"}, b"\x00\x01binary"]
@@ -45,7 +45,7 @@ ALTERED = "receipt_digest does not reproduce from the row's core — the row was
 
 @pytest.fixture
 def fixed_time(monkeypatch):
-    monkeypatch.setattr(receipt, "utc_stamp", lambda: STAMP)
+    monkeypatch.setattr(receipt_build, "utc_stamp", lambda: STAMP)
     monkeypatch.setattr(ledger_write, "utc_stamp", lambda: STAMP)
 
 
