@@ -190,9 +190,7 @@ def fleet_suite(entry: Any) -> Suite:
     check); a pack or bundle folder's VSA subjects are its listed members
     (`unit_subjects`), a zip's its own digest."""
     if getattr(entry, "check", None) is not None:
-        suite = check_suite(entry.check)
-        suite.subjects = _unit_subjects(entry.check)
-        return suite
+        return check_suite(entry.check)
     suite = _judged(entry.path, entry.outcome())
     _add_chain(suite, _verdict.chain(entry.result), entry.result, entry.result.findings)
     suite.digested = True  # digested as walked
@@ -304,7 +302,8 @@ def report_suite(report: Any) -> Suite:
         led = report.ledger or {}
         word = led.get("verdict", report.verdict)
         _add_chain(suite, _verdict.Outcome(word, _verdict.code_of(word)), led, report.breaks)
-        _add_receipts(suite, ((c["line"], c) for c in report.receipts))
+        held = _recomputed_rows(report.session)
+        _add_receipts(suite, ((c["line"], held.get(c["line"], c)) for c in report.receipts))
         _add_row_checks(suite, report.rows_checked)
     else:
         snap = report.snapshot or {}
@@ -321,6 +320,18 @@ def report_suite(report: Any) -> Suite:
             )
     add_session(suite, report.session)
     return suite
+
+
+def _recomputed_rows(records: Iterable[Any]) -> dict[int, Any]:
+    """line → the receipt check recomputed with held content on that line (a session
+    record's result): the row's check once its content was checked, so no mark says
+    "content not checked" of a row whose content was checked."""
+    out: dict[int, Any] = {}
+    for r in records:
+        res = r.result if getattr(r, "kind", None) == "recompute" else None
+        if isinstance(res, dict) and isinstance(res.get("line"), int):
+            out[res["line"]] = res
+    return out
 
 
 def add_session(suite: Suite, records: Iterable[Any]) -> None:
@@ -371,7 +382,9 @@ def check_suite(res: Any) -> Suite:
     record (`line N <check>`), each judged by its own word; an error mark on the line
     of each BROKEN row check, a warning on each that could not look, and a mark for the
     path itself when its own check is not VERIFIED. The bound of a VERIFIED is stated
-    in its case text."""
+    in its case text. A pack or bundle folder's VSA subjects are its members
+    (`_unit_subjects`), for `check`, `export` and `fleet` alike; a zip's is its own
+    digest."""
     out = res.outcome()
     own = {"ledger": "chain", "call-record": "call record chain"}.get(
         res.kind or "", res.kind or "read"
@@ -404,6 +417,7 @@ def check_suite(res: Any) -> Suite:
         [Case(own, _outcome(own_code), text)],
         exit_code=out.exit_code,
         verdict=out.verdict,
+        subjects=_unit_subjects(res),  # a folder's VSA subjects: its members
     )
     if own_code != _verdict.HELD:
         at = re.match(r"line (\d+):", why)

@@ -324,6 +324,17 @@ def _folder(args: argparse.Namespace) -> int:
     )
 
 
+def _run_outcome(word: str, code: int) -> tuple[str, int]:
+    """The run's word and exit code once the CI formats were written: the report's,
+    unless a format could not be (a VSA with no subject: 3), which makes the run's word
+    worse with it, so the line saying what was written never says VERIFIED beside an
+    exit of 3."""
+    if verdict.code_of(word) == code:
+        return word, code
+    by_code = verdict.BROKEN if code == verdict.WRONG else verdict.COULD_NOT_LOOK
+    return verdict.worst_word([word, by_code]), code
+
+
 def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
     """The report to `--output FILE` (saying so on stderr) or stdout; the exit code."""
     if args.output:
@@ -408,8 +419,7 @@ def _run(args: argparse.Namespace) -> int:
     from sealscope.output import safe_json
 
     text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
-    wrote = _write(args, text, report.verdict, report.exit_code)
-    return code if wrote == report.exit_code else wrote
+    return _write(args, text, *_run_outcome(report.verdict, code))
 
 
 def _checked_kind(path: str) -> str | None:
@@ -458,8 +468,7 @@ def _kind_export(args: argparse.Namespace, kind: str) -> int:
     from sealscope.output import safe_json
 
     text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
-    wrote = _write(args, text, report.verdict, report.exit_code)
-    return code if wrote == report.exit_code else wrote
+    return _write(args, text, *_run_outcome(report.verdict, code))
 
 
 def _suite(result: Any, report: Any) -> Any:
@@ -537,5 +546,3 @@ def _kind(args: argparse.Namespace) -> str:
     kind: str = args.kind or found.kind
     _refuse_misplaced(args, kind, f"reads as a {kind}", insist=True)
     return kind
-
-

@@ -231,8 +231,11 @@ def run(args: argparse.Namespace) -> int:
         args.checkpoint,
         bool(getattr(args, "vsa", None)),
     )
-    for path in args.ledgers:  # the reference's answer stands; say what was meant
-        if os.path.isdir(path):
+    from sealscope.core import kinds
+
+    for path in args.ledgers:  # the reference's answer stands; say what was meant, once:
+        # a pack or bundle folder is named by `_other_kind_notes`, any other by this
+        if os.path.isdir(path) and kinds.identify(path).kind is None:
             error_line(clean(f"verify: {path} is a folder: use `sealscope fleet {path}`"))
     code = verdict.worst(r[1] for r in results)
     docs = [r[0] for r in results]
