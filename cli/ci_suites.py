@@ -389,23 +389,12 @@ def check_suite(res: Any) -> Suite:
     own = {"ledger": "chain", "call-record": "call record chain"}.get(
         res.kind or "", res.kind or "read"
     )
-    word_code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}
-    entries = list(res.detail.get("rows_checked") or ()) if isinstance(res.detail, dict) else []
-    chain_word = out.verdict
-    if res.kind == "ledger":
-        chain_word = _verdict.chain(res.detail).verdict
-    elif res.kind == "call-record":
-        rec = res.detail.get("call_record") or {}
-        chain_word = (
-            _verdict.BROKEN
-            if rec.get("ok") is False
-            else _verdict.VERIFIED
-            if rec.get("ok") and rec.get("rows")
-            else _verdict.COULD_NOT_LOOK
-        )
-    elif entries:
-        chain_word = out.verdict
-    own_code = word_code.get(chain_word, _verdict.COULD_NOT)
+    d = res.detail if isinstance(res.detail, dict) else {}
+    entries = list(d.get("rows_checked") or ())
+    # the word of the path's own check, as its checker set it (a ledger's or call
+    # record's chain); any other kind's is its verdict
+    chain_word = str(d.get("own_verdict") or out.verdict)
+    own_code = _verdict.code_of(chain_word)
     why = _own_reason(res) if own_code != _verdict.HELD else ""
     text = (
         chain_word
@@ -429,9 +418,7 @@ def check_suite(res: Any) -> Suite:
                 int(at.group(1)) if at else None,
             )
         )
-    _add_unit_checks(
-        suite, res.detail.get("checks") if isinstance(res.detail, dict) else None, word_code
-    )
+    _add_unit_checks(suite, d.get("checks"))
     _add_row_checks(suite, entries)
     return suite
 
@@ -440,9 +427,8 @@ def _add_row_checks(suite: Suite, entries: Iterable[Any]) -> None:
     """A ledger's or call record's row checks (`rows_checked`, KINDS.md §11.2): a
     case each (`line N <check>`), judged by its own word; an error mark on the line of
     each BROKEN one, a warning on each that could not look."""
-    word_code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}
     for e in entries:
-        code = word_code.get(e.get("verdict"), _verdict.COULD_NOT)
+        code = _verdict.row_check(e).exit_code
         what = next(
             (
                 str(e[k])
@@ -470,7 +456,7 @@ def _add_row_checks(suite: Suite, entries: Iterable[Any]) -> None:
             )
 
 
-def _add_unit_checks(suite: Suite, checks: Any, word_code: dict[str, int]) -> None:
+def _add_unit_checks(suite: Suite, checks: Any) -> None:
     """An evidence pack's (or any unit's) own named checks (`detail.checks`, each
     `{"check", "verdict", ...}` in the reference's order): a case each, judged by its
     own word; a mark on each that is not VERIFIED (error when BROKEN)."""
@@ -480,7 +466,7 @@ def _add_unit_checks(suite: Suite, checks: Any, word_code: dict[str, int]) -> No
         if not isinstance(c, dict) or not isinstance(c.get("check"), str):
             continue
         word = str(c.get("verdict"))
-        code = word_code.get(word, _verdict.COULD_NOT)
+        code = _verdict.code_of(word)
         why = str(c.get("reason") or c.get("note") or c.get("first_break") or "")
         suite.cases.append(
             Case(f"check {c['check']}", _outcome(code), word + (f": {why}" if why else ""))

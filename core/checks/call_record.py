@@ -112,7 +112,7 @@ def row_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
     """Check a call record (KINDS.md §7.4)."""
-    from sealscope.core.checks.ledger_rows import rows_checked, worst_word
+    from sealscope.core.checks.ledger_rows import OWN_VERDICT, rows_checked
 
     try:
         rec = verify_call_record(path)
@@ -139,7 +139,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         chain_word = _verdict.VERIFIED
     else:
         chain_word = _verdict.COULD_NOT_LOOK
-    word = worst_word([chain_word, *(e["verdict"] for e in entries)])
+    word = _verdict.worst_word([chain_word, *(e["verdict"] for e in entries)])
     if rec["ok"] is False:
         reason = f"line {rec['first_break']}: {rec['note']}"
     elif not rec["rows"]:
@@ -150,7 +150,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         path,
         KIND,
         rec["ok"],
-        {"call_record": rec, "rows_checked": entries},
+        {"call_record": rec, "rows_checked": entries, OWN_VERDICT: chain_word},
         word=word,
         reason=reason,
     )

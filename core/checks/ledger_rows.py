@@ -36,7 +36,6 @@ __all__ = [
     "rows_bound",
     "bound_of",
     "describe",
-    "worst_word",
     "check",
     "row_entries",
     "NEEDLES",
@@ -48,6 +47,9 @@ __all__ = [
 ]
 
 KIND = "ledger"
+# the `detail` key holding the word of the path's own check (a ledger's chain, a call
+# record's chain), set once by its checker and read by every frontend beside the word
+OWN_VERDICT = "own_verdict"
 # a row with a check of its own spells one of these literally, or with a `\\u` escape
 # that could spell it (no other JSON escape can write a letter or `_`): only lines
 # holding one are parsed at all
@@ -59,12 +61,6 @@ NEEDLES = (
     b"args_digest",
     b"\\u",
 )
-_RANK = {_verdict.VERIFIED: 0, _verdict.COULD_NOT_LOOK: 1, _verdict.BROKEN: 2}
-
-
-def worst_word(words: Iterable[str]) -> str:
-    """The worst of verdict words: BROKEN over COULD NOT LOOK over VERIFIED."""
-    return max(words, key=lambda w: _RANK.get(w, 2), default=_verdict.VERIFIED)
 
 
 def _receipt_entry(line: int, row: dict[str, Any]) -> dict[str, Any]:
@@ -283,6 +279,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     """Check a plain ledger (KINDS.md §11.1–§11.2)."""
     res = _ledger.verify(path)
     detail: dict[str, Any] = res.to_dict()
+    detail[OWN_VERDICT] = _verdict.chain(res).verdict  # the chain's word, set once here
     if res.unreadable:
         detail["rows_checked"] = []
         return KindCheck(

@@ -34,6 +34,7 @@ from typing import Any
 
 from sealscope.core import kinds
 from sealscope.core import verdict as _verdict
+from sealscope.core.checks.ledger_rows import OWN_VERDICT
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.binding import bind
@@ -114,20 +115,8 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
     if res.kind == kinds.EVIDENCE_PACK and isinstance(d.get("checks"), list):
         return [dict(c) for c in d["checks"] if isinstance(c, dict)]
     if res.kind in _OWN_NAME:
-        own = {k: v for k, v in d.items() if k != "rows_checked"}
-        word = res.verdict
-        if res.kind == kinds.LEDGER:
-            word = _verdict.chain(d).verdict
-        elif res.kind == kinds.CALL_RECORD:
-            got = d.get("call_record")
-            rec: dict[str, Any] = got if isinstance(got, dict) else {}
-            word = (
-                _verdict.BROKEN
-                if rec.get("ok") is False
-                else _verdict.VERIFIED
-                if rec.get("ok") and rec.get("rows")
-                else _verdict.COULD_NOT_LOOK
-            )
+        own = {k: v for k, v in d.items() if k not in ("rows_checked", OWN_VERDICT)}
+        word = str(d.get(OWN_VERDICT) or res.verdict)  # the checker's own word for it
         out = [{"check": _OWN_NAME[res.kind], "verdict": word, **own}]
         for row in res.rows_checked:
             if isinstance(row, dict):
