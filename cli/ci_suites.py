@@ -201,20 +201,20 @@ def fleet_suite(entry: Any) -> Suite:
 
 
 def _unit_subjects(res: Any) -> list[tuple[str, str]] | None:
-    """A pack or bundle folder's members as VSA subjects (`path/member`, sha256);
-    None for anything else (a file: its own digest). A folder that cannot be read:
-    no subject ([])."""
+    """A unit folder's members as VSA subjects (`path/member`, sha256: its checker's
+    `unit_subjects`, `core.registry`); None for anything else (a file: its own
+    digest). A folder that cannot be read: no subject ([])."""
+    import importlib
     import os
 
-    if res.kind not in ("evidence-pack", "audit-bundle") or not os.path.isdir(res.path):
+    from sealscope.core import registry
+
+    if not registry.is_unit(res.kind) or not os.path.isdir(res.path):
         return None
-    if res.kind == "evidence-pack":
-        from sealscope.core.checks.pack import unit_subjects
-    else:
-        from sealscope.core.checks.bundle import unit_subjects
     try:
-        return [(f"{res.path}/{n}", d) for n, d in unit_subjects(res.path)]
-    except OSError:
+        module = importlib.import_module(str(registry.checker_module(res.kind)))
+        return [(f"{res.path}/{n}", d) for n, d in module.unit_subjects(res.path)]
+    except (OSError, ImportError, AttributeError):
         return []
 
 
@@ -386,9 +386,9 @@ def check_suite(res: Any) -> Suite:
     (`_unit_subjects`), for `check`, `export` and `fleet` alike; a zip's is its own
     digest."""
     out = res.outcome()
-    own = {"ledger": "chain", "call-record": "call record chain"}.get(
-        res.kind or "", res.kind or "read"
-    )
+    from sealscope.core.registry import own_check_name
+
+    own = own_check_name(res.kind)
     d = res.detail if isinstance(res.detail, dict) else {}
     entries = list(d.get("rows_checked") or ())
     # the word of the path's own check, as its checker set it (a ledger's or call

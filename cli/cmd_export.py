@@ -424,11 +424,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def _checked_kind(path: str) -> str | None:
     """PATH's evidence kind (`kinds.identify`) when it is one the kind report covers
-    (a receipt, a pack, a bundle, ...: `export.REPORT_KINDS`), else None."""
-    from sealscope.core import export, kinds
+    (a receipt, a pack, a bundle, ...: `registry.reported_alone`), else None."""
+    from sealscope.core import kinds, registry
 
     found = kinds.identify(path).kind
-    return found if found in export.REPORT_KINDS else None
+    return found if registry.reported_alone(found) else None
 
 
 def _kind_export(args: argparse.Namespace, kind: str) -> int:

@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sealscope.core import verdict
+from sealscope.core.registry import kinds_sentence as _kinds_sentence
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -175,10 +176,9 @@ TOOLS: list[dict] = [
     {
         "name": "check",
         "description": (
-            "Run each evidence file's own check, whatever its kind (a ledger and "
-            "its rows with checks of their own, a receipt file, a distill or "
-            "portable receipt, a continuity verdict, a call record, ...): one "
-            "result per path with its kind, verdict, exit code, the reference "
+            "Run each evidence file's own check, whatever its kind ("
+            + _kinds_sentence()
+            + "): one result per path with its kind, verdict, exit code, the reference "
             "verifier's `ok` and its fields, and the bound a green verdict held within."
         ),
         "inputSchema": {

@@ -6,7 +6,7 @@ name order); a symlinked folder is never walked into. With `kinds` every file is
 taken, whatever its name (the classifier, not the name, decides what it is: a
 `distill.out` is a distill receipt, a `.txt` of no kind is listed as not evidence,
 KINDS.md §1), and a folder the classifier calls an evidence pack or audit
-bundle (`kinds.UNIT_KINDS`; the source itself too) is ONE path, size None, its members
+bundle (a unit kind, `registry.is_unit`; the source itself too) is ONE path, size None, its members
 not walked. A symlink that points out of the source tree is not read unless
 `follow_links`: it goes to `skipped`, with why, for the caller to report.
 
@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from fnmatch import fnmatchcase
 
 from sealscope.core import kinds as _kinds
+from sealscope.core import registry as _registry
 
 __all__ = ["walk", "LISTINGS_KEPT"]
 
@@ -77,7 +78,7 @@ class _Walker:
             return False
         if entries is not None and _kinds.UNIT_MARKS.isdisjoint(e.name.lower() for e in entries):
             return False
-        return _kinds.identify(folder).kind in _kinds.UNIT_KINDS
+        return _registry.is_unit(_kinds.identify(folder).kind)
 
     def sized(self, src: str, top: str, p: str) -> tuple[str, int | None] | None:
         """(p, size) for a found file (size None when it cannot be read), or None when

@@ -62,6 +62,7 @@ from typing import Any
 
 from sealscope.core import harn as _harn
 from sealscope.core import lines as _lines
+from sealscope.core import registry as _registry
 from sealscope.core.continuity.schema import SNAPSHOT_SCHEMA
 from sealscope.core.jsonio import loads as _loads
 
@@ -149,11 +150,9 @@ def classify(path: str | os.PathLike[str]) -> FileKind:
     if ev.kind is None and found.check_kind is None:
         return found
     reason = found.reason
-    if not found.opens and ev.kind not in (None, found.kind) and ev.kind in _OWN_CHECK:
-        reason = (
-            f"{found.path} is {_OWN_CHECK[ev.kind]}: its own check is "
-            f"`sealscope check {found.path}`"
-        )
+    record = _registry.get(ev.kind)
+    if not found.opens and ev.kind not in (None, found.kind, *OPENS) and record is not None:
+        reason = f"{found.path} is {record.title}: its own check is `sealscope check {found.path}`"
     return FileKind(found.path, found.kind, reason, found.document, ev.kind)
 
 
@@ -267,30 +266,7 @@ EVIDENCE_PACK = "evidence-pack"
 AUDIT_BUNDLE = "audit-bundle"
 AAT_EXPORT = "aat-export"
 CALL_RECORD = "call-record"
-CHECK_KINDS = (
-    LEDGER,
-    SNAPSHOT,
-    HARN,
-    RECEIPT,
-    DISTILL_RECEIPT,
-    PORTABLE_RECEIPT,
-    CONTINUITY_VERDICT,
-    EVIDENCE_PACK,
-    AUDIT_BUNDLE,
-    AAT_EXPORT,
-    CALL_RECORD,
-)
-
-_OWN_CHECK = {
-    RECEIPT: "a stand-alone compaction receipt",
-    DISTILL_RECEIPT: "a distill drop receipt",
-    PORTABLE_RECEIPT: "a portable receipt",
-    CONTINUITY_VERDICT: "a stored continuity verdict",
-    EVIDENCE_PACK: "an evidence pack",
-    AUDIT_BUNDLE: "an audit export bundle",
-    AAT_EXPORT: "an agent-audit-trail export",
-    CALL_RECORD: "a call record",
-}
+CHECK_KINDS = _registry.names()  # the built-in kinds, in KINDS.md §12's order
 
 MISSING_WORD = "missing"
 UNREADABLE_WORD = "unreadable"
@@ -416,7 +392,8 @@ def _identify_folder(p: str) -> Identified:
         p,
         None,
         UNREADABLE_WORD,
-        f"{p} is a folder that is neither an evidence pack nor an audit bundle",
+        f"{p} is a folder that is neither an evidence pack nor an audit bundle "
+        f"(`sealscope fleet {p}` audits a folder of evidence)",
     )
 
 
@@ -439,7 +416,8 @@ def _is_row_line(data: bytes, value: dict[str, Any]) -> bool:
 
 
 def _document_kind(p: str, value: dict[str, Any], size: int) -> str | None:
-    """Rows 6a-6f for one parsed object; None when it is none of them."""
+    """Rows 6a-6f for one parsed object, then the kinds registered beyond them
+    (`registry.matching`); None when it is none of them."""
     schema = value.get("schema")
     if schema in _COMPACT_SCHEMAS or value.get("kind") == "compaction_receipt":
         return RECEIPT
@@ -463,7 +441,7 @@ def _document_kind(p: str, value: dict[str, Any], size: int) -> str | None:
         _harn.document_from_value(value, path=p, size=size)
         return HARN
     except Exception:  # noqa: BLE001 - not a harn document, whatever the reason
-        return None
+        return _registry.matching(value)  # a kind registered beyond §1's rows, if any
 
 
 def _identify_document(p: str, data: bytes) -> Identified | None:

@@ -2,7 +2,8 @@
 `check(path, ctx) -> KindCheck`; `result.KindCheck` is what they return.
 
 `run(paths, ctx)` classifies each path (`core.kinds.identify`, KINDS.md §1) and runs
-its kind's checker, imported by name when first needed, so a kind whose checker is
+its kind's checker (the kind registry's, `core.registry`), imported by name when first
+needed, so a kind whose checker is
 not installed answers COULD NOT LOOK (`detail.error` naming the missing module) instead
 of failing the run. Stored verdicts named as PATHs join the `continuity_verify` rows of
 every ledger of the run (KINDS.md §5.3): `run_context` gives that context, the same for
@@ -19,25 +20,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sealscope.core import kinds as _kinds
+from sealscope.core import registry as _registry
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 
 __all__ = ["CHECKERS", "run", "run_context", "check_path", "KindCheck", "CheckContext"]
 
-# evidence kind → the module under sealscope.core.checks that checks it
-CHECKERS = {
-    _kinds.LEDGER: "ledger_rows",
-    _kinds.SNAPSHOT: "seal_harn",
-    _kinds.HARN: "seal_harn",
-    _kinds.RECEIPT: "receipt_file",
-    _kinds.DISTILL_RECEIPT: "distill",
-    _kinds.PORTABLE_RECEIPT: "portable",
-    _kinds.CONTINUITY_VERDICT: "continuity_verdict",
-    _kinds.EVIDENCE_PACK: "pack",
-    _kinds.AUDIT_BUNDLE: "bundle",
-    _kinds.AAT_EXPORT: "aat",
-    _kinds.CALL_RECORD: "call_record",
-}
+# evidence kind → the module that checks it: the kind registry's (`core.registry`)
+CHECKERS = _registry.CHECKERS
 
 
 def _none(found: _kinds.Identified) -> KindCheck:
@@ -54,13 +44,13 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
     """The check of one identified path. Never raises."""
     if found.kind is None:
         return _none(found)
-    name = CHECKERS.get(found.kind)
-    if name is None:  # pragma: no cover - every identified kind has a checker
+    name = _registry.checker_module(found.kind)
+    if name is None:  # pragma: no cover - every identified kind has a record
         return _could_not(
             found.path, found.kind, "NotImplementedError", f"no checker for {found.kind}"
         )
     try:
-        mod = importlib.import_module(f"sealscope.core.checks.{name}")
+        mod = importlib.import_module(name)
     except ImportError as e:
         return _could_not(
             found.path,

@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from sealscope.core import verdict as _verdict
-from sealscope.core.export.kind_report import UNIT_KINDS, KindReport
+from sealscope.core.export.kind_report import KindReport
 from sealscope.core.export.markdown import (
     _bytes,
     _cell,
@@ -25,6 +25,7 @@ from sealscope.core.export.markdown import (
     md_text,
     session_lines,
 )
+from sealscope.core.registry import is_unit
 
 __all__ = ["render"]
 
@@ -51,7 +52,7 @@ def render(r: KindReport) -> str:
     out += _checks(r)
     for rec in r.session:
         out += session_lines([rec])
-    if r.kind in UNIT_KINDS:
+    if is_unit(r.kind):
         out += _ledger(r.ledger)
     members = (r.evidence or {}).get("members")
     if isinstance(members, list):

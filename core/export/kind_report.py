@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import kinds
+from sealscope.core import registry as _registry
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.ledger_rows import OWN_VERDICT
 from sealscope.core.checks.result import KindCheck
@@ -51,11 +52,10 @@ __all__ = [
 ]
 
 KIND_SCHEMA = "sealscope-export-kind:v1"
-UNIT_KINDS = kinds.UNIT_KINDS
-#: the kinds this module reports on (the others have `report.build_report`)
-REPORT_KINDS = tuple(k for k in kinds.CHECK_KINDS if k not in kinds.OPENS)
-
-_OWN_NAME = {kinds.LEDGER: "chain", kinds.CALL_RECORD: "call record chain"}
+UNIT_KINDS = tuple(k for k in _registry.names() if _registry.is_unit(k))
+#: the built-in kinds this module reports on (the others have `report.build_report`);
+#: `registry.reported_alone` answers for any kind, one registered later too
+REPORT_KINDS = tuple(k for k in _registry.names() if _registry.reported_alone(k))
 _RECORDS = "records.jsonl"
 
 
@@ -95,7 +95,7 @@ class KindReport:
             "file_verdict": self.file_verdict or self.verdict,
             "session": [r.to_dict() for r in self.session],
         }
-        if self.kind in UNIT_KINDS:
+        if _registry.is_unit(self.kind):
             out["ledger"] = self.ledger
         return out
 
@@ -114,10 +114,10 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
     d = res.detail if isinstance(res.detail, dict) else {}
     if res.kind == kinds.EVIDENCE_PACK and isinstance(d.get("checks"), list):
         return [dict(c) for c in d["checks"] if isinstance(c, dict)]
-    if res.kind in _OWN_NAME:
+    if OWN_VERDICT in d:  # a chain with row checks of its own (a ledger, a call record)
         own = {k: v for k, v in d.items() if k not in ("rows_checked", OWN_VERDICT)}
-        word = str(d.get(OWN_VERDICT) or res.verdict)  # the checker's own word for it
-        out = [{"check": _OWN_NAME[res.kind], "verdict": word, **own}]
+        word = str(d[OWN_VERDICT])  # the checker's own word for it
+        out = [{"check": _registry.own_check_name(res.kind), "verdict": word, **own}]
         for row in res.rows_checked:
             if isinstance(row, dict):
                 name = f"line {row.get('line')} {row.get('check')}"
@@ -158,7 +158,7 @@ def build_kind_report(
         reason=result.reason,
         checks=tuple(kind_checks(result)),
         detail=dict(result.detail) if isinstance(result.detail, dict) else {},
-        ledger=_unit_ledger(p) if result.kind in UNIT_KINDS else None,
+        ledger=_unit_ledger(p) if _registry.is_unit(result.kind) else None,
         evidence=_binding(p, result),
         generated_at=now or utc_stamp(),
         version=__version__,
@@ -179,7 +179,7 @@ def _binding(p: str, res: KindCheck) -> dict[str, Any]:
         }
         return out
     got = bind(p, "other")
-    if res.kind in UNIT_KINDS:
+    if _registry.is_unit(res.kind):
         got["unit"] = "zip"
         got["members"] = _members(p, res)
     return got
