@@ -200,7 +200,7 @@ def _audit_small(
             data = _read_all(fd, size)
         except OSError as e:
             return unreadable_entry(p, str(e), size)
-        found = _unnamed(_kinds.identify_data(p, data))
+        found = _unnamed(_kinds.identify_data(p, data), len(data))
         if found.kind != _kinds.LEDGER:
             return _other_kind(found, size, ctx)
         res = verify_bytes(data, strict=strict, digest=digest)
@@ -214,25 +214,24 @@ def _audit_small(
         return FleetEntry(p, bound_to_file(res, p, fd), receipts, size, None, got.checks)
 
 
-# a file named so is audited as the classifier calls it, a ledger too
+# a file named so is audited as the classifier calls it, an empty one too
 LEDGER_NAMES = (".jsonl", ".json")
 
 
-def _unnamed(found: _kinds.Identified) -> _kinds.Identified:
-    """`found`, unless it is a file the classifier calls a ledger only because its
-    bytes are no other kind (KINDS.md §1 row 11: an empty file, any text with a JSON
-    line) and whose name is not `*.jsonl` / `*.json` (a lock file, a pin, a log):
-    such a file is not audited but listed, with why (`sealscope check` reads it as a
-    ledger). A file of any other kind is audited whatever its name (a `distill.out`
-    is a distill receipt)."""
-    if found.kind != _kinds.LEDGER or found.path.lower().endswith(LEDGER_NAMES):
+def _unnamed(found: _kinds.Identified, size: int) -> _kinds.Identified:
+    """`found`, unless it is an empty file not named `*.jsonl` / `*.json` (a lock file
+    beside a ledger): the classifier calls it a ledger (KINDS.md §1 row 11) that could
+    not be looked at, and the fleet lists it, with why, instead of judging it. Any
+    other file is audited as the classifier calls it, whatever its name (a
+    `distill.out` is a distill receipt, a `.pin` with a JSON line a ledger)."""
+    if size or found.kind != _kinds.LEDGER or found.path.lower().endswith(LEDGER_NAMES):
         return found
     return _kinds.Identified(
         found.path,
         None,
         _kinds.UNREADABLE_WORD,
-        f"{found.path} is not named *.jsonl and its bytes are no other kind: not "
-        "audited (`sealscope check` reads it as a ledger)",
+        f"{found.path} is an empty file not named *.jsonl: nothing to audit "
+        "(`sealscope check` reads it as an empty ledger, COULD NOT LOOK)",
     )
 
 
@@ -299,7 +298,9 @@ def audit_path(
         small = _audit_small(path, strict=strict, ctx=ctx, digest=digest)
         if small is not None:
             return small
-    found = _unnamed(_kinds.identify(path)) if _stat.S_ISREG(st.st_mode) else _kinds.identify(path)
+    found = _kinds.identify(path)
+    if _stat.S_ISREG(st.st_mode):
+        found = _unnamed(found, st.st_size)
     if found.kind == _kinds.LEDGER:
         return audit_file(
             path, strict=strict, workers=workers, incremental=incremental, ctx=ctx, digest=digest
