@@ -257,3 +257,18 @@ def test_the_public_corpora_are_written_as_strict_json(sub, tmp_path):
     if not sub:
         receipts_each(sorted((CORPUS / "receipts").glob("*.jsonl")))
     fleet_of(folder, tmp_path)
+
+
+@pytest.mark.parametrize("mid", ["NaN", "-Infinity", "1e400", "[" * 900 + "1" + "]" * 900])
+def test_the_mcp_servers_replies_are_strict_json(mid):
+    """A JSON-RPC id is echoed in the reply: a non-finite one as its string, a deep
+    one written whole."""
+    from sealscope import mcp_server
+
+    for method in ("initialize", "no/such/method"):
+        reply = mcp_server.handle_line(f'{{"jsonrpc": "2.0", "id": {mid}, "method": "{method}"}}')
+        assert reply is not None
+        [doc] = strict(reply.encode("ascii"))
+        assert doc["id"] == {"NaN": "NaN", "-Infinity": "-Infinity", "1e400": "Infinity"}.get(
+            mid, doc["id"]
+        )
