@@ -48,6 +48,9 @@ EXIT_CODES = {
     "fleet": f"the worst entry's: {H} every ledger {V.VERIFIED}; {W} a ledger "
     f"{V.BROKEN}; {U} usage; {C} a ledger could not be read or only bounded",
     "mcp": f"{H} the client closed the connection; {U} usage",
+    "case": f"{H} held (the case verifies; every recorded check holds on replay); {W} the "
+    f"case is {V.BROKEN} or a replayed check changed; {U} usage; {C} a case that could not "
+    "be read or refuses an append (a torn last line), or evidence missing on replay",
     "demo": f"{H} every step's check held; {W} one did not; {U} usage; 143 ended by "
     "SIGTERM (128 + 15, as a shell reports it)",
 }

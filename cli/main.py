@@ -28,6 +28,7 @@ VERB_MODULES = (
     "sealscope.cmd_fleet",
     "sealscope.cmd_mcp",
     "sealscope.cmd_demo",
+    "sealscope.cmd_case",
 )
 
 

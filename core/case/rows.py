@@ -134,3 +134,58 @@ def findings_of(entries: list[CaseEntry]) -> list[Finding]:
 def open_count(entries: list[CaseEntry]) -> int:
     """How many findings are open."""
     return sum(1 for f in findings_of(entries) if f.status == OPEN)
+
+
+def _anchor_text(on: Any) -> str:
+    if not isinstance(on, dict):
+        return ""
+    where = str(on.get("path"))
+    if on.get("line") is not None:
+        where += f":{on.get('line')}"
+    for key in ("item", "member"):
+        if on.get(key) is not None:
+            where += f" {key} {on.get(key)}"
+    return f" [on {where}]"
+
+
+def describe(e: CaseEntry, finding_ids: dict[int, str] | None = None) -> str:
+    """One line saying what an entry records (raw: a frontend sanitizes it).
+    `finding_ids` maps a finding row's line to its id."""
+    r = e.row
+    if e.entry == "opened":
+        return f"opened {r.get('title') or '(untitled)'}" + (
+            f" by {r.get('by')}" if r.get("by") else ""
+        )
+    if e.entry == "evidence":
+        head = r.get("head")
+        extra = (
+            f", {head.get('rows')} rows, head {head.get('chain')}" if isinstance(head, dict) else ""
+        )
+        return (
+            f"{r.get('path')}  sha256 {str(r.get('sha256'))[:16]}…  {r.get('bytes')} bytes  "
+            f"{r.get('kind') or '-'}{extra}"
+        )
+    if e.entry == "check":
+        inputs = r.get("inputs") if isinstance(r.get("inputs"), list) else []
+        first = inputs[0].get("path") if inputs and isinstance(inputs[0], dict) else "-"
+        bound = f" · {r.get('bound')}" if r.get("bound") else ""
+        reason = f"  {r.get('reason')}" if r.get("reason") else ""
+        return f"{r.get('check')} {first}: {r.get('verdict')}{bound}{reason}"
+    if e.entry == "note":
+        return f"{e.text}{_anchor_text(r.get('on'))}"
+    if e.entry == "finding":
+        if is_resolution(e):
+            return f"resolves {r.get('resolves')}: {e.text}"
+        fid = (finding_ids or {}).get(e.line, "F?")
+        return f"{fid} {r.get('severity')} {r.get('status')}: {e.text}{_anchor_text(r.get('on'))}"
+    return f"{r.get('by')}: {e.text}"
+
+
+def newest_first(entries: list[CaseEntry]) -> list[CaseEntry]:
+    """The order a case is listed in for working on it: open findings first (in case
+    order), then every other entry newest first."""
+    found = findings_of(entries)
+    open_lines = [f.entry.line for f in found if f.status == OPEN]
+    first = [e for e in entries if e.line in set(open_lines)]
+    rest = [e for e in reversed(entries) if e.line not in set(open_lines)]
+    return first + rest
