@@ -114,7 +114,7 @@ def _intermixed(base: type[argparse.ArgumentParser]) -> type[argparse.ArgumentPa
     class Intermixed(base):  # type: ignore[misc,valid-type]
         _mixing = False
 
-        def parse_known_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        def parse_known_args(self, args=None, namespace=None):
             if self._mixing:  # the intermixed parse calls back in, twice
                 return super().parse_known_args(args, namespace)
             self._mixing = True
