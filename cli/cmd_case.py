@@ -465,15 +465,9 @@ def run_repair(args: argparse.Namespace) -> int:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    """The viewer on the case file and every evidence file it records (then PATHs)."""
+    """The viewer on the case (as `sealscope --case CASE [PATH...]`)."""
     from sealscope import cmd_view
 
-    read = _read(args)
-    if read is None:
+    if _read(args) is None:
         return verdict.COULD_NOT
-    paths = [args.case]
-    for e in read.entries:
-        given = e.get("resolved")
-        if e.entry == "evidence" and isinstance(given, str) and given not in paths:
-            paths.append(given)
-    return cmd_view.view([*paths, *args.paths])
+    return cmd_view.view(list(args.paths), args.case)

@@ -5,6 +5,8 @@ A check is named by what was run (`CHECKS`):
   folder of held things (an input of role `artefacts`);
 - `pin`: a ledger's chain judged against a head pin (`core.pins`), the pin given as its
   text (kept in `args`) or a file (an input of role `pin`);
+- `witness`: a ledger judged against a witness store (an input of role `witness`) in
+  the namespace `args.namespace`;
 - `receipts`: a ledger's compaction receipts recomputed from held content (inputs of
   role `pre` / `post`), optionally only the row on `args.line`.
 
@@ -28,7 +30,7 @@ from sealscope.core.case.evidence import Evidence, Unreadable, changed_since, re
 
 __all__ = ["CHECKS", "Input", "Performed", "perform", "result_digest"]
 
-CHECKS = ("kind", "pin", "receipts")
+CHECKS = ("kind", "pin", "witness", "receipts")
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,19 @@ def _pin(paths: dict[str, str], args: dict[str, Any]) -> tuple[str, int, str, st
     return out.verdict, out.exit_code, "", reason, {"chain": res.to_dict(), "pin": v.to_dict()}
 
 
+def _witness(
+    paths: dict[str, str], args: dict[str, Any]
+) -> tuple[str, int, str, str, dict[str, Any]]:
+    from sealscope.core import ledger, witness
+
+    path = paths["evidence"]
+    res = ledger.verify(path)
+    v = witness.verify_against_witness(paths["witness"], str(args.get("namespace") or ""), path)
+    out = _verdict.combined(res, v)
+    reason = res.reason() if res.ok is False else str(getattr(v, "verdict", ""))
+    return out.verdict, out.exit_code, "", reason, {"chain": res.to_dict(), "witness": v.to_dict()}
+
+
 def _receipts(
     paths: dict[str, str], args: dict[str, Any]
 ) -> tuple[str, int, str, str, dict[str, Any]]:
@@ -157,7 +172,7 @@ def _claimed(row: Any, side: str) -> Any:
 _RUN: dict[
     str, Callable[[dict[str, str], dict[str, Any]], tuple[str, int, str, str, dict[str, Any]]]
 ]
-_RUN = {"kind": _kind, "pin": _pin, "receipts": _receipts}
+_RUN = {"kind": _kind, "pin": _pin, "witness": _witness, "receipts": _receipts}
 
 
 def perform(check: str, inputs: list[Input], args: dict[str, Any] | None = None) -> Performed:
