@@ -551,6 +551,12 @@ class SealscopeApp(App[None]):
         screen only (an Input in front takes them as text); escape closes the palette's
         keys panel while it shows. The palette asks with the screen it was opened over
         (`get_system_commands`), so it offers what the footer under it does."""
+        if action in ("case_note", "case_finding"):  # a case open, on the main screen
+            return (
+                self.case_link is not None
+                and bool(self.screen_stack)
+                and front is self.screen_stack[0]
+            )
         if self.first_paint is not None:  # the footer shows the keys as they will be
             return True
         main = bool(self.screen_stack) and front is self.screen_stack[0]
@@ -563,8 +569,6 @@ class SealscopeApp(App[None]):
             return main and tab is not None and tab.has_report
         if action == "check":
             return self.current_ledger() is not None
-        if action in ("case_note", "case_finding"):
-            return main and self.case_link is not None
         return True
 
     # ------------------------------------------------------------------ seal links
