@@ -4,8 +4,9 @@ The case decides, the viewer shows (`sealscope.core.case`):
 - `evidence_paths`: the evidence the case records (the latest entry of each path),
   opened as tabs, then any PATH given (recorded as evidence with its kind's check);
 - `restore(tab)`: a tab whose file still has the recorded SHA-256 gets its recorded
-  pin, witness and held-content checks run again (their records rejoin its session);
-  a tab whose file changed since gets a BROKEN session record saying so, which its
+  pin, witness and held-content checks run again from their recorded paths (their
+  records rejoin its session); a tab whose file changed since, or a check whose held
+  input did, gets instead a BROKEN session record saying which and how, which its
   banner shows as it shows a pin mismatch;
 - `session_added`: every pin, witness or held-content check the auditor runs from then
   on is performed by core (`perform`, the function `case replay` re-performs) on the
@@ -46,6 +47,20 @@ def resolved_path(path: str | Path) -> str:
         return str(Path(path).resolve())
     except OSError:
         return str(Path(path).absolute())
+
+
+def _held_changed(e: rows.CaseEntry) -> str:
+    """What of a recorded check's other inputs (held content, a pin file, a witness
+    store) no longer has its recorded SHA-256 ("" when all do)."""
+    for i in e.get("inputs")[1:]:
+        if not isinstance(i, dict) or not isinstance(i.get("resolved"), str):
+            continue
+        now = read_evidence(i["resolved"], with_kind=False)
+        if not isinstance(now, Evidence):
+            return f"{i.get('role')} {i['resolved']}: missing"
+        if now.sha256 != i.get("sha256"):
+            return f"{i.get('role')} {i['resolved']}: sha256 differs"
+    return ""
 
 
 class CaseChanged(Message):
@@ -122,12 +137,17 @@ class CaseLink:
             self.app.call_from_thread(self._changed, tab, resolved, why)
             return
         for e in self._checks_of(resolved):
-            self.app.call_from_thread(self._rerun, tab, resolved, e)
+            changed = _held_changed(e)
+            if changed:
+                self.app.call_from_thread(self._changed, tab, resolved, changed, e.line)
+            else:
+                self.app.call_from_thread(self._rerun, tab, resolved, e)
 
-    def _changed(self, tab: EvidenceTab, resolved: str, why: str) -> None:
-        key = (CASE_RECORD,)
+    def _changed(self, tab: EvidenceTab, resolved: str, why: str, line: int = 0) -> None:
+        key = (CASE_RECORD, line)
         self._restoring.add((resolved, key))
-        title = f"evidence changed since the case recorded it: {why}"
+        what = f"the check on case line {line}: held input" if line else "evidence"
+        title = f"{what} changed since the case recorded it: {why}"
         rec = SessionRecord(
             CASE_RECORD, title, {"case": self.path}, None, verdict.WRONG, verdict.BROKEN
         )

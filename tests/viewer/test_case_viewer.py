@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sealscope.core.case import record, rows, store
+from sealscope.core.case import perform, record, rows, store
 from sealscope.viewer.app import SealscopeApp
 from sealscope.viewer.case_tab import CaseTab
 from textual.widgets import OptionList, TabbedContent
@@ -162,3 +162,52 @@ async def test_the_case_tab_lists_open_findings_first_and_hostile_text_literally
         assert "[bold]loud[/bold]" in hostile
         tabs = app.query_one(TabbedContent)
         assert str(tabs.get_tab("case-tab").label) == "case · 1 open"
+
+
+@sync
+async def test_held_content_changed_since_is_named_and_enter_jumps_to_the_anchor(
+    copies: Path,
+) -> None:
+    case = str(copies / "case.jsonl")
+    record.new_case(case)
+    held = copies / "held"
+    record.add(
+        case,
+        str(copies / "session.jsonl"),
+        pre=str(held / "session-pre.jsonl"),
+        post=str(held / "session-post.jsonl"),
+    )
+    # the receipts check of a viewer session names its line; the CLI's checks every row
+    done = perform.perform(
+        "receipts",
+        [
+            perform.Input("evidence", str(copies / "session.jsonl")),
+            perform.Input("pre", str(held / "session-pre.jsonl")),
+        ],
+        {"line": 7},
+    )
+    record.record_check(case, done)
+    record.note(case, "see here", on=record.anchor(str(copies / "session.jsonl"), line=5))
+    with open(held / "session-pre.jsonl", "ab") as fh:
+        fh.write(b"\n")
+    app = SealscopeApp([], case=case)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _quiet(app, pilot)
+        [tab] = app.panes()
+        # both recorded checks that held session-pre.jsonl say so; neither is run again
+        assert len(tab.session) == 2
+        for alarm in tab.session:
+            assert alarm.kind == "case" and alarm.verdict == "BROKEN"
+            assert "held input" in alarm.title
+            assert "session-pre.jsonl: sha256 differs" in alarm.title
+        assert tab.banner.combined_verdict == "BROKEN"
+
+        tabs = app.query_one(TabbedContent)
+        tabs.active = "case-tab"
+        await pilot.pause()
+        listed = app.query_one(CaseTab).query_one(OptionList)
+        listed.focus()
+        listed.highlighted = next(i for i, o in enumerate(_options(app)) if "see here" in o)
+        await pilot.press("enter")
+        await _quiet(app, pilot)
+        assert tabs.active == tab.id and tab.rows.current_line == 5
