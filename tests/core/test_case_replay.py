@@ -139,3 +139,21 @@ def test_check_profiles_a_case(tmp_path: Path, evidence: Path) -> None:
     }
     plain = checks.run([str(evidence / "session.jsonl")])[0]
     assert "profile" not in plain.detail
+
+
+def test_witness_check_records_and_replays(tmp_path: Path, evidence: Path) -> None:
+    shutil.copytree(SAMPLES / "witness", evidence / "witness")
+    case = str(tmp_path / "case.jsonl")
+    record.new_case(case)
+    inputs = [
+        perform.Input("evidence", str(evidence / "truncated.jsonl")),
+        perform.Input("witness", str(evidence / "witness" / "store.jsonl")),
+    ]
+    done = perform.perform("witness", inputs, {"namespace": "truncated"})
+    assert done.verdict == "BROKEN" and done.reason == "truncated"
+    record.record_check(case, done)
+    assert [i.status for i in replay.replay(case).items] == ["holds"]
+    with open(evidence / "witness" / "store.jsonl", "ab") as fh:
+        fh.write(b"\n")
+    [item] = replay.replay(case).items
+    assert item.status == "evidence changed" and "store.jsonl" in item.detail
