@@ -5,6 +5,7 @@ cut; hostile text is shown literally in `show`, the report and the CI formats.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -89,9 +90,15 @@ def test_a_case_over_the_samples_verifies_replays_and_names_the_edited_copy(
     code, out, _ = run(capsys, "check", str(case))
     assert code == 0 and "a sealscope case: 17 entries, 1 open finding" in out
 
-    code, out, _ = run(capsys, "case", "replay", str(case))
+    vsa = case.parent / "replay.vsa.json"
+    code, out, _ = run(capsys, "case", "replay", str(case), "--vsa", str(vsa))
     assert code == 0, out
     assert out.count("holds") == 7
+    statement = json.loads(vsa.read_text())
+    assert (
+        statement["subject"][0]["digest"]["sha256"] == hashlib.sha256(case.read_bytes()).hexdigest()
+    )
+    assert statement["predicate"]["verificationResult"] == "PASSED"
 
     path = copies / "liar.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"ts"', b'"ts" ', 1))
