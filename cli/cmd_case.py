@@ -148,8 +148,14 @@ def _emit(doc: Any) -> None:
     """One JSON document on stdout (the case's one strict JSON writer)."""
     from sealscope.core.case.report import dumps_output
 
+    try:
+        text = dumps_output(doc)
+    except ValueError:  # a non-finite number from the evidence: no strict JSON holds it
+        why = "the result holds a number JSON cannot carry (NaN or Infinity)"
+        error_line(f"case: {why}")
+        text = dumps_output({"error": why})
     out = sys.stdout.buffer
-    out.write(dumps_output(doc).encode("utf-8", "backslashreplace") + b"\n")
+    out.write(text.encode("utf-8", "backslashreplace") + b"\n")
     out.flush()
 
 
@@ -402,7 +408,10 @@ def run_report(args: argparse.Namespace) -> int:
         return verdict.COULD_NOT
     doc = report.build(read)
     as_json = args.json or args.report_format == "json"
-    text = report.dumps_output(doc) + "\n" if as_json else report.markdown(doc)
+    try:
+        text = report.dumps_output(doc) + "\n" if as_json else report.markdown(doc)
+    except ValueError:  # a non-finite number in a row: no strict JSON holds it
+        return _fail(args, "the case holds a number JSON cannot carry (NaN or Infinity)")
     if args.output is None:
         sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
         sys.stdout.flush()
