@@ -140,6 +140,27 @@ def _tail_of(fd: int) -> tuple[Torn | None, bytes]:
         return torn, body[cut + 1 :]
 
 
+_FIRST_ROW_MAX = 1 << 16  # an `opened` row is short: a longer first line opens no case
+
+
+def _opens_a_case(fd: int) -> bool:
+    """Whether the file's first line is a `sealscope-case/1` `opened` row."""
+    head = os.pread(fd, _FIRST_ROW_MAX, 0)
+    end = head.find(b"\n")
+    if end < 0:
+        return False
+    first = head[:end]
+    try:
+        value = row_value(first.decode("utf-8", "replace").strip(), first)
+    except ValueError:
+        return False
+    return (
+        isinstance(value, dict)
+        and value.get("case") == CASE_FORMAT
+        and value.get("entry") == "opened"
+    )
+
+
 def _chain_after(path: str, last: bytes) -> str:
     text = last.decode("utf-8", "replace").strip()
     try:
@@ -200,6 +221,10 @@ def append(path: str, row: dict[str, Any]) -> str:
             raise CaseTorn(path, torn)
         if not last:
             raise CaseRefused(f"{path}: empty; not a case")
+        if not _opens_a_case(fd):
+            raise CaseRefused(
+                f"{path}: not a sealscope case (its first row opens none); nothing is appended"
+            )
         # the locked descriptor's own file, even if the name was moved meanwhile
         res = _ledger.verify(f"/proc/self/fd/{fd}" if _PROC_FD else path)
         if res.ok is not True:
@@ -215,6 +240,10 @@ def torn_tail(path: str) -> Torn | None:
     """The case's torn tail (None when it ends in a newline or is empty)."""
     try:
         fd = _open_case(path, os.O_RDONLY)
+    except CaseError:
+        raise
+    except IsADirectoryError:
+        raise CaseError(f"{path}: a folder, not a case") from None
     except OSError as e:
         raise CaseError(f"{path}: {e.strerror or type(e).__name__}") from None
     try:
@@ -284,6 +313,8 @@ def read_case(path: str) -> CaseRead:
         raise CaseError(f"{path}: a folder, not a case") from None
     except FileNotFoundError:
         raise CaseError(f"{path}: no such case") from None
+    except CaseError:
+        raise
     except OSError as e:
         raise CaseError(f"{path}: {e.strerror or type(e).__name__}") from None
     try:

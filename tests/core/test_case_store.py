@@ -154,3 +154,13 @@ def test_findings_resolve_only_by_id_and_chain(tmp_path: Path) -> None:
     ordered = rows.newest_first(list(store.read_case(path).entries))
     assert ordered[0].text == "first"  # the open finding on top, then newest first
     assert ordered[1].get("status") == "resolved"
+
+
+def test_nothing_is_appended_to_a_ledger_that_is_not_a_case(tmp_path: Path) -> None:
+    ledger = tmp_path / "session.jsonl"
+    ledger.write_bytes((ROOT / "sample_ledgers" / "session.jsonl").read_bytes())
+    before = ledger.read_bytes()
+    with pytest.raises(store.CaseRefused, match="not a sealscope case"):
+        record.note(str(ledger), "into the evidence?")
+    assert ledger.read_bytes() == before
+    assert not store.read_case(str(ledger)).is_case
