@@ -23,11 +23,12 @@ SEVERITY_PREFIXES = ("high:", "medium:", "low:")
 
 
 async def open_case(app: Any) -> None:
-    """Open the case `app.case_path`: its evidence as tabs, then its own tab. A case
-    that cannot be read is said (an error notification) and nothing is recorded."""
+    """Open the case `app.case_path`: its evidence as tabs. A file that cannot be read,
+    or opens no case, is said (an error notification) and nothing is recorded."""
     link = CaseLink(app, app.case_path)
-    if link.read is None:
-        app.notify(clean(link.error), title="case not opened", severity="error", markup=False)
+    if link.read is None or not link.read.is_case:
+        why = link.error or f"{link.path}: not a sealscope case (its first row opens none)"
+        app.notify(clean(why), title="case not opened", severity="error", markup=False)
         return
     app.case_link = link
     given = {resolved_path(p) for p in app.paths}
