@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from sealscope.core import verdict as _verdict
 from sealscope.core.case import rows as _rows
 from sealscope.core.case import store as _store
 from sealscope.core.case.evidence import Evidence, Unreadable, read_evidence
@@ -139,7 +140,7 @@ def resolve(case: str, finding_id: str, text: str = "", *, by: str | None = None
     """Append the resolution of the open finding `finding_id` (`F<n>`); its chain.
     CaseError when the case has no such open finding or does not verify."""
     read = _store.read_case(case)
-    if read.verdict != "VERIFIED":
+    if read.verdict != _verdict.VERIFIED:
         raise _store.CaseRefused(f"{case}: the case does not verify; nothing is appended")
     for f in _rows.findings_of(list(read.entries)):
         if f.id == finding_id:
