@@ -69,6 +69,8 @@ POSITIONALS = {
 TOP_EPILOG = (
     "sealscope PATH... opens the viewer on those files (as `sealscope view PATH...`);\n"
     "sealscope with no arguments opens the viewer on the bundled samples.\n"
+    "sealscope --case CASE [PATH...] opens the viewer on a case file and records into it\n"
+    "(`sealscope case --help`: an audit's working papers).\n"
     "`sealscope VERB --help` says what a verb does and its exit codes.\n"
     "exit codes: " + GENERAL
 )
