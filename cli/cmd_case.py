@@ -149,11 +149,11 @@ def _emit(doc: Any) -> None:
     from sealscope.core.case.report import dumps_output
 
     try:
-        text = dumps_output(doc)
+        text = dumps_output(doc, indent=2)
     except ValueError:  # a non-finite number from the evidence: no strict JSON holds it
         why = "the result holds a number JSON cannot carry (NaN or Infinity)"
         error_line(f"case: {why}")
-        text = dumps_output({"error": why})
+        text = dumps_output({"error": why}, indent=2)
     out = sys.stdout.buffer
     out.write(text.encode("utf-8", "backslashreplace") + b"\n")
     out.flush()
@@ -409,7 +409,7 @@ def run_report(args: argparse.Namespace) -> int:
     doc = report.build(read)
     as_json = args.json or args.report_format == "json"
     try:
-        text = report.dumps_output(doc) + "\n" if as_json else report.markdown(doc)
+        text = report.dumps_output(doc, indent=2) + "\n" if as_json else report.markdown(doc)
     except ValueError:  # a non-finite number in a row: no strict JSON holds it
         return _fail(args, "the case holds a number JSON cannot carry (NaN or Infinity)")
     if args.output is None:

@@ -12,23 +12,16 @@ of the case's outputs (no NaN; every string made safe by `sanitize.safe_json`).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sealscope.core.case.rows import OPEN, CaseEntry, findings_of, is_resolution
 from sealscope.core.case.store import CaseRead
 from sealscope.core.export.markdown import md_code, md_text
-from sealscope.core.sanitize import safe_json
+from sealscope.core.jsonio import dumps_output
 
 __all__ = ["build", "markdown", "dumps_output", "REPORT_FORMAT"]
 
 REPORT_FORMAT = "sealscope-case-report/1"
-
-
-def dumps_output(doc: Any) -> str:
-    """A JSON output document (not a row): strict (ValueError on NaN/Infinity), two-space
-    indented, raw non-ASCII, every string made safe by `safe_json`."""
-    return safe_json(json.dumps(doc, ensure_ascii=False, indent=2, allow_nan=False))
 
 
 def _anchor(on: Any) -> dict[str, Any] | None:

@@ -35,6 +35,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("core/jsonio.py", "dumps_output"): "the one output writer itself",
     ("core/nesting.py", "_body_step"): DIGEST + " (the chain body at the reference's depth)",
     ("core/checks/call_record.py", "args_digest"): DIGEST + " (a call row's args_digest)",
+    ("core/case/perform.py", "result_digest"): DIGEST + " (a case check's result_sha256)",
     ("core/continuity/continuation.py", "_baseline_report"): DIGEST
     + " (the reference's file round trip, re-read)",
     ("core/continuity/probes.py", "_answer_text"): DIGEST + " (a declared value's answer text)",
