@@ -12,7 +12,6 @@ the XML or JSON.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +50,7 @@ from sealscope.ci_vsa import (
     vsa_statement,
 )
 from sealscope.core import verdict as _verdict
+from sealscope.core.jsonio import dumps_output
 from sealscope.core.sanitize import clean
 
 __all__ = [
@@ -201,12 +201,10 @@ def emit(
             suites, version=__version__, policy=policy, verifier=getattr(args, "verifier_id", None)
         )
         if doc["subject"]:
-            from sealscope.output import safe_json
-
             write(
                 "the verification summary",
                 args.vsa,
-                (safe_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n").encode("ascii"),
+                (dumps_output(doc, indent=2, ensure_ascii=True) + "\n").encode("ascii"),
             )
         else:
             error_line("--vsa: no file could be read to digest; no verification summary written")

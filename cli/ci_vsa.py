@@ -166,7 +166,7 @@ def vsa_statement(
                 "name": "sealscope-policy",
                 "mediaType": "application/json",
                 "digest": {
-                    "sha256": hashlib.sha256(
+                    "sha256": hashlib.sha256(  # a digest of the policy, not output
                         json.dumps(policy, sort_keys=True).encode()
                     ).hexdigest()
                 },

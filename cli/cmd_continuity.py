@@ -293,6 +293,6 @@ def _show(value: Any) -> str:
     import json
 
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False)  # text for a person, not JSON output
     except (TypeError, ValueError, RecursionError):
         return str(value)

@@ -18,7 +18,6 @@ worst evidence entry's.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -159,9 +158,9 @@ class _Progress:
 def json_line(doc: dict[str, Any]) -> str:
     """One JSON document on one line, ASCII only: no evidence character can end the
     line early for any reader (U+2028, CR) or arrive undecodable."""
-    from sealscope.output import safe_json
+    from sealscope.core.jsonio import dumps_output
 
-    return safe_json(json.dumps(doc, ensure_ascii=True, separators=(",", ":"), allow_nan=True))
+    return dumps_output(doc, ensure_ascii=True, separators=(",", ":"))
 
 
 def kind_line(e: FleetEntry) -> str:

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         max_sessions=args.max_sessions,
     )
-    os.environ[PATHS_ENV] = json.dumps(server.paths)  # read by each app process
+    os.environ[PATHS_ENV] = json.dumps(server.paths)  # read by each app process, not output
     try:
         server.serve()
     except OSError as e:

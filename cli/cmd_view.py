@@ -5,16 +5,19 @@ record tab; a folder opens as a fleet tab (one row per ledger beneath it, audite
 `sealscope fleet` does; also `sealscope fleet DIR --view`). With no paths it opens the
 bundled samples (`sealscope.sample_ledgers`, installed with the package): its ledgers,
 the two seals and the seals ledger from `seals/`, and the harn session transcript (see
-its README.md).
+its README.md). `--case CASE` opens a case file's evidence and records into it
+(`sealscope.viewer.case_link`).
 Textual is imported only here, inside the verb, so the other verbs never pay for it."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sealscope.core import verdict
+from sealscope.core.sanitize import clean
 from sealscope.output import error_line
 from sealscope.sample_ledgers import FOLDER
 
@@ -54,22 +57,37 @@ def register(sub) -> None:
         metavar="PATH",
         help="a ledger, snapshot or harn file, or a folder (a fleet tab)",
     )
+    p.add_argument(
+        "--case",
+        metavar="CASE",
+        help="open a case file (sealscope case new): its evidence as tabs with their "
+        "recorded checks, and record every check run from then on",
+    )
     p.set_defaults(func=run)
 
 
-def viewer_app(given: list[str]) -> App[None] | None:
-    """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists."""
-    paths = viewer_paths(given)
+def viewer_app(given: list[str], case: str | None = None) -> App[None] | None:
+    """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists;
+    with `case`, on that case (which must exist) and `given` beside it."""
+    if case is not None:
+        if not os.path.isfile(case):
+            error_line(f"no such case: {clean(case)} (sealscope case new makes one)")
+            return None
+        paths: list[Path] | None = [Path(p) for p in given]
+        if paths and not all(p.exists() for p in paths):
+            paths = viewer_paths(given)
+    else:
+        paths = viewer_paths(given)
     if paths is None:
         return None
     from sealscope.viewer.app import SealscopeApp
 
-    return SealscopeApp(paths, first_paint=True)
+    return SealscopeApp(paths, first_paint=case is None, case=case)
 
 
-def view(given: list[str]) -> int:
-    """Run the viewer on `given`: 0, or 3 when none of the paths exists."""
-    app = viewer_app(given)
+def view(given: list[str], case: str | None = None) -> int:
+    """Run the viewer on `given` (and `case`): 0, or 3 when nothing can be opened."""
+    app = viewer_app(given, case)
     if app is None:
         return verdict.COULD_NOT
     app.run()
@@ -77,4 +95,4 @@ def view(given: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    return view(args.paths)
+    return view(args.paths, args.case)

@@ -19,12 +19,12 @@ and a 4 KiB read.
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import time
 
 from sealscope.core import verdict
+from sealscope.core.jsonio import dumps_output
 from sealscope.output import error_line, paint, paint_verdict, progress_callback
 
 
@@ -128,7 +128,7 @@ class _Out:
         sys.stdout.flush()
 
     def _event(self, doc: dict) -> None:
-        self._emit(json.dumps(doc, ensure_ascii=True, default=str))
+        self._emit(dumps_output(doc, ensure_ascii=True))
 
     def status(self, f, what: str, new: int = 0) -> None:
         from sealscope.core.sanitize import clean

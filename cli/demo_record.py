@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import fcntl
-import json
 import os
 import select
 import shutil
@@ -25,6 +24,8 @@ import termios
 import time
 import tty
 from typing import IO, Any
+
+from sealscope.core.jsonio import dumps_output
 
 __all__ = ["record", "spawn", "header"]
 
@@ -116,7 +117,7 @@ def _pump(
     show: bool,
 ) -> None:
     t0 = time.monotonic()
-    out.write(json.dumps(header(cols, rows, time.time())) + "\n")
+    out.write(dumps_output(header(cols, rows, time.time()), ensure_ascii=True) + "\n")
     decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
     watch = [master] + ([keys] if keys is not None else [])
     while True:
@@ -135,11 +136,13 @@ def _pump(
             text = decode.decode(data)
             if text:
                 at = round(time.monotonic() - t0, 6)
-                out.write(json.dumps([at, "o", text], ensure_ascii=False) + "\n")
+                out.write(dumps_output([at, "o", text]) + "\n")
             if show:
                 os.write(sys.stdout.fileno(), data)
         elif not ready and proc.poll() is not None:
             break
     tail = decode.decode(b"", final=True)
     if tail:
-        out.write(json.dumps([round(time.monotonic() - t0, 6), "o", tail]) + "\n")
+        out.write(
+            dumps_output([round(time.monotonic() - t0, 6), "o", tail], ensure_ascii=True) + "\n"
+        )

@@ -425,11 +425,17 @@ def worker_threads(client: Any) -> int:
     return max(1, threads)
 
 
-def packed(task: Callable[[Sequence[str]], list[Any]], batch: Sequence[str]) -> bytes:
+def packed(task: Callable[[Sequence[str]], list[Any]], batch: Sequence[str]) -> bytes | None:
     """`task(batch)` as one pickled blob. Dask's serializers look into every entry of
     a list result, on the worker and again on the client; one `bytes` crosses as a
-    single frame, and the client unpickles it in one call."""
-    return pickle.dumps(task(batch), protocol=pickle.HIGHEST_PROTOCOL)
+    single frame, and the client unpickles it in one call. None when the results nest
+    too deeply to pickle (evidence nested near the parser's limit): the client runs
+    that batch itself."""
+    results = task(batch)
+    try:
+        return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+    except RecursionError:
+        return None
 
 
 class DaskExecutor:
@@ -447,7 +453,8 @@ class DaskExecutor:
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in dd.as_completed(futures):
             # the cluster's own workers ran our task: Dask unpickles their results too
-            yield index[fut.key], pickle.loads(fut.result())
+            i, blob = index[fut.key], fut.result()
+            yield i, task(batches[i]) if blob is None else pickle.loads(blob)
 
 
 def run_dask(

@@ -48,6 +48,9 @@ EXIT_CODES = {
     "fleet": f"the worst entry's: {H} every ledger {V.VERIFIED}; {W} a ledger "
     f"{V.BROKEN}; {U} usage; {C} a ledger could not be read or only bounded",
     "mcp": f"{H} the client closed the connection; {U} usage",
+    "case": f"{H} held (the case verifies; every recorded check holds on replay); {W} the "
+    f"case is {V.BROKEN} or a replayed check changed; {U} usage; {C} a case that could not "
+    "be read or refuses an append (a torn last line), or evidence missing on replay",
     "demo": f"{H} every step's check held; {W} one did not; {U} usage; 143 ended by "
     "SIGTERM (128 + 15, as a shell reports it)",
 }
@@ -66,6 +69,8 @@ POSITIONALS = {
 TOP_EPILOG = (
     "sealscope PATH... opens the viewer on those files (as `sealscope view PATH...`);\n"
     "sealscope with no arguments opens the viewer on the bundled samples.\n"
+    "sealscope --case CASE [PATH...] opens the viewer on a case file and records into it\n"
+    "(`sealscope case --help`: an audit's working papers).\n"
     "`sealscope VERB --help` says what a verb does and its exit codes.\n"
     "exit codes: " + GENERAL
 )

@@ -28,6 +28,7 @@ VERB_MODULES = (
     "sealscope.cmd_fleet",
     "sealscope.cmd_mcp",
     "sealscope.cmd_demo",
+    "sealscope.cmd_case",
 )
 
 
@@ -66,7 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
     parser = build_parser()
-    if not argv or (argv[0] not in parser.get_default("verbs") and not argv[0].startswith("-")):
+    if (
+        not argv
+        or argv[0] == "--case"
+        or (argv[0] not in parser.get_default("verbs") and not argv[0].startswith("-"))
+    ):
         # no verb, or bare paths: open the viewer
         argv = ["view", *argv]
     args, extra = parser.parse_known_args(argv)

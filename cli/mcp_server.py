@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sealscope.core import verdict
+from sealscope.core.jsonio import dumps_output
 from sealscope.core.registry import kinds_sentence as _kinds_sentence
 
 __all__ = [
@@ -220,7 +221,7 @@ def _error(mid: Any, code: int, message: str, data: dict | None = None) -> dict:
 
 
 def _text(obj: Any) -> dict:
-    return {"content": [{"type": "text", "text": json.dumps(obj, default=str)}]}
+    return {"content": [{"type": "text", "text": dumps_output(obj, ensure_ascii=True)}]}
 
 
 def _tool_error(mid: Any, message: str) -> dict:
@@ -412,6 +413,7 @@ def _record(tool: Any, args: dict, reply: dict) -> str:
     from sealscope.core import ledger
 
     ok = not reply["result"].get("isError")
+    # a digest, not output: the args dump the call-record rule hashes (core/checks/call_record)
     raw = json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
     row: dict[str, Any] = {
         "op": "tool_call",
@@ -484,9 +486,9 @@ def handle_line(line: str) -> str | None:
         msg = json.loads(line)
     except (ValueError, RecursionError) as e:
         detail, data = _clip(str(e))
-        return json.dumps(_error(None, -32700, f"parse error: {detail}", data))
+        return dumps_output(_error(None, -32700, f"parse error: {detail}", data), ensure_ascii=True)
     reply = handle(msg)
-    return None if reply is None else json.dumps(reply, default=str)
+    return None if reply is None else dumps_output(reply, ensure_ascii=True)
 
 
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
@@ -535,12 +537,13 @@ def serve(stdin: Any, stdout: Any) -> int:
     """Answer messages from `stdin` on `stdout`, one line each, until end of input."""
     for line in _lines(stdin):
         if isinstance(line, _TooLarge):
-            out: str | None = json.dumps(
+            out: str | None = dumps_output(
                 _error(
                     None,
                     -32600,
                     f"invalid request: message larger than {MAX_MESSAGE >> 20} MiB, not read",
-                )
+                ),
+                ensure_ascii=True,
             )
         else:
             out = handle_line(line)

@@ -3,24 +3,20 @@ a progress bar on stderr only when stderr is a terminal."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-from sealscope.core.sanitize import safe_json
+from sealscope.core.jsonio import dumps_output
+from sealscope.core.sanitize import safe_json  # noqa: F401  # re-exported: callers import it from here
 from sealscope.style import verdict_colour
 
 
 def emit_json(doc: Any) -> None:
-    """Exactly one UTF-8 JSON document on stdout (`safe_json`)."""
-    try:
-        text = json.dumps(doc, ensure_ascii=False, indent=2, default=str, allow_nan=False)
-    except ValueError:  # a non-finite number: written as Python writes it, ASCII only
-        text = json.dumps(doc, ensure_ascii=True, indent=2, default=str)
-    text = safe_json(text)
+    """Exactly one UTF-8 JSON document on stdout, strict JSON (`dumps_output`)."""
+    text = dumps_output(doc, indent=2)
     out = sys.stdout.buffer
     out.write(text.encode("utf-8", "backslashreplace") + b"\n")
     out.flush()

@@ -24,7 +24,6 @@ Resuming from one is `checkpoint.verify_incremental`'s; every name here is also
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 import threading
@@ -35,6 +34,7 @@ from typing import Any, TypeGuard
 
 from sealscope.core import chunk_digest as _chunks
 from sealscope.core import lines as _lines
+from sealscope.core.jsonio import dumps_output_bytes
 from sealscope.core.jsonio import loads as _safe_loads
 from sealscope.core.ledger import WalkState
 
@@ -141,7 +141,7 @@ class Checkpoint:
             "written_at": self.written_at,
             "state": self.state.to_dict(),
         }
-        return json.dumps(doc, ensure_ascii=True, indent=1).encode("ascii") + b"\n"
+        return dumps_output_bytes(doc, ensure_ascii=True, indent=1) + b"\n"
 
     @classmethod
     def from_json(cls, data: bytes) -> Checkpoint:

@@ -188,8 +188,9 @@ class LocalPool:
     """A process pool of `workers` (default: the cores), started from
     `pools.spawn_context` (or taken from `prestart`). One batch, or one core, runs
     `Serial`; so do the batches left when no pool can start here or it breaks (a
-    sandbox without semaphores, a worker killed): the answer is the same, only
-    slower."""
+    sandbox without semaphores, a worker killed), and so does a batch whose results
+    nest too deeply to pickle back (evidence nested near the parser's limit): the
+    answer is the same, only slower."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
@@ -216,7 +217,10 @@ class LocalPool:
                 try:
                     for f in as_completed(futures):
                         i = futures[f]
-                        results = f.result()
+                        try:
+                            results = f.result()
+                        except RecursionError:  # a result nested too deep to pickle back
+                            results = task(batches[i])
                         done.add(i)
                         yield i, results
                 finally:  # a consumer that stops early waits for no queued batch

@@ -448,5 +448,6 @@ def record(
     rec["self"] = record_digest(rec)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as fh:
+        # the witness store format, as the reference writes it (not dumps_output)
         fh.write((json.dumps(rec) + "\n").encode("utf-8"))
     return rec

@@ -39,7 +39,13 @@ from sealscope.viewer.evidence_tab import CLEAR_CHECKS, EvidenceTab, front_comma
 from sealscope.viewer.first_paint import FirstPaint, tab_labels
 from sealscope.viewer.footer import FitFooter
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
-from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
+from sealscope.viewer.messages import (
+    JumpToLedgerRow,
+    JumpToSeal,
+    LookUp,
+    OpenAtFirstBreak,
+    SessionAdded,
+)
 from sealscope.viewer.source import LedgerSource
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -52,6 +58,7 @@ from textual.widgets.tabbed_content import ContentTab, ContentTabs
 if TYPE_CHECKING:  # annotations: a tab's module loads when a file of its kind opens
     from sealscope.viewer.ledger_tab import LedgerTab
     from sealscope.viewer.seal_tab import SealTab
+    from textual.message import Message
 
 # What `sealscope` with no arguments opens, in tab order (documented in
 # sample_ledgers/README.md): the ledgers, the seals ledger, the two valid seals and the
@@ -200,17 +207,36 @@ class SealscopeApp(App[None]):
             for n in range(1, 10)
         ],
         Binding("q", "quit", "Quit"),
+        # a case open (`--case`): N and F write into it, before any tab's own N or F
+        PaletteBinding(
+            "N", "case_note", "Note", priority=True, title="Note", help="Write a note into the case"
+        ),
+        PaletteBinding(
+            "F",
+            "case_finding",
+            "Finding",
+            priority=True,
+            title="Finding",
+            help="Write a finding into the case (on the selected row)",
+        ),
     ]
 
     def __init__(
-        self, paths: Sequence[os.PathLike[str] | str] = (), *, first_paint: bool = False, **kw: Any
+        self,
+        paths: Sequence[os.PathLike[str] | str] = (),
+        *,
+        first_paint: bool = False,
+        case: str | None = None,
+        **kw: Any,
     ) -> None:
         """`first_paint`: when the first path is a ledger, its first screen is drawn by
         one widget (`viewer.first_paint`) while the tabs are built behind it, and keys
         typed meanwhile are held and replayed on the real widgets (what `sealscope`
         does; the app is otherwise the same)."""
         super().__init__(**kw)
-        self.paths = expand_paths(paths) if paths else sample_paths()
+        self.paths = expand_paths(paths) if paths or case else sample_paths()
+        self.case_path = case  # `--case CASE`: the case this session records into
+        self.case_link: Any = None  # its `viewer.case_link.CaseLink` once opened
         self._tab_seq = 0
         self.first_paint: FirstPaint | None = None
         self._held_keys: list[events.Key] = []
@@ -246,13 +272,19 @@ class SealscopeApp(App[None]):
         except NoMatches:  # the app is already exiting (a key pressed at once)
             return
         self.watch(bar, "active", self._tab_bar_moved, init=False)
+        if self.case_path is not None:
+            await lazy.case_app.open_case(self)
         for p in self.paths:
             if self._exit or not self.is_running:  # exiting: open no more
                 return
             await self.open_path(p, activate=False)
-        if not self.paths:
+        if self.case_link is not None:
+            await lazy.case_app.record_opened(self)
+        if not self.paths and self.case_link is None:
             self.notify("no files open — press o to open a ledger", markup=False)
-        if not self.panes():  # nothing opened: say why in the main area, not in a toast only
+        if (
+            not self.panes() and self.case_link is None
+        ):  # nothing opened: say why in the main area, not in a toast only
             await self.mount(EmptyState(self._refused), after=self.query_one(TabbedContent))
 
     async def _build_behind_first_paint(self) -> None:
@@ -519,6 +551,12 @@ class SealscopeApp(App[None]):
         screen only (an Input in front takes them as text); escape closes the palette's
         keys panel while it shows. The palette asks with the screen it was opened over
         (`get_system_commands`), so it offers what the footer under it does."""
+        if action in ("case_note", "case_finding"):  # a case open, on the main screen
+            return (
+                self.case_link is not None
+                and bool(self.screen_stack)
+                and front is self.screen_stack[0]
+            )
         if self.first_paint is not None:  # the footer shows the keys as they will be
             return True
         main = bool(self.screen_stack) and front is self.screen_stack[0]
@@ -583,6 +621,19 @@ class SealscopeApp(App[None]):
             self.notify("select a ledger tab first", markup=False)
             return
         self.push_screen(lazy.PinScreen(tab))
+
+    def action_case_note(self) -> None:
+        lazy.case_app.ask_note(self, finding=False)
+
+    def action_case_finding(self) -> None:
+        lazy.case_app.ask_note(self, finding=True)
+
+    def on_session_added(self, m: SessionAdded) -> None:
+        if self.case_link is not None:
+            self.case_link.session_added(m.tab, m.record, m.key)
+
+    def on_case_changed(self, m: Message) -> None:
+        lazy.case_app.case_changed(self)
 
     def action_export(self) -> None:
         tab = self.current_tab()

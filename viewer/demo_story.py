@@ -190,6 +190,7 @@ class Workspace:
         row["ts"] = stamp(DAY1, 5 * LIVE_ROWS + 1)
         ledger.append(self.path(LEDGER), row)
         for name, items in ((HELD_PRE, CONTEXT), (HELD_POST, KEPT)):
+            # the demo's held content: evidence in its own format, not JSON output
             self.path(name).write_text(
                 json.dumps(items, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
             )

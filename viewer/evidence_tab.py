@@ -30,6 +30,7 @@ from sealscope.core import verdict
 from sealscope.core.sanitize import clean
 from sealscope.core.verdict import Outcome
 from sealscope.viewer.commands import PaletteBinding, binding_commands
+from sealscope.viewer.messages import SessionAdded
 from sealscope.viewer.style import TONE_STYLE
 from textual import events
 from textual.app import SystemCommand
@@ -178,6 +179,7 @@ class EvidenceTab(TabPane):
         self.session.append(record)
         self._session_keys.append(key)
         self.judge()
+        self.post_message(SessionAdded(record, key, self))
 
     def session_record(self, key: Any) -> SessionRecord | None:
         """The check kept under `key`, or None."""

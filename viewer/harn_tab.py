@@ -56,6 +56,7 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     try:
+        # on screen as stored (NaN as NaN): display text, not a JSON document
         return json.dumps(harn.bounded(content, 16), ensure_ascii=False, indent=2, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         return repr(content)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
     from sealscope.core.receipt import verify_receipt
+    from sealscope.viewer import case_app
     from sealscope.viewer.aat_tab import AatTab
     from sealscope.viewer.compaction_chart import CompactionChart
     from sealscope.viewer.export_action import ExportScreen
@@ -74,6 +75,7 @@ __all__ = [
     "find_seal_tab",
 ]
 __all__ += ["KindTab", "UnitTab", "AatTab"]  # the tabs of the other evidence kinds
+__all__ += ["case_app"]  # a case open (`--case`)
 
 _LAZY = {
     # core: the checks, the report, the follower
@@ -109,6 +111,8 @@ _LAZY = {
     "PromptScreen": "sealscope.viewer.prompt:PromptScreen",
     "pasted_path": "sealscope.viewer.prompt:pasted_path",
     "SamplesReadmeScreen": "sealscope.viewer.readme_screen:SamplesReadmeScreen",
+    # a case open (`--case`): what the app does with it
+    "case_app": "sealscope.viewer.case_app",
 }
 
 if not TYPE_CHECKING:

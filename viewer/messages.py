@@ -45,6 +45,7 @@ __all__ = [
     "FleetDone",
     "OpenAtFirstBreak",
     "CheckDone",
+    "SessionAdded",
     "SearchCounted",
     "ExportProgress",
 ]
@@ -250,6 +251,16 @@ class CheckDone(Message):
 
     record: SessionRecord
     key: Any = None
+
+
+@dataclass
+class SessionAdded(Message):
+    """A check joined a tab's session (`EvidenceTab.add_session`): what an open case
+    records (it bubbles to the app); `tab` is the tab it joined."""
+
+    record: SessionRecord
+    key: Any = None
+    tab: Any = None
 
 
 @dataclass

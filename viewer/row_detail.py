@@ -42,6 +42,7 @@ STATUS_WORDS = {
 
 def pretty(obj: Any) -> Text:
     try:
+        # on screen as stored (NaN as NaN): display text, not a JSON document
         s = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError) as e:
         return Text(f"(cannot pretty-print: {clean(str(e))})", "italic")

@@ -89,6 +89,7 @@ def json_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
+        # on screen as stored (NaN as NaN): display text, not a JSON document
         return json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         try:

@@ -69,6 +69,10 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
         )
     if res.kind is None and res.detail.get("reason_word") is None:
         res = dataclasses.replace(res, detail={**res.detail, "reason_word": "unreadable"})
+    if res.kind == _kinds.LEDGER:  # a profile of a ledger: a case says what it is
+        from sealscope.core.case.profile import profiled
+
+        res = profiled(res)
     return res
 
 

@@ -77,6 +77,7 @@ class ContinuitySnapshot:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
+        # the snapshot evidence format, as the reference writes it (not dumps_output)
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
 
     def save(self, path: str | Path) -> None:

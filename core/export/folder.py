@@ -31,7 +31,6 @@ has exactly the entries of `sealscope fleet DIR`, with their words and exit code
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from sealscope.core.checks.result import CheckContext
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.kind_report import KindReport, build_kind_report
 from sealscope.core.export.report import AuditReport, build_report
-from sealscope.core.sanitize import safe_json
+from sealscope.core.jsonio import dumps_output
 
 __all__ = ["FOLDER_SCHEMA", "FolderReport", "build_folder_report"]
 
@@ -85,8 +84,8 @@ class FolderReport:
         }
 
     def to_json(self) -> str:
-        """The report as JSON, through the sanitizer's JSON rule (`safe_json`)."""
-        return safe_json(json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str))
+        """The report as strict JSON (`jsonio.dumps_output`, the sanitizer's JSON rule)."""
+        return dumps_output(self.to_dict(), indent=2)
 
     def to_markdown(self) -> str:
         from sealscope.core.export.folder_markdown import render

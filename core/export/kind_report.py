@@ -27,7 +27,6 @@ Pure: stdlib only, nothing printed; the Markdown escapes every evidence string a
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +39,7 @@ from sealscope.core.checks.result import KindCheck
 from sealscope.core.clock import utc_stamp
 from sealscope.core.export.binding import bind
 from sealscope.core.export.records import SessionRecord
-from sealscope.core.sanitize import safe_json
+from sealscope.core.jsonio import dumps_output
 
 __all__ = [
     "KIND_SCHEMA",
@@ -100,8 +99,8 @@ class KindReport:
         return out
 
     def to_json(self) -> str:
-        """The report as JSON, through the sanitizer's JSON rule (`safe_json`)."""
-        return safe_json(json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str))
+        """The report as strict JSON (`jsonio.dumps_output`, the sanitizer's JSON rule)."""
+        return dumps_output(self.to_dict(), indent=2)
 
     def to_markdown(self) -> str:
         from sealscope.core.export.kind_markdown import render

@@ -84,6 +84,7 @@ def md_code(value: Any, *, in_table: bool = False) -> str:
 
 def _json_text(value: Any) -> str:
     try:
+        # Markdown shows the value as stored (NaN as NaN): text, not a JSON document
         return json.dumps(value, ensure_ascii=False, sort_keys=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         return repr(value)
@@ -96,6 +97,7 @@ def _cell(value: Any) -> str:
 def _fenced_json(value: Any) -> list[str]:
     """A JSON value as a fenced block: each line sanitized, the fence longer than any
     backtick run inside (a fenced block is literal: nothing in it is interpreted)."""
+    # Markdown shows the value as stored (NaN as NaN): text, not a JSON document
     body = [
         clean(line)
         for line in json.dumps(

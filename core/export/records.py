@@ -205,6 +205,7 @@ def _preview(value: Any) -> str:
     elif isinstance(value, str):
         text = value
     else:
+        # a preview is text in a string field, the value as stored (NaN as NaN), not JSON output
         text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
 

@@ -17,7 +17,6 @@ receipt scan): `on_progress(done, total)` gets the bytes read as one run, and
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -34,7 +33,7 @@ from sealscope.core.clock import utc_stamp
 from sealscope.core.compaction_series import checked, harn_event_point, receipt_point, series_dicts
 from sealscope.core.export.binding import bind
 from sealscope.core.export.records import SessionRecord
-from sealscope.core.sanitize import safe_json
+from sealscope.core.jsonio import dumps_output
 from sealscope.core.sealfile import SealFile, load_seal
 
 __all__ = ["EXPORT_SCHEMA", "AuditReport", "Cancelled", "build_report", "judged"]
@@ -103,8 +102,8 @@ class AuditReport:
         return out
 
     def to_json(self) -> str:
-        """The report as JSON, through the sanitizer's JSON rule (`safe_json`)."""
-        return safe_json(json.dumps(self.to_dict(), ensure_ascii=False, indent=2, default=str))
+        """The report as strict JSON (`jsonio.dumps_output`, the sanitizer's JSON rule)."""
+        return dumps_output(self.to_dict(), indent=2)
 
     def to_markdown(self) -> str:
         from sealscope.core.export.markdown import render
