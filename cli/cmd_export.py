@@ -510,9 +510,6 @@ def _kind(args: argparse.Namespace) -> str:
     found = kinds.classify(path)
     if found.kind in (kinds.UNREADABLE, kinds.FOLDER):
         raise Refused(f"export: {found.reason}", verdict.COULD_NOT)
-    evidence = kinds.identify(path)
-    if evidence.kind is None and not args.kind:  # of no kind to `check`: no report of one
-        raise Refused(f"export: {evidence.reason}", verdict.COULD_NOT)
     _refuse_github_output(args)
     if args.loose and not args.restated:
         raise Refused("export: --loose goes with --restated FILE", verdict.USAGE)
@@ -546,6 +543,9 @@ def _kind(args: argparse.Namespace) -> str:
         raise Refused(
             f"export: {found.reason}; use --as ledger|snapshot|harn to insist", verdict.COULD_NOT
         )
+    evidence = kinds.identify(path)
+    if evidence.kind is None and not args.kind:  # of no kind to `check`: no report of one
+        raise Refused(f"export: {evidence.reason}", verdict.COULD_NOT)
     kind: str = args.kind or found.kind
     _refuse_misplaced(args, kind, f"reads as a {kind}", insist=True)
     return kind
