@@ -98,6 +98,8 @@ SAMPLE_KINDS = {
     "held/session-pre.jsonl": ("ledger", "BROKEN"),
     "kinds/portable.ledger.jsonl.witness.jsonl": ("ledger", "BROKEN"),
     "witness/store.jsonl": ("ledger", "BROKEN"),
+    # a script with a line that parses as JSON: a ledger to `check` (KINDS.md §1 row 11)
+    "harn/make_harn_samples.py": ("ledger", "BROKEN"),
 }
 NOT_EVIDENCE = sorted(set(SAMPLE_WALK) - set(SAMPLE_KINDS))
 
@@ -132,9 +134,9 @@ def test_the_samples_audit_each_kind_once_and_list_what_is_not_evidence():
     }
     assert sorted(left) == NOT_EVIDENCE
     s = fleet.summarize(entries, 0.0)
-    assert (s.ledgers, s.units, s.not_evidence) == (14, 13, len(NOT_EVIDENCE))
+    assert (s.ledgers, s.units, s.not_evidence) == (15, 13, len(NOT_EVIDENCE))
     assert s.kinds["evidence-pack"] == s.kinds["audit-bundle"] == 1
-    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 8, "COULD NOT LOOK": 1}
+    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 9, "COULD NOT LOOK": 1}
     assert s.exit_code == 1
     # worst first over every kind: the BROKEN ones (ledger and units alike) lead
     order = [e.verdict for e in fleet.worst_first(entries)]
