@@ -105,8 +105,8 @@ async def test_a_held_content_fail_shows_in_the_chart_strip_and_export_series():
         await pilot.press("escape")
         await until(
             pilot,
-            lambda: tab.tab_verdict is not None and tab.tab_verdict.verdict == "FAIL",
-            "the held FAIL never judged",
+            lambda: tab.tab_verdict is not None and tab.tab_verdict.verdict == "BROKEN",
+            "the held content's BROKEN never judged",
         )
         # the strip: line 3's bin is a failing receipt
         assert tab.strip.model.receipts[3] is False
@@ -128,7 +128,7 @@ async def test_a_held_content_fail_shows_in_the_chart_strip_and_export_series():
         report = build_report(tab.path, verify_result=tab.result, session=tab.session)
         series = {d["line"]: d for d in report.compaction_series}
         assert series[3]["ok"] is False
-        assert (report.verdict, report.exit_code) == ("FAIL", 1)
+        assert (report.verdict, report.exit_code) == ("BROKEN", 1)  # as `receipts` says
 
 
 @sync
