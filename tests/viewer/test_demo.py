@@ -137,10 +137,11 @@ def after_export(app):
     # and the held-content check sticks: one record, both files
     assert [r["kind"] for r in doc["session"]] == ["pin", "recompute"]
     check = doc["session"][1]
-    assert check["kind"] == "recompute" and check["verdict"] == "FAIL"
+    assert check["kind"] == "recompute" and check["verdict"] == "BROKEN"
+    assert check["checked"] == "held content: does not match"
     assert check["inputs"] == {"line": 44, "pre": story.HELD_PRE, "post": story.HELD_POST}
     assert [u["held"] for u in check["result"]["undeclared"]] == ["context.json#2"]
-    assert "BROKEN" in md and "line 33" in md and "recompute **FAIL**" in md
+    assert "BROKEN" in md and "line 33" in md and "recompute **BROKEN**" in md
     assert len(app.screen_stack) == 1
     assert [n.message for n in app._notifications] == []
 
