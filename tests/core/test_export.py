@@ -105,12 +105,13 @@ def test_session_recompute_is_reported():
 
 def test_snapshot_report_valid_and_invalid():
     r = export.build_report(SEALS / "seal-day1.json")
-    assert (r.kind, r.verdict, r.exit_code) == ("snapshot", "VALID", 0)
+    # one of the three words; the snapshot's own VALID is its validation's field
+    assert (r.kind, r.verdict, r.exit_code, r.own_result) == ("snapshot", "VERIFIED", 0, "VALID")
     s = r.snapshot
     assert s["valid"] is True and s["digest"] == _seal("seal-day1.json").snap.digest
     assert (s["label"], s["id_scheme"], s["probes"], s["error"]) == ("wren", "index", 7, None)
     bad = export.build_report(SEALS / "seal-day1-tampered.json")
-    assert (bad.verdict, bad.exit_code) == ("INVALID", 1)
+    assert (bad.verdict, bad.exit_code, bad.own_result) == ("BROKEN", 1, "INVALID")
     assert bad.snapshot["digest"] is None
     assert bad.snapshot["error"].startswith("manifest_digest does not reproduce")
     assert "Why it is not valid" in bad.to_markdown()
@@ -131,15 +132,18 @@ def test_verdict_and_diff_records():
     ]
     assert [r.code for r in recs] == [1, 1, 0, 0]
     assert [r.verdict for r in recs] == ["DIVERGENCE", "DIVERGENCE", "VALID", "NOTED"]
+    # a report says one of the three words, the check's own beside it
+    assert [r.word for r in recs] == ["BROKEN", "BROKEN", "VERIFIED", "VERIFIED"]
+    assert recs[0].checked == "restatement: DIVERGENCE" and recs[2].checked == "seals: VALID"
     r = export.build_report(SEALS / "seal-day1.json", session=recs)
-    # word and code agree: the seal is VALID, the restatement it was scored with is not
-    assert (r.verdict, r.exit_code, r.file_verdict) == ("DIVERGENCE", 1, "VALID")
+    # word and code agree: the seal holds, the restatement it was scored with does not
+    assert (r.verdict, r.exit_code, r.file_verdict) == ("BROKEN", 1, "VERIFIED")
     d = r.to_dict()
     assert d["session"][0]["result"]["verdict_digest"] == strict.verdict_digest
     assert d["session"][1]["result"]["faithful"] is None
     assert d["session"][2]["result"] == doc
     md = r.to_markdown()
-    assert "Verdict: **DIVERGENCE**" in md
+    assert "Restatement scored: **DIVERGENCE**" in md and "- restatement: DIVERGENCE" in md
     assert "| faithful | not judged (loose mode) |" in md
     assert "| faithful | `false` |" in md
     assert "### critical (1)" in md and "### notable (1)" in md and "### untiered (1)" in md

@@ -103,9 +103,10 @@ def test_a_small_ledger_is_read_once_for_its_whole_audit(tmp_path: Path) -> None
     assert size <= read < size + kinds.PREFIX_BYTES, (read, size)  # was 2x + prefixes
 
 
-def test_a_witness_store_is_still_told_from_its_first_object_row(tmp_path: Path) -> None:
-    """Lines before it that are no object row are passed over, as the verifier reads
-    them; a chained row after it does not make it a ledger (only its first row does)."""
+def test_a_witness_store_is_a_ledger_judged_as_check_judges_it(tmp_path: Path) -> None:
+    """A `.jsonl` file of pin records is a ledger to the fleet as to `check` (KINDS.md
+    §1): judged, never set aside by its content, with `check`'s word."""
+    from sealscope.core import checks
     from sealscope.core.witness import record_digest
 
     rec: dict[str, object] = {"namespace": "ns", "prev": None}
@@ -115,11 +116,9 @@ def test_a_witness_store_is_still_told_from_its_first_object_row(tmp_path: Path)
     p = tmp_path / "store.jsonl"
     p.write_text(f"\nnot json\n[1]\n{json.dumps(rec)}\n{chained}\n", encoding="utf-8")
     entry = fleet.audit_path(str(p))
-    assert entry.check is not None and not entry.evidence
-    assert entry.check.reason == "a witness store (pin records), not a ledger"
-    rec["self"] = "0" * 32  # not its own digest: a ledger, judged
-    p.write_text(f"{json.dumps(rec)}\n{chained}\n", encoding="utf-8")
-    assert fleet.audit_path(str(p)).evidence
+    want = checks.run([str(p)])[0]
+    assert entry.evidence and entry.kind == "ledger"
+    assert (entry.verdict, entry.exit_code) == (want.verdict, want.exit_code)
 
 
 def test_the_prefix_answers_as_the_whole_file_would(tmp_path: Path) -> None:

@@ -93,9 +93,8 @@ def test_a_folder_report_binds_each_file_and_leaves_out_what_is_no_evidence(tmp_
             "bytes": p.stat().st_size,
             "head": {"rows": head.rows, "chain": head.chain},
         }
-    # held content is listed, not judged; notes.md is no file the fleet walk takes
-    assert [os.path.basename(x["path"]) for x in doc["not_evidence"]] == ["held.json"]
-    assert "notes.md" not in report.to_json()
+    # held content and a note of no kind are listed, with why, not judged
+    assert [os.path.basename(x["path"]) for x in doc["not_evidence"]] == ["held.json", "notes.md"]
     md = report.to_markdown()
     assert f"`{sha(folder / 'tampered.jsonl')}`" in md
     assert "## sealscope audit report: `session.jsonl`" in md
