@@ -147,7 +147,9 @@ class _Walk:
 
     `began` is "chained > 0". A walk may start detached (`pending` set): lines are
     held back until the first row carrying a non-null chain, because until then the
-    outcome depends on state from before this range; a merge replays them."""
+    outcome depends on state from before this range; a merge replays them.
+    `first_break_only`: its findings keep only the first break (`Findings`), so a walk
+    whose caller prints the verdict's fields alone holds nothing per break."""
 
     __slots__ = (
         "strict",
@@ -165,13 +167,19 @@ class _Walk:
         "first_chained",
     )
 
-    def __init__(self, strict: bool, declared: Declared, detached: bool = False):
+    def __init__(
+        self,
+        strict: bool,
+        declared: Declared,
+        detached: bool = False,
+        first_break_only: bool = False,
+    ):
         self.strict = strict
         self.declared = declared
         self.prev: Any = GENESIS
         self.began = False
         self.rows = self.chained = self.prechain = self.breaks = self.declared_breaks = 0
-        self.findings = Findings()
+        self.findings = Findings(first_break_only=first_break_only)
         self.pending: list[tuple[int, bytes]] | None = [] if detached else None
         self.held: list[tuple[int, bytes]] = []
         self.first_chained = 0
