@@ -653,9 +653,9 @@ def _thread_runner(workers: int) -> RunJobs:
                     break
             while ahead:
                 out = ahead.popleft().result()
-                job = next(todo, None)
-                if job is not None:
-                    ahead.append(pool.submit(_walk_buf, *job))
+                more = next(todo, None)
+                if more is not None:
+                    ahead.append(pool.submit(_walk_buf, *more))
                 yield out
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
