@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,7 @@ class WalkState:
     breaks: int
     declared_breaks: int
     first_chained: int
-    findings: tuple[tuple[int, str, str], ...]
+    findings: Sequence[tuple[int, str, str]]  # a walk's own: `Findings`, a few bytes each
     declared: Declared
 
     def to_dict(self) -> dict[str, Any]:
@@ -199,7 +199,7 @@ class _Walk:
             breaks=self.breaks,
             declared_breaks=self.declared_breaks,
             first_chained=self.first_chained,
-            findings=tuple(self.findings),
+            findings=self.findings.copy(),
             declared=dict(self.declared),
         )
 
@@ -211,7 +211,10 @@ class _Walk:
         w.rows, w.chained, w.prechain = state.rows, state.chained, state.prechain
         w.breaks, w.declared_breaks = state.breaks, state.declared_breaks
         w.first_chained = state.first_chained
-        w.findings = Findings(state.findings)
+        if isinstance(state.findings, Findings):
+            w.findings = state.findings.copy()
+        else:
+            w.findings = Findings(state.findings)
         return w
 
     def _break(self, n: int, text: str) -> None:
