@@ -64,3 +64,19 @@ def test_the_verdict_alone_is_the_full_walks_verdict(tmp_path):
         assert lean == L.VerifyResult(**{**full.__dict__, "findings": lean.findings})
         assert lean.to_dict() == full.to_dict() and lean.breaks == full.breaks > 1
         assert list(lean.findings) == [full.findings[0]]
+
+
+def test_a_walk_state_keeps_its_findings_compactly(tmp_path):
+    """The state a follower keeps (and the viewer's verify child hands over, pickled)
+    holds every finding in a few bytes, not a tuple of strings each."""
+    import pickle
+
+    p = tmp_path / "broken.jsonl"
+    _ledger(p, ROWS, broken=True)
+    data = p.read_bytes()
+    state = L.walk_span(data, strict=False, cut=len(data)).state
+    assert isinstance(state.findings, L.Findings) and len(state.findings) == ROWS
+    assert state.findings[-1] == L.Finding(ROWS, "break", f"line {ROWS}: chain mismatch")
+    assert len(pickle.dumps(state)) < 16 * ROWS
+    again = L.walk_span(data, strict=False, cut=len(data), state=state)  # resumed
+    assert again.result == L.state_result(state) and again.result.breaks == ROWS
