@@ -75,7 +75,7 @@ def _jobs(text: str) -> int:
     except ValueError:
         n = 0
     if n < 1:
-        raise argparse.ArgumentTypeError(f"--jobs wants a whole number of at least 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"not a whole number of at least 1: {text!r}")
     return n
 
 
