@@ -521,7 +521,7 @@ def verify_pack(path: str) -> dict[str, Any]:
     finally:
         opened.close()
     res["pack"] = path
-    res["zip"] = {"entries": len(opened.digests), "sha256": Z.file_sha256(path)}
+    res["zip"] = {"entries": len(opened.digests), "sha256": opened.sha256_of_zip}
     return res
 
 
