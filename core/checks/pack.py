@@ -6,8 +6,9 @@ A zip is read in place (`zipread`), never extracted: refused before reading as
 COULD NOT LOOK `bounded` or `unreadable`), else its entries are checked exactly as
 a folder's files, and the result gains `zip: {entries, sha256}`.
 
-A folder (or the zip's entries): `manifest.json` missing → COULD NOT LOOK `missing`,
-not UTF-8 JSON or not an object → `unreadable` (one check `manifest`). Otherwise, in
+A folder (or the zip's entries): `manifest.json` missing → COULD NOT LOOK `missing`;
+a folder of that name, not UTF-8 JSON or not an object → `unreadable` (one check
+`manifest`). Otherwise, in
 order: `file hashes`, `records chain and head`, `window rows equal their records
 lines`, `build-time findings`, `manifest hash`, `aat export`, `mandate rows`,
 `second-read receipt`, `re-derived fields and prose`, `pins` (their rules are each
@@ -428,6 +429,8 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
 
     try:
         if not m.is_file(MANIFEST):
+            if isinstance(m, Z.FolderMembers) and os.path.isdir(os.path.join(m.root, MANIFEST)):
+                raise IsADirectoryError(f"{MANIFEST} is a folder")
             raise FileNotFoundError(MANIFEST)
         manifest = json.loads(m.read(MANIFEST).decode("utf-8"))
         if not isinstance(manifest, dict):

@@ -376,3 +376,16 @@ def test_a_member_past_sealscopes_bound_is_bounded_not_read(tmp_path, monkeypatc
     got = pack.check(str(out), CheckContext()).to_dict()
     assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
     assert got["detail"] == {"reason_word": "bounded"}
+
+
+def test_a_manifest_that_is_a_folder_is_unreadable_as_the_reference_says(tmp_path, quiet_tmp):
+    """`manifest.json` a folder inside the pack: the reference cannot read it as text
+    and says COULD NOT LOOK `unreadable` (check `manifest`), not `missing`."""
+    out = _build(random.Random(11), tmp_path, 0)
+    (out / "manifest.json").unlink()
+    (out / "manifest.json").mkdir()
+    got = _ours(out, quiet_tmp)
+    want = ref_words(out)
+    assert want[0] == "COULD NOT LOOK" and want[3] == "unreadable"
+    assert words(got["detail"]) == want
+    assert [c["check"] for c in got["detail"]["checks"]] == ["manifest"]
