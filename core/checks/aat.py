@@ -48,6 +48,7 @@ __all__ = [
     "verify_aat_bytes",
     "record_of",
     "export_lines",
+    "drop_refused",
     "check",
     "unit_subjects",
 ]
@@ -126,7 +127,9 @@ def _emit(v: Any, path: str, out: list[str]) -> None:
         out.append({None: "null", True: "true", False: "false"}[v])
     elif isinstance(v, int):
         if abs(v) > MAX_EXACT_INT:
-            raise JcsError(path, f"integer {v} is outside ±2**53, not a JCS number exactly")
+            raise JcsError(
+                path, f"integer {v} is outside +/-2**53 and cannot be a JCS number exactly"
+            )
         out.append(str(v))
     elif isinstance(v, float):
         if not math.isfinite(v):
@@ -317,8 +320,9 @@ def record_of(row: dict[str, Any], line: int) -> dict[str, Any]:
     return out
 
 
-def _drop(rec: dict[str, Any], path: str) -> None:
-    """Leave out the value JCS refused at `path` (an emptied object goes with it)."""
+def drop_refused(rec: dict[str, Any], path: str) -> str:
+    """Leave out the value JCS refused at `path` (an emptied object goes with it);
+    returns the record's top-level field it was in."""
     keys = path[2:].split(".") if path.startswith("$.") else []
     top = keys[0].split("[", 1)[0] if keys else ""
     if not top or top not in rec:
@@ -332,6 +336,7 @@ def _drop(rec: dict[str, Any], path: str) -> None:
     parent.pop(key, None)
     if isinstance(rec.get(top), dict) and not rec[top]:
         rec.pop(top)
+    return top
 
 
 def export_lines(ledger_lines: list[bytes]) -> tuple[list[bytes], str | None]:
@@ -354,7 +359,7 @@ def export_lines(ledger_lines: list[bytes]) -> tuple[list[bytes], str | None]:
                 b = jcs(rec)
                 break
             except JcsError as e:
-                _drop(rec, e.path)
+                drop_refused(rec, e.path)
         out.append(b)
         prev = hashlib.sha256(b).hexdigest()
     return out, prev

@@ -22,9 +22,9 @@ A member held in memory to be parsed (a folder's file, a zip's entry) is bounded
 `zipread.ENTRY_MAX_BYTES`; past it the pack is COULD NOT LOOK `bounded`, not read.
 
 Where sealscope re-derives less than the reference, the check says so in its `note`
-and never says more than the reference would: an `aat` section is re-verified by its
-own chain and head, not rebuilt from the records; a `mandate` or `readings` section
-is COULD NOT LOOK `bounded` (not rebuilt). The two pages (README.md,
+and never says more than the reference would: a `mandate` or `readings` section is
+COULD NOT LOOK `bounded` (not rebuilt). An `aat` section is rebuilt from the records,
+export and gaps file both (`aat_rebuild`). The two pages (README.md,
 ARTICLE_12_SUMMARY.md) are rendered again, as the reference does (`pack_render`).
 """
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,6 +155,14 @@ class _Pack:
             return json.loads(self.read(name).decode("utf-8"))
         except (OSError, ValueError):
             return None
+
+    def record_lines(self) -> Iterator[bytes]:
+        """records.jsonl's lines (split on LF, a CR kept, no final empty piece),
+        streamed from the member; none when it cannot be opened."""
+        try:
+            yield from self.m.lines(RECORDS)
+        except FileNotFoundError:
+            return
 
     @property
     def records(self) -> bytes:

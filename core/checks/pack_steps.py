@@ -5,13 +5,15 @@ checks 9 and 10 in `pack_rederived`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import PurePosixPath
 from typing import Any
 
 from sealscope.core.checks import pack_derive as D
-from sealscope.core.checks.aat import export_lines, verify_aat_bytes
+from sealscope.core.checks.aat import verify_aat_file
+from sealscope.core.checks.aat_rebuild import ExportRebuild
 from sealscope.core.checks.pack import (
     BROKEN,
     CHECKS,
@@ -210,9 +212,12 @@ def step_manifest_hash(p: _Pack) -> dict[str, Any]:
 
 def step_aat(p: _Pack) -> dict[str, Any]:
     """6. No `aat` in the manifest → VERIFIED. Else it names two plain file names,
-    both present with the records (else COULD NOT LOOK `missing`); the export's own
-    chain must hold and its head be the manifest's. (The reference also rebuilds the
-    export from the records byte for byte; sealscope does not, and says so.)"""
+    both present with the records (else COULD NOT LOOK `missing`). BROKEN, each
+    naming its file: the export's own chain fails; the export differs from the one
+    rebuilt from records.jsonl (the first differing line named); the manifest's
+    `head` is not the rebuilt head; the gaps file differs from the one rebuilt from
+    the records and their chain (`aat_rebuild`). Streamed: the records, the export
+    and the gaps file are each read once, line by line or hashed."""
     check = CHECKS[5]
     claim = p.manifest.get("aat")
     if claim is None:
@@ -223,40 +228,52 @@ def step_aat(p: _Pack) -> dict[str, Any]:
         return _broken(check, "manifest incomplete: `aat` names no file and gaps_file")
     if any(PurePosixPath(claim[k]).name != claim[k] for k in ("file", "gaps_file")):
         return _broken(check, "the manifest's `aat` names a file outside the pack folder")
-    names = (claim["file"], claim["gaps_file"], RECORDS)
-    gone = _missing(p, check, names, "the AAT export could not be recomputed")
+    export, gaps = claim["file"], claim["gaps_file"]
+    gone = _missing(p, check, (export, gaps, RECORDS), "the AAT export could not be recomputed")
     if gone is not None:
         return gone
-    raw = p.read(claim["file"])
     problems = []
-    run = verify_aat_bytes(raw)
+    with p.m.open(export) as fh:
+        run = verify_aat_file(fh)
     if not run["ok"]:
-        problems.append(f"{claim['file']}: {run['finding']}")
+        problems.append(f"{export}: {run['finding']}")
+    rebuilt = ExportRebuild()
+    digest = hashlib.sha256()
+    held = p.m.lines(export)
+    differ_at = None
     try:
-        lines, head = export_lines(D.split_lines(p.records))
+        for n, line in enumerate(p.record_lines(), start=1):
+            out = rebuilt.feed(n, line)
+            if out is None:
+                continue
+            digest.update(out + b"\n")
+            if differ_at is None and next(held, None) != out:
+                differ_at = rebuilt.records
     except TypeError:
         raise Raised("TypeError") from None  # an unhashable `evt`: the reference raises
-    if raw != b"".join(b + b"\n" for b in lines):
-        problems.append(f"{claim['file']} differs from the export recomputed from records.jsonl")
-    from sealscope.core.checks.pack_rederived import held_to_listed
-
-    if not held_to_listed(p, claim["gaps_file"]):
-        problems.append(f"{claim['gaps_file']} differs from the gaps list the manifest lists")
+    if digest.hexdigest() != p.m.sha256(export):
+        if differ_at is None:  # every rebuilt line is the export's: it holds more
+            differ_at = rebuilt.records + 1
+        problems.append(
+            f"{export} differs from the export recomputed from records.jsonl, first at line "
+            f"{differ_at}"
+        )
+    held.close()
+    head = rebuilt.head
     if claim.get("head") != head:
         problems.append(
-            f"{claim['file']}: the manifest's aat head {claim.get('head')} is not "
-            f"the recomputed head {head}"
+            f"{export}: the manifest's aat head {claim.get('head')} is not the recomputed "
+            f"head {head}"
         )
-    return _finish(
-        {
-            "check": check,
-            "records": len(lines),
-            "head": head,
-            "note": "the export recomputed from records.jsonl and its chain rerun; its gaps "
-            "file held to its listed hash, not rebuilt",
-        },
-        problems,
-    )
+    vr = p.vr
+    side = hashlib.sha256()
+    for piece in rebuilt.gaps_pieces(
+        export, {"ok": vr.ok, "rows": vr.rows, "first_break": vr.first_break}
+    ):
+        side.update(piece)
+    if side.hexdigest() != p.m.sha256(gaps):
+        problems.append(f"{gaps} differs from the gaps list recomputed from records.jsonl")
+    return _finish({"check": check, "records": rebuilt.records, "head": head}, problems)
 
 
 def _not_rebuilt(check: str, what: str, where: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from arcaeon.prove.aat_export import verify_aat_bytes as ref_verify
 from arcaeon.prove.jcs import canonicalize
 from arcaeon.record.ledger import Ledger
 from sealscope.core.checks import aat
+from sealscope.core.checks.aat_rebuild import ExportRebuild
 from sealscope.core.checks.result import CheckContext
 
 from tests.core.checks_cases import cases, run_case
@@ -184,7 +185,7 @@ def test_export_rule_is_the_references_on_random_rows():
                 ensure_ascii=False,
             ).encode("utf-8", "surrogatepass")
             for _ in range(rng.randint(0, 5))
-        ] + [b"not json", b"[1]"]
+        ] + [b"not json", b"[1]", b"", b"  \r"][: rng.randint(0, 4)]
         try:
             recs = []
             for n, line in enumerate(rows, 1):
@@ -203,6 +204,33 @@ def test_export_rule_is_the_references_on_random_rows():
         except TypeError as e:
             got = type(e).__name__
         assert got == want, rows
+        if isinstance(want, str):
+            continue
+        # the gaps file, rebuilt streamed, is the reference's byte for byte
+        from arcaeon.prove.aat_export import (
+            AAT_CHAIN_ALGORITHM,
+            build_gaps,
+            gaps_sidecar_bytes,
+        )
+
+        skipped = [n for n, line in enumerate(rows, 1) if not isinstance(_parsed(line), dict)]
+        source = {"ok": rng.choice([True, False, None]), "rows": 3, "first_break": None}
+        side = gaps_sidecar_bytes(
+            "aat.jsonl",
+            {"algorithm": AAT_CHAIN_ALGORITHM, "records": len(lines), "head": head},
+            source,
+            build_gaps(recs, _refused, skipped),
+        )
+        rebuilt = ExportRebuild()
+        assert [x for n, line in enumerate(rows, 1) if (x := rebuilt.feed(n, line))] == lines
+        assert b"".join(rebuilt.gaps_pieces("aat.jsonl", source)) == side, rows
+
+
+def _parsed(line: bytes) -> object:
+    try:
+        return json.loads(line.decode("utf-8"))
+    except ValueError:
+        return None
 
 
 @pytest.mark.parametrize(
