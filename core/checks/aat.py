@@ -33,7 +33,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import IO, Any
 from urllib.parse import quote
 
 from sealscope.core import lines as _lines
@@ -213,7 +213,7 @@ def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
     return _walk(body.split(b"\n") if body else [])
 
 
-def _file_lines(fh: BinaryIO) -> Iterator[bytes]:
+def _file_lines(fh: IO[bytes]) -> Iterator[bytes]:
     """The lines `verify_aat_bytes` splits, read one at a time: each without its LF;
     a file that is exactly one LF has none. Raises LineTooLong past the bound."""
     n = 0
@@ -235,7 +235,7 @@ def _file_lines(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk[:-1] if chunk.endswith(b"\n") else chunk
 
 
-def verify_aat_file(fh: BinaryIO) -> dict[str, Any]:
+def verify_aat_file(fh: IO[bytes]) -> dict[str, Any]:
     """`verify_aat_bytes` over an open file, streamed line by line (memory bounded by
     the longest line)."""
     return _walk(_file_lines(fh))

@@ -12,7 +12,8 @@ a folder of that name, not UTF-8 JSON or not an object → `unreadable` (one che
 order: `file hashes`, `records chain and head`, `window rows equal their records
 lines`, `build-time findings`, `manifest hash`, `aat export`, `mandate rows`,
 `second-read receipt`, `re-derived fields and prose`, `pins` (their rules are each
-function's docstring: checks 1–3 here, 4–8 in `pack_steps`, 9–10 in `pack_rederived`).
+function's docstring: checks 1–3 here, 4–6 in `pack_steps`, 7–8 in `pack_mandate`,
+9–10 in `pack_rederived`).
 The pack's word is the worst (BROKEN over COULD NOT LOOK over VERIFIED); `reason_word`
 and its fellows come from the first COULD NOT LOOK check.
 `check` takes no witness file and uses no network: a listed local pin is COULD NOT
@@ -22,9 +23,9 @@ A member held in memory to be parsed (a folder's file, a zip's entry) is bounded
 `zipread.ENTRY_MAX_BYTES`; past it the pack is COULD NOT LOOK `bounded`, not read.
 
 Where sealscope re-derives less than the reference, the check says so in its `note`
-and never says more than the reference would: a `mandate` or `readings` section is
-COULD NOT LOOK `bounded` (not rebuilt). An `aat` section is rebuilt from the records,
-export and gaps file both (`aat_rebuild`). The two pages (README.md,
+and never says more than the reference would. The `aat`, `mandate` and `readings`
+sections are rebuilt from the records (`aat_rebuild`, `pack_mandate`) and the
+second-read receipt's check rerun (`portable`). The two pages (README.md,
 ARTICLE_12_SUMMARY.md) are rendered again, as the reference does (`pack_render`).
 """
 
@@ -432,6 +433,7 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
     reference's `verify_pack` answers: `verdict`, `exit`, `checks` (one dict per check,
     `check` and `verdict` first), `finding`, `could_not_look`, the first COULD NOT LOOK
     check's fields. Raises `Raised` where the reference raises."""
+    from sealscope.core.checks import pack_mandate as M
     from sealscope.core.checks import pack_rederived as R
     from sealscope.core.checks import pack_steps as S
 
@@ -469,8 +471,8 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
         S.step_build,
         S.step_manifest_hash,
         S.step_aat,
-        S.step_mandate,
-        S.step_readings,
+        M.step_mandate,
+        M.step_readings,
         R.step_rederived,
         R.step_pins,
     )

@@ -1,7 +1,7 @@
-"""Evidence packs, checks 4 to 8 (KINDS.md §8.2): `build-time findings`, `manifest
-hash`, `aat export`, `mandate rows`, `second-read receipt`; each function's docstring
-states its rule. The pack's shared reading (`_Pack`) and checks 1–3 are in `pack`,
-checks 9 and 10 in `pack_rederived`."""
+"""Evidence packs, checks 4 to 6 (KINDS.md §8.2): `build-time findings`, `manifest
+hash`, `aat export`; each function's docstring states its rule. The pack's shared
+reading (`_Pack`) and checks 1–3 are in `pack`, checks 7 and 8 in `pack_mandate`,
+9 and 10 in `pack_rederived`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from sealscope.core.checks.pack import (
     _broken,
     _cnl,
     _finish,
-    _get,
     _missing,
     _Pack,
     _verified,
@@ -37,7 +36,7 @@ from sealscope.core.checks.pack import (
     _window_rows,
 )
 
-__all__ = ["step_build", "step_manifest_hash", "step_aat", "step_mandate", "step_readings"]
+__all__ = ["step_build", "step_manifest_hash", "step_aat"]
 
 
 def _rederive(p: _Pack, entries: list[dict[str, Any]]) -> list[str]:
@@ -274,71 +273,3 @@ def step_aat(p: _Pack) -> dict[str, Any]:
     if side.hexdigest() != p.m.sha256(gaps):
         problems.append(f"{gaps} differs from the gaps list recomputed from records.jsonl")
     return _finish({"check": check, "records": rebuilt.records, "head": head}, problems)
-
-
-def _not_rebuilt(check: str, what: str, where: str) -> dict[str, Any]:
-    return _cnl(
-        check,
-        what,
-        where,
-        "bounded",
-        f"sealscope does not rebuild the {what} from the records, so this section "
-        "was not re-derived",
-    )
-
-
-def step_mandate(p: _Pack) -> dict[str, Any]:
-    """7. No `mandate` → VERIFIED; a malformed block BROKEN; its files missing COULD
-    NOT LOOK; else COULD NOT LOOK `bounded` (sealscope does not rebuild it)."""
-    check = CHECKS[6]
-    claim = p.manifest.get("mandate")
-    if claim is None:
-        return _verified(check, "this pack was built without --mandate")
-    if (
-        not isinstance(claim, dict)
-        or claim.get("file") != "mandate_rows.json"
-        or claim.get("copy") not in ("mandate_file.json", None)
-    ):
-        return _broken(check, "manifest incomplete: `mandate` does not name mandate_rows.json")
-    names = ["mandate_rows.json", RECORDS] + (
-        ["mandate_file.json"] if claim.get("copy") is not None else []
-    )
-    gone = _missing(p, check, names, "the mandate rows could not be rebuilt")
-    if gone is not None:
-        return gone
-    if not isinstance(_get(p.manifest.get("window"), "lines"), list):
-        return _cnl(
-            check,
-            "the window's ledger line numbers",
-            MANIFEST,
-            "unreadable",
-            "manifest.json has no `window.lines`, so the mandate rows could not be selected again",
-        )
-    return _not_rebuilt(check, "mandate rows", "mandate_rows.json")
-
-
-def step_readings(p: _Pack) -> dict[str, Any]:
-    """8. No `readings` → VERIFIED; a malformed block BROKEN; a build that could not
-    include the receipt VERIFIED (its finding is in could_not_look.json); files
-    missing COULD NOT LOOK; else COULD NOT LOOK `bounded` (not rerun here)."""
-    check = CHECKS[7]
-    claim = p.manifest.get("readings")
-    if claim is None:
-        return _verified(check, "this pack was built without --readings")
-    ledger_name = "readings_receipt.ledger.jsonl"
-    if (
-        not isinstance(claim, dict)
-        or claim.get("receipt") != "readings_receipt.json"
-        or claim.get("ledger") not in (ledger_name, None)
-    ):
-        return _broken(check, "manifest incomplete: `readings` does not name readings_receipt.json")
-    if claim.get("ok") is None:
-        return _verified(
-            check,
-            "the build could not include the receipt; its could-not-look is in could_not_look.json",
-        )
-    names = ["readings_receipt.json"] + ([ledger_name] if claim.get("ledger") else [])
-    gone = _missing(p, check, names, "receipt verify could not run")
-    if gone is not None:
-        return gone
-    return _not_rebuilt(check, "second-read receipt", "readings_receipt.json")

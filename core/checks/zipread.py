@@ -39,10 +39,10 @@ import os
 import stat
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
@@ -145,12 +145,12 @@ class Members:
         """The file's sha256 hex; OSError when it cannot be read."""
         raise NotImplementedError
 
-    def open(self, name: str) -> BinaryIO:
+    def open(self, name: str) -> IO[bytes]:
         """The file opened for streaming reads (the caller closes it); OSError when
         it cannot be opened. Reads may raise OSError (a zip entry that fails)."""
         raise NotImplementedError
 
-    def lines(self, name: str) -> Iterator[bytes]:
+    def lines(self, name: str) -> Generator[bytes, None, None]:
         """The file's lines split on LF only (each without its LF, a CR kept; no
         final empty piece), streamed: memory bounded by the longest line, which is
         bounded by `ENTRY_MAX_BYTES` (past it, `TooBig`)."""
@@ -234,7 +234,7 @@ class FolderMembers(Members):
             raise FileNotFoundError(f"{name}: not a file of the pack")
         return file_sha256(path)
 
-    def open(self, name: str) -> BinaryIO:
+    def open(self, name: str) -> IO[bytes]:
         path = self._path(name)
         if path is None:
             raise FileNotFoundError(f"{name}: not a file of the pack")
@@ -283,7 +283,7 @@ class ZipMembers(Members):
             raise FileNotFoundError(f"{name}: not an entry of the zip")
         return self.digests[name]
 
-    def open(self, name: str) -> BinaryIO:
+    def open(self, name: str) -> IO[bytes]:
         if not self.is_file(name):
             raise FileNotFoundError(f"{name}: not an entry of the zip")
         try:

@@ -147,3 +147,193 @@ def test_a_value_edited_in_the_records_breaks_the_aat_check_too(tmp_path):
     relist(out, "records.jsonl")
     want = same_as_reference(out)
     assert word_of(want, "aat export") == "BROKEN"
+
+
+# -------------------------------------------------------------------- mandate
+
+MANDATE = b'{"allow": ["t1"], "cap": 3}\n'
+
+
+def _mandate_pack(tmp: Path, variant: str = "named") -> Path:
+    """A ledger whose gate loaded the mandate (or another file, or none), judged a call
+    outside, one it could not look at, and ended one of its two sessions."""
+    led, out, mfile = tmp / "m.ledger.jsonl", tmp / f"mpack-{variant}", tmp / "mandate.json"
+    mfile.write_bytes(MANDATE)
+    sha = hashlib.sha256(MANDATE if variant == "named" else b"other").hexdigest()
+    L = Ledger(led)
+    if variant != "unnamed":
+        L.append({"evt": "mandate_loaded", "session": "s1", "mandate_file_sha256": sha})
+    L.append({"evt": "tool_call", "session": "s1", "tool": "t1", "agent": "wren"})
+    L.append({"evt": "mandate_outside", "session": "s1", "verdict": "outside", "tool": "t9"})
+    L.append({"evt": "mandate_could_not_look", "session": "s2", "verdict": "could_not_look"})
+    L.append({"evt": "mandate_changed", "session": "s2", "to_sha256": sha})
+    L.append({"evt": "mandate_cap_exceeded", "session": "s1", "verdict": "inside"})
+    L.append({"evt": "session_end", "session": "s1", "mandate_inside": 4})
+    if variant == "all-ended":
+        L.append({"evt": "session_end", "session": "s2", "mandate_inside": 1})
+    build_pack(
+        led,
+        out,
+        system_id="s",
+        provider="p",
+        built_at=BUILT_AT,
+        mandate=str(mfile) if variant != "no-file" else str(tmp / "absent.json"),
+    )
+    return out
+
+
+@pytest.mark.parametrize("variant", ["named", "all-ended", "other", "unnamed", "no-file"])
+def test_an_honest_mandate_pack_reads_as_the_reference_reads_it(tmp_path, variant):
+    out = _mandate_pack(tmp_path, variant)
+    want = same_as_reference(out)
+    assert word_of(want, "mandate rows") == "VERIFIED"
+
+
+def _forge_rows(out: Path) -> None:
+    rows = json.loads((out / "mandate_rows.json").read_text())
+    rows["outside_rows"] = []  # an outside call dropped
+    (out / "mandate_rows.json").write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    relist(out, "mandate_rows.json")
+
+
+def _forge_counts(out: Path) -> None:
+    rows = json.loads((out / "mandate_rows.json").read_text())
+    rows["counts"]["outside"] = 0
+    (out / "mandate_rows.json").write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    m = json.loads((out / "manifest.json").read_text())
+    m["mandate"]["counts"]["outside"] = 0
+    (out / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
+    relist(out, "mandate_rows.json")
+
+
+def _forge_copy(out: Path) -> None:
+    (out / "mandate_file.json").write_bytes(b'{"allow": ["t1", "t9"]}\n')
+    relist(out, "mandate_file.json")
+
+
+def _forge_checks(out: Path) -> None:
+    m = json.loads((out / "manifest.json").read_text())
+    m["checks"] = [c for c in m["checks"] if c["check"] != "mandate inside count"]
+    (out / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
+    relist(out)
+
+
+def _forge_record_row(out: Path) -> None:
+    rec = out / "records.jsonl"
+    assert b'"verdict": "outside"' in rec.read_bytes()
+    rec.write_bytes(rec.read_bytes().replace(b'"verdict": "outside"', b'"verdict": "inside"'))
+    relist(out, "records.jsonl")
+
+
+@pytest.mark.parametrize(
+    "forge", [_forge_rows, _forge_counts, _forge_copy, _forge_checks, _forge_record_row]
+)
+def test_a_forged_mandate_section_is_broken(tmp_path, forge):
+    """A mandate row, a count, the mandate copy, the manifest's mandate checks or a
+    records row edited, every hash re-listed: the section is rebuilt, so the
+    `mandate rows` check is BROKEN, as the reference says."""
+    out = _mandate_pack(tmp_path)
+    forge(out)
+    want = same_as_reference(out)
+    assert want["verdict"] == "BROKEN" and word_of(want, "mandate rows") == "BROKEN"
+
+
+# ------------------------------------------------------------------- readings
+
+
+def _readings_pack(tmp: Path, *, with_ledger: bool, witness: bool = False) -> Path:
+    from arcaeon.record.receipt import core as rcore
+
+    issuer = tmp / "issuer.jsonl"
+    receipt = None
+    for i in range(3):
+        receipt = rcore.build_receipt(
+            "cite",
+            {"doc": f"d{i}"},
+            [{"name": "c", "score": i}],
+            {"proves": ["x"], "does_not_prove": ["y"]},
+            ledger_path=issuer,
+            namespace="ns",
+            witness=witness,
+            anchor=False,
+            issued_at="2026-12-01T00:00:00Z",
+        )
+    assert receipt is not None
+    rpath = rcore.save_receipt(receipt, tmp / "second-read.json")
+    led, out = tmp / "r.ledger.jsonl", tmp / f"rpack-{with_ledger}-{witness}"
+    L = Ledger(led)
+    for i in range(3):
+        L.append({"event": "decision", "agent": "wren", "n": i})
+    build_pack(
+        led,
+        out,
+        system_id="s",
+        provider="p",
+        built_at=BUILT_AT,
+        readings=str(rpath),
+        readings_ledger=str(issuer) if with_ledger else None,
+    )
+    return out
+
+
+@pytest.mark.parametrize("with_ledger, witness", [(True, False), (False, False), (True, True)])
+def test_an_honest_readings_pack_reads_as_the_reference_reads_it(tmp_path, with_ledger, witness):
+    out = _readings_pack(tmp_path, with_ledger=with_ledger, witness=witness)
+    want = same_as_reference(out)
+    assert word_of(want, "second-read receipt") == "VERIFIED"
+
+
+def _forge_receipt_body(out: Path) -> None:
+    r = json.loads((out / "readings_receipt.json").read_text())
+    r["subject"] = {"doc": "forged"}
+    (out / "readings_receipt.json").write_text(json.dumps(r, indent=1) + "\n")
+    relist(out, "readings_receipt.json")
+
+
+def _forge_readings_count(out: Path) -> None:
+    m = json.loads((out / "manifest.json").read_text())
+    m["readings"]["ledger_status"] = "not_checked"
+    (out / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
+    relist(out)
+
+
+def _forge_receipt_ledger(out: Path) -> None:
+    led = out / "readings_receipt.ledger.jsonl"
+    lines = led.read_bytes().splitlines(keepends=True)
+    led.write_bytes(b"".join(lines[:-1]))  # the receipt's own row cut
+    relist(out, "readings_receipt.ledger.jsonl")
+
+
+def _forge_receipt_ledger_edit(out: Path) -> None:
+    led = out / "readings_receipt.ledger.jsonl"
+    assert b'"checks": 1' in led.read_bytes()
+    led.write_bytes(led.read_bytes().replace(b'"checks": 1', b'"checks": 2', 1))
+    relist(out, "readings_receipt.ledger.jsonl")
+
+
+def _forge_receipt_duplicate_key(out: Path) -> None:
+    p = out / "readings_receipt.json"
+    assert p.read_bytes().startswith(b"{")
+    p.write_bytes(p.read_bytes().replace(b"{", b'{"kind": "x",', 1))
+    relist(out, "readings_receipt.json")
+
+
+@pytest.mark.parametrize(
+    "forge, word",
+    [
+        (_forge_receipt_body, "BROKEN"),
+        (_forge_readings_count, "BROKEN"),
+        (_forge_receipt_ledger, "BROKEN"),
+        (_forge_receipt_ledger_edit, "BROKEN"),
+        (_forge_receipt_duplicate_key, "COULD NOT LOOK"),
+    ],
+)
+def test_a_forged_second_read_receipt_reads_as_the_reference_reads_it(tmp_path, forge, word):
+    """The receipt, the manifest's record of it or its ledger edited, every hash
+    re-listed: `receipt verify` reruns on the pack's copies, so the check says what
+    the reference says (BROKEN; COULD NOT LOOK for a receipt that is not strict
+    JSON)."""
+    out = _readings_pack(tmp_path, with_ledger=True)
+    forge(out)
+    want = same_as_reference(out)
+    assert word_of(want, "second-read receipt") == word
