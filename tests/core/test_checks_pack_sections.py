@@ -337,3 +337,75 @@ def test_a_forged_second_read_receipt_reads_as_the_reference_reads_it(tmp_path, 
     forge(out)
     want = same_as_reference(out)
     assert word_of(want, "second-read receipt") == word
+
+
+# ------------------------------------------------- the bundle's rule inside a pack
+
+
+def _plain_pack(tmp: Path) -> Path:
+    led, out = tmp / "b.ledger.jsonl", tmp / "bpack"
+    L = Ledger(led)
+    for i in range(4):
+        L.append({"event": "decision", "agent": "wren", "n": i, "ts": f"2026-10-06T08:2{i}:00Z"})
+    build_pack(led, out, system_id="s", provider="p", built_at=BUILT_AT)
+    return out
+
+
+def _cut_last_row(out: Path) -> None:
+    rec = out / "records.jsonl"
+    rec.write_bytes(b"".join(rec.read_bytes().splitlines(keepends=True)[:-1]))
+    relist(out, "records.jsonl")
+
+
+def _cut_last_row_and_head(out: Path) -> None:
+    _cut_last_row(out)
+    m = json.loads((out / "manifest.json").read_text())
+    last = json.loads((out / "records.jsonl").read_bytes().splitlines()[-1])
+    m["chain_head"] = {
+        **m["chain_head"],
+        "rows": m["chain_head"]["rows"] - 1,
+        "chain": last["chain"],
+    }
+    (out / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
+    relist(out)
+
+
+def _integrity(out: Path, **edits: object) -> None:
+    i = json.loads((out / "integrity.json").read_text())
+    i.update(edits)
+    (out / "integrity.json").write_text(json.dumps(i, indent=2) + "\n")
+    relist(out, "integrity.json")
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        _cut_last_row,
+        _cut_last_row_and_head,
+        lambda out: _integrity(out, verdict="BROKEN"),
+        lambda out: _integrity(out, verdict="COULD NOT LOOK"),
+        lambda out: _integrity(out, finding="TRUNCATION_DETECTED"),
+        lambda out: _integrity(out, records_sha256="0" * 64),
+        lambda out: _integrity(out, records_sha256=None),
+    ],
+    ids=[
+        "cut",
+        "cut-and-head",
+        "verdict-broken",
+        "verdict-cnl",
+        "finding",
+        "sha-zeros",
+        "sha-null",
+    ],
+)
+def test_integrity_json_inside_a_pack_is_held_to_the_records_as_the_reference_holds_it(
+    tmp_path, forge
+):
+    """KINDS.md §9.2: inside a pack, integrity.json's records_sha256 and verdict are held
+    to records.jsonl (check 9, `re-derived fields and prose`), every hash re-listed:
+    BROKEN, check by check as the reference says."""
+    out = _plain_pack(tmp_path)
+    forge(out)
+    want = same_as_reference(out)
+    assert want["verdict"] == "BROKEN"
+    assert word_of(want, "re-derived fields and prose") == "BROKEN"
