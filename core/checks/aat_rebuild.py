@@ -88,12 +88,16 @@ class Runs:
         self.count = 0
 
     def add(self, n: int) -> None:
-        if self._ends and self._ends[-1] == n - 1:
-            self._ends[-1] = n
+        self.add_range(n, n)
+
+    def add_range(self, first: int, last: int) -> None:
+        """Add first..last (inclusive), all past the numbers held."""
+        if self._ends and self._ends[-1] == first - 1:
+            self._ends[-1] = last
         else:
-            self._starts.append(n)
-            self._ends.append(n)
-        self.count += 1
+            self._starts.append(first)
+            self._ends.append(last)
+        self.count += last - first + 1
 
     def __iter__(self) -> Iterator[int]:
         for s, e in zip(self._starts, self._ends, strict=True):
@@ -138,6 +142,10 @@ class ExportRebuild:
         self.skipped = Runs()
         self.lacking = {f: Runs() for f in WRITTEN_WHEN_HELD}
         self.refused: list[tuple[int, str, str]] = []  # (line, field, why)
+
+    def skip_blank(self, first: int, last: int) -> None:
+        """Lines first..last are of whitespace alone: skipped, none parsed."""
+        self.skipped.add_range(first, last)
 
     def feed(self, n: int, line: bytes) -> bytes | None:
         """Line `n` of the ledger (without its LF): its JCS export line, or None when

@@ -63,8 +63,8 @@ def _window_mandate_rows(p: _Pack, wanted: set[int]) -> dict[int, tuple[dict[str
     """(parsed row, text) of each wanted records line whose row is a mandate row (the
     module docstring's kinds), streamed; other lines are not held."""
     held: dict[int, tuple[dict[str, Any], str]] = {}
-    for n, line in enumerate(p.record_lines(), start=1):
-        if n not in wanted or not line.strip():
+    for n, line in p.records_nonblank(lambda _first, _last: None):
+        if n not in wanted:
             continue
         text = line.decode("utf-8", errors="replace")
         try:

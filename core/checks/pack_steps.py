@@ -32,9 +32,8 @@ from sealscope.core.checks.pack import (
     _missing,
     _Pack,
     _verified,
-    _window_args,
-    _window_rows,
 )
+from sealscope.core.checks.pack_window import window_line_values
 
 __all__ = ["step_build", "step_manifest_hash", "step_aat"]
 
@@ -45,30 +44,28 @@ def _rederive(p: _Pack, entries: list[dict[str, Any]]) -> list[str]:
     if not p.has(RECORDS) or not p.has(WINDOW):
         return []
     problems = []
-    window_raw = p.read(WINDOW)
     words = [e.get("reason_word") for e in entries]
+    count, digest, whole = window_line_values(p)
     try:
-        agent, since, until = _window_args(p.manifest)
-    except (ValueError, TypeError, AttributeError):
+        sel = p.selection()
+    except ValueError:
         problems.append(
             "the manifest's window (agent, from, to) could not be read, so the "
             "window could not be selected again"
         )
     else:
-        sel, unplaced = D.select_window(p.records, agent, since, until)
-        if unplaced and "unreadable" not in words:
+        if sel.unplaced and "unreadable" not in words:
             problems.append(
-                f"ledger lines {unplaced} match the agent with a time that could "
+                f"ledger lines {sel.unplaced} match the agent with a time that could "
                 "not be read, and could_not_look.json does not say so"
             )
-        rederived = [x["line"] for x in sel]
-        seen = _window_rows(window_raw)
-        if seen != rederived:
+        if not whole or count != sel.count or digest.digest() != sel.digest.digest():
             problems.append(
-                f"selecting the window again from records.jsonl gives ledger "
-                f"lines {rederived}, window.jsonl holds {seen}"
+                f"selecting the window again from records.jsonl gives {sel.count} ledger "
+                f"lines (first {sel.first_line}, last {sel.last_line}), window.jsonl holds "
+                f"{count} rows naming others"
             )
-    if not D.split_lines(window_raw) and "empty" not in words:
+    if not count and "empty" not in words:
         problems.append("the window is empty and could_not_look.json does not say so")
     return problems
 
@@ -241,7 +238,7 @@ def step_aat(p: _Pack) -> dict[str, Any]:
     held = p.m.lines(export)
     differ_at = None
     try:
-        for n, line in enumerate(p.record_lines(), start=1):
+        for n, line in p.records_nonblank(rebuilt.skip_blank):
             out = rebuilt.feed(n, line)
             if out is None:
                 continue
