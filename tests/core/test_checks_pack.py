@@ -74,6 +74,28 @@ def _build(rng: random.Random, tmp: Path, i: int) -> Path:
         kw["since"] = "2026-10-06T08:22:00Z"
     if rng.random() < 0.3:
         kw["formats"] = ("aat",)
+    if rng.random() < 0.2:  # a mandate section: its rows rebuilt from the records
+        mfile = tmp / f"mandate{i}.json"
+        mfile.write_bytes(b'{"allow": ["t1"]}\n')
+        kw["mandate"] = str(mfile)
+    if rng.random() < 0.2:  # a second-read receipt: receipt verify rerun on the copies
+        from arcaeon.record.receipt import core as rcore
+
+        issuer = tmp / f"issuer{i}.jsonl"
+        receipt = rcore.build_receipt(
+            "cite",
+            {"doc": "d"},
+            [{"name": "c"}],
+            {"proves": ["x"], "does_not_prove": ["y"]},
+            ledger_path=issuer,
+            namespace="ns",
+            witness=False,
+            anchor=False,
+            issued_at="2026-12-01T00:00:00Z",
+        )
+        kw["readings"] = str(rcore.save_receipt(receipt, tmp / f"receipt{i}.json"))
+        if rng.random() < 0.5:
+            kw["readings_ledger"] = str(issuer)
     if rng.random() < 0.25:  # a local witness: its pin is listed, checked against nothing
         store = tmp / f"pins{i}.jsonl"
         WitnessStore(store).record("ns", Ledger(led).head())
