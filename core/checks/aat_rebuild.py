@@ -76,7 +76,6 @@ WRITTEN_WHEN_HELD = (
     "recording_component",
 )
 _HOLE = re.compile(r'"\\u0000([WL])(\d+)\\u0000"')
-_CHUNK = 4096
 
 
 class Runs:
@@ -99,8 +98,12 @@ class Runs:
             self._ends.append(last)
         self.count += last - first + 1
 
+    def spans(self) -> Iterator[tuple[int, int]]:
+        """Each run as (first, last)."""
+        yield from zip(self._starts, self._ends, strict=True)
+
     def __iter__(self) -> Iterator[int]:
-        for s, e in zip(self._starts, self._ends, strict=True):
+        for s, e in self.spans():
             yield from range(s, e + 1)
 
 
@@ -108,28 +111,41 @@ def _gap(looked_for: str, where: str, reason: str) -> dict[str, Any]:
     return {"looked_for": looked_for, "where": where, "reason_word": "bounded", "reason": reason}
 
 
+_SUFFIXES = [f"{k:03d}" for k in range(1000)]
+
+
+def _joined(runs: Runs, sep: str) -> Iterator[str]:
+    """The numbers as text joined by `sep`, in pieces. A whole thousand (N000 to
+    N999, N ≥ 1) is written by one join of the fixed three-digit endings with N
+    in the separator, so a long run costs copying, not a conversion per number."""
+    first = True
+    for lo, hi in runs.spans():
+        n = lo
+        while n <= hi:
+            if n >= 1000 and n % 1000 == 0 and n + 999 <= hi:
+                head = str(n // 1000)
+                piece = head + (sep + head).join(_SUFFIXES)
+                n += 1000
+            else:
+                stop = min(hi, n - n % 1000 + 999)
+                piece = sep.join(map(str, range(n, stop + 1)))
+                n = stop + 1
+            yield piece if first else sep + piece
+            first = False
+
+
 def _phrase_pieces(runs: Runs) -> Iterator[str]:
     """`"ledger line N"` or `"ledger lines A, B, …"`, quoted, in pieces."""
     yield '"ledger line ' if runs.count == 1 else '"ledger lines '
-    buf: list[str] = []
-    for i, n in enumerate(runs):
-        buf.append(f", {n}" if i else str(n))
-        if len(buf) >= _CHUNK:
-            yield "".join(buf)
-            buf = []
-    yield "".join(buf) + '"'
+    yield from _joined(runs, ", ")
+    yield '"'
 
 
 def _list_pieces(runs: Runs) -> Iterator[str]:
     """The lines as `json.dumps(indent=2)` writes a list at an entry's depth."""
-    yield "["
-    buf: list[str] = []
-    for i, n in enumerate(runs):
-        buf.append(f"{',' if i else ''}\n        {n}")
-        if len(buf) >= _CHUNK:
-            yield "".join(buf)
-            buf = []
-    yield "".join(buf) + "\n      ]"
+    yield "[\n        "
+    yield from _joined(runs, ",\n        ")
+    yield "\n      ]"
 
 
 class ExportRebuild:

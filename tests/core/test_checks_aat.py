@@ -296,3 +296,23 @@ def test_a_line_past_the_bound_is_bounded_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(aat, "LINE_MAX_BYTES", 100)
     got = aat.check(str(p), CheckContext()).to_dict()
     assert got["verdict"] == "COULD NOT LOOK" and got["detail"] == {"reason_word": "bounded"}
+
+
+def test_the_gap_lines_are_written_as_json_writes_them_whatever_their_runs():
+    """The lines a gap names, held as runs and written in pieces (whole thousands by
+    one join), are the text `json.dumps(indent=2)` and the `where` phrase give."""
+    from sealscope.core.checks.aat_rebuild import Runs, _list_pieces, _phrase_pieces
+
+    rng = random.Random(47)
+    for _ in range(200):
+        runs, lines, n = Runs(), [], 0
+        for _ in range(rng.randint(1, 5)):
+            a = n + rng.randint(1, 3000)
+            b = a + rng.choice([0, 1, 999, 1000, 2500, rng.randint(0, 5000)])
+            runs.add_range(a, b)
+            lines += range(a, b + 1)
+            n = b
+        doc = json.dumps({"gaps": [{"x": 1, "lines": lines}]}, indent=2)
+        assert doc.split('"lines": ', 1)[1].startswith("".join(_list_pieces(runs)))
+        word = "ledger line " if len(lines) == 1 else "ledger lines "
+        assert "".join(_phrase_pieces(runs)) == json.dumps(word + ", ".join(map(str, lines)))
