@@ -32,6 +32,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 from urllib.parse import quote
@@ -107,7 +108,14 @@ def ecma_number(x: float) -> str:
     return f"{lead}e{'+' if n > 0 else '-'}{abs(n - 1)}"
 
 
+#: A string JCS writes as it is: no control character, quote, backslash or surrogate.
+_PLAIN = re.compile('[^\x00-\x1f"\\\\\ud800-\udfff]*')
+
+
 def _string(s: str, path: str, out: list[str]) -> None:
+    if _PLAIN.fullmatch(s):  # nothing to escape, no surrogate: the text as it is
+        out.append(f'"{s}"')
+        return
     out.append('"')
     for ch in s:
         code = ord(ch)
@@ -162,9 +170,38 @@ def _emit(v: Any, path: str, out: list[str]) -> None:
         raise JcsError(path, f"a {type(v).__name__} is not a JSON value")
 
 
+def _flat(value: Any, depth: int = 0) -> bool:
+    """Whether `value` is an object whose keys are ASCII and whose values are null,
+    booleans, integers JCS writes exactly, strings, or (one level down) such objects:
+    for these, Python's own compact sorted JSON is the JCS form (ASCII keys sort the
+    same by code point and by UTF-16 unit; the escapes are the same) once no string
+    holds a surrogate."""
+    if not isinstance(value, dict):
+        return False
+    for k, v in value.items():
+        if not isinstance(k, str) or not k.isascii():
+            return False
+        if v is None or v.__class__ in (str, bool):
+            continue
+        if v.__class__ is int:
+            if abs(v) > MAX_EXACT_INT:
+                return False
+        elif depth or not _flat(v, 1):
+            return False
+    return True
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def jcs(value: Any) -> bytes:
     """The RFC 8785 canonical form of a parsed JSON value, UTF-8. Raises JcsError
-    for a value it cannot write exactly."""
+    for a value it cannot write exactly. (A flat object, `_flat`, is written by the
+    standard encoder; any other value by the rule in the module docstring.)"""
+    if _flat(value):
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        if not _SURROGATE.search(text):
+            return text.encode("utf-8")
     out: list[str] = []
     _emit(value, "$", out)
     return "".join(out).encode("utf-8")

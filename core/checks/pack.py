@@ -152,6 +152,8 @@ class _Pack:
     manifest: dict[str, Any]
     _facts: RecordsFacts | None = None
     _vr: _ledger.VerifyResult | None = None
+    #: (lines, digest, all integers) of window.jsonl's `line` values, once read
+    window_values: tuple[int, Any, bool] | None = None
 
     def has(self, name: str) -> bool:
         return self.m.is_file(name)

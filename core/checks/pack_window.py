@@ -28,16 +28,35 @@ __all__ = ["step_window", "window_line_values"]
 def window_line_values(p: _Pack) -> tuple[int, Any, bool]:
     """(lines, digest, all integers) of the `line` values window.jsonl's lines name
     (a line that is not an object naming one names None), streamed: what the window
-    selected again is compared with (`Selected.digest`)."""
-    count, digest, whole = 0, line_digest(), True
+    selected again is compared with (`Selected.digest`). Check 3 gathers them as it
+    reads the window (`_Pack.window_values`); read here when it did not."""
+    if p.window_values is not None:
+        return p.window_values
+    values = _WindowValues()
     for line in p.m.lines(WINDOW):
-        count += 1
-        try:
-            v = json.loads(line.decode("utf-8")).get("line")
-        except (ValueError, AttributeError):
-            v = None
-        whole = add_line(digest, v) and whole
-    return count, digest, whole
+        values.add(_parsed(line))
+    return values.result()
+
+
+def _parsed(line: bytes) -> Any:
+    """A window line parsed (UTF-8 JSON), None when it is not."""
+    try:
+        return json.loads(line.decode("utf-8"))
+    except ValueError:
+        return None
+
+
+class _WindowValues:
+    def __init__(self) -> None:
+        self.count, self.digest, self.whole = 0, line_digest(), True
+
+    def add(self, w: Any) -> None:
+        self.count += 1
+        v = w.get("line") if isinstance(w, dict) else None
+        self.whole = add_line(self.digest, v) and self.whole
+
+    def result(self) -> tuple[int, Any, bool]:
+        return self.count, self.digest, self.whole
 
 
 def _line_of_rows(p: _Pack, deferred: dict[int, list[tuple[int, bytes]]]) -> list[int]:
@@ -76,14 +95,13 @@ def step_window(p: _Pack) -> dict[str, Any]:
     with p.m.open(RECORDS) as fh:
         records = nonblank_lines(chunks_of(fh))
         at, here = 0, b""
+        values = _WindowValues()
         for k, line in enumerate(p.m.lines(WINDOW)):
-            try:
-                w = json.loads(line.decode("utf-8"))
-                ln, raw = w["line"], w["raw"]
-                if not isinstance(ln, int) or isinstance(ln, bool) or not isinstance(raw, str):
-                    raise ValueError("line must be an integer and raw a string")
-            except (ValueError, KeyError, TypeError):
-                unreadable.append(k + 1)
+            w = _parsed(line)
+            values.add(w)
+            ln, raw = (w.get("line"), w.get("raw")) if isinstance(w, dict) else (None, None)
+            if not isinstance(ln, int) or isinstance(ln, bool) or not isinstance(raw, str):
+                unreadable.append(k + 1)  # not {"line": int, "raw": str}
                 continue
             if same_as_listed and (seen >= len(listed) or listed[seen] != ln):
                 same_as_listed = False
@@ -107,6 +125,7 @@ def step_window(p: _Pack) -> dict[str, Any]:
                     continue
             lines_of[k] = ln  # out of order, or whitespace naming a blank line
             deferred.setdefault(ln, []).append((k, mine))
+    p.window_values = values.result()
     late = set(_line_of_rows(p, deferred)) if deferred else set()
     differ += [(k, lines_of[k]) for k in late]
     differ_lines = [ln for _k, ln in sorted(differ)]
