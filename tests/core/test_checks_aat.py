@@ -316,3 +316,25 @@ def test_the_gap_lines_are_written_as_json_writes_them_whatever_their_runs():
         assert doc.split('"lines": ', 1)[1].startswith("".join(_list_pieces(runs)))
         word = "ledger line " if len(lines) == 1 else "ledger lines "
         assert "".join(_phrase_pieces(runs)) == json.dumps(word + ", ".join(map(str, lines)))
+
+
+def test_flat_objects_are_written_as_the_reference_writes_them():
+    """The flat-object path of `jcs` (the standard encoder) gives the reference's JCS
+    bytes, or refuses where it refuses: keys beyond ASCII, values it cannot write."""
+    from arcaeon.prove.jcs import JcsError
+
+    rng = random.Random(48)
+    values = [None, True, False, 0, -1, 2**53, 2**53 + 1, 1.5, "x", "\ud800", 'é\x01"\\']
+    values += ["\U0001f600", "\x7f\u2028", {"a": 1}, {"b": {"c": "d"}}, [1], {"z": [1]}]
+    keys = ["a", "b", "Z", "é", "\U0001f600", "\ue000", "_", "1"]
+    for _ in range(5000):
+        d = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 6))}
+        try:
+            want: object = canonicalize(d)
+        except JcsError as e:
+            want = e.path
+        try:
+            got: object = aat.jcs(d)
+        except aat.JcsError as e:
+            got = e.path
+        assert got == want, d
