@@ -19,8 +19,11 @@ and its fellows come from the first COULD NOT LOOK check.
 `check` takes no witness file and uses no network: a listed local pin is COULD NOT
 LOOK `missing`, a remote one `network`.
 
-A member held in memory to be parsed (a folder's file, a zip's entry) is bounded by
-`zipread.ENTRY_MAX_BYTES`; past it the pack is COULD NOT LOOK `bounded`, not read.
+records.jsonl, window.jsonl and the AAT export are streamed, never held: each pass
+over them holds one line (bounded by `zipread.ENTRY_MAX_BYTES`) and what the checks
+compare (`pack_records`), and lines of whitespace alone are skipped in bulk. Any other
+member held in memory to be parsed is bounded by `zipread.ENTRY_MAX_BYTES` too; past
+it the pack is COULD NOT LOOK `bounded`, not read.
 
 Where sealscope re-derives less than the reference, the check says so in its `note`
 and never says more than the reference would. The `aat`, `mandate` and `readings`
