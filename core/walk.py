@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,9 @@ from sealscope.core.jsonio import dumps_body
 from sealscope.core.nesting import near_limit, row_body
 from sealscope.core.rows import declaration_value, exact_line
 from sealscope.core.rows import fast_object as _fast_parse
+
+# a run of empty lines (LF after LF): `feed` strips each to nothing and returns
+_BLANK_RUN = re.compile(rb"\n+")
 
 try:  # optional C accelerator: same bodies, computed from the bytes in one pass
     from sealscope.core._fastrow import body as _fast_body
@@ -342,6 +346,11 @@ class _Walk:
                     self.chained += k
                     self.prev = last
                     n += k
+            blank = _BLANK_RUN.match(data, pos)
+            if blank is not None:  # empty lines feed nothing: skip them
+                n += blank.end() - pos
+                pos = blank.end()
+                continue
             nl = data.find(b"\n", pos)
             if nl < 0:  # the piece after the last line break is a line only at the end
                 return self.walk([bytes(data[pos:])], n) if final else n
