@@ -126,7 +126,7 @@ def row_entries(
                 _cv.row_entry(line, row, held if held is not None else _cv.held_verdicts(ctx))
             )
         if isinstance(row.get("artefact"), dict):
-            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts))
+            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts, ctx.held_digests))
     if _calls.is_call_row(row):
         out.append(_calls.row_entry(line, row))
     return out

@@ -61,7 +61,11 @@ class CheckContext:
     """What `sealscope check` was given besides the paths: `artefacts` the
     `--artefacts DIR` folder of held things (None: nothing held), `verdict_files` the
     stored continuity verdicts named as PATHs (they join `continuity_verify` rows,
-    KINDS.md §5.3)."""
+    KINDS.md §5.3); `held_digests` the run's digests of held files, each taken once
+    (`artefact.held_hex`), shared by every check of the run."""
 
     artefacts: str | None = None
     verdict_files: tuple[str, ...] = ()
+    held_digests: dict[tuple[int, int, int, int, str], str | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
