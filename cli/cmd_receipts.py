@@ -200,13 +200,15 @@ def run_receipts(args: argparse.Namespace) -> int:
 
 def _receipt_rows(path: str, progress: Any) -> list[tuple[int, Any]]:
     """The receipt rows of a ledger, or the one row of a stand-alone receipt file
-    (`core.kinds.identify`: kind `receipt`), numbered line 1. OSError when unreadable."""
-    from sealscope.core import kinds, lookup
+    (`core.kinds.identify`: kind `receipt`), numbered by the line it starts on, as the
+    verifier numbers lines (`ledger_read.first_line`). OSError when unreadable."""
+    from sealscope.core import kinds, ledger_read, lookup
     from sealscope.core.checks import receipt_file
 
     if kinds.identify(path).kind == kinds.RECEIPT:
         try:
-            return [(1, receipt_file.read_receipt_file(path))]
+            row = receipt_file.read_receipt_file(path)
+            return [(ledger_read.first_line(path), row)]
         except ValueError as e:
             raise OSError(str(e)) from None
     return list(lookup.iter_receipt_rows(path, progress))

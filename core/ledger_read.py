@@ -64,6 +64,23 @@ def rows_in(
             on_progress(e, total)
 
 
+def first_line(path: str | os.PathLike[str]) -> int:
+    """The number of the first line of the file at `path` that is not blank, lines
+    split and numbered as the verifier does (`rows_in`): the line a document held as
+    its own file (a stand-alone receipt, one line or pretty-printed) starts on; 1 for
+    a file with none. OSError when the file cannot be opened as a regular file."""
+    with _lines.open_regular(path) as fh:
+        buf = _lines.FileSource(fh)
+        total, n = len(buf), 0
+        for s, e in _lines.window_bounds(buf, 0, total):
+            lines = _lines.split_window(buf[s:e], e == total)
+            for i, raw in enumerate(lines):
+                if _lines.decode_line(raw):
+                    return n + i + 1
+            n += len(lines)
+    return 1
+
+
 def chain_at(path: str | os.PathLike[str], n: int) -> Any:
     """The `chain` value of the n-th row (rows counted as `verify` counts them), None
     if unreadable, fewer rows, or no chain; `genesis` for n <= 0 without reading."""
