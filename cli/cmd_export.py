@@ -59,7 +59,7 @@ import os
 import sys
 from typing import Any
 
-from sealscope import ci_formats
+from sealscope import ci_formats, out_paths
 from sealscope.cmd_receipts import held_matches, positive_line
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
@@ -345,6 +345,8 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if out_paths.refused(args, "export", out_paths.inputs_of(args)):
+        return verdict.USAGE
     checked = None if args.kind else _checked_kind(args.path)
     folder = checked is None and not args.kind and os.path.isdir(args.path)
     if args.follow_links and not folder:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sealscope import ci_formats
+from sealscope import ci_formats, out_paths
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint, paint_verdict
 from sealscope.style import severity_colour
@@ -120,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
         parser.error("expected one TRANSCRIPT, or `seal TRANSCRIPT --ledger OUT.jsonl`")
     if args.ledger:
         parser.error("--ledger goes with `harn seal TRANSCRIPT`")
+    if out_paths.refused(args, "harn", words):
+        return verdict.USAGE
     return _show(words[0], args)
 
 
@@ -296,6 +298,8 @@ def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
     from sealscope.core.harn.sealing import already_sealed
     from sealscope.core.sanitize import clean
 
+    if out_paths.refused(None, "harn seal", [path], extra=[("--ledger", ledger)]):
+        return verdict.USAGE
     doc, _error = _load(path, as_json)
     if doc is None:
         return verdict.harn(None, readable=False).exit_code

@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Any
 
-from sealscope import cells, ci_formats
+from sealscope import cells, ci_formats, out_paths
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
 from sealscope.output import emit_json, error_line, paint, paint_verdict, progress_callback
@@ -109,6 +109,8 @@ def run_receipts(args: argparse.Namespace) -> int:
 
     if args.pre == "-" and args.post == "-":
         error_line("receipts: standard input can feed --pre or --post, not both")
+        return verdict.USAGE
+    if out_paths.refused(args, "receipts", [args.ledger, args.pre, args.post]):
         return verdict.USAGE
     contents: dict[str, Any] = {}
     held_items: list[Any] = []

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from sealscope import ci_formats
+from sealscope import ci_formats, out_paths
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
@@ -211,6 +211,8 @@ def run(args: argparse.Namespace) -> int:
                 "evidence)"
             )
             return verdict.USAGE
+    if out_paths.refused(args, "verify", [*args.ledgers, args.pin, args.witness]):
+        return verdict.USAGE
     pin = None
     if args.pin is not None:
         try:
