@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import ledger as _ledger
 from sealscope.core import ledger_read as _ledger_read
 from sealscope.core import lines as _lines
@@ -279,8 +280,11 @@ def row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, An
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
-    """Check a plain ledger (KINDS.md §11.1–§11.2)."""
-    res = _ledger.verify(path)
+    """Check a plain ledger (KINDS.md §11.1–§11.2). In a recording (`bound_reads`) the
+    walk's digest of the bytes it read is noted, as the row scan's is."""
+    res = _ledger.verify(path, digest=_bound.active())
+    if _bound.active():
+        _bound.note(path, res.sha256)
     detail: dict[str, Any] = res.to_dict()
     if res.unreadable:
         detail["rows_checked"] = []

@@ -30,6 +30,12 @@ class KindCheck(_verdict.Judged):
     word: str | None = None
     bound: str = ""
     reason: str = ""
+    #: the bytes this check judged, as a verification summary names them: (name,
+    #: SHA-256) of each file read whole (a file kind: its path; a unit folder: each
+    #: member as `path/member`; a zip: its path); () when what it read could not be
+    #: bound to one set of bytes (changed or replaced while read); None when it said
+    #: nothing (not read)
+    subjects: tuple[tuple[str, str], ...] | None = None
 
     def outcome(self) -> _verdict.Outcome:
         return _verdict.kind_check(self.ok, self.word)
