@@ -162,3 +162,13 @@ def test_check_names_what_each_kind_read(tmp_path):
     named = {s["name"]: s["digest"]["sha256"] for s in _vsa(vsa)["subject"]}
     assert named == {f"{bundle}/{n}": _sha(bundle / n) for n in ("records.jsonl", "integrity.json")}
     assert _vsa(vsa)["predicate"]["verificationResult"] == "PASSED"
+
+
+def test_receipts_names_the_ledger_by_the_bytes_it_read(tmp_path, monkeypatch):
+    honest, tampered = _ledgers(tmp_path)
+    led, vsa = tmp_path / "L.jsonl", tmp_path / "out" / "vsa.json"
+    vsa.parent.mkdir()
+    shutil.copy(honest, led)
+    _swap_before_the_summary(monkeypatch, [(tampered, led)])
+    main(["receipts", str(led), "--vsa", str(vsa)])
+    assert _vsa(vsa)["subject"] == [{"name": str(led), "digest": {"sha256": _sha(honest)}}]
