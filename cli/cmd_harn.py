@@ -18,6 +18,7 @@ import argparse
 from typing import Any
 
 from sealscope import ci_formats, out_paths
+from sealscope.core import bound_reads as _bound
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint, paint_verdict
 from sealscope.style import severity_colour
@@ -148,7 +149,8 @@ def _show(path: str, args: argparse.Namespace) -> int:
 
     github = ci_formats.github(args)
     as_json = (args.json or args.ci_format == "json") and not github
-    doc, error = _load(path, as_json)
+    with _bound.recording() as reads:  # a --vsa names the file by the bytes read here
+        doc, error = _load(path, as_json)
     if doc is None:
         return _formats(
             args,
@@ -157,9 +159,9 @@ def _show(path: str, args: argparse.Namespace) -> int:
             path,
         )
     checks = harn.check_document(doc)
-    code = _formats(
-        args, ci_formats.harn_suite(path, checks), harn.outcome_of(checks).exit_code, path
-    )
+    suite = ci_formats.harn_suite(path, checks)
+    suite.subjects = [(path, d)] if (d := reads.digest_of(path)) else []
+    code = _formats(args, suite, harn.outcome_of(checks).exit_code, path)
     if github:
         return code
     if as_json:

@@ -172,3 +172,16 @@ def test_receipts_names_the_ledger_by_the_bytes_it_read(tmp_path, monkeypatch):
     _swap_before_the_summary(monkeypatch, [(tampered, led)])
     main(["receipts", str(led), "--vsa", str(vsa)])
     assert _vsa(vsa)["subject"] == [{"name": str(led), "digest": {"sha256": _sha(honest)}}]
+
+
+def test_harn_names_the_transcript_by_the_bytes_it_read(tmp_path, monkeypatch):
+    honest = tmp_path / "t.json"
+    shutil.copy(SAMPLES / "harn" / "session-transcript.json", honest)
+    forged = tmp_path / "forged.json"
+    forged.write_bytes(honest.read_bytes() + b"\n")
+    want = _sha(honest)
+    vsa = tmp_path / "out" / "vsa.json"
+    vsa.parent.mkdir()
+    _swap_before_the_summary(monkeypatch, [(forged, honest)])
+    main(["harn", str(honest), "--vsa", str(vsa)])
+    assert [s["digest"]["sha256"] for s in _vsa(vsa)["subject"]] == [want]
