@@ -60,7 +60,8 @@ def run_check(args: argparse.Namespace) -> int:
         return verdict.USAGE
     if out_paths.refused(args, "check", [*args.paths, args.artefacts]):
         return verdict.USAGE
-    results = checks.run(args.paths, CheckContext(artefacts=args.artefacts))
+    ctx = CheckContext(artefacts=args.artefacts, bind_reads=bool(args.vsa))
+    results = checks.run(args.paths, ctx)
     suites = [ci_formats.check_suite(r) for r in results]
     lines = [line_of(r) for r in results]
     policy = {"verb": "check", "artefacts": args.artefacts is not None}

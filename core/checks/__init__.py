@@ -13,6 +13,7 @@ name (§0.1 rule 2), never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -71,9 +72,10 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
             f"the {found.kind} checker is not available in this build",
         )
     try:
-        with _bound.recording() as reads:
+        with _bound.recording() if ctx.bind_reads else contextlib.nullcontext() as reads:
             res: KindCheck = mod.check(found.path, ctx)
-        res = _bound_to(res, reads)
+        if reads is not None:
+            res = _bound_to(res, reads)
     except Exception as e:  # noqa: BLE001 - a verifier that raises could not look (§0.1)
         return _could_not(
             found.path,

@@ -68,10 +68,13 @@ class CheckContext:
     `--artefacts DIR` folder of held things (None: nothing held), `verdict_files` the
     stored continuity verdicts named as PATHs (they join `continuity_verify` rows,
     KINDS.md §5.3); `held_digests` the run's digests of held files, each taken once
-    (`artefact.held_hex`), shared by every check of the run."""
+    (`artefact.held_hex`), shared by every check of the run; `bind_reads` whether each
+    check names the bytes it judged (`KindCheck.subjects`, `bound_reads`: hashing what
+    it reads), which a run that writes no verification summary may turn off."""
 
     artefacts: str | None = None
     verdict_files: tuple[str, ...] = ()
     held_digests: dict[tuple[int, int, int, int, str], str | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    bind_reads: bool = True
