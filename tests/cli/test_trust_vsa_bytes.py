@@ -185,3 +185,13 @@ def test_harn_names_the_transcript_by_the_bytes_it_read(tmp_path, monkeypatch):
     _swap_before_the_summary(monkeypatch, [(forged, honest)])
     main(["harn", str(honest), "--vsa", str(vsa)])
     assert [s["digest"]["sha256"] for s in _vsa(vsa)["subject"]] == [want]
+
+
+def test_export_names_the_ledger_by_the_bytes_it_read(tmp_path, monkeypatch):
+    honest, tampered = _ledgers(tmp_path)
+    led, vsa = tmp_path / "L.jsonl", tmp_path / "out" / "vsa.json"
+    vsa.parent.mkdir()
+    shutil.copy(honest, led)
+    _swap_before_the_summary(monkeypatch, [(tampered, led)])
+    main(["export", str(led), "--vsa", str(vsa), "-o", str(tmp_path / "out" / "r.md")])
+    assert _vsa(vsa)["subject"] == [{"name": str(led), "digest": {"sha256": _sha(honest)}}]
