@@ -187,12 +187,9 @@ def fleet_suite(entry: Any) -> Suite:
     (`verdict.ledger`); its subject digest the one the walk took.
 
     An entry of another kind (`entry.check`) is its `check_suite` (a pack: a case per
-    check); a pack or bundle folder's VSA subjects are its listed members
-    (`unit_subjects`), a zip's its own digest."""
+    check), its VSA subjects those its check bound (`check_subjects`)."""
     if getattr(entry, "check", None) is not None:
-        suite = check_suite(entry.check)
-        suite.subjects = _unit_subjects(entry.check)
-        return suite
+        return check_suite(entry.check)
     suite = _judged(entry.path, entry.outcome())
     _add_chain(suite, _verdict.chain(entry.result), entry.result, entry.result.findings)
     suite.digested = True  # digested as walked
@@ -202,22 +199,16 @@ def fleet_suite(entry: Any) -> Suite:
     return suite
 
 
-def _unit_subjects(res: Any) -> list[tuple[str, str]] | None:
-    """A pack or bundle folder's members as VSA subjects (`path/member`, sha256);
-    None for anything else (a file: its own digest). A folder that cannot be read:
-    no subject ([])."""
-    import os
-
-    if res.kind not in ("evidence-pack", "audit-bundle") or not os.path.isdir(res.path):
-        return None
+def check_subjects(res: Any) -> list[tuple[str, str]]:
+    """The VSA subjects of a kind's check (`core.checks.KindCheck`): the digests the
+    check itself took of the bytes it judged, never taken again here: a pack's from its
+    result (`pack.vsa_subjects`), any other kind's `KindCheck.subjects`. [] when it
+    bound none (not read, or changed while read): the summary then fails."""
     if res.kind == "evidence-pack":
-        from sealscope.core.checks.pack import unit_subjects
-    else:
-        from sealscope.core.checks.bundle import unit_subjects
-    try:
-        return [(f"{res.path}/{n}", d) for n, d in unit_subjects(res.path)]
-    except OSError:
-        return []
+        from sealscope.core.checks.pack import vsa_subjects
+
+        return list(vsa_subjects(res))
+    return list(getattr(res, "subjects", None) or ())
 
 
 def _add_unreadable(suite: Suite, why: str) -> None:
@@ -395,6 +386,7 @@ def check_suite(res: Any) -> Suite:
         [Case(own, _outcome(own_code), text)],
         exit_code=out.exit_code,
         verdict=out.verdict,
+        subjects=check_subjects(res),
     )
     if own_code != _verdict.HELD:
         at = re.match(r"line (\d+):", why)

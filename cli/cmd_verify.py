@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from sealscope import ci_flags
+from sealscope import ci_flags, out_paths
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
@@ -264,6 +264,8 @@ def run(args: argparse.Namespace) -> int:
                 "evidence)"
             )
             return verdict.USAGE
+    if out_paths.refused(args, "verify", [*args.ledgers, args.pin, args.witness]):
+        return verdict.USAGE
     pin = None
     if args.pin is not None:
         from sealscope.core import pins

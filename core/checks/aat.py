@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 from urllib.parse import quote
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.digest import digest_json
@@ -409,7 +410,10 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     del ctx
     try:
         with _lines.open_regular(path) as fh:
-            res = verify_aat_file(fh)
+            src: Any = _bound.HashingReader(fh) if _bound.active() else fh
+            res = verify_aat_file(src)
+            if isinstance(src, _bound.HashingReader):
+                _bound.note(path, src.finish())
     except OSError as e:
         return KindCheck(
             path=path,

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import ledger as _ledger
 from sealscope.core import ledger_read as _ledger_read
 from sealscope.core import lines as _lines
@@ -127,7 +128,7 @@ def row_entries(
                 _cv.row_entry(line, row, held if held is not None else _cv.held_verdicts(ctx))
             )
         if isinstance(row.get("artefact"), dict):
-            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts))
+            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts, ctx.held_digests))
     if _calls.is_call_row(row):
         out.append(_calls.row_entry(line, row))
     return out
@@ -285,8 +286,11 @@ def row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, An
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
-    """Check a plain ledger (KINDS.md §11.1–§11.2)."""
-    res = _ledger.verify(path)
+    """Check a plain ledger (KINDS.md §11.1–§11.2). In a recording (`bound_reads`) the
+    walk's digest of the bytes it read is noted, as the row scan's is."""
+    res = _ledger.verify(path, digest=_bound.active())
+    if _bound.active():
+        _bound.note(path, res.sha256)
     detail: dict[str, Any] = res.to_dict()
     if res.unreadable:
         detail["rows_checked"] = []

@@ -53,7 +53,16 @@ from sealscope.core.checks.pack_records import (
 )
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["KIND", "CHECKS", "verify_members", "members", "verify_pack", "check", "unit_subjects"]
+__all__ = [
+    "KIND",
+    "CHECKS",
+    "verify_members",
+    "members",
+    "verify_pack",
+    "check",
+    "unit_subjects",
+    "vsa_subjects",
+]
 
 KIND = "evidence-pack"
 VERIFIED, BROKEN, COULD_NOT_LOOK = D.VERIFIED, D.BROKEN, D.COULD_NOT_LOOK
@@ -571,3 +580,22 @@ def unit_subjects(path: str) -> list[tuple[str, str]]:
     else:
         names = [n for n in m.names() if m.is_file(n)]
     return [(n, m.sha256(n)) for n in names]
+
+
+def vsa_subjects(res: KindCheck) -> tuple[tuple[str, str], ...]:
+    """The VSA subjects of a pack's check, from the digests the check took of the bytes
+    it read (nothing is read again): a zip is its own digest (`detail.zip.sha256`) under
+    its path; a folder each member its manifest lists that is a file of the pack, as
+    `path/member` with the digest its check took (`detail.members`). () when the check
+    took none (the pack could not be read)."""
+    d = res.detail if isinstance(res.detail, dict) else {}
+    z = d.get("zip")
+    if isinstance(z, dict):
+        sha = z.get("sha256")
+        return ((res.path, sha),) if isinstance(sha, str) and sha else ()
+    listed = [m for m in d.get("members") or () if isinstance(m, dict)]
+    return tuple(
+        (f"{res.path}/{m['name']}", m["actual"])
+        for m in listed
+        if m.get("listed") is not None and isinstance(m.get("actual"), str)
+    )
