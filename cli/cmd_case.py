@@ -385,6 +385,9 @@ def run_replay(args: argparse.Namespace) -> int:
         rep = replay.replay(args.case, root=args.root)
     except store.CaseError as e:
         return _fail(args, str(e))
+    for flag, target in (("--junit", args.junit), ("--vsa", args.vsa)):
+        if target is not None and _onto_evidence(target, rep.case, args.root):
+            return _fail(args, f"refusing to write {flag} over evidence: {target}", verdict.USAGE)
     lines = case_text.replay_lines(rep)
     summary = (
         f"{rep.verdict}  {clean(args.case)}  "
@@ -411,18 +414,22 @@ def run_replay(args: argparse.Namespace) -> int:
     return code
 
 
-def _evidence_paths(read: Any) -> list[str]:
-    out = []
-    for e in read.entries:
-        if e.entry == "evidence" and isinstance(e.get("resolved"), str):
-            out.append(e.get("resolved"))
-        if e.entry == "check" and isinstance(e.get("inputs"), list):
-            out += [
-                i["resolved"]
-                for i in e.get("inputs")
-                if isinstance(i, dict) and isinstance(i.get("resolved"), str)
-            ]
-    return out
+def _onto_evidence(target: str, read: Any, root: str | None = None) -> bool:
+    """Whether writing `target` would land on what the case names: the case itself,
+    a recorded evidence file or check input (where a replay with `root` finds it), or
+    a place inside a recorded folder."""
+    from sealscope.core.case.replay import read_paths
+
+    named = [read.path, *read_paths(list(read.entries), root)]
+    into = os.path.realpath(target)
+    for p in named:
+        if _same(target, p):
+            return True
+        if os.path.isdir(p):
+            folder = os.path.realpath(p)
+            if os.path.commonpath([into, folder]) == folder:
+                return True
+    return False
 
 
 def _same(a: str, b: str) -> bool:
@@ -448,7 +455,7 @@ def run_report(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
         sys.stdout.flush()
         return read.exit_code
-    if any(_same(args.output, p) for p in [args.case, *_evidence_paths(read)]):
+    if _onto_evidence(args.output, read):
         return _fail(
             args, f"refusing to write the report over evidence: {args.output}", verdict.USAGE
         )

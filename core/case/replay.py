@@ -28,7 +28,7 @@ from sealscope.core.case.perform import FINDING_IN_RESULT, Input, perform
 from sealscope.core.case.rows import CaseEntry
 from sealscope.core.case.store import CaseRead, read_case
 
-__all__ = ["Replayed", "Replay", "replay", "relocate"]
+__all__ = ["Replayed", "Replay", "replay", "relocate", "read_paths"]
 
 HOLDS, CHANGED, EVIDENCE_CHANGED, MISSING, COULD_NOT = (
     "holds",
@@ -134,6 +134,21 @@ def relocate(resolved: str, common: str | None, root: str | None) -> str:
     if root is None or common is None:
         return resolved
     return os.path.join(root, os.path.relpath(resolved, common))
+
+
+def read_paths(entries: list[CaseEntry], root: str | None = None) -> list[str]:
+    """Every file or folder the case names (an evidence entry's, every check input's),
+    where a replay with `root` looks for it: the paths nothing written may land on."""
+    common = _common(entries)
+    out: list[str] = []
+    for e in entries:
+        named = [e.get("resolved")] if e.entry == "evidence" else []
+        if e.entry == "check":
+            named += [i.get("resolved") for i in _inputs(e)]
+        for p in named:
+            if isinstance(p, str):
+                out += [p, relocate(p, common, root)] if root is not None else [p]
+    return list(dict.fromkeys(out))
 
 
 def _one(e: CaseEntry, common: str | None, root: str | None) -> Replayed:
