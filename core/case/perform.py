@@ -207,15 +207,13 @@ def _lookup(
         why = "nothing to look up: no held item"
         return _verdict.COULD_NOT_LOOK, _verdict.COULD_NOT, "", why, {"error": why}
     index = lookup.DropIndex.build([paths["evidence"]])
-    docs = [
-        {
-            "digest": it.digest,
-            "bytes": it.size,
-            "found": [
-                {"line": loc.line, "position": loc.position} for loc in index.where(it.digest)
-            ],
-        }
+    places_of = [
+        [{"line": loc.line, "position": loc.position} for loc in index.where(it.digest)]
         for it in items
+    ]
+    docs: list[dict[str, Any]] = [
+        {"digest": it.digest, "bytes": it.size, "found": found}
+        for it, found in zip(items, places_of, strict=True)
     ]
     result = {
         "items": docs,
@@ -223,10 +221,10 @@ def _lookup(
         "manifest_entries": index.entries,
         "unexplained_entries": len(index.unexplained(it.digest for it in items)),
     }
-    found = [d for d in docs if d["found"]]
-    places = sum(len(d["found"]) for d in docs)
+    hits = sum(1 for found in places_of if found)
+    places = sum(len(found) for found in places_of)
     reason = (
-        f"{len(found)} of {_verdict.plural(len(docs), 'held item')} found in the drop "
+        f"{hits} of {_verdict.plural(len(docs), 'held item')} found in the drop "
         f"manifests ({_verdict.plural(places, 'place')})"
     )
     return _verdict.NOTED, _verdict.HELD, "", reason, result
