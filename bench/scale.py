@@ -25,11 +25,17 @@ fresh process:
   it and its pool) and the hash floor (one core hashing the file with OpenSSL SHA-256 in
   a fresh interpreter), with the 10M ÷ 1M time ratio at the end (linear is 10x).
 
+`--ledger PATH...` measures the viewer and `verify` on the given ledgers as well (or,
+with `--only-given`, on those alone): e.g. the shared bench ledger, a receipt every ~20
+rows (`python ../shared/bench/gen_ledger.py /tmp/bench-1m.jsonl 1000000 7`), where the
+viewer's RSS once verified is printed per row and the receipt points it keeps per
+receipt (`PointColumns.nbytes`).
+
 Never run by the tests. Other work on the machine changes every figure: the load
 average (`uptime`) is printed before and after.
 
     python bench/scale.py [--quick] [--rows 1000000 10000000] [--cache DIR]
-                          [--cold-runs 9] [--no-keys]
+                          [--cold-runs 9] [--no-keys] [--ledger PATH...] [--only-given]
 """
 
 from __future__ import annotations
@@ -179,6 +185,8 @@ async def main():
         out["child_peak"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
         out["findings_bytes"] = tab.rows.findings.nbytes()
         out["offsets_bytes"] = tab.source.offsets.itemsize * len(tab.source.offsets)
+        out["receipts"] = len(tab.series or ())
+        out["receipt_bytes"] = tab.series.nbytes() if hasattr(tab.series, "nbytes") else -1
     out["samples"] = samples
 
 asyncio.run(main())
@@ -283,7 +291,11 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--cold-runs", type=int, default=9)
     ap.add_argument("--no-keys", action="store_true", help="skip the key presses")
+    ap.add_argument("--ledger", type=Path, nargs="+", default=[], help="ledgers of your own")
+    ap.add_argument("--only-given", action="store_true", help="the --ledger files alone")
     a = ap.parse_args()
+    if a.only_given:
+        return given_ledgers(a.ledger)
     sizes = [100_000] if a.quick else a.rows
     import verify as bench_verify
 
@@ -356,7 +368,39 @@ def main() -> int:
         print(
             f"verify {hi:,} ÷ {lo:,} rows: {verify_s[hi] / verify_s[lo]:.1f}x (rows {hi / lo:.0f}x)"
         )
+    given_ledgers(a.ledger)
     print(f"load after: {load()}")
+    return 0
+
+
+def given_ledgers(paths: list[Path]) -> int:
+    """The viewer (no keys) and `verify` on each ledger given (`--ledger`)."""
+    import verify as bench_verify
+
+    for path in paths:
+        with open(path, "rb") as fh:
+            rows = sum(1 for _ in fh)
+        print(f"\n== {path} ({path.stat().st_size / 1e6:.0f} MB, {rows:,} lines)", flush=True)
+        print(f"load: {load()}", flush=True)
+        res = viewer_run(path, rows, keys=False)
+        n = max(1, res["receipts"])
+        print(
+            f"viewer: indexed {res['indexed_s']:.1f}s, verdict {res['verdict']} "
+            f"{res['verified_s']:.1f}s, strip complete {res['strip_s']:.1f}s; RSS once "
+            f"verified {res['rss'] / 1e6:.0f} MB = {res['rss'] / rows:.1f} bytes a row, peak "
+            f"{res['peak'] / 1e6:.0f} MB; {res['receipts']:,} receipts kept in "
+            f"{res['receipt_bytes'] / 1e6:.1f} MB = {res['receipt_bytes'] / n:.0f} bytes a "
+            f"receipt; verify child peak {res['child_peak'] / 1e6:.0f} MB",
+            flush=True,
+        )
+        o = bench_verify.run_one("sealscope", path)
+        peak = (o["rss_self_kb"] + o["rss_child_kb"]) / 1024
+        print(
+            f"verify: {o['wall']:.2f}s, peak RSS {peak:.0f} MB, "
+            f"{o['result']['rows']:,} rows ok={o['result']['ok']}",
+            flush=True,
+        )
+    print(f"load: {load()}")
     return 0
 
 

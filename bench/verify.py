@@ -20,6 +20,15 @@ same N rows, each with sealscope in a fresh process, and prints both peak RSS fi
 their ratio (the bar: within 1.5x) and the times.
 
     python bench/verify.py --broken [--rows 1000000]
+
+`--jobs N`: sealscope's walk on N threads (default: the cores the process may use).
+`--sweep`: the whole `sealscope verify --jobs N` command (process start to exit) for
+N = 1, 2, 4, 8, 16 capped at the cores this process may use (and that count itself),
+each the median of `--runs`, with its peak RSS, its speed-up over N = 1 and its ratio
+to one core hashing the file (the bar on 16 cores: 0.25 s whole process; on any N:
+64 MB or less).
+
+    python bench/verify.py --sweep [--runs 3] [--path LEDGER]
 """
 
 from __future__ import annotations
@@ -38,10 +47,11 @@ HERE = Path(__file__).resolve().parent
 CHILD = r"""
 import json, resource, sys, time
 which, path = sys.argv[1], sys.argv[2]
+jobs = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] != "0" else None
 t = time.perf_counter()
 if which == "sealscope":
     from sealscope.core.ledger import verify
-    res = verify(path).to_dict()
+    res = verify(path, workers=jobs).to_dict()
 else:
     from arcaeon.record.ledger import verify_file
     r = verify_file(path)
@@ -81,10 +91,10 @@ def hash_floor(path: Path, length: int | None = None) -> float:
     return float(out.stdout.split()[0])
 
 
-def run_one(which: str, path: Path, pure: bool = False) -> dict:
+def run_one(which: str, path: Path, pure: bool = False, jobs: int | None = None) -> dict:
     env = dict(os.environ, SEALSCOPE_PURE_PYTHON="1") if pure else None
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, which, str(path)],
+        [sys.executable, "-c", CHILD, which, str(path), str(jobs or 0)],
         capture_output=True,
         text=True,
         check=True,
@@ -133,6 +143,58 @@ def broken_vs_honest(rows: int) -> int:
     return 0 if ratio <= 1.5 else 1
 
 
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def sealscope_argv() -> list[str]:
+    here = Path(sys.executable).parent / "sealscope"
+    return [str(here)] if here.is_file() else [sys.executable, "-m", "sealscope"]
+
+
+def whole_command(argv: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one command, process start to exit."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, _status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = 0  # reaped here
+    return wall, usage.ru_maxrss / 1024
+
+
+def sweep(path: Path, runs: int) -> int:
+    """`sealscope verify --jobs N` whole process for each N (see the docstring)."""
+    cores = usable_cores()
+    ns = sorted({n for n in (1, 2, 4, 8, 16) if n <= cores} | {cores})
+    print(f"ledger: {path} ({path.stat().st_size / 1e6:.0f} MB); {cores} usable cores")
+    print(f"load: {os.popen('uptime').read().strip()}")
+    whole_command([*sealscope_argv(), "verify", "--json", str(path)])  # page cache
+    floor = statistics.median(hash_floor(path) for _ in range(runs))
+    print(f"one core hashing the file (fresh interpreter): {floor:.2f}s (median of {runs})")
+    first = None
+    worst_rss = 0.0
+    for n in ns:
+        got = [
+            whole_command([*sealscope_argv(), "verify", "--json", "--jobs", str(n), str(path)])
+            for _ in range(runs)
+        ]
+        wall = statistics.median(w for w, _r in got)
+        rss = max(r for _w, r in got)
+        worst_rss = max(worst_rss, rss)
+        first = first or wall
+        print(
+            f"  N={n:>2}: {wall:.2f}s whole process (median of {runs}), peak RSS {rss:.0f} MB, "
+            f"{first / wall:.2f}x N=1, {wall / floor:.2f}x one core hashing",
+            flush=True,
+        )
+    print(f"peak RSS over every N: {worst_rss:.0f} MB (bar: <= 64 MB whatever N)")
+    print(f"load: {os.popen('uptime').read().strip()}")
+    return 0
+
+
 def main() -> int:
     if "--broken" in sys.argv:
         ap = argparse.ArgumentParser()
@@ -149,7 +211,11 @@ def main() -> int:
         help="sealscope without its C accelerator (the pure-Python paths)",
     )
     ap.add_argument("--profile", action="store_true", help="where verify's time goes")
+    ap.add_argument("--jobs", type=int, default=None, help="sealscope's threads")
+    ap.add_argument("--sweep", action="store_true", help="whole command for N = 1, 2, 4, ...")
     a = ap.parse_args()
+    if a.sweep and a.path.exists():
+        return sweep(a.path, a.runs)
     if a.profile and a.path.exists():
         return profile(a.path)
     if not a.path.exists():
@@ -163,7 +229,7 @@ def main() -> int:
     print(f"load: {os.popen('uptime').read().strip()}")
     ours, ref, floors = [], [], []
     for i in range(a.runs):
-        o, r = run_one("sealscope", a.path, a.pure), run_one("arcaeon", a.path)
+        o, r = run_one("sealscope", a.path, a.pure, a.jobs), run_one("arcaeon", a.path)
         if o["result"] != r["result"]:
             print("VERDICTS DIFFER:", o["result"], r["result"])
             return 1
@@ -184,7 +250,8 @@ def main() -> int:
     r_rss = max(x["rss_self_kb"] for x in ref) / 1024
     print(f"verdict (both): {json.dumps(ours[0]['result'])}")
     print(
-        f"sealscope{' (pure Python)' if a.pure else ''}: {ow:.2f}s (median of {a.runs}), "
+        f"sealscope{' (pure Python)' if a.pure else ''} "
+        f"({a.jobs or usable_cores()} threads): {ow:.2f}s (median of {a.runs}), "
         f"peak RSS {o_rss:.0f} MB (its process {o_parent:.0f} MB + any child's)"
     )
     print(f"arcaeon:   {rw:.2f}s (median of {a.runs}), peak RSS {r_rss:.0f} MB")

@@ -45,7 +45,6 @@ from sealscope.ci_vsa import (
     VERIFIER_ID,
     VSA_TYPE,
     sha256_file,
-    verifier_uri,
     vsa_name,
     vsa_statement,
 )
@@ -91,37 +90,8 @@ __all__ = [
 
 # --------------------------------------------------------------------------- the verbs' flags
 
-
-def add_arguments(p: Any, *, format_flag: bool = True) -> None:
-    """`--format github`, `--junit FILE`, `--vsa FILE` on a verb's parser (without
-    `--format` for a verb that has its own and adds `github` to it)."""
-    if format_flag:
-        p.add_argument(
-            "--format",
-            dest="ci_format",
-            choices=("text", "json", "github"),
-            default=None,
-            help="stdout format: text (default), json (as --json), "
-            "or github (workflow-command annotations; with $GITHUB_STEP_SUMMARY "
-            "set, the Markdown report is appended there)",
-        )
-    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
-    p.add_argument(
-        "--vsa",
-        metavar="FILE",
-        help="also write an in-toto SLSA verification summary (unsigned) to FILE",
-    )
-    p.add_argument(
-        "--verifier-id",
-        metavar="URI",
-        type=verifier_uri,
-        help="the VSA's verifier id (default: the project's repository URL, "
-        "else pkg:generic/sealscope)",
-    )
-
-
-def github(args: Any) -> bool:
-    return getattr(args, "ci_format", None) == "github"
+# in a module of their own, so registering them loads none of the formats
+from sealscope.ci_flags import add_arguments, github
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -187,8 +187,7 @@ def fleet_suite(entry: Any) -> Suite:
     (`verdict.ledger`); its subject digest the one the walk took.
 
     An entry of another kind (`entry.check`) is its `check_suite` (a pack: a case per
-    check); a pack or bundle folder's VSA subjects are its listed members
-    (`unit_subjects`), a zip's its own digest."""
+    check), its VSA subjects those its check bound (`check_subjects`)."""
     if getattr(entry, "check", None) is not None:
         return check_suite(entry.check)
     suite = _judged(entry.path, entry.outcome())
@@ -200,22 +199,16 @@ def fleet_suite(entry: Any) -> Suite:
     return suite
 
 
-def _unit_subjects(res: Any) -> list[tuple[str, str]] | None:
-    """A unit folder's members as VSA subjects (`path/member`, sha256: its checker's
-    `unit_subjects`, `core.registry`); None for anything else (a file: its own
-    digest). A folder that cannot be read: no subject ([])."""
-    import importlib
-    import os
+def check_subjects(res: Any) -> list[tuple[str, str]]:
+    """The VSA subjects of a kind's check (`core.checks.KindCheck`): the digests the
+    check itself took of the bytes it judged, never taken again here: a pack's from its
+    result (`pack.vsa_subjects`), any other kind's `KindCheck.subjects`. [] when it
+    bound none (not read, or changed while read): the summary then fails."""
+    if res.kind == "evidence-pack":
+        from sealscope.core.checks.pack import vsa_subjects
 
-    from sealscope.core import registry
-
-    if not registry.is_unit(res.kind) or not os.path.isdir(res.path):
-        return None
-    try:
-        module = importlib.import_module(str(registry.checker_module(res.kind)))
-        return [(f"{res.path}/{n}", d) for n, d in module.unit_subjects(res.path)]
-    except (OSError, ImportError, AttributeError):
-        return []
+        return list(vsa_subjects(res))
+    return list(getattr(res, "subjects", None) or ())
 
 
 def _add_unreadable(suite: Suite, why: str) -> None:
@@ -406,7 +399,7 @@ def check_suite(res: Any) -> Suite:
         [Case(own, _outcome(own_code), text)],
         exit_code=out.exit_code,
         verdict=out.verdict,
-        subjects=_unit_subjects(res),  # a folder's VSA subjects: its members
+        subjects=check_subjects(res),
     )
     if own_code != _verdict.HELD:
         at = re.match(r"line (\d+):", why)

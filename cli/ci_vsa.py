@@ -100,9 +100,12 @@ def vsa_statement(
     that ran, PASSED only when every file held in full; no verified levels.
 
     A ledger's digest is the one its verification computed from the bytes it read,
-    in the same pass through the same descriptor (`Suite.digested`); a ledger whose
-    bytes could not be bound to one file (replaced or changed while read) is no
-    subject and makes the result FAILED. Other files are hashed here, through
+    in the same pass through the same descriptor (`Suite.digested`); a kind's check
+    names the files it judged by the digests it took of the bytes it read
+    (`Suite.subjects`: a unit folder each member it read); a file whose bytes could
+    not be bound (replaced or changed while read) is no subject and makes the result
+    FAILED. Nothing a check judged is hashed again here; only the files of verbs
+    whose suites carry no digest (receipts, harn, export) are hashed here, through
     `lines.open_regular`. A file that cannot be read (gone, or a remote URL) is no
     subject either (a subject needs a digest): it is listed under
     `predicate.sealscope.results` with a null digest, and the result is FAILED
@@ -111,14 +114,23 @@ def vsa_statement(
     digest (the policy itself is under `predicate.sealscope.policy`), not by a URI
     that would point at no page."""
     when = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    subjects, results = [], []
+    subjects: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
     unbound = False
+
+    def subject(path: str, sha: str) -> dict[str, Any]:
+        name = vsa_name(path)
+        return {"name": name["name"], "digest": {"sha256": sha}} | (
+            {"annotations": {"name_hex": name["name_hex"]}} if "name_hex" in name else {}
+        )
+
     for s in suites:
         digest: str | None
-        for member, sha in s.subjects or ():  # a unit folder: each listed member
-            subjects.append({"name": vsa_name(member)["name"], "digest": {"sha256": sha}})
-        if s.subjects is not None:
-            digest = None
+        if s.subjects is not None:  # a kind's check: the files it judged, as it read them
+            subjects.extend(subject(member, sha) for member, sha in s.subjects)
+            unbound = unbound or not s.subjects
+            own = [sha for member, sha in s.subjects if member == s.path]
+            digest = own[0] if len(own) == 1 else None
         elif s.digested:
             digest = s.sha256
             unbound = unbound or digest is None
@@ -128,11 +140,8 @@ def vsa_statement(
             except OSError:
                 digest = None
         name = vsa_name(s.path)
-        if digest is not None:
-            subjects.append(
-                {"name": name["name"], "digest": {"sha256": digest}}
-                | ({"annotations": {"name_hex": name["name_hex"]}} if "name_hex" in name else {})
-            )
+        if digest is not None and s.subjects is None:
+            subjects.append(subject(s.path, digest))
         row: dict[str, Any] = {
             "path": name["name"],
             "sha256": digest,

@@ -2,6 +2,7 @@
 
 new CASE [--title T] [--by NAME]          open a case (refuses an existing file)
 add CASE PATH... [--artefacts DIR] [--pin PIN] [--pre F --post F [--line N]]
+         [--lookup HELD...] [--diff NEW.json] [--restated R.json [--loose]] [--tiers F]
                                           record each path's evidence and its checks
 note CASE TEXT [--on PATH[:LINE]] [--finding high|medium|low] [--by NAME]
 resolve CASE FINDING_ID [TEXT] [--by NAME]
@@ -65,6 +66,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     v.add_argument("--pre", metavar="FILE", help="held pre-compaction content")
     v.add_argument("--post", metavar="FILE", help="held post-compaction content")
     v.add_argument("--line", type=_positive, metavar="N", help="only the receipt row on line N")
+    v.add_argument(
+        "--lookup",
+        nargs="+",
+        action="extend",
+        metavar="HELD",
+        help="look held items up in the ledger's drop manifests (as sealscope lookup)",
+    )
+    v.add_argument(
+        "--diff", metavar="NEW", help="diff the seal against a later one (as sealscope diff)"
+    )
+    v.add_argument(
+        "--restated",
+        metavar="FILE",
+        help="score a restatement against the seal (as sealscope continuity)",
+    )
+    v.add_argument("--loose", action="store_true", help="with --restated: containment scoring")
+    v.add_argument("--tiers", metavar="FILE", help="with --diff/--restated: a tiers file")
     v.set_defaults(func=run_add)
 
     v = verb("note", "write a note (or with --finding a finding) into the case")
@@ -192,8 +210,17 @@ def run_new(args: argparse.Namespace) -> int:
 def run_add(args: argparse.Namespace) -> int:
     from sealscope.core.case import record, store
 
-    if (args.pre or args.post or args.line or args.pin) and len(args.paths) != 1:
-        return _fail(args, "--pin/--pre/--post/--line go with one PATH", verdict.USAGE)
+    one_path = (args.pre, args.post, args.line, args.pin, args.lookup, args.diff, args.restated)
+    if any(x is not None for x in one_path) and len(args.paths) != 1:
+        return _fail(
+            args,
+            "--pin/--pre/--post/--line/--lookup/--diff/--restated go with one PATH",
+            verdict.USAGE,
+        )
+    if args.loose and args.restated is None:
+        return _fail(args, "--loose goes with --restated", verdict.USAGE)
+    if args.tiers is not None and args.diff is None and args.restated is None:
+        return _fail(args, "--tiers goes with --diff or --restated", verdict.USAGE)
     if args.artefacts is not None and not os.path.isdir(args.artefacts):
         return _fail(args, f"--artefacts {args.artefacts}: not a folder", verdict.USAGE)
     added = []
@@ -208,6 +235,11 @@ def run_add(args: argparse.Namespace) -> int:
                     pre=args.pre,
                     post=args.post,
                     line=args.line,
+                    lookup=args.lookup,
+                    diff=args.diff,
+                    restated=args.restated,
+                    loose=args.loose,
+                    tiers=args.tiers,
                 )
             )
         except (store.CaseError, UnicodeEncodeError) as e:
@@ -353,6 +385,9 @@ def run_replay(args: argparse.Namespace) -> int:
         rep = replay.replay(args.case, root=args.root)
     except store.CaseError as e:
         return _fail(args, str(e))
+    for flag, target in (("--junit", args.junit), ("--vsa", args.vsa)):
+        if target is not None and _onto_evidence(target, rep.case, args.root):
+            return _fail(args, f"refusing to write {flag} over evidence: {target}", verdict.USAGE)
     lines = case_text.replay_lines(rep)
     summary = (
         f"{rep.verdict}  {clean(args.case)}  "
@@ -379,18 +414,22 @@ def run_replay(args: argparse.Namespace) -> int:
     return code
 
 
-def _evidence_paths(read: Any) -> list[str]:
-    out = []
-    for e in read.entries:
-        if e.entry == "evidence" and isinstance(e.get("resolved"), str):
-            out.append(e.get("resolved"))
-        if e.entry == "check" and isinstance(e.get("inputs"), list):
-            out += [
-                i["resolved"]
-                for i in e.get("inputs")
-                if isinstance(i, dict) and isinstance(i.get("resolved"), str)
-            ]
-    return out
+def _onto_evidence(target: str, read: Any, root: str | None = None) -> bool:
+    """Whether writing `target` would land on what the case names: the case itself,
+    a recorded evidence file or check input (where a replay with `root` finds it), or
+    a place inside a recorded folder."""
+    from sealscope.core.case.replay import read_paths
+
+    named = [read.path, *read_paths(list(read.entries), root)]
+    into = os.path.realpath(target)
+    for p in named:
+        if _same(target, p):
+            return True
+        if os.path.isdir(p):
+            folder = os.path.realpath(p)
+            if os.path.commonpath([into, folder]) == folder:
+                return True
+    return False
 
 
 def _same(a: str, b: str) -> bool:
@@ -416,7 +455,7 @@ def run_report(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
         sys.stdout.flush()
         return read.exit_code
-    if any(_same(args.output, p) for p in [args.case, *_evidence_paths(read)]):
+    if _onto_evidence(args.output, read):
         return _fail(
             args, f"refusing to write the report over evidence: {args.output}", verdict.USAGE
         )

@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from sealscope import ci_formats
+from sealscope import ci_formats, out_paths
 from sealscope.core import verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.sanitize import clean as _clean
@@ -58,7 +58,10 @@ def run_check(args: argparse.Namespace) -> int:
     if args.artefacts is not None and not os.path.isdir(args.artefacts):
         error_line(f"check: --artefacts {_clean(args.artefacts)}: not a folder")
         return verdict.USAGE
-    results = checks.run(args.paths, CheckContext(artefacts=args.artefacts))
+    if out_paths.refused(args, "check", [*args.paths, args.artefacts]):
+        return verdict.USAGE
+    ctx = CheckContext(artefacts=args.artefacts, bind_reads=bool(args.vsa))
+    results = checks.run(args.paths, ctx)
     suites = [ci_formats.check_suite(r) for r in results]
     lines = [line_of(r) for r in results]
     policy = {"verb": "check", "artefacts": args.artefacts is not None}

@@ -55,13 +55,15 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Any
 
-from sealscope import ci_formats, export_session
+from sealscope import ci_formats, export_session, out_paths
 from sealscope.ci_suites import add_session
 from sealscope.cmd_receipts import positive_line
+from sealscope.core import bound_reads as _bound
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
 from sealscope.export_session import Refused
@@ -354,6 +356,8 @@ def _write(args: argparse.Namespace, text: str, word: str, code: int) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if out_paths.refused(args, "export", out_paths.inputs_of(args)):
+        return verdict.USAGE
     checked = None if args.kind else _checked_kind(args.path)
     folder = checked is None and not args.kind and os.path.isdir(args.path)
     if args.follow_links and not folder:
@@ -389,20 +393,21 @@ def _run(args: argparse.Namespace) -> int:
     from sealscope.core import export
     from sealscope.output import progress_callback
 
-    report = export.build_report(
-        args.path,
-        kind=kind,
-        session=session,
-        seal=seal,
-        on_progress=progress_callback(f"export {args.path}"),
-        artefacts=args.artefacts,
-    )
+    with _bound.recording() if args.vsa else contextlib.nullcontext() as reads:
+        report = export.build_report(
+            args.path,
+            kind=kind,
+            session=session,
+            seal=seal,
+            on_progress=progress_callback(f"export {args.path}"),
+            artefacts=args.artefacts,
+        )
     code = report.exit_code
     if args.format == "github" or args.junit or args.vsa:
         args.ci_format = args.format
         code = ci_formats.emit(
             args,
-            [ci_formats.report_suite(report)],
+            [_bound_suite(ci_formats.report_suite(report), reads)],
             code=code,
             policy={
                 "verb": "export",
@@ -420,6 +425,15 @@ def _run(args: argparse.Namespace) -> int:
 
     text = safe_json(report.to_json()) + "\n" if args.format == "json" else report.to_markdown()
     return _write(args, text, *_run_outcome(report.verdict, code))
+
+
+def _bound_suite(suite: Any, reads: Any) -> Any:
+    """`suite` naming the file by the digest of the bytes its report read, when they
+    were recorded (`bound_reads`; --vsa): none when its reads disagree."""
+    if reads is not None and reads.read(suite.path):
+        digest = reads.digest_of(suite.path)
+        suite.subjects = [(suite.path, digest)] if digest else []
+    return suite
 
 
 def _checked_kind(path: str) -> str | None:

@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-from sealscope import ci_formats
+from sealscope import ci_formats, out_paths
 from sealscope.cmd_view import view
 from sealscope.core import fleet, fleet_run, verdict
 from sealscope.core.fleet import FleetEntry
@@ -254,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.artefacts is not None and not os.path.isdir(args.artefacts):
         error_line(f"fleet: --artefacts {clean(args.artefacts)}: not a folder")
+        return verdict.USAGE
+    if out_paths.refused(args, "fleet", [*args.sources, args.artefacts]):
         return verdict.USAGE
     options = _options(args.storage_options)
     digest = bool(getattr(args, "vsa", None))  # a VSA names each file by its digest

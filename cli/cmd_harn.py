@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sealscope import ci_formats
+from sealscope import ci_formats, out_paths
+from sealscope.core import bound_reads as _bound
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint, paint_verdict
 from sealscope.style import severity_colour
@@ -120,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         parser.error("expected one TRANSCRIPT, or `seal TRANSCRIPT --ledger OUT.jsonl`")
     if args.ledger:
         parser.error("--ledger goes with `harn seal TRANSCRIPT`")
+    if out_paths.refused(args, "harn", words):
+        return verdict.USAGE
     return _show(words[0], args)
 
 
@@ -146,7 +149,8 @@ def _show(path: str, args: argparse.Namespace) -> int:
 
     github = ci_formats.github(args)
     as_json = (args.json or args.ci_format == "json") and not github
-    doc, error = _load(path, as_json)
+    with _bound.recording() as reads:  # a --vsa names the file by the bytes read here
+        doc, error = _load(path, as_json)
     if doc is None:
         return _formats(
             args,
@@ -155,9 +159,9 @@ def _show(path: str, args: argparse.Namespace) -> int:
             path,
         )
     checks = harn.check_document(doc)
-    code = _formats(
-        args, ci_formats.harn_suite(path, checks), harn.outcome_of(checks).exit_code, path
-    )
+    suite = ci_formats.harn_suite(path, checks)
+    suite.subjects = [(path, d)] if (d := reads.digest_of(path)) else []
+    code = _formats(args, suite, harn.outcome_of(checks).exit_code, path)
     if github:
         return code
     if as_json:
@@ -296,6 +300,8 @@ def _seal(path: str, ledger: str, as_json: bool, *, again: bool = False) -> int:
     from sealscope.core.harn.sealing import already_sealed
     from sealscope.core.sanitize import clean
 
+    if out_paths.refused(None, "harn seal", [path], extra=[("--ledger", ledger)]):
+        return verdict.USAGE
     doc, _error = _load(path, as_json)
     if doc is None:
         return verdict.harn(None, readable=False).exit_code

@@ -18,11 +18,13 @@ A file that cannot be read: one error line on stderr, `{"error": ...}` on stdout
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from typing import Any
 
-from sealscope import cells, ci_formats
+from sealscope import cells, ci_formats, out_paths
+from sealscope.core import bound_reads as _bound
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean as _clean
 from sealscope.output import emit_json, error_line, paint, paint_verdict, progress_callback
@@ -110,6 +112,8 @@ def run_receipts(args: argparse.Namespace) -> int:
     if args.pre == "-" and args.post == "-":
         error_line("receipts: standard input can feed --pre or --post, not both")
         return verdict.USAGE
+    if out_paths.refused(args, "receipts", [args.ledger, args.pre, args.post]):
+        return verdict.USAGE
     contents: dict[str, Any] = {}
     held_items: list[Any] = []
     for side in ("pre", "post"):
@@ -124,12 +128,13 @@ def run_receipts(args: argparse.Namespace) -> int:
         contents[side] = receipt.content_of(got)
         held_items += got
     progress = progress_callback(f"receipts {_clean(args.ledger)}")
-    try:
-        rows = [
-            (line, row)
-            for line, row in _receipt_rows(args.ledger, progress)
-            if args.line is None or line == args.line
-        ]
+    try:  # a --vsa names the ledger by the digest of the bytes these reads took
+        with _bound.recording() if args.vsa else contextlib.nullcontext() as reads:
+            rows = [
+                (line, row)
+                for line, row in _receipt_rows(args.ledger, progress)
+                if args.line is None or line == args.line
+            ]
     except OSError as e:
         why = f"cannot read {args.ledger}: {_os_text(e)}"
         code = _fail(args, f"receipts: {why}")
@@ -165,6 +170,9 @@ def run_receipts(args: argparse.Namespace) -> int:
             undeclared[line] = list(named.get("undeclared") or [])
     out = verdict.receipts(v for _n, v in results)
     suite = ci_formats.receipts_suite(args.ledger, results)
+    if reads is not None:
+        digest = reads.digest_of(args.ledger)
+        suite.subjects = [(args.ledger, digest)] if digest else []
     policy = {
         "verb": "receipts",
         "line": args.line,
@@ -200,13 +208,15 @@ def run_receipts(args: argparse.Namespace) -> int:
 
 def _receipt_rows(path: str, progress: Any) -> list[tuple[int, Any]]:
     """The receipt rows of a ledger, or the one row of a stand-alone receipt file
-    (`core.kinds.identify`: kind `receipt`), numbered line 1. OSError when unreadable."""
-    from sealscope.core import kinds, lookup
+    (`core.kinds.identify`: kind `receipt`), numbered by the line it starts on, as the
+    verifier numbers lines (`ledger_read.first_line`). OSError when unreadable."""
+    from sealscope.core import kinds, ledger_read, lookup
     from sealscope.core.checks import receipt_file
 
     if kinds.identify(path).kind == kinds.RECEIPT:
         try:
-            return [(1, receipt_file.read_receipt_file(path))]
+            row = receipt_file.read_receipt_file(path)
+            return [(ledger_read.first_line(path), row)]
         except ValueError as e:
             raise OSError(str(e)) from None
     return list(lookup.iter_receipt_rows(path, progress))

@@ -1,8 +1,13 @@
 """`sealscope verify LEDGER... [--strict] [--pin PIN] [--witness STORE --ns NS] [--json]
-[--incremental [--checkpoint FILE]]`.
+[--incremental [--checkpoint FILE]] [--jobs N]`.
 
 `--incremental` resumes from the ledger's checkpoint (the user's cache, or FILE) and
-writes the new one: the verified prefix is hashed, only the appended bytes walked."""
+writes the new one: the verified prefix is hashed, only the appended bytes walked.
+`--jobs N`: a large ledger is walked on N threads (default: the cores the process may
+use), many small ones on N worker processes; the verdict is the same for every N.
+
+Only what the verb's run needs is imported: the CI formats when a CI output is asked
+for, the local pool when several ledgers are given."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from sealscope import ci_formats
+from sealscope import ci_flags, out_paths
 from sealscope.core import verdict
 from sealscope.output import emit_json, error_line, paint_verdict, progress_callback
 
@@ -52,8 +57,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the checkpoint file (with --incremental; default: "
         "$XDG_CACHE_HOME/sealscope/checkpoints/)",
     )
-    ci_formats.add_arguments(p)
+    p.add_argument(
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=None,
+        help="threads for a large ledger's walk (default: the cores this process may use)",
+    )
+    ci_flags.add_arguments(p)
     p.set_defaults(func=run)
+
+
+def _jobs(text: str) -> int:
+    """`--jobs`: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number of at least 1: {text!r}")
+    return n
 
 
 def judge(
@@ -66,19 +89,29 @@ def judge(
     incremental: bool = False,
     checkpoint: str | None = None,
     digest: bool = False,
+    ci: bool = True,
+    jobs: int | None = None,
 ) -> tuple[dict, int, Any, Any]:
     """Verify one ledger (and its pin or witness): the JSON object, the exit code,
     the CI suite (the chain and each check, the lines to annotate) and the chain's
     `VerifyResult` (for the step summary's report, so it is not walked twice).
-    `digest` (for `--vsa`): the walk also hashes the bytes it reads."""
-    from sealscope.core import ledger, pins, verdict, witness
+    `digest` (for `--vsa`): the walk also hashes the bytes it reads. `ci=False` (no
+    CI output asked for): no suite (None), and the walk keeps only the first break
+    (`ledger.verify(all_findings=False)`), so memory does not grow with breaks.
+    `jobs`: the walk's threads (None: core's default)."""
+    from sealscope.core import ledger, verdict
 
     on_progress = progress_callback(f"verify {path}") if progress else None
     if incremental:
         from sealscope.core.checkpoint import verify_incremental
 
         inc = verify_incremental(
-            path, strict=strict, checkpoint=checkpoint, on_progress=on_progress, digest=digest
+            path,
+            strict=strict,
+            checkpoint=checkpoint,
+            on_progress=on_progress,
+            digest=digest,
+            workers=jobs,
         )
         res = inc.result
         doc = res.to_dict()
@@ -98,19 +131,34 @@ def judge(
             "bytes_resumed": inc.resumed.bytes_before if inc.resumed else 0,
         }
     else:
-        res = ledger.verify(path, strict=strict, on_progress=on_progress, digest=digest)
+        res = ledger.verify(
+            path,
+            strict=strict,
+            on_progress=on_progress,
+            digest=digest,
+            all_findings=ci,
+            workers=jobs,
+        )
         resumed = None
         doc = res.to_dict()
     checks = []
     if pin is not None:
+        from sealscope.core import pins
+
         checks.append(pins.check_pin(path, pin, local=res))
         doc["pin"] = checks[-1].to_dict()
     elif store:
+        from sealscope.core import witness
+
         checks.append(witness.verify_against_witness(store, ns or "", path, local=res))
         doc["witness"] = checks[-1].to_dict()
         doc["since_pin"] = witness.since_pin(path, store, ns or "")
     out = verdict.combined(res, *checks)
     doc["verdict"] = out.verdict
+    if not ci:
+        return doc, out.exit_code, None, res
+    from sealscope import ci_formats
+
     names = ["pin"] if pin is not None else ["witness"] if store else []
     suite = ci_formats.chain_suite(
         path, res, list(zip(names, checks, strict=True)), digested=digest
@@ -140,10 +188,17 @@ def judge_all(
     incremental: bool = False,
     checkpoint: str | None = None,
     digest: bool = False,
+    ci: bool = True,
+    jobs: int | None = None,
 ) -> list[tuple[dict, int, Any, Any]]:
     """`judge` of each path, in the given order, planned and run by `core.fleet_run`:
     a small file a task of its own, on the local pool when the small files hold
-    `MANY_MIN_BYTES` (else one at a time here, with progress); a large file here."""
+    `MANY_MIN_BYTES` (else one at a time here, with progress); a large file here.
+    One path is judged here (no plan to make). `jobs`: a large file's threads, and
+    the pool's worker processes."""
+    here = (strict, pin, store, ns, progress, incremental, checkpoint, digest, ci, jobs)
+    if len(paths) == 1:
+        return [judge(paths[0], *here)]
     from sealscope.core import fleet_run
 
     sized: list[tuple[str, int | None]] = []
@@ -154,13 +209,13 @@ def judge_all(
             size = None
         sized.append((f"{i}\0{p}", size))  # by position too: a path may be given twice
     plan = fleet_run.plan_batches(sized, batch_files=1)
-    here = (strict, pin, store, ns, progress, incremental, checkpoint, digest)
     executor: fleet_run.Executor = fleet_run.Serial()
     task = partial(_judge_items, args=here)
     if len(plan.batches) > 1 and plan.small_bytes >= MANY_MIN_BYTES:
-        executor = fleet_run.LocalPool()  # a worker's progress is nobody's to show
+        executor = fleet_run.LocalPool(jobs)  # a worker's progress is nobody's to show
         task = partial(
-            _judge_items, args=(strict, pin, store, ns, False, incremental, checkpoint, digest)
+            _judge_items,
+            args=(strict, pin, store, ns, False, incremental, checkpoint, digest, ci, 1),
         )
     results = dict(
         fleet_run.run(plan, task, executor, large_task=lambda item: _judge_items([item], here)[0])
@@ -169,8 +224,6 @@ def judge_all(
 
 
 def run(args: argparse.Namespace) -> int:
-    from sealscope.core import pins
-
     if args.witness and not args.ns:
         error_line("verify: --witness needs --ns NAMESPACE")
         return verdict.USAGE
@@ -211,8 +264,12 @@ def run(args: argparse.Namespace) -> int:
                 "evidence)"
             )
             return verdict.USAGE
+    if out_paths.refused(args, "verify", [*args.ledgers, args.pin, args.witness]):
+        return verdict.USAGE
     pin = None
     if args.pin is not None:
+        from sealscope.core import pins
+
         try:
             pin = pins.pin_from(args.pin)
         except ValueError as e:
@@ -220,6 +277,7 @@ def run(args: argparse.Namespace) -> int:
             return verdict.USAGE
     as_json = args.json or args.ci_format == "json"
     progress = not as_json or sys.stderr.isatty()
+    ci = ci_flags.wanted(args)
     results = judge_all(
         args.ledgers,
         args.strict,
@@ -230,6 +288,8 @@ def run(args: argparse.Namespace) -> int:
         args.incremental,
         args.checkpoint,
         bool(getattr(args, "vsa", None)),
+        ci,
+        args.jobs,
     )
     from sealscope.core import kinds
 
@@ -253,16 +313,21 @@ def run(args: argparse.Namespace) -> int:
     if len(results) > 1:
         human += "\n" + _count_line(docs)
     one_line = human.split("\n", 1)[0] if len(docs) == 1 else _count_line(docs)
-    code = ci_formats.emit(
-        args,
-        [r[2] for r in results],
-        code=code,
-        policy=policy,
-        summary=one_line,
-        markdown=lambda: _markdown([(p, r[3]) for p, r in zip(args.ledgers, results, strict=True)]),
-    )
-    if ci_formats.github(args):
-        return code
+    if ci:
+        from sealscope import ci_formats
+
+        code = ci_formats.emit(
+            args,
+            [r[2] for r in results],
+            code=code,
+            policy=policy,
+            summary=one_line,
+            markdown=lambda: _markdown(
+                [(p, r[3]) for p, r in zip(args.ledgers, results, strict=True)]
+            ),
+        )
+        if ci_formats.github(args):
+            return code
     if as_json:
         emit_json(
             docs[0]

@@ -1,7 +1,9 @@
 """The `sealscope` command: argparse verbs over sealscope.core, exit codes per CLI.md.
 
 Each verb lives in its own `cmd_*` module exposing `register(subparsers)`; the module
-sets `func` on its parser. Exit codes: 0 held, 1 evidence wrong, 3 could not look or
+sets `func` on its parser. A run imports only what its verb needs: the verb's own
+module (`cmd_<verb>`) when it has one, none for a bare `--version`, every one for
+help or anything else. Exit codes: 0 held, 1 evidence wrong, 3 could not look or
 bounded, 2 usage.
 """
 
@@ -39,16 +41,35 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(verdict.USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """`--version`: the version is read only when it is asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
+        from sealscope.core.version import __version__
+
+        sys.stdout.write(f"sealscope {__version__}\n")
+        parser.exit()
+
+
+def _verb_modules(argv: list[str] | None) -> tuple[str, ...]:
+    """The verb modules `argv` needs registered (see the module docstring)."""
+    first = argv[0] if argv else None
+    if first == "--version":
+        return ()
+    own = f"sealscope.cmd_{first}"
+    return (own,) if own in VERB_MODULES else VERB_MODULES
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sealscope",
         description="Audit arcaeon ledgers, compaction receipts and continuity seals.",
     )
-    from sealscope.core.version import __version__
-
-    parser.add_argument("--version", action="version", version=f"sealscope {__version__}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="show program's version number and exit"
+    )
     sub = parser.add_subparsers(dest="verb", parser_class=_Parser)
-    for name in VERB_MODULES:
+    for name in VERB_MODULES if argv is None else _verb_modules(argv):
         importlib.import_module(name).register(sub)
     from sealscope import help_texts
 
@@ -66,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_seal(argv[2:], _Parser)
         except KeyboardInterrupt:
             return 130
-    parser = build_parser()
+    parser = build_parser(argv)
     if (
         not argv
         or argv[0] == "--case"

@@ -78,18 +78,36 @@ class Findings(Sequence[Finding]):
     itself tells again what broke: `explain_mismatch`, the viewer). Declared breaks
     always keep their text (each needs a declaration row of its own, and the verdict
     lists them). Reads as a sequence of `Finding`s in line order once the walk sorted
-    it; equal to any sequence of the same findings."""
+    it; equal to any sequence of the same findings.
 
-    __slots__ = ("lines", "kinds", "codes", "table", "_index")
+    `first_break_only`: of the breaks only the first appended is kept (a walk appends
+    in line order, so it is the file's first break); declared breaks are all kept. A
+    caller that prints only the verdict's fields (`breaks` counts every break) then
+    holds a fixed few bytes however many rows break."""
 
-    def __init__(self, items: Iterable[tuple[int, str, str]] = ()) -> None:
+    __slots__ = ("lines", "kinds", "codes", "table", "_index", "first_break_only", "_broke")
+
+    def __init__(
+        self, items: Iterable[tuple[int, str, str]] = (), *, first_break_only: bool = False
+    ) -> None:
         self.lines = array("q")
         self.kinds = bytearray()
         self.codes = array("i")  # 2*i: table[i] after "line N: "; 2*i+1: table[i] whole
         self.table: list[str] = []
         self._index: dict[str, int] = {}
+        self.first_break_only = first_break_only
+        self._broke = False  # a break is kept (read only when first_break_only)
         for f in items:
             self.append(f)
+
+    def _skips_break(self) -> bool:
+        """Whether a break appended now is not kept (one is, and only one is wanted)."""
+        if not self.first_break_only:
+            return False
+        if self._broke:
+            return True
+        self._broke = True
+        return False
 
     def _code(self, msg: str, keep: bool) -> int:
         c = self._index.get(msg)
@@ -102,8 +120,10 @@ class Findings(Sequence[Finding]):
 
     def append(self, f: tuple[int, str, str]) -> None:
         n, kind, text = f
-        prefix = f"line {n}: "
         keep = kind == "declared"
+        if not keep and self._skips_break():
+            return
+        prefix = f"line {n}: "
         if text.startswith(prefix):
             c = self._code(text[len(prefix) :], keep)
             code = -1 if c < 0 else 2 * c
@@ -116,6 +136,8 @@ class Findings(Sequence[Finding]):
 
     def add_break(self, n: int, msg: str) -> None:
         """A break on line n whose text is `line n: msg` (the walk's common case)."""
+        if self._skips_break():
+            return
         c = self._index.get(msg)
         if c is None:
             c = self._code(msg, False)
@@ -124,6 +146,11 @@ class Findings(Sequence[Finding]):
         self.codes.append(-1 if c < 0 else 2 * c)
 
     def extend(self, other: Iterable[tuple[int, str, str]]) -> None:
+        if isinstance(other, Findings) and self.first_break_only:
+            for i in range(len(other)):
+                if other.kinds[i] == 1 or not self._broke:
+                    self.append(other[i])
+            return
         if isinstance(other, Findings):
             remap = [self._code(m, True) for m in other.table]  # kept texts stay kept
             self.lines.extend(other.lines)
@@ -132,6 +159,18 @@ class Findings(Sequence[Finding]):
             return
         for f in other:
             self.append(f)
+
+    def copy(self) -> Findings:
+        """A copy of its own (arrays copied, a few bytes a finding)."""
+        out = Findings(first_break_only=self.first_break_only)
+        out._broke = self._broke
+        out.table, out._index = list(self.table), dict(self._index)
+        out.lines, out.kinds, out.codes = (
+            array("q", self.lines),
+            bytearray(self.kinds),
+            (array("i", self.codes)),
+        )
+        return out
 
     def shift(self, d: int) -> None:
         """Every line number moved by `d` (texts follow: they are stored without it)."""
@@ -156,7 +195,8 @@ class Findings(Sequence[Finding]):
         if all(ls[i] <= ls[i + 1] for i in range(len(ls) - 1)):
             return self
         order = sorted(range(len(ls)), key=ls.__getitem__)
-        out = Findings()
+        out = Findings(first_break_only=self.first_break_only)
+        out._broke = self._broke
         out.table, out._index = list(self.table), dict(self._index)
         out.lines = array("q", (ls[i] for i in order))
         out.kinds = bytearray(self.kinds[i] for i in order)

@@ -2,8 +2,10 @@
 `[i*CHUNK, min((i+1)*CHUNK, N))`, the last one partial.
 
 A checkpoint and a follower hold the prefix they verified this way, never as one
-digest of the whole: chunks hash on two cores at once (`digests`, `check`), so proving
-a prefix unchanged costs about half of one core's pass over it, and a prefix that
+digest of the whole: chunks hash on every core the process may use at once
+(`cores.usable`; `digests`, `check`), each thread's reads a share of one bounded
+buffer budget (`cores.read_bytes`), so proving a prefix unchanged costs about one
+core's pass over it divided by the cores, and a prefix that
 grows keeps its whole chunks' digests (`Rolling`). A chunk digest vouches for a walk
 only when it was hashed from the bytes the walk read (`check`'s `after`, `bound`).
 Every read goes through the one descriptor given; a file that ends before the bytes
@@ -16,9 +18,13 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sealscope.core import cores as _cores
+
+if TYPE_CHECKING:  # loaded by the first pool: a walk that hashes nothing needs none
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = [
     "CHUNK",
@@ -36,7 +42,7 @@ __all__ = [
 ]
 
 CHUNK = 64 << 20  # a checkpoint document names it (`chunk_bytes`); read it from here at call time
-READ = 8 << 20  # one read's bytes
+READ = _cores.MAX_READ  # one read's bytes, at most
 
 
 class Hasher(Protocol):
@@ -86,9 +92,19 @@ def _pool_buf() -> bytearray:
     return buf
 
 
-def _pool() -> ThreadPoolExecutor:
-    """Two hashing threads (one where there is one core)."""
-    return ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1))
+def _give_buf(size: int) -> None:
+    _kept.buf = bytearray(size)
+
+
+def _pool(workers: int | None = None) -> ThreadPoolExecutor:
+    """Hashing threads, one per core the process may use (or `workers`), each with
+    its share of the buffer budget."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = _cores.clamp(workers or _cores.usable())
+    return ThreadPoolExecutor(
+        max_workers=n, initializer=_give_buf, initargs=(_cores.read_bytes(n),)
+    )
 
 
 def chunk_spans(end: int, first_chunk: int = 0) -> list[tuple[int, int]]:
@@ -99,7 +115,7 @@ def chunk_spans(end: int, first_chunk: int = 0) -> list[tuple[int, int]]:
 def digests(
     fd: int, end: int, first_chunk: int = 0, on_hashed: Callable[[int], None] | None = None
 ) -> list[str]:
-    """The chunk digests of [first_chunk*CHUNK, end), hashed on two threads;
+    """The chunk digests of [first_chunk*CHUNK, end), hashed on the cores' threads;
     `on_hashed(bytes)` hears how far the hashing has come, chunk by chunk."""
     spans = chunk_spans(end, first_chunk)
     out: list[str] = []
@@ -129,7 +145,7 @@ class Rolling:
 
     @classmethod
     def hashed(cls, fd: int, end: int, on_hashed: Callable[[int], None] | None = None) -> Rolling:
-        """[0, end) of `fd`: its whole chunks on two threads, then the partial one."""
+        """[0, end) of `fd`: its whole chunks on the cores' threads, then the partial one."""
         full = (end // CHUNK) * CHUNK
         roll = cls(full, digests(fd, full, on_hashed=on_hashed))
         read_into(fd, (roll,), full, end)
@@ -165,7 +181,7 @@ class Checked:
 
 
 def check(fd: int, want: Sequence[str], length: int, end: int) -> Checked:
-    """Hash [0, end) by chunks on two threads, the prefix [0, length)'s checked against
+    """Hash [0, end) by chunks on the cores' threads, the prefix [0, length)'s checked against
     `want` (its chunk digests, as `digests` gives them). The chunk that holds byte
     `length` is read once: its prefix part is checked, then it and the chunks after
     it are hashed on from there, with the bytes after the prefix (`after`)."""

@@ -199,11 +199,14 @@ def recomputed(records: Iterable[Any]) -> dict[int, dict[str, Any]]:
     return out
 
 
-def checked(points: Iterable[SeriesPoint], records: Iterable[Any]) -> list[SeriesPoint]:
+def checked(points: Iterable[SeriesPoint], records: Iterable[Any]) -> Sequence[SeriesPoint]:
     """The points with every held-content recomputation in `records` applied: a
     recomputed receipt's point is `ok` and `bounded` as the recomputation found it
-    (a FAIL is a failing point, a full recomputation is no longer bounded)."""
+    (a FAIL is a failing point, a full recomputation is no longer bounded). With no
+    recomputation, a sequence of points is given back as it is (not copied)."""
     again = recomputed(records)
+    if not again and isinstance(points, Sequence):
+        return points
     out = []
     for p in points:
         c = again.get(p.where) if p.unit == "bytes" else None

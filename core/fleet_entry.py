@@ -168,6 +168,7 @@ class FleetEntry(_verdict.Judged):
                 d.get("word"),
                 d.get("bound") or "",
                 d.get("reason") or "",
+                _subjects(d.get("subjects")),
             )
             return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"), kc)
         res = VerifyResult(
@@ -192,8 +193,11 @@ class FleetEntry(_verdict.Judged):
     def to_wire(self) -> dict[str, Any]:
         """`to_dict` plus what `from_dict` needs to rebuild the entry exactly: every
         break and declared break, and each receipt row's check."""
-        if self.check is not None:
-            return self.to_dict()
+        if self.check is not None:  # and the digests its check took (`KindCheck.subjects`)
+            subjects = self.check.subjects
+            return self.to_dict() | (
+                {"subjects": [list(s) for s in subjects]} if subjects is not None else {}
+            )
         return {
             **self.to_dict(),
             "unreadable": self.result.unreadable,
@@ -204,6 +208,13 @@ class FleetEntry(_verdict.Judged):
                 "rows": [r.to_wire() for r in self.receipts.rows],
             },
         }
+
+
+def _subjects(value: Any) -> tuple[tuple[str, str], ...] | None:
+    """`KindCheck.subjects` back from the wire ([[name, sha256], ...]); None absent."""
+    if not isinstance(value, list):
+        return None
+    return tuple((str(n), str(h)) for n, h in value)
 
 
 def unreadable_entry(path: str, error: str, size: int | None = None) -> FleetEntry:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from sealscope.core import chunk_digest as _chunks
+from sealscope.core import cores as _cores
 from sealscope.core import lazy
 from sealscope.core import lines as _lines
 from sealscope.core import walk as _walk_mod
@@ -145,6 +146,7 @@ def _walk_lines(
     on_progress: ProgressFn | None = None,
     hasher: Any = None,
     spot: list[int] | None = None,
+    window: int = _lines.WINDOW,
 ) -> int:
     """Feed [start, end) (starting at a line start) to `w` from line n+1; the last line
     number. `final`: `end` is the end of the file, so the piece after its last line
@@ -153,14 +155,15 @@ def _walk_lines(
     with every byte walked, as it is read. `spot`: the walk assumed the file declares
     nothing; it stops at the first window holding a declaration's op and appends that
     window's start (the caller walks again with the declarations). A file's windows
-    are read into one reused buffer, so a walk costs no fresh memory per window."""
+    are read into one reused buffer, so a walk costs no fresh memory per window;
+    `window`: about how many bytes one read takes (a line longer is read whole)."""
     total = len(buf)
     if start >= end:
         return w.walk([b""], n) if final else n
     into = buf.read_into if isinstance(buf, _lines.FileSource) else None
     kept = getattr(_range_thread, "buf", None)
     scratch = bytearray() if kept is None else kept
-    for s, e in _lines.window_bounds(buf, start, end):
+    for s, e in _lines.window_bounds(buf, start, end, window):
         data: bytes | bytearray
         if into is not None:
             data = scratch = into(s, e, scratch)
@@ -199,13 +202,15 @@ def _walk_buf(
     final: bool | None = None,
     digest: bool = True,
     spot: bool = False,
+    first_break_only: bool = False,
+    window: int = _lines.WINDOW,
 ) -> dict[str, Any]:
     """One range job: walk [start, end) of `buf`, line numbers from `first_line`,
     detached when it does not start the walk. `final`: whether `end` is the end of
     the file (its last line is kept). The result carries the SHA-256 of the bytes
     walked (`sha256`, when `digest`) and, when `spot`, where a declaration's op was
-    seen (`spotted`)."""
-    w = _Walk(strict, declared, detached)
+    seen (`spotted`); `first_break_only`, as `_Walk`; `window`, as `_walk_lines`."""
+    w = _Walk(strict, declared, detached, first_break_only)
     h = hashlib.sha256() if digest else None
     spotted: list[int] | None = [] if spot else None
     n = _walk_lines(
@@ -218,6 +223,7 @@ def _walk_buf(
         None,
         h,
         spotted,
+        window,
     )
     held = w.pending if w.pending is not None else w.held
     return {
@@ -292,8 +298,13 @@ def verify(
     workers: int | None = None,
     chunk_bytes: int | None = None,
     digest: bool = False,
+    all_findings: bool = True,
 ) -> VerifyResult:
     """Walk and verify a ledger file. Never raises for any file content.
+
+    `all_findings=False`: the result's `findings` hold every declared break but only
+    the first break (its counts are whole), so memory does not grow with breaks; for
+    a caller that shows the verdict's fields and no list of breaks.
 
     The verdict is bound to one open file description: every byte is read through
     the descriptor opened here (worker processes open that same descriptor, see
@@ -307,8 +318,11 @@ def verify(
     threads (the accelerator reads and hashes rows without the GIL), each reading
     through this same descriptor; each range after the first holds back its lines up
     to its first chained row, which are replayed in order with the true incoming
-    state, so the merged verdict equals one sequential pass. `workers=1` walks in this
-    thread alone.
+    state, so the merged verdict equals one sequential pass. `workers`: how many
+    threads (default: as many as the process has cores, `cores.usable`, for a large
+    file with the accelerator built; else 1); their reads share one bounded budget
+    (`cores.read_bytes`), so memory does not grow with them. `workers=1` walks in
+    this thread alone.
 
     The walk first assumes the file declares no break and stops at the first window
     holding a declaration's op; only then are the declarations read and the file
@@ -320,7 +334,7 @@ def verify(
     with fh:
         total = len(buf)
         w, declared, spans, n = _walk_declared(
-            buf, strict, workers, chunk_bytes, on_progress, digest
+            buf, strict, workers, chunk_bytes, on_progress, digest, not all_findings
         )
         res = _finish(w, strict, declared, n)
         sha = None
@@ -338,12 +352,13 @@ def _walk_declared(
     chunk_bytes: int | None,
     on_progress: ProgressFn | None,
     digest: bool,
+    first_break_only: bool = False,
 ) -> tuple[_Walk, Declared, Spans, int]:
     """The whole of `buf` walked with the declarations it holds (`_with_declarations`):
-    (walk, declarations, spans, last line)."""
+    (walk, declarations, spans, last line); `first_break_only`, as `_Walk`."""
 
     def attempt(declared: Declared, spot: list[int] | None) -> tuple[_Walk, Declared, Spans, int]:
-        w = _Walk(strict, declared)
+        w = _Walk(strict, declared, first_break_only=first_break_only)
         spans: Spans | None = [] if digest else None
         n = _walk_into(w, buf, 0, len(buf), 0, True, workers, chunk_bytes, on_progress, spans, spot)
         return w, declared, spans or [], n
@@ -436,7 +451,8 @@ def _walk_into(
     SHA-256) of the bytes walked; `spot`, as `_walk_lines`."""
     if workers is None:  # without the accelerator, threads would only take turns
         big = end - start >= PARALLEL_MIN_BYTES and _walk_mod._c_run is not None
-        workers = min(2, os.cpu_count() or 1) if big else 1
+        workers = _cores.usable() if big else 1
+    workers = _cores.clamp(workers)
     if workers > 1 and end > start:
         before = w.export(start, n)
         got: Spans = []
@@ -580,6 +596,8 @@ def _walk_parallel(
             final and e == end,
             spans is not None,
             spot is not None,
+            w.findings.first_break_only,
+            _cores.read_bytes(workers),
         )
         for (s, e), f in zip(bounds, firsts, strict=True)
     ]
@@ -615,18 +633,30 @@ def _walk_parallel(
 
 def _thread_runner(workers: int) -> RunJobs:
     """Range jobs run on `workers` threads, results in order; stopping early cancels
-    the jobs not yet begun."""
+    the jobs not yet begun. At most `2 * workers` jobs are queued or done and not yet
+    taken, so the results waiting (each range's held-back lines) stay bounded
+    however far the threads run ahead of the merge."""
 
     def run(jobs: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
-        from concurrent.futures import ThreadPoolExecutor
+        from collections import deque
+        from concurrent.futures import Future, ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(
             max_workers=workers, thread_name_prefix="sealscope-walk", initializer=_keep_a_buffer
         )
+        ahead: deque[Future[dict[str, Any]]] = deque()
+        todo = iter(jobs)
         try:
-            futures = [pool.submit(_walk_buf, *job) for job in jobs]
-            for f in futures:
-                yield f.result()
+            for job in todo:
+                ahead.append(pool.submit(_walk_buf, *job))
+                if len(ahead) >= 2 * workers:
+                    break
+            while ahead:
+                out = ahead.popleft().result()
+                more = next(todo, None)
+                if more is not None:
+                    ahead.append(pool.submit(_walk_buf, *more))
+                yield out
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -7,10 +7,12 @@ regular file; `chain_at` answers None and `tail_chain` `genesis` instead.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core.chain import GENESIS, ProgressFn
 from sealscope.core.rows import row_value
@@ -25,9 +27,15 @@ def iter_rows(
     on_progress: ProgressFn | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """`rows_in` the file at `path`, read through one open file. OSError when the file
-    cannot be opened or is not a regular file."""
+    cannot be opened or is not a regular file. In a check's recording
+    (`bound_reads`), a file read to its end notes the digest of the bytes read."""
     with _lines.open_regular(path) as fh:
-        yield from rows_in(_lines.FileSource(fh), needles=needles, on_progress=on_progress)
+        h = hashlib.sha256() if _bound.active() else None
+        yield from rows_in(
+            _lines.FileSource(fh), needles=needles, on_progress=on_progress, hasher=h
+        )
+        if h is not None:
+            _bound.note(path, h.hexdigest())
 
 
 def rows_in(
@@ -35,9 +43,11 @@ def rows_in(
     *,
     needles: tuple[bytes, ...] = (),
     on_progress: ProgressFn | None = None,
+    hasher: Any = None,
 ) -> Iterator[tuple[int, Any]]:
     """(line number, plain-parsed value) for every non-blank line of `buf` (bytes, or a
-    file's `FileSource`) that parses, lines split and numbered as the verifier does.
+    file's `FileSource`) that parses, lines split and numbered as the verifier does;
+    `hasher` (a hashlib object) is fed every byte read, in order.
     With `needles`, only lines holding one of them (literally) are decoded at all: they
     are found window by window (`lines.window_holding`), not line by line.
     `on_progress(done, total)` gets bytes read."""
@@ -45,6 +55,8 @@ def rows_in(
     n = 0
     for s, e in _lines.window_bounds(buf, 0, total) if total else [(0, 0)]:
         data, final = buf[s:e], e == total
+        if hasher is not None:
+            hasher.update(data)
         if needles:
             count, hits = _lines.window_holding(data, final, needles)
         else:
@@ -62,6 +74,23 @@ def rows_in(
         n += count
         if on_progress is not None:
             on_progress(e, total)
+
+
+def first_line(path: str | os.PathLike[str]) -> int:
+    """The number of the first line of the file at `path` that is not blank, lines
+    split and numbered as the verifier does (`rows_in`): the line a document held as
+    its own file (a stand-alone receipt, one line or pretty-printed) starts on; 1 for
+    a file with none. OSError when the file cannot be opened as a regular file."""
+    with _lines.open_regular(path) as fh:
+        buf = _lines.FileSource(fh)
+        total, n = len(buf), 0
+        for s, e in _lines.window_bounds(buf, 0, total):
+            lines = _lines.split_window(buf[s:e], e == total)
+            for i, raw in enumerate(lines):
+                if _lines.decode_line(raw):
+                    return n + i + 1
+            n += len(lines)
+    return 1
 
 
 def chain_at(path: str | os.PathLike[str], n: int) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -92,6 +93,9 @@ class Entry(NamedTuple):
 _TAGS = {"sha256:raw-bytes:v1:": b"r", "sha256:json-c14n:v1:": b"j"}
 _UNTAG = {v[0]: k for k, v in _TAGS.items()}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+# a text of hex digits only (and at least `FRAGMENT_MIN` of them): none of the tags'
+# words holds such a run, so only a hash can
+_HEX_TEXT = re.compile(r"[0-9a-f]+")
 
 
 def _key(d: str) -> bytes | str:
@@ -108,6 +112,7 @@ def _unkey(k: bytes | str) -> str:
 # Values: one location packed in an int (ledger index, line < 2^40, position < 2^32),
 # a tuple when it does not fit, or a list of those for a digest seen more than once.
 _POS_BITS, _LINE_BITS = 32, 40
+_U32, _I63 = 1 << 32, 1 << 63  # the widths of the columns' arrays
 
 
 def _pack(li: int, line: int, pos: int) -> int | tuple[int, int, int]:
@@ -127,13 +132,25 @@ def _unpack(v: int | tuple[int, int, int]) -> tuple[int, int, int]:
 
 
 class DropIndex:
-    """digest → every manifest position holding it, over one or more ledgers."""
+    """digest → every manifest position holding it, over one or more ledgers.
+
+    A canonical digest's entry is kept in columns, not as objects: its key (the 33
+    bytes `_key` gives) in one byte string, its ledger, line and position in arrays,
+    49 bytes an entry, sorted by key (stably: a digest's locations stay in ledger,
+    line, position order) when first asked; anything else (a digest that is not
+    canonical, a location past the arrays' widths) in a dict beside them."""
+
+    _REC = 33  # a canonical key's bytes: the tag byte and the 32 hash bytes
 
     def __init__(self) -> None:
         self.ledgers: list[str] = []
         self.rows = 0  # receipt rows seen
         self.entries = 0  # string manifest entries indexed
-        self._map: dict[bytes | str, Any] = {}
+        self._keys = bytearray()  # canonical keys, _REC bytes each
+        self._li, self._line, self._pos = array("I"), array("q"), array("I")  # where each is
+        self._sorted = True
+        self._distinct = 0  # distinct keys among `_keys`, once sorted
+        self._other: dict[bytes | str, list[Any]] = {}
 
     @classmethod
     def build(
@@ -183,7 +200,6 @@ class DropIndex:
 
     def _add_row(self, li: int, line: int, row: dict[str, Any]) -> None:
         """Index the `dropped.items` of one receipt row (string entries only)."""
-        m = self._map
         self.rows += 1
         dropped = row.get("dropped")
         items = dropped.get("items") if isinstance(dropped, dict) else None
@@ -193,38 +209,95 @@ class DropIndex:
             if not isinstance(d, str):
                 continue
             k = _key(d)
-            v = _pack(li, line, pos)
-            old = m.get(k)
-            if old is None:
-                m[k] = v
-            elif isinstance(old, list):
-                old.append(v)
+            if isinstance(k, bytes) and li < _U32 and line < _I63 and pos < _U32:
+                self._keys += k
+                self._li.append(li)
+                self._line.append(line)
+                self._pos.append(pos)
+                self._sorted = False
             else:
-                m[k] = [old, v]
+                self._other.setdefault(k, []).append(_pack(li, line, pos))
             self.entries += 1
+
+    def _key_at(self, i: int) -> bytes:
+        return bytes(self._keys[i * self._REC : (i + 1) * self._REC])
+
+    def _order(self) -> None:
+        """Sort the columns by key, stably (once, after the last entry was added)."""
+        if self._sorted:
+            return
+        n, rec, keys = len(self._li), self._REC, self._keys
+        order = sorted(range(n), key=lambda i: keys[i * rec : (i + 1) * rec])
+        self._keys = bytearray().join(keys[i * rec : (i + 1) * rec] for i in order)
+        for name in ("_li", "_line", "_pos"):
+            col = getattr(self, name)
+            setattr(self, name, array(col.typecode, (col[i] for i in order)))
+        self._distinct = sum(
+            1 for i in range(n) if i == 0 or self._key_at(i) != self._key_at(i - 1)
+        )
+        self._sorted = True
+
+    def _span(self, k: bytes) -> range:
+        """The indices of the columns' entries with key `k`."""
+        self._order()
+        lo, hi = 0, len(self._li)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._key_at(mid) < k:
+                lo = mid + 1
+            else:
+                hi = mid
+        end = lo
+        while end < len(self._li) and self._key_at(end) == k:
+            end += 1
+        return range(lo, end)
+
+    def _items(self) -> Iterator[tuple[bytes | str, list[Any]]]:
+        """(key, its packed locations) of every distinct key."""
+        self._order()
+        i, n = 0, len(self._li)
+        while i < n:
+            key, vals = self._key_at(i), []
+            while i < n and self._key_at(i) == key:
+                vals.append(self._at(i))
+                i += 1
+            yield key, vals + self._other.get(key, [])
+        for k, more in self._other.items():
+            if not (isinstance(k, bytes) and self._span(k)):
+                yield k, more
+
+    def _at(self, i: int) -> tuple[int, int, int]:
+        return (self._li[i], self._line[i], self._pos[i])
+
+    def _values(self, k: bytes | str) -> list[Any]:
+        got = [self._at(i) for i in self._span(k)] if isinstance(k, bytes) else []
+        return got + self._other.get(k, [])
 
     def __len__(self) -> int:
         """Distinct digests indexed."""
-        return len(self._map)
+        self._order()
+        return self._distinct + sum(
+            1 for k in self._other if not (isinstance(k, bytes) and self._span(k))
+        )
 
-    def _locs(self, v: Any) -> list[Location]:
-        vals = v if isinstance(v, list) else [v]
-        out = []
-        for x in vals:
-            li, line, pos = _unpack(x)
-            out.append(Location(self.ledgers[li], line, pos))
-        return out
+    def nbytes(self) -> int:
+        """The bytes the canonical entries' columns hold."""
+        cols = (self._li, self._line, self._pos)
+        return len(self._keys) + sum(c.itemsize * len(c) for c in cols)
+
+    def _locs(self, vals: list[Any]) -> list[Location]:
+        out = sorted(_unpack(x) for x in vals)
+        return [Location(self.ledgers[li], line, pos) for li, line, pos in out]
 
     def where(self, digest: str) -> list[Location]:
         """Every manifest position holding exactly `digest`, by ledger (in the order
         given), then line, then position. Empty when none."""
         if not isinstance(digest, str):
             return []
-        v = self._map.get(_key(digest))
-        return [] if v is None else self._locs(v)
+        return self._locs(self._values(_key(digest)))
 
     def __contains__(self, digest: object) -> bool:
-        return isinstance(digest, str) and _key(digest) in self._map
+        return isinstance(digest, str) and bool(self._values(_key(digest)))
 
     def containing(self, text: str) -> list[Entry]:
         """Manifest entries whose digest contains `text`, ignoring case, surrounding
@@ -235,23 +308,44 @@ class DropIndex:
         if len(want) < FRAGMENT_MIN:
             return []
         out: list[tuple[int, int, int, str]] = []
-        for k, v in self._map.items():
+        if _HEX_TEXT.fullmatch(want):  # only a canonical key's hash can hold it
+            for i in self._hex_hits(want):
+                out.append((*self._at(i), _unkey(self._key_at(i))))
+            items: Iterable[tuple[bytes | str, list[Any]]] = self._other.items()
+        else:
+            items = self._items()
+        for k, vals in items:
             d = _unkey(k)
             if want in d.casefold():
-                out.extend((*_unpack(x), d) for x in (v if isinstance(v, list) else [v]))
+                out.extend((*_unpack(x), d) for x in vals)
         out.sort(key=lambda t: t[:3])
         return [Entry(self.ledgers[li], line, pos, d) for li, line, pos, d in out]
+
+    def _hex_hits(self, want: str) -> list[int]:
+        """The columns' entries whose hash, in hex, holds `want` (lowercase hex): one
+        search through the keys written out in hex (2 characters a byte; a record's
+        tag byte is its first two)."""
+        self._order()
+        hexed, width = self._keys.hex(), 2 * self._REC
+        hits: list[int] = []
+        at = hexed.find(want)
+        while at >= 0:
+            i, off = divmod(at, width)
+            if off >= 2 and off + len(want) <= width and (not hits or hits[-1] != i):
+                hits.append(i)
+            at = hexed.find(want, at + 1)
+        return hits
 
     def unexplained(self, held_digests: Iterable[str]) -> list[Entry]:
         """Manifest entries whose digest no held item has (one held item explains every
         entry with its digest), by ledger, line, position."""
         held = {_key(d) for d in held_digests if isinstance(d, str)}
         out: list[tuple[int, int, int, str]] = []
-        for k, v in self._map.items():
+        for k, vals in self._items():
             if k in held:
                 continue
             d = _unkey(k)
-            for x in v if isinstance(v, list) else [v]:
+            for x in vals:
                 out.append((*_unpack(x), d))
         out.sort(key=lambda t: t[:3])
         return [Entry(self.ledgers[li], line, pos, d) for li, line, pos, d in out]

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.continuity import SNAPSHOT_SCHEMA, ContinuitySnapshot
@@ -40,6 +41,7 @@ def read_json_file(path: str | os.PathLike[str]) -> Any:
             data = fh.read()
     except OSError as e:
         raise Unreadable(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+    _bound.note_bytes(path, data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,9 @@ from sealscope.core.jsonio import dumps_body
 from sealscope.core.nesting import near_limit, row_body
 from sealscope.core.rows import declaration_value, exact_line
 from sealscope.core.rows import fast_object as _fast_parse
+
+# a run of empty lines (LF after LF): `feed` strips each to nothing and returns
+_BLANK_RUN = re.compile(rb"\n+")
 
 try:  # optional C accelerator: same bodies, computed from the bytes in one pass
     from sealscope.core._fastrow import body as _fast_body
@@ -58,7 +62,7 @@ class WalkState:
     breaks: int
     declared_breaks: int
     first_chained: int
-    findings: tuple[tuple[int, str, str], ...]
+    findings: Sequence[tuple[int, str, str]]  # a walk's own: `Findings`, a few bytes each
     declared: Declared
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,7 +151,9 @@ class _Walk:
 
     `began` is "chained > 0". A walk may start detached (`pending` set): lines are
     held back until the first row carrying a non-null chain, because until then the
-    outcome depends on state from before this range; a merge replays them."""
+    outcome depends on state from before this range; a merge replays them.
+    `first_break_only`: its findings keep only the first break (`Findings`), so a walk
+    whose caller prints the verdict's fields alone holds nothing per break."""
 
     __slots__ = (
         "strict",
@@ -165,13 +171,19 @@ class _Walk:
         "first_chained",
     )
 
-    def __init__(self, strict: bool, declared: Declared, detached: bool = False):
+    def __init__(
+        self,
+        strict: bool,
+        declared: Declared,
+        detached: bool = False,
+        first_break_only: bool = False,
+    ):
         self.strict = strict
         self.declared = declared
         self.prev: Any = GENESIS
         self.began = False
         self.rows = self.chained = self.prechain = self.breaks = self.declared_breaks = 0
-        self.findings = Findings()
+        self.findings = Findings(first_break_only=first_break_only)
         self.pending: list[tuple[int, bytes]] | None = [] if detached else None
         self.held: list[tuple[int, bytes]] = []
         self.first_chained = 0
@@ -191,7 +203,7 @@ class _Walk:
             breaks=self.breaks,
             declared_breaks=self.declared_breaks,
             first_chained=self.first_chained,
-            findings=tuple(self.findings),
+            findings=self.findings.copy(),
             declared=dict(self.declared),
         )
 
@@ -203,7 +215,10 @@ class _Walk:
         w.rows, w.chained, w.prechain = state.rows, state.chained, state.prechain
         w.breaks, w.declared_breaks = state.breaks, state.declared_breaks
         w.first_chained = state.first_chained
-        w.findings = Findings(state.findings)
+        if isinstance(state.findings, Findings):
+            w.findings = state.findings.copy()
+        else:
+            w.findings = Findings(state.findings)
         return w
 
     def _break(self, n: int, text: str) -> None:
@@ -331,6 +346,11 @@ class _Walk:
                     self.chained += k
                     self.prev = last
                     n += k
+            blank = _BLANK_RUN.match(data, pos)
+            if blank is not None:  # empty lines feed nothing: skip them
+                n += blank.end() - pos
+                pos = blank.end()
+                continue
             nl = data.find(b"\n", pos)
             if nl < 0:  # the piece after the last line break is a line only at the end
                 return self.walk([bytes(data[pos:])], n) if final else n

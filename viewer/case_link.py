@@ -8,9 +8,10 @@ The case decides, the viewer shows (`sealscope.core.case`):
   records rejoin its session); a tab whose file changed since, or a check whose held
   input did, gets instead a BROKEN session record saying which and how, which its
   banner shows as it shows a pin mismatch;
-- `session_added`: every pin, witness or held-content check the auditor runs from then
-  on is performed by core (`perform`, the function `case replay` re-performs) on the
-  tab's file and recorded as a `check` entry;
+- `session_added`: every pin, witness, held-content check or look-up (`l`, in a ledger
+  tab: its held files or typed text, once per look-up) the auditor runs from then on is
+  performed by core (`perform`, the function `case replay` re-performs) on the tab's
+  file and recorded as a `check` entry;
 - `note`: `N` / `F` write a note or a finding anchored to the tab's file (its SHA-256)
   and the selected row.
 Appends run in thread workers (each is one locked write); a refusal (a torn line, a case
@@ -77,6 +78,9 @@ class CaseLink:
         self.error = ""
         # (resolved path, session key) of the checks being restored: not recorded again
         self._restoring: set[tuple[str, Any]] = set()
+        # (resolved path, session key) of the look-ups recorded: the screen's refresh
+        # hands the same look-up in again, which is not a second check
+        self._looked_up: set[tuple[str, Any]] = set()
         self.refresh()
 
     # ------------------------------------------------------------------ reading
@@ -216,8 +220,16 @@ class CaseLink:
         elif record_.kind == "recompute":
             check, args = "receipts", {"line": got.get("line")}
             inputs += [Input(s, str(got[s])) for s in ("pre", "post") if got.get(s)]
+        elif record_.kind == "lookup" and getattr(tab, "checks", None) is not None:
+            if (resolved, key) in self._looked_up:  # the screen shows it again: once
+                return
+            self._looked_up.add((resolved, key))
+            check = "lookup"
+            if got.get("text") is not None:
+                args = {"text": got.get("text")}
+            inputs += [Input("held", str(h)) for h in got.get("held") or []]
         else:
-            return  # a look-up, a restatement or a diff: not a check replay performs
+            return  # a restatement, a diff, a receipt file's look-up: not recorded here
         self.app.run_worker(lambda: self._perform(check, inputs, args), thread=True)
 
     def _perform(self, check: str, inputs: list[Input], args: dict[str, Any]) -> None:

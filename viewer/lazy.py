@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.core import compaction_series, export, pins, witness
     from sealscope.core.checks import artefact as artefact_check
     from sealscope.core.checks import call_record, ledger_rows
-    from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
     from sealscope.core.receipt import verify_receipt
     from sealscope.viewer import case_app
@@ -38,6 +37,7 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.viewer.kind_tab import KindTab
     from sealscope.viewer.ledger_tab import LedgerTab
     from sealscope.viewer.lookup_screen import LookupScreen, receipt_tabs
+    from sealscope.viewer.marks import find_marks
     from sealscope.viewer.pin_screen import PinScreen
     from sealscope.viewer.prompt import PathSuggester, PromptScreen, pasted_path
     from sealscope.viewer.readme_screen import SamplesReadmeScreen
@@ -55,7 +55,7 @@ __all__ = [
     "ledger_rows",
     "receipt_tabs",
     "row_badge",
-    "receipt_point",
+    "find_marks",
     "Follower",
     "verify_receipt",
     "CompactionChart",
@@ -88,7 +88,7 @@ _LAZY = {
     "artefact_check": "sealscope.core.checks.artefact",
     "receipt_tabs": "sealscope.viewer.lookup_screen:receipt_tabs",
     "row_badge": "sealscope.viewer.row_check_panel:row_badge",
-    "receipt_point": "sealscope.core.compaction_series:receipt_point",
+    "find_marks": "sealscope.viewer.marks:find_marks",
     "Follower": "sealscope.core.follow:Follower",
     "verify_receipt": "sealscope.core.receipt:verify_receipt",
     # the tabs (a ledger's too: the first paint draws before its module loads)

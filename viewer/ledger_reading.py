@@ -109,22 +109,12 @@ class LedgerReading(Widget):
         self._find_marks(first)
 
     def _find_marks(self, first: int) -> None:
+        """The marks from line `first`, as compact columns (`receipt_points`)."""
         worker = get_current_worker()
-        found = self.tab.source.marked_rows(  # a receipt kept as its point, a seal as its line
-            lambda: worker.is_cancelled,
-            first,
-            keep=lambda k, n, r: lazy.receipt_point(n, r) if k == "compaction_receipt" else None,
-        )
+        points, seals = lazy.find_marks(self.tab.source, first, lambda: worker.is_cancelled)
         if worker.is_cancelled:
             return
-        points = [p for _n, p in found["compaction_receipt"]]
-        self.post_message(
-            Marked(
-                {p.where: p.ok for p in points},
-                [n for n, _r in found["continuity_snapshot"]],
-                points,
-            )
-        )
+        self.post_message(Marked(points.ok_by_line(), seals, points))
 
     # ------------------------------------------------------------------ messages
     def on_index_progress(self, m: IndexProgress) -> None:
@@ -174,13 +164,11 @@ class LedgerReading(Widget):
         either order; a line found twice counts once)."""
         m.stop()
         tab = self.tab
-        by_line = {p.where: p for p in tab.series or []}
-        by_line.update((p.where, p) for p in m.points)
-        tab.series = [by_line[n] for n in sorted(by_line)]
-        tab.receipts = sorted(by_line)
+        tab.series = m.points if tab.series is None else tab.series.merged(m.points)
+        tab.receipts = tab.series.lines
         model = tab.strip.model
         model.seals = sorted({*model.seals, *m.seals})
-        tab.receipt_ok = {p.where: p.ok for p in tab.series}
+        tab.receipt_ok = tab.series.ok_by_line()
         tab.judge()
 
     def on_verified(self, m: Verified) -> None:

@@ -10,6 +10,7 @@ this tab's checks left them (`LedgerTab.checked_series`), Enter there selecting 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sealscope.core.ledger import VerifyResult
@@ -64,9 +65,13 @@ class StripFeed:
         model.verified_through = max(model.verified_through, result.lines)
         self.sync()
 
-    def receipts_checked(self, points: list[SeriesPoint]) -> None:
-        """The receipts' marks as this tab's checks left them."""
-        self.tab.strip.model.receipts = {p.where: p.ok for p in points}
+    def receipts_checked(self, points: Sequence[SeriesPoint]) -> None:
+        """The receipts' marks as this tab's checks left them (read from the points'
+        own columns when they are the tab's `PointColumns`)."""
+        by_line = getattr(points, "ok_by_line", None)
+        self.tab.strip.model.receipts = (
+            by_line() if by_line is not None else {p.where: p.ok for p in points}
+        )
         self.sync()
 
     def viewport_moved(self) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (
     from sealscope.core.compaction_series import SeriesPoint
     from sealscope.core.export import SessionRecord
     from sealscope.core.pins import Pin
+    from sealscope.core.receipt_points import PointColumns
     from sealscope.viewer.export_action import ExportScreen
 
 
@@ -119,9 +120,9 @@ class LedgerTab(EvidenceTab):
         self.result: Any = None
         self.finder = RowFinder(self, id="finder")  # filter and search
         self.follow = FollowMode(self, id="follow")  # following the file as it grows
-        self.receipts: list[int] | None = None
-        self.series: list[SeriesPoint] | None = None  # the compaction chart's points
-        self.receipt_ok: dict[int, bool] = {}  # receipt line → its own check holds
+        self.receipts: Sequence[int] | None = None
+        self.series: PointColumns | None = None  # the compaction chart's points
+        self.receipt_ok: Mapping[int, bool] = {}  # receipt line → its own check holds
         self.checks = LedgerChecks(self, id="checks")  # pin, witness, held content
         self.reading_part = LedgerReading(self, id="reading")  # index, verify, receipts
         self.strip_feed = StripFeed(self)  # the overview strip and the compaction chart
@@ -373,7 +374,7 @@ class LedgerTab(EvidenceTab):
             return walked
         return lazy.call_record.opened_outcome(True, self.checks.own, walked)
 
-    def checked_series(self) -> list[SeriesPoint] | None:
+    def checked_series(self) -> Sequence[SeriesPoint] | None:
         """The compaction chart's points with the held content recomputed on this tab
         (`compaction_series.checked`): what the chart, the strip and the banner's scope
         show. None while the receipts are still being found."""

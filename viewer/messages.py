@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:  # the fields' types (dataclasses read annotations as text)
-    from sealscope.core.compaction_series import SeriesPoint
+    from collections.abc import Mapping, Sequence
+
     from sealscope.core.export import SessionRecord
     from sealscope.core.fleet import FleetEntry
     from sealscope.core.ledger import VerifyResult
+    from sealscope.core.receipt_points import PointColumns
     from sealscope.viewer.ledger_tab import LedgerTab
 
 __all__ = [
@@ -189,9 +191,9 @@ class Marked(Message):
     check holds, `seals` lists the seal rows' lines, `points` are the receipts'
     `compaction_series` points in file order."""
 
-    receipts: dict[int, bool]
-    seals: list[int]
-    points: list[SeriesPoint]
+    receipts: Mapping[int, bool]
+    seals: Sequence[int]
+    points: PointColumns
 
 
 @dataclass

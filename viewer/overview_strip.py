@@ -118,7 +118,7 @@ class StripModel:
     findings: Mapping[int, tuple[str, str]] = field(default_factory=dict)  # a FindingIndex
     first_chained: int = 0
     verified: bool = False  # the verdict has arrived
-    receipts: dict[int, bool] = field(default_factory=dict)  # line → the receipt's own check ok
+    receipts: Mapping[int, bool] = field(default_factory=dict)  # line → the receipt's own check ok
     seals: list[int] = field(default_factory=list)
     view: array | None = None  # filter: matching lines, sorted
 

@@ -485,7 +485,9 @@ class LedgerSource:
         the lines that mention one are parsed (not cached: receipts can be large).
         With `keep`, each row is replaced by `keep(kind, line, row)` as it is found, so
         only that is held (a 10M-row ledger has 20,000 receipts: held whole they cost
-        ~12 bytes a row of the file, and the allocator keeps the pages after)."""
+        ~12 bytes a row of the file, and the allocator keeps the pages after); a row
+        for which `keep` gives None is not listed (the caller kept what it needs, e.g.
+        in columns: no object per row survives the pass)."""
         out: dict[str, list[tuple[int, Any]]] = {k.decode(): [] for k in self.MARKED_KINDS}
         if not self.size or not 1 <= first <= self.line_count:
             return out
@@ -501,9 +503,9 @@ class LedgerSource:
                 seen = n
                 info = _read_line(n, self.raw_bytes(n))  # the kind and value only
                 if info.kind in out:
-                    out[info.kind].append(
-                        (n, info.obj if keep is None else keep(info.kind, n, info.obj))
-                    )
+                    kept = info.obj if keep is None else keep(info.kind, n, info.obj)
+                    if kept is not None:
+                        out[info.kind].append((n, kept))
             pos += step
         release_freed()
         return out

@@ -77,10 +77,18 @@ def add(
     pre: str | None = None,
     post: str | None = None,
     line: int | None = None,
+    lookup: list[str] | None = None,
+    diff: str | None = None,
+    restated: str | None = None,
+    loose: bool = False,
+    tiers: str | None = None,
 ) -> Added:
     """Record `path`'s evidence entry, then its kind's own check, and with `pin` a pin
-    check, with `pre`/`post` a receipts check. An unreadable path is recorded by its
-    check alone (COULD NOT LOOK, saying why); no evidence entry claims bytes not read."""
+    check, with `pre`/`post` a receipts check, with `lookup` (held files) a look-up in
+    its drop manifests, with `diff` (a later seal) a seal diff, with `restated` a
+    restatement scored against it (`loose`, `tiers` as `sealscope continuity` takes
+    them; `tiers` also goes with `diff`). An unreadable path is recorded by its check
+    alone (COULD NOT LOOK, saying why); no evidence entry claims bytes not read."""
     ev = read_evidence(path)
     if isinstance(ev, Evidence):
         _store.append(case, _rows.new_row("evidence", ev.fields()))
@@ -100,6 +108,16 @@ def add(
         held = [Input("evidence", path)]
         held += [Input(side, p) for side, p in (("pre", pre), ("post", post)) if p is not None]
         done.append(perform("receipts", held, {"line": line} if line is not None else {}))
+    if lookup:
+        done.append(
+            perform("lookup", [Input("evidence", path), *(Input("held", h) for h in lookup)])
+        )
+    with_tiers = [Input("tiers", tiers)] if tiers is not None else []
+    if diff is not None:
+        done.append(perform("diff", [Input("evidence", path), Input("new", diff), *with_tiers]))
+    if restated is not None:
+        scored = [Input("evidence", path), Input("restated", restated), *with_tiers]
+        done.append(perform("restatement", scored, {"loose": True} if loose else {}))
     for d in done:
         record_check(case, d)
     return Added(path, ev, tuple(done))

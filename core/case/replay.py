@@ -8,7 +8,9 @@ check, one status:
   and bound (VERIFIED);
 - `evidence changed`: an input's SHA-256 differs from the recorded one (BROKEN);
 - `changed`: the inputs are the recorded bytes but the word or bound differs ("was X,
-  now Y": BROKEN);
+  now Y": BROKEN), or, for a check whose word does not say what it found
+  (`perform.FINDING_IN_RESULT`: a look-up, a seal diff, a restatement), its result
+  digest differs;
 - `missing` / `could not look`: an input is gone or unreadable (COULD NOT LOOK).
 The replay's word is the worst of them and of the case's own chain (a case that does not
 verify cannot vouch for what it records), via `verdict.worst_word`; no check is COULD NOT LOOK.
@@ -22,11 +24,11 @@ from typing import Any
 
 from sealscope.core import verdict as _verdict
 from sealscope.core.case.evidence import Evidence, Unreadable
-from sealscope.core.case.perform import Input, perform
+from sealscope.core.case.perform import FINDING_IN_RESULT, Input, perform
 from sealscope.core.case.rows import CaseEntry
 from sealscope.core.case.store import CaseRead, read_case
 
-__all__ = ["Replayed", "Replay", "replay", "relocate"]
+__all__ = ["Replayed", "Replay", "replay", "relocate", "read_paths"]
 
 HOLDS, CHANGED, EVIDENCE_CHANGED, MISSING, COULD_NOT = (
     "holds",
@@ -134,6 +136,21 @@ def relocate(resolved: str, common: str | None, root: str | None) -> str:
     return os.path.join(root, os.path.relpath(resolved, common))
 
 
+def read_paths(entries: list[CaseEntry], root: str | None = None) -> list[str]:
+    """Every file or folder the case names (an evidence entry's, every check input's),
+    where a replay with `root` looks for it: the paths nothing written may land on."""
+    common = _common(entries)
+    out: list[str] = []
+    for e in entries:
+        named = [e.get("resolved")] if e.entry == "evidence" else []
+        if e.entry == "check":
+            named += [i.get("resolved") for i in _inputs(e)]
+        for p in named:
+            if isinstance(p, str):
+                out += [p, relocate(p, common, root)] if root is not None else [p]
+    return list(dict.fromkeys(out))
+
+
 def _one(e: CaseEntry, common: str | None, root: str | None) -> Replayed:
     check = str(e.get("check"))
     was = str(e.get("verdict"))
@@ -164,7 +181,13 @@ def _one(e: CaseEntry, common: str | None, root: str | None) -> Replayed:
             )
     bound_was = e.get("bound") or ""
     if done.verdict == was and (done.bound or "") == bound_was:
-        return Replayed(e.line, check, shown, HOLDS, "holds", was, done.verdict)
+        if check not in FINDING_IN_RESULT or done.result_sha256 == e.get("result_sha256"):
+            return Replayed(e.line, check, shown, HOLDS, "holds", was, done.verdict)
+        detail = (
+            f"changed: was {was} ({e.get('reason')}), now {done.verdict} ({done.reason}): "
+            "the result differs"
+        )
+        return Replayed(e.line, check, shown, CHANGED, detail, was, done.verdict)
     if done.verdict == _verdict.COULD_NOT_LOOK and was != _verdict.COULD_NOT_LOOK:
         return Replayed(e.line, check, shown, COULD_NOT, done.reason, was, done.verdict)
     now = done.verdict + (f" · {done.bound}" if done.bound else "")

@@ -14,11 +14,14 @@ name (§0.1 rule 2), never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import kinds as _kinds
 from sealscope.core import registry as _registry
 from sealscope.core import verdict as _verdict
@@ -59,7 +62,10 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
             f"the {found.kind} checker is not available in this build",
         )
     try:
-        res: KindCheck = mod.check(found.path, ctx)
+        with _bound.recording() if ctx.bind_reads else contextlib.nullcontext() as reads:
+            res: KindCheck = mod.check(found.path, ctx)
+        if reads is not None:
+            res = _bound_to(res, reads)
     except Exception as e:  # noqa: BLE001 - a verifier that raises could not look (§0.1)
         return _could_not(
             found.path,
@@ -74,6 +80,16 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
 
         res = profiled(res)
     return res
+
+
+def _bound_to(res: KindCheck, reads: _bound.Reads) -> KindCheck:
+    """`res` naming the bytes it judged (`KindCheck.subjects`): a file its checker read
+    whole is its one digest, `()` when its reads did not agree or could not be bound
+    (it changed while read). A unit folder's members are its checker's own answer."""
+    if res.subjects is not None or os.path.isdir(res.path) or not reads.read(res.path):
+        return res
+    digest = reads.digest_of(res.path)
+    return dataclasses.replace(res, subjects=((res.path, digest),) if digest else ())
 
 
 def _joined(found: Iterable[_kinds.Identified], ctx: CheckContext) -> CheckContext:

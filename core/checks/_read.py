@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core.jsonio import loads as _loads
 
@@ -27,6 +28,7 @@ def read_document(path: str | os.PathLike[str]) -> tuple[str, Any]:
         data = fh.read(DOCUMENT_LIMIT + 1)
     if len(data) > DOCUMENT_LIMIT:
         raise NotADocument(f"larger than {DOCUMENT_LIMIT >> 20} MiB")
+    _bound.note_bytes(path, data)
     try:
         text = data.decode("utf-8")
         return text, _loads(text)

@@ -32,10 +32,12 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO
+from typing import IO, Any
 from urllib.parse import quote
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.digest import digest_json
@@ -48,6 +50,7 @@ __all__ = [
     "verify_aat_bytes",
     "record_of",
     "export_lines",
+    "drop_refused",
     "check",
     "unit_subjects",
 ]
@@ -106,7 +109,14 @@ def ecma_number(x: float) -> str:
     return f"{lead}e{'+' if n > 0 else '-'}{abs(n - 1)}"
 
 
+#: A string JCS writes as it is: no control character, quote, backslash or surrogate.
+_PLAIN = re.compile('[^\x00-\x1f"\\\\\ud800-\udfff]*')
+
+
 def _string(s: str, path: str, out: list[str]) -> None:
+    if _PLAIN.fullmatch(s):  # nothing to escape, no surrogate: the text as it is
+        out.append(f'"{s}"')
+        return
     out.append('"')
     for ch in s:
         code = ord(ch)
@@ -126,7 +136,9 @@ def _emit(v: Any, path: str, out: list[str]) -> None:
         out.append({None: "null", True: "true", False: "false"}[v])
     elif isinstance(v, int):
         if abs(v) > MAX_EXACT_INT:
-            raise JcsError(path, f"integer {v} is outside ±2**53, not a JCS number exactly")
+            raise JcsError(
+                path, f"integer {v} is outside +/-2**53 and cannot be a JCS number exactly"
+            )
         out.append(str(v))
     elif isinstance(v, float):
         if not math.isfinite(v):
@@ -159,9 +171,38 @@ def _emit(v: Any, path: str, out: list[str]) -> None:
         raise JcsError(path, f"a {type(v).__name__} is not a JSON value")
 
 
+def _flat(value: Any, depth: int = 0) -> bool:
+    """Whether `value` is an object whose keys are ASCII and whose values are null,
+    booleans, integers JCS writes exactly, strings, or (one level down) such objects:
+    for these, Python's own compact sorted JSON is the JCS form (ASCII keys sort the
+    same by code point and by UTF-16 unit; the escapes are the same) once no string
+    holds a surrogate."""
+    if not isinstance(value, dict):
+        return False
+    for k, v in value.items():
+        if not isinstance(k, str) or not k.isascii():
+            return False
+        if v is None or v.__class__ in (str, bool):
+            continue
+        if v.__class__ is int:
+            if abs(v) > MAX_EXACT_INT:
+                return False
+        elif depth or not _flat(v, 1):
+            return False
+    return True
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def jcs(value: Any) -> bytes:
     """The RFC 8785 canonical form of a parsed JSON value, UTF-8. Raises JcsError
-    for a value it cannot write exactly."""
+    for a value it cannot write exactly. (A flat object, `_flat`, is written by the
+    standard encoder; any other value by the rule in the module docstring.)"""
+    if _flat(value):
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        if not _SURROGATE.search(text):
+            return text.encode("utf-8")
     out: list[str] = []
     _emit(value, "$", out)
     return "".join(out).encode("utf-8")
@@ -210,7 +251,7 @@ def verify_aat_bytes(raw: bytes) -> dict[str, Any]:
     return _walk(body.split(b"\n") if body else [])
 
 
-def _file_lines(fh: BinaryIO) -> Iterator[bytes]:
+def _file_lines(fh: IO[bytes]) -> Iterator[bytes]:
     """The lines `verify_aat_bytes` splits, read one at a time: each without its LF;
     a file that is exactly one LF has none. Raises LineTooLong past the bound."""
     n = 0
@@ -232,7 +273,7 @@ def _file_lines(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk[:-1] if chunk.endswith(b"\n") else chunk
 
 
-def verify_aat_file(fh: BinaryIO) -> dict[str, Any]:
+def verify_aat_file(fh: IO[bytes]) -> dict[str, Any]:
     """`verify_aat_bytes` over an open file, streamed line by line (memory bounded by
     the longest line)."""
     return _walk(_file_lines(fh))
@@ -317,8 +358,9 @@ def record_of(row: dict[str, Any], line: int) -> dict[str, Any]:
     return out
 
 
-def _drop(rec: dict[str, Any], path: str) -> None:
-    """Leave out the value JCS refused at `path` (an emptied object goes with it)."""
+def drop_refused(rec: dict[str, Any], path: str) -> str:
+    """Leave out the value JCS refused at `path` (an emptied object goes with it);
+    returns the record's top-level field it was in."""
     keys = path[2:].split(".") if path.startswith("$.") else []
     top = keys[0].split("[", 1)[0] if keys else ""
     if not top or top not in rec:
@@ -332,6 +374,7 @@ def _drop(rec: dict[str, Any], path: str) -> None:
     parent.pop(key, None)
     if isinstance(rec.get(top), dict) and not rec[top]:
         rec.pop(top)
+    return top
 
 
 def export_lines(ledger_lines: list[bytes]) -> tuple[list[bytes], str | None]:
@@ -354,7 +397,7 @@ def export_lines(ledger_lines: list[bytes]) -> tuple[list[bytes], str | None]:
                 b = jcs(rec)
                 break
             except JcsError as e:
-                _drop(rec, e.path)
+                drop_refused(rec, e.path)
         out.append(b)
         prev = hashlib.sha256(b).hexdigest()
     return out, prev
@@ -367,7 +410,10 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
     del ctx
     try:
         with _lines.open_regular(path) as fh:
-            res = verify_aat_file(fh)
+            src: Any = _bound.HashingReader(fh) if _bound.active() else fh
+            res = verify_aat_file(src)
+            if isinstance(src, _bound.HashingReader):
+                _bound.note(path, src.finish())
     except OSError as e:
         return KindCheck(
             path=path,

@@ -14,9 +14,12 @@ a string of four `:` parts (else `malformed_digest`); algorithm `sha256`
 Then, only when that passed, the held leg: a regular file directly in the folder is
 recomputed by the digest's recipe (raw-bytes: its bytes; json-c14n: its Python-parsed
 UTF-8 JSON, canonicalised; a file that does not parse cannot match). A usable
-`subject.name` (a non-empty string, not a URL) naming a file of the folder decides
-alone: `match` or `mismatch`; otherwise any file of the folder with that digest is a
+`subject.name` (a non-empty string, not a URL) whose last component (`PurePath.name`:
+`sub/report.pdf/` names `report.pdf`) is a file of the folder decides alone: `match`
+or `mismatch`; otherwise any file of the folder with that digest is a
 `match`, none `not_held` — as is everything with no folder. No URL is ever fetched.
+A held file is read and hashed once per run (`held_hex`), however many bindings name
+or search it.
 
 One file held for one binding (`held_file_entry`: the viewer's drop on a binding row)
 is that binding's artefact by the auditor's word, so it decides alone, whatever its
@@ -28,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from pathlib import PurePosixPath
 from typing import Any
 
 from sealscope.core import lines as _lines
@@ -39,6 +43,10 @@ __all__ = [
     "held_state",
     "row_entry",
     "held_file_entry",
+    "held_hex",
+    "held_name",
+    "recompute",
+    "HeldDigests",
     "NOT_HELD_BOUND",
 ]
 
@@ -102,15 +110,15 @@ def verify_artefact(artefact: Any) -> dict[str, Any]:
     return out
 
 
-def _held_hex(path: str, recipe: str) -> str | None:
-    """The sha256 hex of a held file by `recipe`; None when it cannot be recomputed."""
-    try:
-        with _lines.open_regular(path) as fh:
-            data = fh.read(_HELD_LIMIT + 1)
-    except OSError:
-        return None
-    if len(data) > _HELD_LIMIT:
-        return None
+#: The digests of held files one run took, by (device, inode, size, mtime_ns, recipe)
+#: of the open file: a file is read and hashed once per run however many bindings
+#: name or search it (`CheckContext.held_digests`).
+HeldDigests = dict[tuple[int, int, int, int, str], str | None]
+
+
+def recompute(data: bytes, recipe: str) -> str | None:
+    """The sha256 hex of a held file's bytes by `recipe` (json-c14n: parsed from UTF-8
+    and canonicalised); None when they do not parse."""
     if recipe == "json-c14n":
         try:
             data = dumps_canonical(loads(data.decode("utf-8")))
@@ -119,48 +127,80 @@ def _held_hex(path: str, recipe: str) -> str | None:
     return hashlib.sha256(data).hexdigest()
 
 
-def _usable_name(subject: Any) -> str | None:
+def held_hex(path: str, recipe: str, cache: HeldDigests | None = None) -> str | None:
+    """The sha256 hex of a held file by `recipe`; None when it cannot be recomputed
+    (not a regular file, unreadable, past `_HELD_LIMIT`, not parsing). With `cache`,
+    a file whose open descriptor has the (device, inode, size, mtime_ns) of one
+    already hashed for that recipe is not read again."""
+    try:
+        with _lines.open_regular(path) as fh:
+            st = os.fstat(fh.fileno())
+            key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, recipe)
+            if cache is not None and key in cache:
+                return cache[key]
+            data = fh.read(_HELD_LIMIT + 1)
+    except OSError:
+        return None
+    got = None if len(data) > _HELD_LIMIT else recompute(data, recipe)
+    if cache is not None:
+        cache[key] = got
+    return got
+
+
+def held_name(subject: Any) -> str | None:
+    """The file name a binding's `subject.name` gives in the folder (KINDS.md §6.2):
+    the last component of a non-empty string that is not an http(s) URL, as
+    `PurePath.name` reads it (`report.pdf/` and `./report.pdf/.` name `report.pdf`);
+    None when there is none."""
     name = subject.get("name") if isinstance(subject, dict) else None
     if not isinstance(name, str) or not name or name.startswith(("http://", "https://")):
         return None
-    base = os.path.basename(name)
-    return base or None
+    return PurePosixPath(name).name or None
 
 
-def held_state(artefact: dict[str, Any], folder: str | None) -> str:
-    """`match`, `mismatch` or `not_held` of a binding whose offline leg passed."""
+def held_state(
+    artefact: dict[str, Any], folder: str | None, cache: HeldDigests | None = None
+) -> str:
+    """`match`, `mismatch` or `not_held` of a binding whose offline leg passed
+    (`cache`: the run's digests of held files, `held_hex`)."""
     if folder is None:
         return "not_held"
     _alg, recipe, _ver, hexd = artefact["digest"].split(":")
     want = hexd.strip().lower()
-    name = _usable_name(artefact.get("subject"))
+    name = held_name(artefact.get("subject"))
     if name is not None:
         named = os.path.join(folder, name)
         if os.path.isfile(named):
-            return "match" if _held_hex(named, recipe) == want else "mismatch"
+            return "match" if held_hex(named, recipe, cache) == want else "mismatch"
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return "not_held"
     for n in names:
         full = os.path.join(folder, n)
-        if os.path.isfile(full) and _held_hex(full, recipe) == want:
+        if os.path.isfile(full) and held_hex(full, recipe, cache) == want:
             return "match"
     return "not_held"
 
 
 def row_entry(
-    line: int, artefact: dict[str, Any], folder: str | None, *, held_file: str | None = None
+    line: int,
+    artefact: dict[str, Any],
+    folder: str | None,
+    cache: HeldDigests | None = None,
+    *,
+    held_file: str | None = None,
 ) -> dict[str, Any]:
     """The `rows_checked` entry of one artefact binding (KINDS.md §6.3); with
-    `held_file`, that one file is the artefact held (`held_file_entry`)."""
+    `held_file`, that one file is the artefact held (`held_file_entry`); `cache` the
+    run's digests of held files (`held_hex`)."""
     res = verify_artefact(artefact)
     if not res["digest_ok"]:
         held = "not_held"
     elif held_file is not None:
         held = _file_state(artefact, held_file)
     else:
-        held = held_state(artefact, folder)
+        held = held_state(artefact, folder, cache)
     ok = bool(res["digest_ok"])
     word = _verdict.BROKEN if not ok or held == "mismatch" else _verdict.VERIFIED
     subject = artefact.get("subject")
@@ -180,7 +220,7 @@ def row_entry(
 
 def _file_state(artefact: dict[str, Any], path: str) -> str:
     _alg, recipe, _ver, hexd = artefact["digest"].split(":")
-    return "match" if _held_hex(path, recipe) == hexd.strip().lower() else "mismatch"
+    return "match" if held_hex(path, recipe) == hexd.strip().lower() else "mismatch"
 
 
 def held_file_entry(line: int, artefact: Any, path: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ never read here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -45,16 +46,22 @@ _WORD_OK: dict[str, bool | None] = {
 }
 
 
-def _integrity_object(m: Z.FolderMembers) -> dict[str, Any] | None:
+def _integrity_object(m: Z.FolderMembers) -> tuple[dict[str, Any] | None, str | None]:
     """integrity.json as a JSON object (Python parse), or None when it is absent, not a
-    regular file of the folder, unreadable or not an object."""
+    regular file of the folder, unreadable or not an object; and the SHA-256 of the
+    bytes read (None: not read)."""
     if not m.is_file(INTEGRITY):
-        return None
+        return None, None
     try:
-        value = json.loads(m.read(INTEGRITY).decode("utf-8"))
-    except (OSError, ValueError, RecursionError, Z.TooBig):
-        return None
-    return value if isinstance(value, dict) else None
+        data = m.read(INTEGRITY)
+    except (OSError, Z.TooBig):
+        return None, None
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None, sha
+    return (value if isinstance(value, dict) else None), sha
 
 
 def integrity_record(
@@ -105,7 +112,7 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
             reason=f"{path} is a directory with no records.jsonl",
         )
     vr = _ledger.verify(records, digest=True)
-    integrity = _integrity_object(m)
+    integrity, integrity_sha = _integrity_object(m)
     fields, found = integrity_record(integrity, vr.sha256)
     detail: dict[str, Any] = vr.to_dict()
     detail["integrity"] = fields
@@ -127,7 +134,23 @@ def check(path: str, ctx: CheckContext) -> KindCheck:
         word=word,
         bound=bound,
         reason="; ".join(reasons),
+        subjects=_read_subjects(path, vr.sha256, integrity_sha),
     )
+
+
+def _read_subjects(
+    path: str, records_sha: str | None, integrity_sha: str | None
+) -> tuple[tuple[str, str], ...]:
+    """The VSA subjects of a bundle's check: the files it read, each by the digest of
+    the bytes it read (`path/member`): records.jsonl as its walk hashed it, and
+    integrity.json when read; () when the records could not be bound (changed or
+    replaced while walked)."""
+    if records_sha is None:
+        return ()
+    out = [(f"{path}/{RECORDS}", records_sha)]
+    if integrity_sha is not None:
+        out.append((f"{path}/{INTEGRITY}", integrity_sha))
+    return tuple(out)
 
 
 def unit_subjects(path: str) -> list[tuple[str, str]]:

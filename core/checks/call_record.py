@@ -31,6 +31,7 @@ import io
 import json
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
@@ -56,22 +57,30 @@ def verify_call_record(path: str) -> dict[str, Any]:
     """`{"ok", "rows", "first_break", "note"}` of a call-record file (rules in the
     module docstring). Raises UnicodeDecodeError on bytes that are not UTF-8, OSError
     when the file cannot be read."""
+    raw = _lines.open_regular(path)
+    src = _bound.HashingReader(raw) if _bound.active() else raw
+    with io.TextIOWrapper(src, encoding="utf-8", errors="surrogatepass") as fh:
+        res = _chained(fh)
+        if isinstance(src, _bound.HashingReader):
+            _bound.note(path, src.finish())
+    return res
+
+
+def _chained(fh: Any) -> dict[str, Any]:
+    """The call-record chain of the text lines of `fh` (the module docstring's rule)."""
     prev: Any = GENESIS
     rows = 0
-    with io.TextIOWrapper(
-        _lines.open_regular(path), encoding="utf-8", errors="surrogatepass"
-    ) as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:  # RecursionError propagates: the reference raises it too
-                return {"ok": False, "rows": rows, "first_break": n, "note": "unparseable line"}
-            if not isinstance(row, dict) or row.get("chain") != link(prev, row):
-                return {"ok": False, "rows": rows, "first_break": n, "note": "chain mismatch"}
-            prev = row["chain"]
-            rows += 1
+    for n, line in enumerate(fh, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:  # RecursionError propagates: the reference raises it too
+            return {"ok": False, "rows": rows, "first_break": n, "note": "unparseable line"}
+        if not isinstance(row, dict) or row.get("chain") != link(prev, row):
+            return {"ok": False, "rows": rows, "first_break": n, "note": "chain mismatch"}
+        prev = row["chain"]
+        rows += 1
     return {"ok": True, "rows": rows, "first_break": None, "note": None}
 
 

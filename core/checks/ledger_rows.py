@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import ledger as _ledger
 from sealscope.core import ledger_read as _ledger_read
 from sealscope.core import lines as _lines
@@ -123,7 +124,7 @@ def row_entries(
                 _cv.row_entry(line, row, held if held is not None else _cv.held_verdicts(ctx))
             )
         if isinstance(row.get("artefact"), dict):
-            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts))
+            out.append(_artefact.row_entry(line, row["artefact"], ctx.artefacts, ctx.held_digests))
     if _calls.is_call_row(row):
         out.append(_calls.row_entry(line, row))
     return out
@@ -208,11 +209,12 @@ class LedgerScan:
     checks: tuple[dict[str, Any], ...] = ()
 
 
-def scan(path: str, ctx: CheckContext | None = None) -> LedgerScan:
+def scan(path: str, ctx: CheckContext | None = None, *, receipts: bool = True) -> LedgerScan:
     """The receipt rows and the other row checks of a ledger in one pass over the
     lines that could hold either (`iter_marked_rows`). OSError when the file cannot be
-    read."""
-    return _scan_rows(_file_rows(path), ctx)
+    read. `receipts=False`: the receipt rows are not kept (`LedgerScan.receipts` is
+    empty), so the pass holds only the other checks' entries."""
+    return _scan_rows(_file_rows(path), ctx, receipts)
 
 
 def scan_bytes(data: bytes, ctx: CheckContext | None = None) -> LedgerScan:
@@ -249,13 +251,15 @@ def iter_marked_rows(data: _lines.Buffer) -> Iterator[tuple[int, Any]]:
     return _ledger_read.rows_in(data, needles=MARKS)
 
 
-def _scan_rows(rows: Iterable[tuple[int, Any]], ctx: CheckContext | None) -> LedgerScan:
+def _scan_rows(
+    rows: Iterable[tuple[int, Any]], ctx: CheckContext | None, keep_receipts: bool = True
+) -> LedgerScan:
     ctx = ctx or CheckContext()
     held: list[_cv.HeldVerdict] | None = None
     receipts: list[tuple[int, dict[str, Any]]] = []
     checks: list[dict[str, Any]] = []
     for line, row in rows:
-        if _receipt.is_receipt_row(row):
+        if keep_receipts and _receipt.is_receipt_row(row):
             receipts.append((line, row))
         if held is None and isinstance(row, dict) and row.get("kind") == "continuity_verify":
             held = _cv.held_verdicts(ctx)
@@ -270,14 +274,19 @@ def row_checks(path: str, ctx: CheckContext | None = None) -> tuple[dict[str, An
     entry and a viewer tab pass to `verdict.ledger`. () when the file cannot be read
     (its chain then could not look)."""
     try:
-        return scan(path, ctx).checks  # the receipts' own entries are not even built
+        # the receipts' own entries are not even built, nor their rows kept: a
+        # receipt-dense ledger's rows held whole cost ~3 KB each
+        return scan(path, ctx, receipts=False).checks
     except (OSError, ValueError):
         return ()
 
 
 def check(path: str, ctx: CheckContext) -> KindCheck:
-    """Check a plain ledger (KINDS.md §11.1–§11.2)."""
-    res = _ledger.verify(path)
+    """Check a plain ledger (KINDS.md §11.1–§11.2). In a recording (`bound_reads`) the
+    walk's digest of the bytes it read is noted, as the row scan's is."""
+    res = _ledger.verify(path, digest=_bound.active())
+    if _bound.active():
+        _bound.note(path, res.sha256)
     detail: dict[str, Any] = res.to_dict()
     detail[OWN_VERDICT] = _verdict.chain(res).verdict  # the chain's word, set once here
     if res.unreadable:

@@ -6,41 +6,63 @@ A zip is read in place (`zipread`), never extracted: refused before reading as
 COULD NOT LOOK `bounded` or `unreadable`), else its entries are checked exactly as
 a folder's files, and the result gains `zip: {entries, sha256}`.
 
-A folder (or the zip's entries): `manifest.json` missing → COULD NOT LOOK `missing`,
-not UTF-8 JSON or not an object → `unreadable` (one check `manifest`). Otherwise, in
+A folder (or the zip's entries): `manifest.json` missing → COULD NOT LOOK `missing`;
+a folder of that name, not UTF-8 JSON or not an object → `unreadable` (one check
+`manifest`). Otherwise, in
 order: `file hashes`, `records chain and head`, `window rows equal their records
 lines`, `build-time findings`, `manifest hash`, `aat export`, `mandate rows`,
 `second-read receipt`, `re-derived fields and prose`, `pins` (their rules are each
-function's docstring: checks 1–3 here, 4–8 in `pack_steps`, 9–10 in `pack_rederived`).
+function's docstring: checks 1–2 here, 3 in `pack_window`, 4–6 in `pack_steps`,
+7–8 in `pack_mandate`, 9–10 in `pack_rederived`).
 The pack's word is the worst (BROKEN over COULD NOT LOOK over VERIFIED); `reason_word`
 and its fellows come from the first COULD NOT LOOK check.
 `check` takes no witness file and uses no network: a listed local pin is COULD NOT
 LOOK `missing`, a remote one `network`.
 
-A member held in memory to be parsed (a folder's file, a zip's entry) is bounded by
-`zipread.ENTRY_MAX_BYTES`; past it the pack is COULD NOT LOOK `bounded`, not read.
+records.jsonl, window.jsonl and the AAT export are streamed, never held: each pass
+over them holds one line (bounded by `zipread.ENTRY_MAX_BYTES`) and what the checks
+compare (`pack_records`), and lines of whitespace alone are skipped in bulk. Any other
+member held in memory to be parsed is bounded by `zipread.ENTRY_MAX_BYTES` too; past
+it the pack is COULD NOT LOOK `bounded`, not read.
 
 Where sealscope re-derives less than the reference, the check says so in its `note`
-and never says more than the reference would: an `aat` section is re-verified by its
-own chain and head, not rebuilt from the records; a `mandate` or `readings` section
-is COULD NOT LOOK `bounded` (not rebuilt). The two pages (README.md,
+and never says more than the reference would. The `aat`, `mandate` and `readings`
+sections are rebuilt from the records (`aat_rebuild`, `pack_mandate`) and the
+second-read receipt's check rerun (`portable`). The two pages (README.md,
 ARTICLE_12_SUMMARY.md) are rendered again, as the reference does (`pack_render`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from sealscope.core import ledger as _ledger
 from sealscope.core.checks import pack_derive as D
 from sealscope.core.checks import zipread as Z
+from sealscope.core.checks.pack_records import (
+    RecordsFacts,
+    Selected,
+    chunks_of,
+    nonblank_lines,
+    verify_stream,
+)
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["KIND", "CHECKS", "verify_members", "members", "verify_pack", "check", "unit_subjects"]
+__all__ = [
+    "KIND",
+    "CHECKS",
+    "verify_members",
+    "members",
+    "verify_pack",
+    "check",
+    "unit_subjects",
+    "vsa_subjects",
+]
 
 KIND = "evidence-pack"
 VERIFIED, BROKEN, COULD_NOT_LOOK = D.VERIFIED, D.BROKEN, D.COULD_NOT_LOOK
@@ -135,12 +157,15 @@ def _dict(value: Any) -> dict[str, Any]:
 
 @dataclass
 class _Pack:
-    """One pack being checked: its members, manifest, and the records read once."""
+    """One pack being checked: its members, its manifest, and what the records give
+    (each records pass streamed, done once)."""
 
     m: Z.Members
     manifest: dict[str, Any]
-    _raw: bytes | None = None
+    _facts: RecordsFacts | None = None
     _vr: _ledger.VerifyResult | None = None
+    #: (lines, digest, all integers) of window.jsonl's `line` values, once read
+    window_values: tuple[int, Any, bool] | None = None
 
     def has(self, name: str) -> bool:
         return self.m.is_file(name)
@@ -155,26 +180,69 @@ class _Pack:
         except (OSError, ValueError):
             return None
 
-    @property
-    def records(self) -> bytes:
-        if self._raw is None:
+    def record_lines(self) -> Iterator[bytes]:
+        """records.jsonl's lines (split on LF, a CR kept, no final empty piece),
+        streamed from the member; none when it cannot be opened."""
+        try:
+            yield from self.m.lines(RECORDS)
+        except FileNotFoundError:
+            return
+
+    def records_nonblank(self, on_blank: Callable[[int, int], None]) -> Iterator[tuple[int, bytes]]:
+        """records.jsonl's lines not of whitespace alone, (number, line), streamed
+        (`pack_records.nonblank_lines`); `on_blank(first, last)` is told each run of
+        the others, the trailing run included. None when the member is absent."""
+        try:
+            fh = self.m.open(RECORDS)
+        except FileNotFoundError:
+            return
+        total: list[int] = []
+        prev = 0
+        with fh:
+            for n, line in nonblank_lines(chunks_of(fh), total):
+                if n > prev + 1:
+                    on_blank(prev + 1, n - 1)
+                prev = n
+                yield n, line
+        if total[0] > prev:
+            on_blank(prev + 1, total[0])
+
+    def facts(self) -> RecordsFacts:
+        """What one streamed pass over records.jsonl gives (`pack_records`), read
+        once; an absent or unreadable member reads as empty."""
+        if self._facts is None:
             try:
-                self._raw = self.read(RECORDS)
+                window = _window_args(self.manifest)
+            except (ValueError, TypeError, AttributeError):
+                window = None
+            try:
+                with self.m.open(RECORDS) as fh:
+                    self._facts = RecordsFacts.read(fh, window)
             except OSError:
-                self._raw = b""
-        return self._raw
+                self._facts = RecordsFacts.read(io.BytesIO(b""), window)
+        return self._facts
+
+    def selection(self) -> Selected:
+        """The window selected again from the records. Raises ValueError when the
+        manifest's window cannot be read, RecursionError where the strict reader
+        meets a line nesting past its depth (the reference's reader raises)."""
+        f = self.facts()
+        if f.selected is None:
+            raise ValueError("the manifest's window could not be read")
+        if f.deep_in_window:
+            raise RecursionError("a records line nests past the parser's depth")
+        return f.selected
 
     @property
     def vr(self) -> _ledger.VerifyResult:
+        """The records' chain walk, streamed (`pack_records.verify_stream`)."""
         if self._vr is None:
             try:
-                data = self.read(RECORDS)
+                self._vr = verify_stream(lambda: self.m.open(RECORDS), Z.ENTRY_MAX_BYTES)
             except OSError as e:
                 self._vr = _ledger.VerifyResult(
                     ok=False, first_break=f"unreadable: {e}", unreadable=True
                 )
-            else:
-                self._vr = _ledger.verify_bytes(data)
         return self._vr
 
 
@@ -276,7 +344,7 @@ def step_chain(p: _Pack) -> dict[str, Any]:
                 "the chain check did not cover every row, so it reached no verdict",
             ),
         }
-    chain = D.last_chain(p.records)
+    chain = p.facts().last_chain
     res["chain"] = chain
     if chain != claimed.get("chain") or vr.rows != claimed.get("rows"):
         return _finish(
@@ -290,78 +358,6 @@ def step_chain(p: _Pack) -> dict[str, Any]:
             ],
         )
     return _finish(res, [])
-
-
-def _window_rows(raw: bytes) -> list[Any]:
-    seen: list[Any] = []
-    for line in D.split_lines(raw):
-        try:
-            seen.append(json.loads(line.decode("utf-8")).get("line"))
-        except (ValueError, AttributeError):
-            seen.append(None)
-    return seen
-
-
-def step_window(p: _Pack) -> dict[str, Any]:
-    """3. Every `window.jsonl` line is `{"line": int, "raw": str}` whose raw text
-    (UTF-8) is that records line's bytes, and the lines named are the manifest's
-    `window.lines` (COULD NOT LOOK when that is not a list)."""
-    check = CHECKS[2]
-    gone = _missing(
-        p, check, (WINDOW, RECORDS), "the window rows could not be compared with the records"
-    )
-    if gone is not None:
-        return gone
-    rec_lines = D.split_lines(p.records)
-    differ, unreadable, seen = [], [], []
-    for n, line in enumerate(D.split_lines(p.read(WINDOW)), start=1):
-        try:
-            w = json.loads(line.decode("utf-8"))
-            ln, raw = w["line"], w["raw"]
-            if not isinstance(ln, int) or isinstance(ln, bool) or not isinstance(raw, str):
-                raise ValueError("line must be an integer and raw a string")
-        except (ValueError, KeyError, TypeError):
-            unreadable.append(n)
-            continue
-        seen.append(ln)
-        if not 1 <= ln <= len(rec_lines):
-            differ.append(ln)
-            continue
-        try:
-            mine = raw.encode("utf-8")
-        except UnicodeEncodeError:
-            raise Raised("UnicodeEncodeError") from None  # a lone surrogate in `raw`
-        if mine != rec_lines[ln - 1]:
-            differ.append(ln)
-    res = {
-        "check": check,
-        "rows_checked": len(seen),
-        "differ_lines": differ,
-        "unreadable_window_rows": unreadable,
-    }
-    listed = _get(p.manifest.get("window"), "lines")
-    problems = []
-    if differ:
-        problems.append(
-            f"window.jsonl rows differ from records.jsonl at ledger lines "
-            f"{', '.join(map(str, differ))}"
-        )
-    if unreadable:
-        problems.append(f'window.jsonl rows {unreadable} are not {{"line": N, "raw": ...}}')
-    if isinstance(listed, list) and listed != seen:
-        problems.append(f"window.jsonl names ledger lines {seen}, the manifest lists {listed}")
-    if problems or isinstance(listed, list):
-        return _finish(res, problems)
-    return {
-        **res,
-        **_cnl(
-            check,
-            "the window's ledger line numbers",
-            MANIFEST,
-            "unreadable",
-            "manifest.json has no `window.lines` list to compare the window against",
-        ),
-    }
 
 
 # --------------------------------------------------------------------------- 4–5
@@ -423,11 +419,15 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
     reference's `verify_pack` answers: `verdict`, `exit`, `checks` (one dict per check,
     `check` and `verdict` first), `finding`, `could_not_look`, the first COULD NOT LOOK
     check's fields. Raises `Raised` where the reference raises."""
+    from sealscope.core.checks import pack_mandate as M
     from sealscope.core.checks import pack_rederived as R
     from sealscope.core.checks import pack_steps as S
+    from sealscope.core.checks import pack_window as W
 
     try:
         if not m.is_file(MANIFEST):
+            if isinstance(m, Z.FolderMembers) and os.path.isdir(os.path.join(m.root, MANIFEST)):
+                raise IsADirectoryError(f"{MANIFEST} is a folder")
             raise FileNotFoundError(MANIFEST)
         manifest = json.loads(m.read(MANIFEST).decode("utf-8"))
         if not isinstance(manifest, dict):
@@ -454,12 +454,12 @@ def verify_members(m: Z.Members) -> dict[str, Any]:
     steps = (
         step_hashes,
         step_chain,
-        step_window,
+        W.step_window,
         S.step_build,
         S.step_manifest_hash,
         S.step_aat,
-        S.step_mandate,
-        S.step_readings,
+        M.step_mandate,
+        M.step_readings,
         R.step_rederived,
         R.step_pins,
     )
@@ -521,7 +521,7 @@ def verify_pack(path: str) -> dict[str, Any]:
     finally:
         opened.close()
     res["pack"] = path
-    res["zip"] = {"entries": len(opened.digests), "sha256": Z.file_sha256(path)}
+    res["zip"] = {"entries": len(opened.digests), "sha256": opened.sha256_of_zip}
     return res
 
 
@@ -580,3 +580,22 @@ def unit_subjects(path: str) -> list[tuple[str, str]]:
     else:
         names = [n for n in m.names() if m.is_file(n)]
     return [(n, m.sha256(n)) for n in names]
+
+
+def vsa_subjects(res: KindCheck) -> tuple[tuple[str, str], ...]:
+    """The VSA subjects of a pack's check, from the digests the check took of the bytes
+    it read (nothing is read again): a zip is its own digest (`detail.zip.sha256`) under
+    its path; a folder each member its manifest lists that is a file of the pack, as
+    `path/member` with the digest its check took (`detail.members`). () when the check
+    took none (the pack could not be read)."""
+    d = res.detail if isinstance(res.detail, dict) else {}
+    z = d.get("zip")
+    if isinstance(z, dict):
+        sha = z.get("sha256")
+        return ((res.path, sha),) if isinstance(sha, str) and sha else ()
+    listed = [m for m in d.get("members") or () if isinstance(m, dict)]
+    return tuple(
+        (f"{res.path}/{m['name']}", m["actual"])
+        for m in listed
+        if m.get("listed") is not None and isinstance(m.get("actual"), str)
+    )

@@ -31,14 +31,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sealscope.core import verdict as _verdict
-from sealscope.core.ledger import GENESIS, VerifyResult
+from sealscope.core.ledger import VerifyResult
 
 __all__ = [
     "BadTime",
-    "split_lines",
     "parse_when",
-    "select_window",
-    "newest_ts",
     "read_rows",
     "summarise",
     "derive_finding",
@@ -49,8 +46,6 @@ __all__ = [
     "is_int",
     "when_or_none",
     "STAMP",
-    "last_chain",
-    "chain_at",
     "independence",
 ]
 
@@ -95,14 +90,6 @@ class BadTime(ValueError):
     """A time that is not ISO 8601."""
 
 
-def split_lines(raw: bytes) -> list[bytes]:
-    """The lines of `raw` split on LF only; line N is index N-1."""
-    parts = raw.split(b"\n")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    return parts
-
-
 def parse_when(text: Any) -> datetime | None:
     """An aware datetime for ISO 8601 `text` (no zone: UTC); None for None or "".
     Raises BadTime for other text, AttributeError for a value that is not text."""
@@ -129,50 +116,6 @@ def when_or_none(text: Any) -> datetime | None:
         return parse_when(text) if isinstance(text, str) else None
     except BadTime:
         return None
-
-
-def select_window(
-    raw: bytes, agent: str | None, since: datetime | None, until: datetime | None
-) -> tuple[list[dict[str, Any]], list[int]]:
-    """(window, unplaced) as the module docstring states; each window entry is
-    `{"line": N, "raw": <the line's text>}`."""
-    window: list[dict[str, Any]] = []
-    unplaced: list[int] = []
-    for n, line in enumerate(split_lines(raw), start=1):
-        try:
-            text = line.decode("utf-8")
-            row = json.loads(text)
-        except ValueError:
-            continue
-        if not isinstance(row, dict):
-            continue
-        if agent is not None and agent not in (row.get("agent"), row.get("system_id")):
-            continue
-        if since is not None or until is not None:
-            ts = when_or_none(row.get("ts"))
-            if ts is None:
-                unplaced.append(n)
-                continue
-            if (since is not None and ts < since) or (until is not None and ts > until):
-                continue
-        window.append({"line": n, "raw": text})
-    return window, unplaced
-
-
-def newest_ts(raw: bytes) -> datetime | None:
-    """The newest readable `ts` of any object line, or None."""
-    newest = None
-    for line in split_lines(raw):
-        try:
-            row = json.loads(line.decode("utf-8"))
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(row, dict):
-            continue
-        ts = when_or_none(row.get("ts"))
-        if ts is not None and (newest is None or ts > newest):
-            newest = ts
-    return newest
 
 
 def read_rows(raw: bytes) -> tuple[list[dict[str, Any]], int]:
@@ -251,46 +194,6 @@ def finding_word(finding: Any) -> str:
     return (
         _FINDING_WORD.get(finding, COULD_NOT_LOOK) if isinstance(finding, str) else COULD_NOT_LOOK
     )
-
-
-def _universal(raw: bytes) -> list[str]:
-    return raw.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
-def last_chain(raw: bytes) -> Any:
-    """The head's chain: the last object line's truthy `chain`, else `genesis`."""
-    for line in reversed(raw.split(b"\n")):
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            obj = json.loads(line.decode("utf-8", errors="replace"))
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            return obj.get("chain") or GENESIS
-    return GENESIS
-
-
-def chain_at(raw: bytes, n: Any) -> Any:
-    """The `chain` of the n-th object row (universal newlines, stripped lines),
-    `genesis` for n <= 0, None past the end."""
-    if n <= 0:
-        return GENESIS
-    count = 0
-    for text in _universal(raw):
-        text = text.strip()
-        if not text:
-            continue
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(obj, dict):
-            count += 1
-            if count == n:
-                return obj.get("chain")
-    return None
 
 
 def independence(kind: Any) -> tuple[str, str]:

@@ -27,7 +27,6 @@ remote one `network`.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from sealscope.core.checks import pack_derive as D
@@ -54,6 +53,8 @@ from sealscope.core.checks.pack import (
     _Pack,
     _window_args,
 )
+from sealscope.core.checks.pack_records import chains_at
+from sealscope.core.ledger import GENESIS
 
 __all__ = ["step_rederived", "step_pins", "held_to_listed"]
 
@@ -166,7 +167,7 @@ def step_rederived(p: _Pack) -> dict[str, Any]:
             "missing" if not p.has(name) else "unreadable",
             f"the pack has no readable {name}, so its fields could not be re-derived",
         )
-    man, raw = p.manifest, p.records
+    man, facts = p.manifest, p.facts()
     problems: list[str] = []
     bounded: list[str] = []
     wb, mw = _dict(integrity.get("witness")), _dict(man.get("witness"))
@@ -200,7 +201,7 @@ def step_rederived(p: _Pack) -> dict[str, Any]:
     if built is None:
         problems.append(f"built_at {built_s!r} is not YYYY-MM-DDTHH:MM:SSZ")
     else:
-        newest = D.newest_ts(raw)
+        newest = facts.newest
         if newest is not None and newest.replace(microsecond=0) > built:
             problems.append(f"built_at {built_s} is before the newest record")
         for x in pins:
@@ -208,7 +209,7 @@ def step_rederived(p: _Pack) -> dict[str, Any]:
             if taken is not None and taken.replace(microsecond=0) > built:
                 bounded.append(f"built_at {built_s} is before the witness received a pin")
     head = _dict(man.get("chain_head"))
-    rec_sha = hashlib.sha256(raw).hexdigest()
+    rec_sha = facts.sha256
     listed = _dict(man.get("files"))
     vr = p.vr
     records_bad = listed.get(RECORDS) != rec_sha or vr.ok is False
@@ -298,11 +299,11 @@ def _rederive_records(
             problems.append(f"integrity.json {k} is not the {want!r} re-derived from records.jsonl")
     if integrity.get("instrument_notes") is not None:
         problems.append("integrity.json carries instrument notes, which a pack never writes")
-    rows, unreadable = D.read_rows(p.records)
-    s = D.summarise(rows)
+    facts = p.facts()
+    s, unreadable = facts.summary(), facts.unreadable
     ae = _dict(man.get("audit_export"))
     for k, want in (
-        ("record_count", len(rows)),
+        ("record_count", facts.rows),
         ("unreadable_lines", unreadable),
         ("period_covered", {"from": s["first_ts"], "to": s["last_ts"]}),
         ("event_counts", s["counts"]),
@@ -315,7 +316,7 @@ def _rederive_records(
     if integrity.get("checked_at") != ae.get("generated_at"):
         problems.append("integrity.json checked_at is not the export's generated_at")
     try:
-        summary = PR.render_summary(vr, finding, wb, rows, unreadable, ae)
+        summary = PR.render_summary(vr, finding, wb, facts, unreadable, ae)
     except PR.Unrenderable as e:
         raise Raised(e.name) from None
     except UnicodeEncodeError:
@@ -327,15 +328,15 @@ def _rederive_records(
         )
     w = _dict(man.get("window"))
     try:
-        agent, since, until = _window_args(man)
-        sel, unplaced = D.select_window(p.records, agent, since, until)
+        agent = _window_args(man)[0]
+        sel = p.selection()
     except (ValueError, TypeError, AttributeError):
         problems.append(
             "readme drift: the manifest's window could not be read, so README.md could "
             "not be rendered again"
         )
         return problems
-    res = _pack_verdict(integrity, bool(sel), man.get("checks") or [])
+    res = _pack_verdict(integrity, sel.count > 0, man.get("checks") or [])
     if (man.get("verdict"), man.get("exit")) != (res["verdict"], res["exit"]):
         problems.append(
             f"the manifest's verdict {man.get('verdict')!r} is not the "
@@ -344,7 +345,12 @@ def _rederive_records(
     for k in ("deal", "mandate", "readings"):
         if man.get(k) is not None:
             res[k] = man[k]
-    window = {"agent": agent, "from": w.get("from"), "to": w.get("to"), "unplaced_lines": unplaced}
+    window = {
+        "agent": agent,
+        "from": w.get("from"),
+        "to": w.get("to"),
+        "unplaced_lines": sel.unplaced,
+    }
     system_id, provider = (
         v if isinstance(v, str) else "" for v in (ae.get("system_id"), ae.get("provider"))
     )
@@ -384,6 +390,23 @@ def _expected_pins(wb: dict[str, Any]) -> list[dict[str, Any]]:
     if not ns or wb.get("witness_rows") is None:
         return []
     return [{"namespace": ns, "rows": wb.get("witness_rows"), "chain": wb.get("witness_chain")}]
+
+
+def _pinned_chains(p: _Pack, pins: list[dict[str, Any]]) -> Any:
+    """The records' chain at each pin's row count (`pack_records.chains_at`'s rule),
+    read in one streamed pass: a function of the count (`genesis` at or below 0,
+    None past the end)."""
+    counts: list[Any] = [x.get("rows") for x in pins]
+    wanted = {int(n) for n in counts if D.is_int(n) and n > 0}
+    got: dict[int, Any] = {}
+    if wanted and p.has(RECORDS):
+        with p.m.open(RECORDS) as fh:
+            got = chains_at(fh, wanted)
+
+    def at(rows: int) -> Any:
+        return GENESIS if rows <= 0 else got.get(rows)
+
+    return at
 
 
 def step_pins(p: _Pack) -> dict[str, Any]:
@@ -430,9 +453,10 @@ def step_pins(p: _Pack) -> dict[str, Any]:
             and integrity["rows"] != head["rows"]
         ):
             problems.append("row count mismatch: integrity.json and the manifest's chain_head")
+        chains = _pinned_chains(p, listed)
         for x in listed:
             ns, rows, chain = _ref(x)
-            if D.is_int(rows) and p.has(RECORDS) and D.chain_at(p.records, rows) != chain:
+            if D.is_int(rows) and p.has(RECORDS) and chains(rows) != chain:
                 problems.append(
                     f"records.jsonl does not hold the head pinned for {ns!r} at row {rows}"
                 )

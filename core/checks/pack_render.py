@@ -29,11 +29,11 @@ Values are shown as Python's `str()` shows them (a missing provider as
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
 from sealscope.core.checks import pack_derive as D
+from sealscope.core.checks.pack_records import RecordsFacts, Selected
 
 __all__ = [
     "Unrenderable",
@@ -356,7 +356,7 @@ def render_summary(
     vr: Any,
     finding: str,
     wb: dict[str, Any],
-    rows: list[dict[str, Any]],
+    rows: list[dict[str, Any]] | RecordsFacts,
     unreadable: int,
     export: dict[str, Any],
 ) -> str:
@@ -364,8 +364,12 @@ def render_summary(
     first two rules): `vr` the chain result of the records, `finding` the audit
     finding, `wb` integrity.json's witness block, `rows` and `unreadable` the
     records read tolerantly (`pack_derive.read_rows`), `export` the manifest's
-    `audit_export`. Raises Unrenderable where the reference's renderer fails."""
-    s = D.summarise(rows)
+    `audit_export` (or `rows` the streamed read, `RecordsFacts`). Raises
+    Unrenderable where the reference's renderer fails."""
+    if isinstance(rows, RecordsFacts):
+        s, count = rows.summary(), rows.rows
+    else:
+        s, count = D.summarise(rows), len(rows)
 
     def text(key: str) -> str:
         v = export.get(key)
@@ -379,7 +383,7 @@ def render_summary(
         f"# Article 12 audit export \u2014 {text('system_id') or '(unnamed system)'}\n"
         "\n"
         f"**Provider:** {text('provider') or '(unspecified)'}\n"
-        f"**Records:** {len(rows)}  \u00b7  **Period covered:** {s['first_ts']} "
+        f"**Records:** {count}  \u00b7  **Period covered:** {s['first_ts']} "
         f"\u2192 {s['last_ts']}\n"
         f"**Generated:** {export.get('generated_at')} by arcaeon-audit/{version}\n"
         "\n"
@@ -456,17 +460,6 @@ _README_HOW = [
 ]
 
 
-def _names_seen(window: list[dict[str, Any]]) -> list[str]:
-    seen: list[str] = []
-    for r in window:
-        row = json.loads(r["raw"])
-        for key in ("agent", "system_id"):
-            v = row.get(key)
-            if isinstance(v, str) and v and v not in seen:
-                seen.append(v)
-    return seen
-
-
 def _sections(build: dict[str, Any]) -> list[str]:
     """The deal, mandate and second-read sections, each when its block is truthy."""
     out: list[str] = []
@@ -522,14 +515,15 @@ def _sections(build: dict[str, Any]) -> list[str]:
 def render_readme(
     build: dict[str, Any],
     window: dict[str, Any],
-    rows: list[dict[str, Any]],
+    rows: list[dict[str, Any]] | Selected,
     system_id: str,
     provider: str,
 ) -> str | None:
     """README.md as the pack's data gives it (the module docstring's third rule):
     `build` the build's verdict reached again (`verdict`, `finding`, and the
     manifest's `deal`/`mandate`/`readings` blocks), `window` the manifest's window
-    (`agent`, `from`, `to`, `unplaced_lines`), `rows` the window selected again.
+    (`agent`, `from`, `to`, `unplaced_lines`), `rows` the window selected again
+    (or what `Selected` keeps of it).
     None when a block cannot be read, so no page can be rendered."""
     try:
         return _readme(build, window, rows, system_id, provider)
@@ -540,11 +534,13 @@ def render_readme(
 def _readme(
     build: dict[str, Any],
     window: dict[str, Any],
-    rows: list[dict[str, Any]],
+    rows: list[dict[str, Any]] | Selected,
     system_id: str,
     provider: str,
 ) -> str:
-    seen = _names_seen(rows)
+    if not isinstance(rows, Selected):
+        rows = Selected.of(rows)
+    seen, count, first, last = rows.names, rows.count, rows.first_line, rows.last_line
     agent = window["agent"]
     lines = [
         "# Evidence pack",
@@ -566,14 +562,14 @@ def _readme(
         lines.append(f"- System id given at build: `{system_id}`")
     if provider:
         lines.append(f"- Provider given at build: {provider}")
-    span = f"ledger lines {rows[0]['line']} to {rows[-1]['line']}" if rows else "no lines"
+    span = f"ledger lines {first} to {last}" if count else "no lines"
     lines += [
         "",
         "## The window",
         "",
         f"- From: {window['from'] or 'the first row'}",
         f"- To: {window['to'] or 'the last row'}",
-        f"- Rows: {len(rows)} ({span}); each is in window.jsonl with its ledger line number",
+        f"- Rows: {count} ({span}); each is in window.jsonl with its ledger line number",
     ]
     if window.get("unplaced_lines"):
         lines.append(

@@ -1,17 +1,19 @@
-"""Evidence packs, checks 4 to 8 (KINDS.md §8.2): `build-time findings`, `manifest
-hash`, `aat export`, `mandate rows`, `second-read receipt`; each function's docstring
-states its rule. The pack's shared reading (`_Pack`) and checks 1–3 are in `pack`,
-checks 9 and 10 in `pack_rederived`."""
+"""Evidence packs, checks 4 to 6 (KINDS.md §8.2): `build-time findings`, `manifest
+hash`, `aat export`; each function's docstring states its rule. The pack's shared
+reading (`_Pack`) and checks 1–3 are in `pack`, checks 7 and 8 in `pack_mandate`,
+9 and 10 in `pack_rederived`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import PurePosixPath
 from typing import Any
 
 from sealscope.core.checks import pack_derive as D
-from sealscope.core.checks.aat import export_lines, verify_aat_bytes
+from sealscope.core.checks.aat import verify_aat_file
+from sealscope.core.checks.aat_rebuild import ExportRebuild
 from sealscope.core.checks.pack import (
     BROKEN,
     CHECKS,
@@ -27,15 +29,13 @@ from sealscope.core.checks.pack import (
     _broken,
     _cnl,
     _finish,
-    _get,
     _missing,
     _Pack,
     _verified,
-    _window_args,
-    _window_rows,
 )
+from sealscope.core.checks.pack_window import window_line_values
 
-__all__ = ["step_build", "step_manifest_hash", "step_aat", "step_mandate", "step_readings"]
+__all__ = ["step_build", "step_manifest_hash", "step_aat"]
 
 
 def _rederive(p: _Pack, entries: list[dict[str, Any]]) -> list[str]:
@@ -44,30 +44,28 @@ def _rederive(p: _Pack, entries: list[dict[str, Any]]) -> list[str]:
     if not p.has(RECORDS) or not p.has(WINDOW):
         return []
     problems = []
-    window_raw = p.read(WINDOW)
     words = [e.get("reason_word") for e in entries]
+    count, digest, whole = window_line_values(p)
     try:
-        agent, since, until = _window_args(p.manifest)
-    except (ValueError, TypeError, AttributeError):
+        sel = p.selection()
+    except ValueError:
         problems.append(
             "the manifest's window (agent, from, to) could not be read, so the "
             "window could not be selected again"
         )
     else:
-        sel, unplaced = D.select_window(p.records, agent, since, until)
-        if unplaced and "unreadable" not in words:
+        if sel.unplaced and "unreadable" not in words:
             problems.append(
-                f"ledger lines {unplaced} match the agent with a time that could "
+                f"ledger lines {sel.unplaced} match the agent with a time that could "
                 "not be read, and could_not_look.json does not say so"
             )
-        rederived = [x["line"] for x in sel]
-        seen = _window_rows(window_raw)
-        if seen != rederived:
+        if not whole or count != sel.count or digest.digest() != sel.digest.digest():
             problems.append(
-                f"selecting the window again from records.jsonl gives ledger "
-                f"lines {rederived}, window.jsonl holds {seen}"
+                f"selecting the window again from records.jsonl gives {sel.count} ledger "
+                f"lines (first {sel.first_line}, last {sel.last_line}), window.jsonl holds "
+                f"{count} rows naming others"
             )
-    if not D.split_lines(window_raw) and "empty" not in words:
+    if not count and "empty" not in words:
         problems.append("the window is empty and could_not_look.json does not say so")
     return problems
 
@@ -210,9 +208,12 @@ def step_manifest_hash(p: _Pack) -> dict[str, Any]:
 
 def step_aat(p: _Pack) -> dict[str, Any]:
     """6. No `aat` in the manifest → VERIFIED. Else it names two plain file names,
-    both present with the records (else COULD NOT LOOK `missing`); the export's own
-    chain must hold and its head be the manifest's. (The reference also rebuilds the
-    export from the records byte for byte; sealscope does not, and says so.)"""
+    both present with the records (else COULD NOT LOOK `missing`). BROKEN, each
+    naming its file: the export's own chain fails; the export differs from the one
+    rebuilt from records.jsonl (the first differing line named); the manifest's
+    `head` is not the rebuilt head; the gaps file differs from the one rebuilt from
+    the records and their chain (`aat_rebuild`). Streamed: the records, the export
+    and the gaps file are each read once, line by line or hashed."""
     check = CHECKS[5]
     claim = p.manifest.get("aat")
     if claim is None:
@@ -223,105 +224,49 @@ def step_aat(p: _Pack) -> dict[str, Any]:
         return _broken(check, "manifest incomplete: `aat` names no file and gaps_file")
     if any(PurePosixPath(claim[k]).name != claim[k] for k in ("file", "gaps_file")):
         return _broken(check, "the manifest's `aat` names a file outside the pack folder")
-    names = (claim["file"], claim["gaps_file"], RECORDS)
-    gone = _missing(p, check, names, "the AAT export could not be recomputed")
+    export, gaps = claim["file"], claim["gaps_file"]
+    gone = _missing(p, check, (export, gaps, RECORDS), "the AAT export could not be recomputed")
     if gone is not None:
         return gone
-    raw = p.read(claim["file"])
     problems = []
-    run = verify_aat_bytes(raw)
+    with p.m.open(export) as fh:
+        run = verify_aat_file(fh)
     if not run["ok"]:
-        problems.append(f"{claim['file']}: {run['finding']}")
+        problems.append(f"{export}: {run['finding']}")
+    rebuilt = ExportRebuild()
+    digest = hashlib.sha256()
+    held = p.m.lines(export)
+    differ_at = None
     try:
-        lines, head = export_lines(D.split_lines(p.records))
+        for n, line in p.records_nonblank(rebuilt.skip_blank):
+            out = rebuilt.feed(n, line)
+            if out is None:
+                continue
+            digest.update(out + b"\n")
+            if differ_at is None and next(held, None) != out:
+                differ_at = rebuilt.records
     except TypeError:
         raise Raised("TypeError") from None  # an unhashable `evt`: the reference raises
-    if raw != b"".join(b + b"\n" for b in lines):
-        problems.append(f"{claim['file']} differs from the export recomputed from records.jsonl")
-    from sealscope.core.checks.pack_rederived import held_to_listed
-
-    if not held_to_listed(p, claim["gaps_file"]):
-        problems.append(f"{claim['gaps_file']} differs from the gaps list the manifest lists")
+    if digest.hexdigest() != p.m.sha256(export):
+        if differ_at is None:  # every rebuilt line is the export's: it holds more
+            differ_at = rebuilt.records + 1
+        problems.append(
+            f"{export} differs from the export recomputed from records.jsonl, first at line "
+            f"{differ_at}"
+        )
+    held.close()
+    head = rebuilt.head
     if claim.get("head") != head:
         problems.append(
-            f"{claim['file']}: the manifest's aat head {claim.get('head')} is not "
-            f"the recomputed head {head}"
+            f"{export}: the manifest's aat head {claim.get('head')} is not the recomputed "
+            f"head {head}"
         )
-    return _finish(
-        {
-            "check": check,
-            "records": len(lines),
-            "head": head,
-            "note": "the export recomputed from records.jsonl and its chain rerun; its gaps "
-            "file held to its listed hash, not rebuilt",
-        },
-        problems,
-    )
-
-
-def _not_rebuilt(check: str, what: str, where: str) -> dict[str, Any]:
-    return _cnl(
-        check,
-        what,
-        where,
-        "bounded",
-        f"sealscope does not rebuild the {what} from the records, so this section "
-        "was not re-derived",
-    )
-
-
-def step_mandate(p: _Pack) -> dict[str, Any]:
-    """7. No `mandate` → VERIFIED; a malformed block BROKEN; its files missing COULD
-    NOT LOOK; else COULD NOT LOOK `bounded` (sealscope does not rebuild it)."""
-    check = CHECKS[6]
-    claim = p.manifest.get("mandate")
-    if claim is None:
-        return _verified(check, "this pack was built without --mandate")
-    if (
-        not isinstance(claim, dict)
-        or claim.get("file") != "mandate_rows.json"
-        or claim.get("copy") not in ("mandate_file.json", None)
+    vr = p.vr
+    side = hashlib.sha256()
+    for piece in rebuilt.gaps_pieces(
+        export, {"ok": vr.ok, "rows": vr.rows, "first_break": vr.first_break}
     ):
-        return _broken(check, "manifest incomplete: `mandate` does not name mandate_rows.json")
-    names = ["mandate_rows.json", RECORDS] + (
-        ["mandate_file.json"] if claim.get("copy") is not None else []
-    )
-    gone = _missing(p, check, names, "the mandate rows could not be rebuilt")
-    if gone is not None:
-        return gone
-    if not isinstance(_get(p.manifest.get("window"), "lines"), list):
-        return _cnl(
-            check,
-            "the window's ledger line numbers",
-            MANIFEST,
-            "unreadable",
-            "manifest.json has no `window.lines`, so the mandate rows could not be selected again",
-        )
-    return _not_rebuilt(check, "mandate rows", "mandate_rows.json")
-
-
-def step_readings(p: _Pack) -> dict[str, Any]:
-    """8. No `readings` → VERIFIED; a malformed block BROKEN; a build that could not
-    include the receipt VERIFIED (its finding is in could_not_look.json); files
-    missing COULD NOT LOOK; else COULD NOT LOOK `bounded` (not rerun here)."""
-    check = CHECKS[7]
-    claim = p.manifest.get("readings")
-    if claim is None:
-        return _verified(check, "this pack was built without --readings")
-    ledger_name = "readings_receipt.ledger.jsonl"
-    if (
-        not isinstance(claim, dict)
-        or claim.get("receipt") != "readings_receipt.json"
-        or claim.get("ledger") not in (ledger_name, None)
-    ):
-        return _broken(check, "manifest incomplete: `readings` does not name readings_receipt.json")
-    if claim.get("ok") is None:
-        return _verified(
-            check,
-            "the build could not include the receipt; its could-not-look is in could_not_look.json",
-        )
-    names = ["readings_receipt.json"] + ([ledger_name] if claim.get("ledger") else [])
-    gone = _missing(p, check, names, "receipt verify could not run")
-    if gone is not None:
-        return gone
-    return _not_rebuilt(check, "second-read receipt", "readings_receipt.json")
+        side.update(piece)
+    if side.hexdigest() != p.m.sha256(gaps):
+        problems.append(f"{gaps} differs from the gaps list recomputed from records.jsonl")
+    return _finish({"check": check, "records": rebuilt.records, "head": head}, problems)

@@ -30,6 +30,12 @@ class KindCheck(_verdict.Judged):
     word: str | None = None
     bound: str = ""
     reason: str = ""
+    #: the bytes this check judged, as a verification summary names them: (name,
+    #: SHA-256) of each file read whole (a file kind: its path; a unit folder: each
+    #: member as `path/member`; a zip: its path); () when what it read could not be
+    #: bound to one set of bytes (changed or replaced while read); None when it said
+    #: nothing (not read)
+    subjects: tuple[tuple[str, str], ...] | None = None
 
     def outcome(self) -> _verdict.Outcome:
         return _verdict.kind_check(self.ok, self.word)
@@ -61,7 +67,14 @@ class CheckContext:
     """What `sealscope check` was given besides the paths: `artefacts` the
     `--artefacts DIR` folder of held things (None: nothing held), `verdict_files` the
     stored continuity verdicts named as PATHs (they join `continuity_verify` rows,
-    KINDS.md §5.3)."""
+    KINDS.md §5.3); `held_digests` the run's digests of held files, each taken once
+    (`artefact.held_hex`), shared by every check of the run; `bind_reads` whether each
+    check names the bytes it judged (`KindCheck.subjects`, `bound_reads`: hashing what
+    it reads), which a run that writes no verification summary may turn off."""
 
     artefacts: str | None = None
     verdict_files: tuple[str, ...] = ()
+    held_digests: dict[tuple[int, int, int, int, str], str | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    bind_reads: bool = True

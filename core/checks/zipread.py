@@ -15,9 +15,16 @@ before anything is read:
 3. the entries' total declared size over 4 GiB (the reference's bound), or past
    sealscope's own bounds on one entry's size and on the number of entries (what
    is held in memory at once) → COULD NOT LOOK `bounded`, nothing decompressed;
-4. every entry streamed once through its CRC check (a changed stored byte, a
-   truncated member, an encrypted or unsupported one → COULD NOT LOOK `unreadable`,
-   quirk 45), hashing as it goes. Reads never exceed an entry's declared size.
+4. every entry, in the zip's order, streamed once through its CRC check (a changed
+   stored byte, a truncated member, an encrypted or unsupported one → COULD NOT LOOK
+   `unreadable`, quirk 45), hashing as it goes; an entry whose name the reference
+   could not write to its extraction folder (longer than `NAME_MAX_BYTES` in UTF-8)
+   → COULD NOT LOOK `unreadable` there, as the reference's extraction fails.
+   Reads never exceed an entry's declared size.
+
+The zip's own sha256 (`ZipMembers.sha256_of_zip`) is hashed from the one open file
+the entries are then read from, before they are read: a path renamed over meanwhile
+never lends its bytes to the digest.
 
 A symlink entry in a zip is its stored bytes, as any other entry: nothing on disk is
 created or followed. A folder's symlinks are never followed out of the folder: a
@@ -32,9 +39,10 @@ import os
 import stat
 import zipfile
 import zlib
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
@@ -43,6 +51,8 @@ __all__ = [
     "ZIP_MAX_BYTES",
     "ENTRY_MAX_BYTES",
     "ENTRY_MAX_COUNT",
+    "NAME_MAX_BYTES",
+    "TooBig",
     "Members",
     "FolderMembers",
     "ZipMembers",
@@ -59,6 +69,9 @@ ZIP_MAX_BYTES = 4 * 1024**3
 ENTRY_MAX_BYTES = 1024**3
 #: sealscope's own bound on the number of entries.
 ENTRY_MAX_COUNT = 100_000
+#: The longest file name (UTF-8 bytes) the reference's extraction folder takes
+#: (NAME_MAX of the usual file systems); a longer entry name cannot be extracted.
+NAME_MAX_BYTES = 255
 
 _CHUNK = 1 << 20
 _READ_ERRORS = (
@@ -132,6 +145,27 @@ class Members:
         """The file's sha256 hex; OSError when it cannot be read."""
         raise NotImplementedError
 
+    def open(self, name: str) -> IO[bytes]:
+        """The file opened for streaming reads (the caller closes it); OSError when
+        it cannot be opened. Reads may raise OSError (a zip entry that fails)."""
+        raise NotImplementedError
+
+    def lines(self, name: str) -> Generator[bytes, None, None]:
+        """The file's lines split on LF only (each without its LF, a CR kept; no
+        final empty piece), streamed: memory bounded by the longest line, which is
+        bounded by `ENTRY_MAX_BYTES` (past it, `TooBig`)."""
+        with self.open(name) as fh:
+            while True:
+                try:
+                    line = fh.readline(ENTRY_MAX_BYTES + 1)
+                except _READ_ERRORS as e:
+                    raise OSError(f"{name}: {e}") from None
+                if not line:
+                    return
+                if len(line) > ENTRY_MAX_BYTES:
+                    raise TooBig(f"a line of {name} is longer than {ENTRY_MAX_BYTES} bytes")
+                yield line[:-1] if line.endswith(b"\n") else line
+
 
 class FolderMembers(Members):
     """The files of a folder; symlinks never followed out of it."""
@@ -200,6 +234,12 @@ class FolderMembers(Members):
             raise FileNotFoundError(f"{name}: not a file of the pack")
         return file_sha256(path)
 
+    def open(self, name: str) -> IO[bytes]:
+        path = self._path(name)
+        if path is None:
+            raise FileNotFoundError(f"{name}: not a file of the pack")
+        return _lines.open_regular(path)
+
 
 @dataclass(frozen=True)
 class ZipRefused:
@@ -220,6 +260,8 @@ class ZipMembers(Members):
     fh: BinaryIO
     where: str
     digests: dict[str, str] = field(default_factory=dict)
+    #: The sha256 of the zip's bytes, as read through `fh`.
+    sha256_of_zip: str = ""
 
     def names(self) -> list[str]:
         return sorted(self.digests)
@@ -241,9 +283,39 @@ class ZipMembers(Members):
             raise FileNotFoundError(f"{name}: not an entry of the zip")
         return self.digests[name]
 
+    def open(self, name: str) -> IO[bytes]:
+        if not self.is_file(name):
+            raise FileNotFoundError(f"{name}: not an entry of the zip")
+        try:
+            return self.zf.open(name)
+        except _READ_ERRORS as e:
+            raise OSError(f"{name}: {e}") from None
+
     def close(self) -> None:
         self.zf.close()
         self.fh.close()
+
+
+def _extractable(name: str) -> str | None:
+    """Why the reference could not write an entry of this name into its extraction
+    folder, or None when it could."""
+    size = len(name.encode("utf-8", "surrogateescape"))
+    if size > NAME_MAX_BYTES:
+        return (
+            f"the entry name is {size} bytes long, past the {NAME_MAX_BYTES} a file "
+            "name may have, so it cannot be extracted"
+        )
+    return None
+
+
+def _hash_open(fh: BinaryIO) -> str:
+    """The sha256 of an open file's bytes from its start, read through `fh`."""
+    h = hashlib.sha256()
+    fh.seek(0)
+    for block in iter(lambda: fh.read(_CHUNK), b""):
+        h.update(block)
+    fh.seek(0)
+    return h.hexdigest()
 
 
 def _stream(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
@@ -302,8 +374,12 @@ def open_zip(path: str) -> ZipMembers | ZipRefused:
         return refused
     members = ZipMembers(zf=zf, fh=fh, where=path)
     try:
+        members.sha256_of_zip = _hash_open(fh)
         for info in infos:
             members.digests[info.filename] = _stream(zf, info)
+            why = _extractable(info.filename)
+            if why is not None:
+                raise OSError(why)
     except _READ_ERRORS as e:
         members.close()
         return ZipRefused(

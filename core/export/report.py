@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import harn as _harn
 from sealscope.core import kinds
 from sealscope.core import ledger as _ledger
@@ -154,8 +155,10 @@ def build_report(
         res = (
             verify_result
             if verify_result is not None
-            else _ledger.verify(p, on_progress=step.progress())
+            else _ledger.verify(p, on_progress=step.progress(), digest=_bound.active())
         )
+        if verify_result is None and _bound.active():  # the walk's bytes, for a VSA
+            _bound.note(p, res.sha256)
         report = _ledger_report(p, res, records, step, ctx or CheckContext(artefacts=artefacts))
     else:
         raise ValueError(f"unknown report kind {kind!r} (ledger, snapshot or harn)")

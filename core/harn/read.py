@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from sealscope.core import bound_reads as _bound
 from sealscope.core import lines as _lines
 from sealscope.core.harn import serde as _serde
 from sealscope.core.harn.model import (
@@ -83,6 +84,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) ->
         raise HarnFileError(f"cannot read {shown}: {detail}", shown) from None
     if len(data) > max_bytes:
         raise HarnTooLargeError(f"{shown} is over the {max_bytes}-byte limit", shown)
+    _bound.note_bytes(name, data)
     try:
         value = _serde.loads(data)
     except MemoryError:

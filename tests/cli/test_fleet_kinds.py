@@ -95,7 +95,7 @@ def test_junit_makes_a_pack_one_suite_with_a_case_per_check(tmp_path):
     assert next(c.get("name") for c in suites["session.jsonl"]) == "chain"
 
 
-def test_vsa_subject_of_a_zip_is_its_digest_of_a_folder_each_member(tmp_path):
+def test_vsa_subject_of_a_zip_is_its_digest_of_a_bundle_each_file_its_check_read(tmp_path):
     root = _units(tmp_path)
     out = tmp_path / "vsa.json"
     p = run("fleet", str(root), "--vsa", str(out))
@@ -107,8 +107,10 @@ def test_vsa_subject_of_a_zip_is_its_digest_of_a_folder_each_member(tmp_path):
         return hashlib.sha256(path.read_bytes()).hexdigest()
 
     assert subjects[str(root / "pack.zip")] == sha(root / "pack.zip")
-    members = sorted(n.name for n in (root / "bundle").iterdir())
-    for name in members:
+    read = [n for n in ("records.jsonl", "integrity.json") if (root / "bundle" / n).exists()]
+    bundle_subjects = [n for n in subjects if n.startswith(f"{root / 'bundle'}/")]
+    assert sorted(bundle_subjects) == sorted(f"{root / 'bundle'}/{n}" for n in read)
+    for name in read:  # the files the bundle's check read, by the bytes it read
         assert subjects[f"{root / 'bundle'}/{name}"] == sha(root / "bundle" / name)
     assert str(root / "bundle") not in subjects
     assert str(root / "held.json") not in subjects  # not evidence: no subject

@@ -15,6 +15,7 @@ from arcaeon.prove.aat_export import verify_aat_bytes as ref_verify
 from arcaeon.prove.jcs import canonicalize
 from arcaeon.record.ledger import Ledger
 from sealscope.core.checks import aat
+from sealscope.core.checks.aat_rebuild import ExportRebuild
 from sealscope.core.checks.result import CheckContext
 
 from tests.core.checks_cases import cases, run_case
@@ -184,7 +185,7 @@ def test_export_rule_is_the_references_on_random_rows():
                 ensure_ascii=False,
             ).encode("utf-8", "surrogatepass")
             for _ in range(rng.randint(0, 5))
-        ] + [b"not json", b"[1]"]
+        ] + [b"not json", b"[1]", b"", b"  \r"][: rng.randint(0, 4)]
         try:
             recs = []
             for n, line in enumerate(rows, 1):
@@ -203,6 +204,33 @@ def test_export_rule_is_the_references_on_random_rows():
         except TypeError as e:
             got = type(e).__name__
         assert got == want, rows
+        if isinstance(want, str):
+            continue
+        # the gaps file, rebuilt streamed, is the reference's byte for byte
+        from arcaeon.prove.aat_export import (
+            AAT_CHAIN_ALGORITHM,
+            build_gaps,
+            gaps_sidecar_bytes,
+        )
+
+        skipped = [n for n, line in enumerate(rows, 1) if not isinstance(_parsed(line), dict)]
+        source = {"ok": rng.choice([True, False, None]), "rows": 3, "first_break": None}
+        side = gaps_sidecar_bytes(
+            "aat.jsonl",
+            {"algorithm": AAT_CHAIN_ALGORITHM, "records": len(lines), "head": head},
+            source,
+            build_gaps(recs, _refused, skipped),
+        )
+        rebuilt = ExportRebuild()
+        assert [x for n, line in enumerate(rows, 1) if (x := rebuilt.feed(n, line))] == lines
+        assert b"".join(rebuilt.gaps_pieces("aat.jsonl", source)) == side, rows
+
+
+def _parsed(line: bytes) -> object:
+    try:
+        return json.loads(line.decode("utf-8"))
+    except ValueError:
+        return None
 
 
 @pytest.mark.parametrize(
@@ -268,3 +296,45 @@ def test_a_line_past_the_bound_is_bounded_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(aat, "LINE_MAX_BYTES", 100)
     got = aat.check(str(p), CheckContext()).to_dict()
     assert got["verdict"] == "COULD NOT LOOK" and got["detail"] == {"reason_word": "bounded"}
+
+
+def test_the_gap_lines_are_written_as_json_writes_them_whatever_their_runs():
+    """The lines a gap names, held as runs and written in pieces (whole thousands by
+    one join), are the text `json.dumps(indent=2)` and the `where` phrase give."""
+    from sealscope.core.checks.aat_rebuild import Runs, _list_pieces, _phrase_pieces
+
+    rng = random.Random(47)
+    for _ in range(200):
+        runs, lines, n = Runs(), [], 0
+        for _ in range(rng.randint(1, 5)):
+            a = n + rng.randint(1, 3000)
+            b = a + rng.choice([0, 1, 999, 1000, 2500, rng.randint(0, 5000)])
+            runs.add_range(a, b)
+            lines += range(a, b + 1)
+            n = b
+        doc = json.dumps({"gaps": [{"x": 1, "lines": lines}]}, indent=2)
+        assert doc.split('"lines": ', 1)[1].startswith("".join(_list_pieces(runs)))
+        word = "ledger line " if len(lines) == 1 else "ledger lines "
+        assert "".join(_phrase_pieces(runs)) == json.dumps(word + ", ".join(map(str, lines)))
+
+
+def test_flat_objects_are_written_as_the_reference_writes_them():
+    """The flat-object path of `jcs` (the standard encoder) gives the reference's JCS
+    bytes, or refuses where it refuses: keys beyond ASCII, values it cannot write."""
+    from arcaeon.prove.jcs import JcsError
+
+    rng = random.Random(48)
+    values = [None, True, False, 0, -1, 2**53, 2**53 + 1, 1.5, "x", "\ud800", 'é\x01"\\']
+    values += ["\U0001f600", "\x7f\u2028", {"a": 1}, {"b": {"c": "d"}}, [1], {"z": [1]}]
+    keys = ["a", "b", "Z", "é", "\U0001f600", "\ue000", "_", "1"]
+    for _ in range(5000):
+        d = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 6))}
+        try:
+            want: object = canonicalize(d)
+        except JcsError as e:
+            want = e.path
+        try:
+            got: object = aat.jcs(d)
+        except aat.JcsError as e:
+            got = e.path
+        assert got == want, d

@@ -74,6 +74,28 @@ def _build(rng: random.Random, tmp: Path, i: int) -> Path:
         kw["since"] = "2026-10-06T08:22:00Z"
     if rng.random() < 0.3:
         kw["formats"] = ("aat",)
+    if rng.random() < 0.2:  # a mandate section: its rows rebuilt from the records
+        mfile = tmp / f"mandate{i}.json"
+        mfile.write_bytes(b'{"allow": ["t1"]}\n')
+        kw["mandate"] = str(mfile)
+    if rng.random() < 0.2:  # a second-read receipt: receipt verify rerun on the copies
+        from arcaeon.record.receipt import core as rcore
+
+        issuer = tmp / f"issuer{i}.jsonl"
+        receipt = rcore.build_receipt(
+            "cite",
+            {"doc": "d"},
+            [{"name": "c"}],
+            {"proves": ["x"], "does_not_prove": ["y"]},
+            ledger_path=issuer,
+            namespace="ns",
+            witness=False,
+            anchor=False,
+            issued_at="2026-12-01T00:00:00Z",
+        )
+        kw["readings"] = str(rcore.save_receipt(receipt, tmp / f"receipt{i}.json"))
+        if rng.random() < 0.5:
+            kw["readings_ledger"] = str(issuer)
     if rng.random() < 0.25:  # a local witness: its pin is listed, checked against nothing
         store = tmp / f"pins{i}.jsonl"
         WitnessStore(store).record("ns", Ledger(led).head())
@@ -376,3 +398,16 @@ def test_a_member_past_sealscopes_bound_is_bounded_not_read(tmp_path, monkeypatc
     got = pack.check(str(out), CheckContext()).to_dict()
     assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
     assert got["detail"] == {"reason_word": "bounded"}
+
+
+def test_a_manifest_that_is_a_folder_is_unreadable_as_the_reference_says(tmp_path, quiet_tmp):
+    """`manifest.json` a folder inside the pack: the reference cannot read it as text
+    and says COULD NOT LOOK `unreadable` (check `manifest`), not `missing`."""
+    out = _build(random.Random(11), tmp_path, 0)
+    (out / "manifest.json").unlink()
+    (out / "manifest.json").mkdir()
+    got = _ours(out, quiet_tmp)
+    want = ref_words(out)
+    assert want[0] == "COULD NOT LOOK" and want[3] == "unreadable"
+    assert words(got["detail"]) == want
+    assert [c["check"] for c in got["detail"]["checks"]] == ["manifest"]

@@ -6,6 +6,7 @@ out of through a symlink."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import struct
 import tempfile
@@ -220,3 +221,78 @@ def test_plain_names():
     for bad in ("", ".", "..", "a/b", "/a", "a\\b", "d/", "../a"):
         assert not zipread.is_plain(bad), bad
     assert zipread.bad_names(["a", "b/c", "a"]) == (["b/c"], ["a"])
+
+
+def _honest_pack_zip(tmp_path: Path, name: str = "p") -> Path:
+    from arcaeon.prove.evidence_pack import build_pack
+    from arcaeon.record.ledger import Ledger
+
+    led = tmp_path / f"{name}.jsonl"
+    L = Ledger(led)
+    for i in range(3):
+        L.append({"event": "decision", "agent": name, "n": i, "ts": f"2026-10-06T08:2{i}:00Z"})
+    out = tmp_path / name
+    build_pack(led, out, system_id="s", provider="p", zip_out=True, built_at="2026-10-07T00:00:00Z")
+    return out.with_suffix(".zip")
+
+
+@pytest.mark.parametrize("length", [256, 300])
+def test_a_member_whose_name_cannot_be_extracted_could_not_look(tmp_path, quiet_tmp, length):
+    """A listed entry with a name longer than a file name may be: the reference, which
+    extracts, cannot write it and says COULD NOT LOOK `unreadable` (check `pack zip`);
+    so does sealscope, which never extracts."""
+    z = _honest_pack_zip(tmp_path)
+    with zipfile.ZipFile(z) as zf:
+        ents = [(i.filename, zf.read(i)) for i in zf.infolist()]
+    long_name = "n" * (length - 4) + ".txt"
+    manifest = json.loads(dict(ents)["manifest.json"])
+    manifest["files"][long_name] = hashlib.sha256(b"x").hexdigest()
+    m_bytes = json.dumps(manifest, indent=2).encode()
+    ents = [(n, m_bytes if n == "manifest.json" else b) for n, b in ents]
+    ents = [
+        (n, f"{hashlib.sha256(m_bytes).hexdigest()}  manifest.json\n".encode())
+        if n == "manifest.sha256"
+        else (n, b)
+        for n, b in ents
+    ] + [(long_name, b"x")]
+    with zipfile.ZipFile(z, "w") as zf:
+        for n, b in ents:
+            zf.writestr(n, b)
+    ref = ref_verify_pack(z)
+    got = _check(z)
+    assert (ref["verdict"], ref["reason_word"]) == ("COULD NOT LOOK", "unreadable")
+    assert (got["verdict"], got["exit_code"]) == ("COULD NOT LOOK", 3)
+    assert got["detail"]["reason_word"] == ref["reason_word"]
+    assert (
+        got["detail"]["where"] == ref["where"] and got["detail"]["looked_for"] == ref["looked_for"]
+    )
+    assert [c["check"] for c in got["detail"]["checks"]] == [c["check"] for c in ref["checks"]]
+
+
+def test_a_name_of_255_bytes_is_extracted_and_read(tmp_path, quiet_tmp):
+    z = _honest_pack_zip(tmp_path)
+    with zipfile.ZipFile(z, "a") as zf:
+        zf.writestr("n" * 251 + ".txt", b"x")
+    ref = ref_verify_pack(z)
+    got = _check(z)
+    assert got["verdict"] == ref["verdict"] == "BROKEN"  # an unlisted member, read
+
+
+def test_the_zip_digest_is_of_the_bytes_checked_not_of_a_zip_renamed_over_it(
+    tmp_path, quiet_tmp, monkeypatch
+):
+    """The zip is renamed over by another while its entries are being checked: the
+    digest in `detail.zip` is of the bytes the check read, from the one open file."""
+    z = _honest_pack_zip(tmp_path, "a")
+    other = _honest_pack_zip(tmp_path, "b")
+    want = hashlib.sha256(z.read_bytes()).hexdigest()
+    assert hashlib.sha256(other.read_bytes()).hexdigest() != want
+    real = pack.verify_members
+
+    def swapped(m):
+        os.replace(other, z)  # mid-run: the path now names other bytes
+        return real(m)
+
+    monkeypatch.setattr(pack, "verify_members", swapped)
+    got = pack.check(str(z), CheckContext()).to_dict()
+    assert got["detail"]["zip"]["sha256"] == want

@@ -211,3 +211,76 @@ async def test_held_content_changed_since_is_named_and_enter_jumps_to_the_anchor
         await pilot.press("enter")
         await _quiet(app, pilot)
         assert tabs.active == tab.id and tab.rows.current_line == 5
+
+
+@sync
+async def test_case_open_opens_the_case_as_the_case_flag_does(copies: Path, monkeypatch) -> None:
+    from sealscope.main import main
+
+    case = str(copies / "case.jsonl")
+    record.new_case(case, title="open")
+    record.add(case, str(copies / "truncated.jsonl"), pin=str(copies / "truncated.pin"))
+    record.note(case, "look at the pin")
+    started: list[SealscopeApp] = []
+    monkeypatch.setattr(SealscopeApp, "run", lambda self, *a, **k: started.append(self))
+    assert main(["case", "open", case]) == 0
+    assert main(["--case", case]) == 0
+    assert main(["case", "open", str(copies / "no-such-case.jsonl")]) == 3
+    seen = []
+    for app in started:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await _quiet(app, pilot)
+            tabs = [
+                (Path(t.path).name, [r.kind for r in t.session], t.banner.combined_verdict)
+                for t in app.panes()
+            ]
+            seen.append((app.case_link.path, tabs, _options(app)))
+    [by_verb, by_flag] = seen
+    assert by_verb == by_flag
+    assert by_verb[1] == [("truncated.jsonl", ["pin"], "BROKEN")]
+    assert any("look at the pin" in o for o in by_verb[2])
+    assert len(store.read_case(case).entries) == 5  # opening recorded nothing
+
+
+@sync
+async def test_a_lookup_run_in_a_case_session_is_recorded_once_and_replays(copies: Path) -> None:
+    from sealscope.core.case import replay
+    from textual.widgets import Input
+
+    case = str(copies / "case.jsonl")
+    record.new_case(case)
+    record.add(case, str(copies / "session.jsonl"))
+    held = str(copies / "held" / "session-pre.jsonl")
+    app = SealscopeApp([], case=case)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _quiet(app, pilot)
+        await activate(app, pilot, "session.jsonl")
+        await pilot.press("l")
+        await _quiet(app, pilot)
+        field = app.screen.query_one("#lookup-file", Input)
+        field.value = held
+        field.focus()
+        for _ in range(2):  # the same look-up shown again is not a second check
+            await pilot.press("enter")
+            await _quiet(app, pilot)
+        typed = app.screen.query_one("#lookup-text", Input)
+        typed.focus()
+        typed.value = "no such item"
+        await pilot.press("enter")
+        await _quiet(app, pilot)
+    lookups = [e for e in store.read_case(case).entries if e.get("check") == "lookup"]
+    assert [[i["role"] for i in e.get("inputs")] for e in lookups] == [
+        ["evidence", "held"],
+        ["evidence"],
+    ]
+    assert lookups[0].get("inputs")[1]["resolved"] == held
+    assert lookups[1].get("args") == {"text": "no such item"}
+    direct = perform.perform(
+        "lookup",
+        [
+            perform.Input("evidence", str(copies / "session.jsonl")),
+            perform.Input("held", held),
+        ],
+    )
+    assert lookups[0].get("result_sha256") == direct.result_sha256
+    assert [i.status for i in replay.replay(case).items] == ["holds"] * 3
