@@ -30,6 +30,8 @@ class KindCheck(_verdict.Judged):
     word: str | None = None
     bound: str = ""
     reason: str = ""
+    # the path's long-tail profile (KINDS-3.md §15), None when it has none
+    profile: str | None = None
 
     def outcome(self) -> _verdict.Outcome:
         return _verdict.kind_check(self.ok, self.word)
@@ -52,6 +54,7 @@ class KindCheck(_verdict.Judged):
             "exit_code": out.exit_code,
             "ok": self.ok,
             "bound": self.bound or None,
+            "profile": self.profile,
             "detail": self.detail,
         }
 
