@@ -111,7 +111,7 @@ class FleetEntry(_verdict.Judged):
     @property
     def evidence(self) -> bool:
         """False for a not-evidence entry (no verdict of its own, left out of counts)."""
-        return self.check is None or self.check.kind is not None
+        return self.check is None or self.check.kind is not None or self.check.profile is not None
 
     def outcome(self) -> _verdict.Outcome:
         """The entry's word and exit code, judged once (an entry is immutable; every
@@ -143,7 +143,7 @@ class FleetEntry(_verdict.Judged):
         if self.check is not None:
             c = self.check
             out = {**c.to_dict(), "bytes": self.size, "word": c.word, "reason": c.reason}
-            if c.kind is None:  # not judged: no verdict word, no exit code
+            if c.kind is None and c.profile is None:  # not judged: no word, no exit code
                 out.update(verdict=None, exit_code=None, not_evidence=True)
             return out
         return {
@@ -168,6 +168,7 @@ class FleetEntry(_verdict.Judged):
                 d.get("word"),
                 d.get("bound") or "",
                 d.get("reason") or "",
+                d.get("profile"),
             )
             return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"), kc)
         res = VerifyResult(

@@ -22,7 +22,15 @@ from sealscope.core import kinds as _kinds
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["CHECKERS", "run", "run_context", "check_path", "KindCheck", "CheckContext"]
+__all__ = [
+    "CHECKERS",
+    "run",
+    "run_context",
+    "check_path",
+    "check_kind",
+    "KindCheck",
+    "CheckContext",
+]
 
 # evidence kind → the module under sealscope.core.checks that checks it
 CHECKERS = {
@@ -55,10 +63,10 @@ def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
     paired with no other path. Never raises."""
     from sealscope.core.profiles import stage as _stage
 
-    return _stage.apply(found, _check_kind(found, ctx), ctx)[0]
+    return _stage.apply(found, check_kind(found, ctx), ctx)[0]
 
 
-def _check_kind(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
+def check_kind(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
     """The §1 kind's own check of one identified path. Never raises."""
     if found.kind is None:
         return _none(found)
@@ -114,7 +122,7 @@ def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck
 
     found = [_kinds.identify(p) for p in paths]
     ctx = _joined(found, ctx or CheckContext())
-    return _stage.profiled(found, [_check_kind(f, ctx) for f in found], ctx)
+    return _stage.profiled(found, [check_kind(f, ctx) for f in found], ctx)
 
 
 def exit_code(results: Sequence[KindCheck]) -> int:
