@@ -312,7 +312,7 @@ def mandates() -> None:
         },
         indent=2,
     )
-    body = {
+    body: dict[str, Any] = {
         "merchant": "acme-store",
         "cap": "60.00",
         "currency": "USD",
