@@ -40,6 +40,10 @@ def _flag(value: Any, yes: str, no: str) -> str:
     )
 
 
+def _digest_word(ok: Any) -> str:
+    return "—" if ok is None else verdict.VERIFIED if ok is True else verdict.BROKEN
+
+
 def profile_lines(kc: KindCheck) -> list[Any]:
     """The banner's lines of a long-tail document's check (`kind_view.CheckLine`s)."""
     from sealscope.viewer.kind_view import CheckLine
@@ -63,9 +67,7 @@ def profile_lines(kc: KindCheck) -> list[Any]:
             CheckLine("warnings", shown(d.get("warnings"))),
             CheckLine(
                 "sealed body digest",
-                {True: verdict.VERIFIED, False: verdict.BROKEN}.get(
-                    d.get("mandate_digest_ok"), "—"
-                ),
+                _digest_word(d.get("mandate_digest_ok")),
                 "differs from mandate_digest" if d.get("mandate_digest_ok") is False else "",
             ),
         ]
