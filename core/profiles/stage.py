@@ -9,7 +9,8 @@
   (no word: an indeterminate key is named beside the word). A ledger of a two-file
   profile gains `detail.pair`: null when no other path of the run is its partner
   (nothing else changes; the line names the bound), else the pair check's result,
-  and its word becomes the worst of its own and the pair's; `ok` stays the chain's.
+  and its word becomes the worst of its own and the pair's (`detail.pair.word`, the
+pair's own word, is sealscope's, beside the reference's fields); `ok` stays the chain's.
 
 Pairing (`pair_results`), within the paths of one run, in argv order: a path's
 partner is the first other path (another string) of the same profile that can pair
@@ -188,7 +189,7 @@ def _paired(res: KindCheck, name: str, r: dict[str, Any], detail: dict[str, Any]
     own = "; ".join(p for p in res.reason.split("; ") if p and p != UNPAIRED)
     return dataclasses.replace(
         res,
-        detail={**res.detail, "pair": detail},
+        detail={**res.detail, "pair": {**detail, "word": pair_word}},
         word=word,
         bound=res.bound if word == _verdict.VERIFIED else "",
         reason=_join(own, said),

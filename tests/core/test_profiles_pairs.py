@@ -166,8 +166,9 @@ def _agree(a: Path, b: Path, profile: str, expected: dict[str, Any], order: tupl
         pair = res.detail["pair"]
         assert pair is not None, res.reason
         assert pair["partner"] == str(order[other])
-        got = {k: v for k, v in pair.items() if k not in ("partner", "party")}
+        got = {k: v for k, v in pair.items() if k not in ("partner", "party", "word")}
         assert got == expected
+        assert pair["word"] == _WORD.get(expected["verdict"], "COULD NOT LOOK")
         alone = checks.run([str(order[me])])[0]
         assert alone.detail.get("pair", None) is None
         want = _WORD.get(expected["verdict"], "COULD NOT LOOK")
@@ -348,4 +349,4 @@ def test_a_100k_row_tape_pair_with_one_lost_request(tmp_path):
     )
     assert pair == {**res[1].detail["pair"], "partner": str(tool)}
     ref = _ref_tape(agent, tool)
-    assert {k: v for k, v in pair.items() if k != "partner"} == ref
+    assert {k: v for k, v in pair.items() if k not in ("partner", "word")} == ref
