@@ -39,6 +39,7 @@ __all__ = [
     "key_states",
     "receipt_of",
     "ledger_detail",
+    "row_states",
     "check_receipt",
 ]
 
@@ -177,6 +178,24 @@ def ledger_detail(path: str, chain_ok: bool | None) -> tuple[dict[str, Any], str
         else ""
     )
     return {"keys": entries, "indeterminate": pending}, note
+
+
+def row_states(path: str) -> dict[int, str]:
+    """line → the state of its key, for every once row of the ledger (lines numbered
+    as the verifier numbers them): what a viewer's row badge shows. {} when the file
+    cannot be read."""
+    from sealscope.core import ledger_read
+
+    try:
+        states = {str(k): s["state"] for k, s in key_states(path)}
+        out: dict[int, str] = {}
+        for line, row in ledger_read.iter_rows(path, needles=(b"once.",)):
+            if isinstance(row, dict) and row.get("event") in EVENTS and "key" in row:
+                key = row["key"]
+                out[line] = states.get(key, "never") if isinstance(key, str) else "never"
+        return out
+    except (OSError, ValueError):
+        return {}
 
 
 def _held(path: str, name: str, ctx: CheckContext) -> str | None:

@@ -50,3 +50,38 @@ async def test_a_vet_grade_tab_never_says_verified(tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_snapshot_profile_tab(snap_compare, name, size):
     assert snap_compare(SealscopeApp([CASES[name][0]]), terminal_size=size, run_before=_judged)
+
+
+ONCE = TAIL / "once.log.jsonl"
+
+
+async def _rows_checked(pilot) -> None:
+    from tests.viewer.viewer_helpers import settle, until
+
+    app = pilot.app
+    await settle(app, pilot)
+    await until(pilot, lambda: app.panes()[0].checks.rows is not None, "rows never checked")
+    await pilot.pause()
+
+
+@sync
+async def test_a_once_ledger_badges_each_row_with_its_keys_state():
+    """Each once row's badge is its key's state (core's `once.row_states`); the badge
+    adds no word: the tab stays its chain's VERIFIED with a key left at intent."""
+    app = SealscopeApp([ONCE])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _rows_checked(pilot)
+        [tab] = app.panes()
+        assert tab.rows.own_checks == {
+            1: ("VERIFIED", "once: executed"),
+            2: ("VERIFIED", "once: executed"),
+            3: ("VERIFIED", "once: executed"),
+            4: ("VERIFIED", "once: executed"),
+            5: ("COULD NOT LOOK", "once: intent"),
+        }
+        assert tab.tab_verdict.verdict == "VERIFIED"
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["120x36", "80x24"])
+def test_snapshot_once_ledger_badges(snap_compare, size):
+    assert snap_compare(SealscopeApp([ONCE]), terminal_size=size, run_before=_rows_checked)
