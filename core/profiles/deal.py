@@ -85,24 +85,42 @@ class Side:
 
 
 def load_side(
-    label: str, path: str, deal_id: Any, party: str | None, *, keep: tuple[str, ...] = ()
+    label: str,
+    path: str,
+    deal_id: Any,
+    party: str | None,
+    *,
+    keep: tuple[str, ...] = (),
+    src: str | None = None,
 ) -> Side:
     """Read one ledger as the deal lane does (rules in the module docstring). With
     `keep`, the chain of every row and the rows whose `kind` is in `keep` are kept
-    too (the handshake's reading). Never raises."""
+    too (the handshake's reading). Every read goes through one open file (`src`, a
+    name from `reading.one_file`, when the caller holds one). Never raises."""
     s = Side(label, path)
     s.cnl = _r.stat_refusal(label, path, "a ledger")
     if s.cnl is not None:
         return s
+    if src is not None:
+        _load_from(s, src, deal_id, party, keep)
+        return s
+    with _r.one_file(path) as held:
+        _load_from(s, held, deal_id, party, keep)
+    return s
+
+
+def _load_from(s: Side, src: str, deal_id: Any, party: str | None, keep: tuple[str, ...]) -> None:
+    """`load_side`'s reads, every one through `src` (one open file)."""
+    label, path = s.label, s.path
     try:
-        bad = _r.cannot_read(label, path)
+        bad = _r.cannot_read(label, src)
     except OSError as e:
         s.cnl = _r.refusal(label, path, _r.UNREADABLE, f"{label} unreadable: {e}")
-        return s
+        return
     if bad is not None:
         s.cnl = _r.refusal(f"{label} line {bad[0]}", path, _r.UNREADABLE, bad[1])
-        return s
-    res = _ledger.verify(path)
+        return
+    res = _ledger.verify(src)
     if res.ok is False:
         s.broken = True
         s.cnl = _r.refusal(
@@ -112,7 +130,7 @@ def load_side(
             f"{label} does not verify ({res.first_break or 'chain broken'}); a tape edited "
             "after it was written cannot be read as a deal record",
         )
-        return s
+        return
     if res.ok is None and res.verified_scope not in ("empty", "bounded_prechain_skipped"):
         s.cnl = _r.refusal(
             "an intact chain",
@@ -120,16 +138,15 @@ def load_side(
             _r.BOUNDED,
             f"{label} verifies only within scope ({res.verified_scope})",
         )
-        return s
+        return
     try:
-        _read_rows(s, deal_id, party, keep)
+        _read_rows(s, src, deal_id, party, keep)
     except OSError as e:
         s.cnl = _r.refusal(label, path, _r.UNREADABLE, f"{label} unreadable: {e}")
-    return s
 
 
-def _read_rows(s: Side, deal_id: Any, party: str | None, keep: tuple[str, ...]) -> None:
-    for n, row in _r.object_rows(s.path):
+def _read_rows(s: Side, src: str, deal_id: Any, party: str | None, keep: tuple[str, ...]) -> None:
+    for n, row in _r.object_rows(src):
         s.rows = n
         if keep:
             s.chains[n] = row.get("chain")

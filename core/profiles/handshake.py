@@ -61,8 +61,15 @@ class _Read:
 
 
 def _read(name: str, path: str) -> _Read:
+    with _r.one_file(path) as src:
+        return _read_from(name, path, src)
+
+
+def _read_from(name: str, path: str, src: str) -> _Read:
     r = _Read(name, path)
-    side = load_side(f"ledger {name}", path, _NO_DEAL, None, keep=(KIND_PROPOSE, KIND_ACCEPT))
+    side = load_side(
+        f"ledger {name}", path, _NO_DEAL, None, keep=(KIND_PROPOSE, KIND_ACCEPT), src=src
+    )
     if side.cnl and not side.broken:
         r.cnl = side.cnl
         return r
@@ -70,7 +77,7 @@ def _read(name: str, path: str) -> _Read:
         assert side.cnl is not None
         r.broken = str(side.cnl["reason"])
         try:
-            _reread(r, side.cnl)
+            _reread(r, side.cnl, src)
         except OSError:
             r.cnl, r.broken = side.cnl, None
         return r
@@ -79,10 +86,10 @@ def _read(name: str, path: str) -> _Read:
     return r
 
 
-def _reread(r: _Read, refusal: dict[str, Any]) -> None:
+def _reread(r: _Read, refusal: dict[str, Any], src: str) -> None:
     """A broken ledger's rows, every non-blank line an object, else could not look."""
     n = 0
-    for raw in _r.text_lines(r.path):
+    for raw in _r.text_lines(src):
         if not raw.strip():
             continue
         try:

@@ -105,7 +105,13 @@ def _apply(state: dict[str, Any], row: dict[str, Any]) -> None:
 def key_states(path: str) -> list[tuple[Any, dict[str, Any]]]:
     """(key as found, its receipt fields) for every key of a once row in the ledger,
     first-seen order, duplicates (as JSON values) dropped: one pass finds the keys, a
-    second reads their states. OSError when the ledger cannot be read."""
+    second reads their states, both through one open file. OSError when the ledger
+    cannot be read."""
+    with _reading.one_file(path) as src:
+        return _key_states(src)
+
+
+def _key_states(path: str) -> list[tuple[Any, dict[str, Any]]]:
     found: list[Any] = []
     seen: set[Any] = set()
     for _n, row in _reading.object_rows(path):
@@ -144,12 +150,17 @@ def _ident(value: Any) -> Any:
 
 
 def receipt_of(key: str, path: str) -> tuple[dict[str, Any], _ledger.VerifyResult]:
-    """The fresh receipt of one key (the compared fields) and the chain's verdict."""
-    res = _ledger.verify(path)
+    """The fresh receipt of one key (the compared fields) and the chain's verdict,
+    both read through one open file."""
     state = _fresh(key)
-    for _n, row in _reading.object_rows(path):
-        if row.get("key") == key:
-            _apply(state, row)
+    with _reading.one_file(path) as src:
+        res = _ledger.verify(src)
+        try:
+            for _n, row in _reading.object_rows(src):
+                if row.get("key") == key:
+                    _apply(state, row)
+        except OSError:
+            pass  # the chain walk already says it could not be read
     return state, res
 
 

@@ -10,6 +10,9 @@ split, the plain parse and the "cannot be read without guessing" rule they share
 * `cannot_read(label, path)`: the first line a chain verdict cannot be trusted on — a
   line nested deeper than `MAX_DEPTH` levels, or one holding a duplicate key that does
   not parse even last-wins — named with its cause in brackets; None when there is none.
+* `one_file(path)`: a name bound to one open file for every read of a check (the
+  line scan, the chain walk, the rows), so the bytes behind one answer are one
+  file's even when the path is replaced meanwhile.
 * `refusal(...)`: the four could-not-look keys (`looked_for`, `where`, `reason_word`,
   `reason`) every check carries beside a COULD NOT LOOK.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sealscope.core import lines as _lines
@@ -37,6 +41,7 @@ __all__ = [
     "cannot_read",
     "refusal",
     "stat_refusal",
+    "one_file",
 ]
 
 # a row is flat: a line opening more levels than this is never read by guessing
@@ -161,3 +166,19 @@ def stat_refusal(label: str, path: str, what: str) -> dict[str, Any] | None:
     if os.path.isdir(path):
         return refusal(label, path, UNREADABLE, f"{label} is a directory, not {what}: {path}")
     return None
+
+
+@contextmanager
+def one_file(path: str) -> Iterator[str]:
+    """A name for the file `path` names now, held open for the block: every read
+    through it opens that same file (`/proc/self/fd/N`), whatever `path` names later.
+    Where there is no such name, or the path cannot be opened (the reads then say
+    why), `path` itself."""
+    try:
+        fh = _lines.open_regular(path)
+    except (OSError, ValueError):
+        yield path
+        return
+    with fh:
+        via = f"/proc/self/fd/{fh.fileno()}"
+        yield via if os.path.exists(via) else path

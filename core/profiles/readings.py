@@ -55,7 +55,7 @@ def canonical_id(value: str) -> str:
     return unicodedata.normalize("NFKC", value).strip().casefold()
 
 
-def _chain_check(name: str, path: str) -> dict[str, Any] | None:
+def _chain_check(name: str, path: str, src: str) -> dict[str, Any] | None:
     if not os.path.exists(path):
         return {
             "verdict": COULD_NOT_LOOK,
@@ -63,7 +63,7 @@ def _chain_check(name: str, path: str) -> dict[str, Any] | None:
             "reason_word": _r.MISSING,
             "reason": f"ledger {name} ({path}) does not exist",
         }
-    res = _ledger.verify(path)
+    res = _ledger.verify(src)
     if res.ok is True:
         return None
     fb = res.first_break or ""
@@ -119,12 +119,12 @@ def _row_problem(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def _load(path: str) -> tuple[dict[str, dict[str, Any]] | None, dict[str, Any] | None]:
+def _load(path: str, src: str) -> tuple[dict[str, dict[str, Any]] | None, dict[str, Any] | None]:
     """(claim id → its last reading's view, None) or (None, the refusal)."""
     criteria: set[str] = set()
     latest: dict[str, dict[str, Any]] = {}
     try:
-        lines = _r.text_lines(path)
+        lines = _r.text_lines(src)
         for i, raw in enumerate(lines, 1):
             raw = raw.strip()
             if not raw:
@@ -252,7 +252,13 @@ def compare(path_a: str, path_b: str) -> dict[str, Any]:
 
 
 def _compare(path_a: str, path_b: str) -> dict[str, Any]:
-    checks = {"a": _chain_check("a", path_a), "b": _chain_check("b", path_b)}
+    with _r.one_file(path_a) as src_a, _r.one_file(path_b) as src_b:
+        return _compare_from(path_a, path_b, {"a": src_a, "b": src_b})
+
+
+def _compare_from(path_a: str, path_b: str, src: dict[str, str]) -> dict[str, Any]:
+    """`compare`'s reads, each side's through one open file (`src`)."""
+    checks = {"a": _chain_check("a", path_a, src["a"]), "b": _chain_check("b", path_b, src["b"])}
     for name in ("a", "b"):
         c = checks[name]
         if c and c["verdict"] == BROKEN:
@@ -263,7 +269,7 @@ def _compare(path_a: str, path_b: str) -> dict[str, Any]:
             return _result(COULD_NOT_LOOK, c["reason"], ledger=name, reason_word=c["reason_word"])
     loaded: dict[str, dict[str, dict[str, Any]]] = {}
     for name, path in (("a", path_a), ("b", path_b)):
-        got, refused = _load(path)
+        got, refused = _load(path, src[name])
         if got is None:
             assert refused is not None
             return _result(

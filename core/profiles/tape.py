@@ -129,20 +129,27 @@ def _load(label: str, path: str, findings: list[Finding]) -> _Tape:
     if gone is not None:
         t.cnl = gone
         return t
+    with _r.one_file(path) as src:
+        return _load_from(t, src, findings)
+
+
+def _load_from(t: _Tape, src: str, findings: list[Finding]) -> _Tape:
+    """`_load`'s reads, every one through `src` (one open file)."""
+    label = t.label
     try:
-        bad = _r.cannot_read(label, path)
+        bad = _r.cannot_read(label, src)
     except OSError:
         bad = None  # the chain walk reports it unreadable below
     if bad is not None:
         return t.refuse(f"{label} line {bad[0]}", _r.UNREADABLE, bad[1])
-    res = _ledger.verify(path, strict=True)
+    res = _ledger.verify(src, strict=True)
     if res.ok is None and res.verified_scope == "empty":
         return t
     if res.ok is not True:
         fb = res.first_break or "chain does not verify"
         if res.unreadable or fb.startswith("unreadable"):
             return t.refuse(label, _r.UNREADABLE, f"{label} {fb}")
-        t.side = _peek_side(path)
+        t.side = _peek_side(src)
         m = _LINE.search(fb)
         t.broken = True
         findings.append(
@@ -157,14 +164,14 @@ def _load(label: str, path: str, findings: list[Finding]) -> _Tape:
         )
         return t
     try:
-        return _read_rows(t)
+        return _read_rows(t, src)
     except OSError as e:
         return t.refuse(label, _r.UNREADABLE, f"{label} unreadable: {e}")
 
 
-def _read_rows(t: _Tape) -> _Tape:
+def _read_rows(t: _Tape, src: str) -> _Tape:
     n = 0
-    for raw in _r.text_lines(t.path):
+    for raw in _r.text_lines(src):
         if not raw.strip():
             continue
         n += 1
