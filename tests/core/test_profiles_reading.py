@@ -26,7 +26,7 @@ def test_text_lines_split_as_a_text_mode_read_does(tmp_path):
 def test_a_side_replaced_while_it_is_read_is_still_one_file(tmp_path, monkeypatch):
     """The tape is swapped for another between the chain walk and the row read: the
     rows read are those of the file the walk verified, not the newcomer's."""
-    b, s = _deal_pair(tmp_path)
+    b, _s = _deal_pair(tmp_path)
     other = tmp_path / "other.jsonl"
     cases.rechain(other, [{"kind": "deal.pay", "deal": "d-0001", "party": "buyer"}])
     real = _ledger.verify
