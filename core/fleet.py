@@ -447,7 +447,7 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
     kinds: dict[str, int] = {}
     for e in entries:
         verdicts[e.verdict] = verdicts.get(e.verdict, 0) + 1
-        unit = None if e.check is None else (e.check.kind or e.check.profile)
+        unit = None if e.check is None else e.kind
         if unit is not None and unit != _kinds.LEDGER:  # a paired ledger is a ledger
             kinds[unit] = kinds.get(unit, 0) + 1
     return FleetSummary(

@@ -105,8 +105,11 @@ class FleetEntry(_verdict.Judged):
 
     @property
     def kind(self) -> str | None:
-        """The evidence kind: `ledger`, another kind's name, or None (not evidence)."""
-        return _kinds.LEDGER if self.check is None else self.check.kind
+        """The evidence kind: `ledger`, another kind's name, a long-tail document's
+        profile (KINDS-3.md §15: it has no kind of its own), or None (not evidence)."""
+        if self.check is None:
+            return _kinds.LEDGER
+        return self.check.kind if self.check.kind is not None else self.check.profile
 
     @property
     def evidence(self) -> bool:

@@ -35,3 +35,20 @@ def test_export_of_a_deal_pack_writes_nothing_into_it(tmp_path):
         True,
     )
     assert sorted(x.name for x in folder.iterdir()) == before
+
+
+def test_export_of_a_folder_puts_the_pair_on_both_sections(tmp_path):
+    from tests.core import profiles_cases as cases
+    from tests.core.test_profiles_pairs import _tape_pair
+
+    root = tmp_path / "tapes"
+    root.mkdir()
+    a, t = _tape_pair(root)
+    cases.rechain_edit("resp", "sha256:json-c14n:v1:" + "2" * 64, 3)(t, t)
+    p = run("export", str(root), "--format", "json")
+    doc = json.loads(p.stdout)
+    assert p.returncode == 1, p.stderr
+    pairs = {r["path"]: r["detail"]["pair"] for r in doc["reports"]}
+    assert pairs[str(a)]["partner"] == str(t) and pairs[str(t)]["partner"] == str(a)
+    assert pairs[str(a)]["verdict"] == pairs[str(t)]["verdict"] == "ALTERED"
+    assert [f["verdict"] for f in doc["files"]] == ["BROKEN", "BROKEN"]
