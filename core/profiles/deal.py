@@ -62,7 +62,8 @@ PARTIES = ("buyer", "seller")
 BOTH_SIDES = ("commit", "pay")
 MIRRORED = ("ship", "deliver", "cancel")
 _ORDER = {s: i for i, s in enumerate(STEPS)}
-MATCHED, MISSING, ALTERED, COULD_NOT_LOOK = "MATCHED", "MISSING", "ALTERED", "COULD NOT LOOK"
+MATCHED, MISSING, ALTERED = "MATCHED", "MISSING", "ALTERED"
+COULD_NOT_LOOK = _verdict.COULD_NOT_LOOK  # the deal lane's word is the same
 BUYER_FILE, SELLER_FILE, VERDICT_FILE = "buyer.deal.jsonl", "seller.deal.jsonl", "verdict.json"
 _VERDICT_LIMIT = 16 << 20
 

@@ -40,12 +40,8 @@ __all__ = ["PROFILE", "KIND_PROPOSE", "KIND_ACCEPT", "WORDS", "verify", "word_of
 PROFILE = "handshake"
 KIND_PROPOSE = "deal.handshake.propose"
 KIND_ACCEPT = "deal.handshake.accept"
-AGREED, DIFFERENT, MISSING, COULD_NOT_LOOK = (
-    "AGREED TERMS",
-    "DIFFERENT TERMS",
-    "MISSING",
-    "COULD NOT LOOK",
-)
+AGREED, DIFFERENT, MISSING = "AGREED TERMS", "DIFFERENT TERMS", "MISSING"
+COULD_NOT_LOOK = _verdict.COULD_NOT_LOOK  # the handshake's word is the same
 WORDS = (AGREED, DIFFERENT, MISSING, COULD_NOT_LOOK)
 _NO_DEAL = object()  # a deal id no row carries: the handshake reads every row
 
