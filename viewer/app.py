@@ -103,10 +103,8 @@ def document_profile(what: kinds.FileKind) -> str | None:
     mandate, a stored once receipt, a deal pack, a vet grade), or None."""
     if what.check_kind is not None or what.kind in kinds.OPENS:
         return None
-    from sealscope.core.profiles.detect import detect
-
     found = kinds.identify(what.path)
-    name = detect(found).name if found.kind is None else None
+    name = lazy.detect_profile(found).name if found.kind is None else None
     return name if name in DOCUMENT_PROFILES else None
 
 

@@ -156,7 +156,7 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
     §2-§10), each with the word or status core's result gives it."""
     d = kc.detail if isinstance(kc.detail, dict) else {}
     if kc.kind is None and kc.profile in DOCUMENT_PROFILES:
-        return list(profile_lines(kc))
+        return [CheckLine(*line) for line in profile_lines(kc)]
     out: list[CheckLine] = []
     if "error" in d and d.get("error") is not None and kc.kind != CONTINUITY:
         out.append(CheckLine("verifier", verdict.COULD_NOT_LOOK, shown(d["error"])))

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.core.checks import call_record, ledger_rows
     from sealscope.core.compaction_series import receipt_point
     from sealscope.core.follow import Follower
+    from sealscope.core.profiles import once as once_profile
+    from sealscope.core.profiles.detect import detect as detect_profile
     from sealscope.core.receipt import verify_receipt
     from sealscope.viewer.aat_tab import AatTab
     from sealscope.viewer.compaction_chart import CompactionChart
@@ -74,6 +76,7 @@ __all__ = [
     "find_seal_tab",
 ]
 __all__ += ["KindTab", "UnitTab", "AatTab"]  # the tabs of the other evidence kinds
+__all__ += ["detect_profile", "once_profile"]  # the long tail (KINDS-3.md)
 
 _LAZY = {
     # core: the checks, the report, the follower
@@ -88,6 +91,9 @@ _LAZY = {
     "row_badge": "sealscope.viewer.row_check_panel:row_badge",
     "receipt_point": "sealscope.core.compaction_series:receipt_point",
     "Follower": "sealscope.core.follow:Follower",
+    # the long tail's profiles: what a path no kind claims is, a once ledger's rows
+    "detect_profile": "sealscope.core.profiles.detect:detect",
+    "once_profile": "sealscope.core.profiles.once",
     "verify_receipt": "sealscope.core.receipt:verify_receipt",
     # the tabs (a ledger's too: the first paint draws before its module loads)
     "LedgerTab": "sealscope.viewer.ledger_tab:LedgerTab",

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sealscope.core import verdict
+from sealscope.core import kinds, verdict
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
 from sealscope.viewer.source import release_freed
@@ -50,13 +50,10 @@ _ONCE_TONE = {"executed": verdict.VERIFIED}
 def _once_states(path: str) -> dict[int, str]:
     """A once ledger's rows and their keys' states (`core.profiles.once.row_states`);
     {} for any other ledger (KINDS-3.md P5: by its first object line)."""
-    from sealscope.core import kinds
-    from sealscope.core.profiles import once
-    from sealscope.core.profiles.detect import detect
-
-    if detect(kinds.Identified(path, kinds.LEDGER)).name != once.PROFILE_LEDGER:
+    once = lazy.once_profile
+    if lazy.detect_profile(kinds.Identified(path, kinds.LEDGER)).name != once.PROFILE_LEDGER:
         return {}
-    return once.row_states(path)
+    return dict(once.row_states(path))
 
 
 class RowsChecked(Message):

@@ -44,28 +44,32 @@ def _digest_word(ok: Any) -> str:
     return "—" if ok is None else verdict.VERIFIED if ok is True else verdict.BROKEN
 
 
-def profile_lines(kc: KindCheck) -> list[Any]:
-    """The banner's lines of a long-tail document's check (`kind_view.CheckLine`s)."""
-    from sealscope.viewer.kind_view import CheckLine
+def _line(name: str, word: str, note: str = "") -> tuple[str, str, str]:
+    """One banner line (`kind_view.CheckLine`'s fields: name, word, note)."""
+    return name, word, note
 
+
+def profile_lines(kc: KindCheck) -> list[tuple[str, str, str]]:
+    """The banner's lines of a long-tail document's check, each (name, word or
+    status, note): `kind_view` draws them as its `CheckLine`s."""
     d = kc.detail if isinstance(kc.detail, dict) else {}
     p = kc.profile
     if d.get("reason_word") in ("missing",) and p in ("once-receipt", "vet-grade"):
         held = "ledger" if p == "once-receipt" else "source"
-        return [CheckLine(held, verdict.COULD_NOT_LOOK, "not beside it, nor in --artefacts")]
+        return [_line(held, verdict.COULD_NOT_LOOK, "not beside it, nor in --artefacts")]
     if p == "mandate":
         if "error" in d:
-            return [CheckLine("lint", verdict.COULD_NOT_LOOK, shown(d.get("error")))]
+            return [_line("lint", verdict.COULD_NOT_LOOK, shown(d.get("error")))]
         problems = [shown(x.get("key")) for x in d.get("problems") or [] if isinstance(x, dict)]
         return [
-            CheckLine("shape", shown(d.get("shape"))),
-            CheckLine(
+            _line("shape", shown(d.get("shape"))),
+            _line(
                 "lint",
                 verdict.VERIFIED if d.get("valid") else verdict.BROKEN,
                 ", ".join(repr(x) for x in problems) if problems else "",
             ),
-            CheckLine("warnings", shown(d.get("warnings"))),
-            CheckLine(
+            _line("warnings", shown(d.get("warnings"))),
+            _line(
                 "sealed body digest",
                 _digest_word(d.get("mandate_digest_ok")),
                 "differs from mandate_digest" if d.get("mandate_digest_ok") is False else "",
@@ -74,10 +78,10 @@ def profile_lines(kc: KindCheck) -> list[Any]:
     if p == "once-receipt":
         differs = d.get("differs") or []
         return [
-            CheckLine("ledger", shown(d.get("ledger"))),
-            CheckLine("ledger chain", verdict.kind_check(d.get("ledger_ok")).verdict),
-            CheckLine("state (fresh)", shown(d.get("state"))),
-            CheckLine(
+            _line("ledger", shown(d.get("ledger"))),
+            _line("ledger chain", verdict.kind_check(d.get("ledger_ok")).verdict),
+            _line("state (fresh)", shown(d.get("state"))),
+            _line(
                 "stored fields",
                 verdict.BROKEN if differs else verdict.VERIFIED,
                 ("differ: " + ", ".join(shown(x) for x in differs)) if differs else "as fresh",
@@ -86,11 +90,9 @@ def profile_lines(kc: KindCheck) -> list[Any]:
     if p == "deal-pack":
         said = str(d.get("verdict"))
         return [
-            CheckLine("deal", shown(d.get("deal"))),
-            CheckLine(
-                "dispute of its rows", _DEAL_WORD.get(said, verdict.COULD_NOT_LOOK), shown(said)
-            ),
-            CheckLine(
+            _line("deal", shown(d.get("deal"))),
+            _line("dispute of its rows", _DEAL_WORD.get(said, verdict.COULD_NOT_LOOK), shown(said)),
+            _line(
                 "verdict.json says",
                 shown(d.get("stored_verdict")),
                 {True: "agrees", False: "does not agree", None: ""}.get(d.get("agrees"), ""),
@@ -98,8 +100,8 @@ def profile_lines(kc: KindCheck) -> list[Any]:
         ]
     if p == "vet-grade":
         return [
-            CheckLine("source", shown(d.get("source"))),
-            CheckLine(
+            _line("source", shown(d.get("source"))),
+            _line(
                 "reproduced",
                 _flag(d.get("reproduced"), "yes", "no"),
                 "findings need the grader's checks" if d.get("reproduced") is None else "",
