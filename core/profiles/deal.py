@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import lines as _lines
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import KindCheck
 from sealscope.core.digest import digest_json
@@ -410,8 +411,6 @@ def pack_files(folder: str) -> bool:
 
 
 def _verdict_doc(folder: str) -> Any:
-    from sealscope.core import lines as _lines
-
     try:
         with _lines.open_regular(os.path.join(folder, VERDICT_FILE)) as fh:
             data = fh.read(_VERDICT_LIMIT + 1)

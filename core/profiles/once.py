@@ -24,6 +24,7 @@ import os
 from typing import Any
 
 from sealscope.core import ledger as _ledger
+from sealscope.core import ledger_read as _ledger_read
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks._read import NotADocument, read_document
 from sealscope.core.checks.result import CheckContext, KindCheck
@@ -195,12 +196,10 @@ def row_states(path: str) -> dict[int, str]:
     """line → the state of its key, for every once row of the ledger (lines numbered
     as the verifier numbers them): what a viewer's row badge shows. {} when the file
     cannot be read."""
-    from sealscope.core import ledger_read
-
     try:
         states = {str(k): s["state"] for k, s in key_states(path)}
         out: dict[int, str] = {}
-        for line, row in ledger_read.iter_rows(path, needles=(b"once.",)):
+        for line, row in _ledger_read.iter_rows(path, needles=(b"once.", b"\\u")):
             if isinstance(row, dict) and row.get("event") in EVENTS and "key" in row:
                 key = row["key"]
                 out[line] = states.get(key, "never") if isinstance(key, str) else "never"
