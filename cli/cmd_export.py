@@ -432,9 +432,12 @@ def _checked_kind(path: str) -> str | None:
     """PATH's evidence kind (`kinds.identify`) when it is one the kind report covers
     (a receipt, a pack, a bundle, ...: `export.REPORT_KINDS`), else None."""
     from sealscope.core import export, kinds
+    from sealscope.core.profiles.detect import detect
 
-    found = kinds.identify(path).kind
-    return found if found in export.REPORT_KINDS else None
+    found = kinds.identify(path)
+    if found.kind is None:  # a document or folder with a profile (KINDS-3.md §15.2)
+        return detect(found).name
+    return found.kind if found.kind in export.REPORT_KINDS else None
 
 
 def _kind_export(args: argparse.Namespace, kind: str) -> int:

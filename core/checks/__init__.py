@@ -25,7 +25,15 @@ from sealscope.core import kinds as _kinds
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["CHECKERS", "run", "run_context", "check_path", "KindCheck", "CheckContext"]
+__all__ = [
+    "CHECKERS",
+    "run",
+    "run_context",
+    "check_path",
+    "check_kind",
+    "KindCheck",
+    "CheckContext",
+]
 
 # evidence kind → the module under sealscope.core.checks that checks it
 CHECKERS = {
@@ -54,7 +62,15 @@ def _could_not(path: str, kind: str, error: str, why: str) -> KindCheck:
 
 
 def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
-    """The check of one identified path. Never raises."""
+    """The check of one identified path, its profile applied (KINDS-3.md §15.4),
+    paired with no other path. Never raises."""
+    from sealscope.core.profiles import stage as _stage
+
+    return _stage.apply(found, check_kind(found, ctx), ctx)[0]
+
+
+def check_kind(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
+    """The §1 kind's own check of one identified path. Never raises."""
     if found.kind is None:
         return _none(found)
     name = CHECKERS.get(found.kind)
@@ -120,10 +136,13 @@ def run_context(paths: Iterable[str], artefacts: str | None = None) -> CheckCont
 
 
 def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck]:
-    """Check every path in order (KINDS.md §12: one result per path)."""
+    """Check every path in order (KINDS.md §12: one result per path), each with its
+    profile (KINDS-3.md §15), two-file profiles paired within these paths."""
+    from sealscope.core.profiles import stage as _stage
+
     found = [_kinds.identify(p) for p in paths]
     ctx = _joined(found, ctx or CheckContext())
-    return [check_path(f, ctx) for f in found]
+    return _stage.profiled(found, [check_kind(f, ctx) for f in found], ctx)
 
 
 def exit_code(results: Sequence[KindCheck]) -> int:

@@ -72,11 +72,13 @@ class KindReport:
     evidence: dict[str, Any] | None = None
     generated_at: str = ""
     version: str = ""
+    profile: str | None = None  # KINDS-3.md §15: a long-tail path's profile
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "schema": KIND_SCHEMA,
             "kind": self.kind,
+            "profile": self.profile,
             "path": self.path,
             "verdict": self.verdict,
             "exit_code": self.exit_code,
@@ -128,7 +130,7 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
                 name = f"line {row.get('line')} {row.get('check')}"
                 out.append({**row, "check": name, "verdict": row.get("verdict")})
         return out
-    return [{"check": res.kind or "read", "verdict": res.verdict, **d}]
+    return [{"check": res.kind or res.profile or "read", "verdict": res.verdict, **d}]
 
 
 def build_kind_report(
@@ -158,6 +160,7 @@ def build_kind_report(
         evidence=_binding(p, result),
         generated_at=now or utc_stamp(),
         version=__version__,
+        profile=result.profile,
     )
 
 

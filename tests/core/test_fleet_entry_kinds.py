@@ -43,6 +43,22 @@ SAMPLE_WALK = [
     "kinds/portable.ledger.jsonl",
     "kinds/portable.ledger.jsonl.witness.jsonl",
     "kinds/receipt.json",
+    "kinds/long-tail/DEAL-d-sample01/buyer.deal.jsonl",
+    "kinds/long-tail/DEAL-d-sample01/seller.deal.jsonl",
+    "kinds/long-tail/DEAL-d-sample01/verdict.json",
+    "kinds/long-tail/agent.tape.jsonl",
+    "kinds/long-tail/deal.buyer.jsonl",
+    "kinds/long-tail/deal.seller.jsonl",
+    "kinds/long-tail/handshake.a.jsonl",
+    "kinds/long-tail/handshake.b.jsonl",
+    "kinds/long-tail/mandate-sealed-edited.json",
+    "kinds/long-tail/mandate-sealed.json",
+    "kinds/long-tail/mandate.json",
+    "kinds/long-tail/once-receipt.json",
+    "kinds/long-tail/once.log.jsonl",
+    "kinds/long-tail/readings.a.jsonl",
+    "kinds/long-tail/readings.b.jsonl",
+    "kinds/long-tail/tool.tape.jsonl",
     "packs/session-aat.jsonl",
     "packs/session-aat_gaps.json",
     "packs/session-bundle",
@@ -75,6 +91,22 @@ SAMPLE_KINDS = {
     "kinds/portable-receipt.json": ("portable-receipt", "VERIFIED"),
     "kinds/portable.ledger.jsonl": ("ledger", "VERIFIED"),
     "kinds/receipt.json": ("receipt", "VERIFIED"),
+    # the long tail (KINDS-3.md): pairs are paired by `sealscope fleet`, not here
+    "kinds/long-tail/DEAL-d-sample01/buyer.deal.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/DEAL-d-sample01/seller.deal.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/agent.tape.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/deal.buyer.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/deal.seller.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/handshake.a.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/handshake.b.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/mandate-sealed-edited.json": ("mandate", "BROKEN"),
+    "kinds/long-tail/mandate-sealed.json": ("mandate", "VERIFIED"),
+    "kinds/long-tail/mandate.json": ("mandate", "VERIFIED"),
+    "kinds/long-tail/once-receipt.json": ("once-receipt", "VERIFIED"),
+    "kinds/long-tail/once.log.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/readings.a.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/readings.b.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/tool.tape.jsonl": ("ledger", "VERIFIED"),
     "packs/session-aat.jsonl": ("aat-export", "VERIFIED"),
     "packs/session-bundle": ("audit-bundle", "VERIFIED"),
     "packs/session-pack.zip": ("evidence-pack", "VERIFIED"),
@@ -113,9 +145,9 @@ def test_the_samples_audit_each_kind_once_and_list_what_is_not_evidence():
     assert left["witness/store.jsonl"] == "a witness store (pin records), not a ledger"
     assert left["held/session-pre.jsonl"] == "held content: no line is a chained ledger row"
     s = fleet.summarize(entries, 0.0)
-    assert (s.ledgers, s.units, s.not_evidence) == (10, 13, 14)
+    assert (s.ledgers, s.units, s.not_evidence) == (21, 17, 15)
     assert s.kinds["evidence-pack"] == s.kinds["audit-bundle"] == 1
-    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 4, "COULD NOT LOOK": 1}
+    assert s.verdicts == {"VERIFIED": 32, "BROKEN": 5, "COULD NOT LOOK": 1}
     assert s.exit_code == 1
     # worst first over every kind: the BROKEN ones (ledger and units alike) lead
     order = [e.verdict for e in fleet.worst_first(entries)]
