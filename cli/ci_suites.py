@@ -381,7 +381,7 @@ def check_suite(res: Any) -> Suite:
     out = res.outcome()
     from sealscope.core.registry import own_check_name
 
-    own = own_check_name(res.kind)
+    own = own_check_name(res.kind) if res.kind else (getattr(res, "profile", None) or "read")
     d = res.detail if isinstance(res.detail, dict) else {}
     entries = list(d.get("rows_checked") or ())
     # the word of the path's own check, as its checker set it (a ledger's or call
@@ -413,7 +413,27 @@ def check_suite(res: Any) -> Suite:
         )
     _add_unit_checks(suite, d.get("checks"))
     _add_row_checks(suite, entries)
+    _add_pair(suite, res.detail.get("pair") if isinstance(res.detail, dict) else None)
     return suite
+
+
+def _add_pair(suite: Suite, pair: Any) -> None:
+    """A two-file profile's pair check (KINDS-3.md §15.3): a case named by its
+    partner, judged by the pair's word as core gave it; a mark when it is not
+    VERIFIED."""
+    if not isinstance(pair, dict):
+        return
+    word = str(pair.get("word") or _verdict.COULD_NOT_LOOK)
+    code = {_verdict.VERIFIED: _verdict.HELD, _verdict.BROKEN: _verdict.WRONG}.get(
+        word, _verdict.COULD_NOT
+    )
+    said = f"{pair.get('verdict')}" + (
+        f" at {pair.get('at')}" if pair.get("at") is not None else ""
+    )
+    suite.cases.append(Case(f"pair with {pair.get('partner')}", _outcome(code), f"{word}: {said}"))
+    if code != _verdict.HELD:
+        level = "error" if code == _verdict.WRONG else "warning"
+        suite.marks.append(Mark(level, f"pair {word.lower()}", said, None))
 
 
 def _add_row_checks(suite: Suite, entries: Iterable[Any]) -> None:

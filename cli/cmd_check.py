@@ -47,6 +47,8 @@ def line_of(res: KindCheck) -> str:
     if res.verdict == verdict.VERIFIED and res.bound:
         word += f" · {_clean(res.bound)}"
     kind = res.kind or "-"
+    if res.profile:
+        kind += f"/{res.profile}"
     reason = _short(res.reason) if res.reason else ""
     return f"{word}  {kind}  {_clean(res.path)}" + (f"  {reason}" if reason else "")
 

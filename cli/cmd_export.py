@@ -438,11 +438,15 @@ def _bound_suite(suite: Any, reads: Any) -> Any:
 
 def _checked_kind(path: str) -> str | None:
     """PATH's evidence kind (`kinds.identify`) when it is one the kind report covers
-    (a receipt, a pack, a bundle, ...: `registry.reported_alone`), else None."""
+    (a receipt, a pack, a bundle, ...: `registry.reported_alone`), or the name of a
+    profile a path of no §1 kind has (KINDS-3.md §15.2), else None."""
     from sealscope.core import kinds, registry
+    from sealscope.core.profiles.detect import detect
 
-    found = kinds.identify(path).kind
-    return found if registry.reported_alone(found) else None
+    found = kinds.identify(path)
+    if found.kind is None:  # a document or folder with a profile (KINDS-3.md §15.2)
+        return detect(found).name
+    return found.kind if registry.reported_alone(found.kind) else None
 
 
 def _kind_export(args: argparse.Namespace, kind: str) -> int:

@@ -168,7 +168,8 @@ def kind_line(e: FleetEntry) -> str:
     VERIFIED beside it, or why it is not VERIFIED on the next line."""
     c = e.check
     assert c is not None
-    line = f"{paint_verdict(e.verdict)}  {clean(e.path)}  kind={c.kind}"
+    kind = (c.kind or "-") + (f"/{c.profile}" if c.profile else "")
+    line = f"{paint_verdict(e.verdict)}  {clean(e.path)}  kind={kind}"
     if e.exit_code == verdict.HELD and c.bound:
         line += f" · {clean(c.bound)}"
     elif e.exit_code != verdict.HELD and c.reason:
@@ -315,6 +316,15 @@ def run(args: argparse.Namespace) -> int:
         error_line(f"fleet: {clean(str(e))}")
         return verdict.COULD_NOT
     progress.end()
+    from sealscope.core.checks.result import CheckContext
+    from sealscope.core.profiles.fleet_pairs import pair_entries
+
+    # two-file profiles paired within the run's files (KINDS-3.md §15.3); a JSON
+    # stream gets each paired entry again, complete, after the chain-only one
+    entries, paired = pair_entries(entries, CheckContext(artefacts=args.artefacts))
+    if as_json:
+        for entry in paired:
+            out.write(json_line(entry.to_dict()) + "\n")
     summary = fleet.summarize(entries, time.monotonic() - start)
     v = summary.verdicts
     left = (

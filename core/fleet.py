@@ -238,9 +238,11 @@ def _unnamed(found: _kinds.Identified, size: int) -> _kinds.Identified:
 def _other_kind(found: _kinds.Identified, size: int | None, ctx: CheckContext | None) -> FleetEntry:
     """The entry of a path the classifier calls no ledger: its kind's own check, or a
     not-evidence entry naming why."""
-    if found.kind is None:
-        return not_evidence_entry(found.path, found.reason, size)
     from sealscope.core.checks import check_path
+    from sealscope.core.profiles.detect import detect
+
+    if found.kind is None and detect(found).profile is None:  # KINDS-3.md §15: no profile
+        return not_evidence_entry(found.path, found.reason, size)
 
     return FleetEntry(
         found.path,
@@ -426,8 +428,9 @@ def summarize(entries: Sequence[FleetEntry], seconds: float) -> FleetSummary:
     kinds: dict[str, int] = {}
     for e in entries:
         verdicts[e.verdict] = verdicts.get(e.verdict, 0) + 1
-        if e.check is not None and e.check.kind is not None:
-            kinds[e.check.kind] = kinds.get(e.check.kind, 0) + 1
+        unit = None if e.check is None else e.kind
+        if unit is not None and unit != _kinds.LEDGER:  # a paired ledger is a ledger
+            kinds[unit] = kinds.get(unit, 0) + 1
     return FleetSummary(
         ledgers=len(entries) - sum(kinds.values()),
         verdicts=verdicts,

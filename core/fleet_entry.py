@@ -105,13 +105,16 @@ class FleetEntry(_verdict.Judged):
 
     @property
     def kind(self) -> str | None:
-        """The evidence kind: `ledger`, another kind's name, or None (not evidence)."""
-        return _kinds.LEDGER if self.check is None else self.check.kind
+        """The evidence kind: `ledger`, another kind's name, a long-tail document's
+        profile (KINDS-3.md §15: it has no kind of its own), or None (not evidence)."""
+        if self.check is None:
+            return _kinds.LEDGER
+        return self.check.kind if self.check.kind is not None else self.check.profile
 
     @property
     def evidence(self) -> bool:
         """False for a not-evidence entry (no verdict of its own, left out of counts)."""
-        return self.check is None or self.check.kind is not None
+        return self.check is None or self.check.kind is not None or self.check.profile is not None
 
     def outcome(self) -> _verdict.Outcome:
         """The entry's word and exit code, judged once (an entry is immutable; every
@@ -143,7 +146,7 @@ class FleetEntry(_verdict.Judged):
         if self.check is not None:
             c = self.check
             out = {**c.to_dict(), "bytes": self.size, "word": c.word, "reason": c.reason}
-            if c.kind is None:  # not judged: no verdict word, no exit code
+            if c.kind is None and c.profile is None:  # not judged: no word, no exit code
                 out.update(verdict=None, exit_code=None, not_evidence=True)
             return out
         return {
@@ -169,6 +172,7 @@ class FleetEntry(_verdict.Judged):
                 d.get("bound") or "",
                 d.get("reason") or "",
                 _subjects(d.get("subjects")),
+                d.get("profile"),
             )
             return cls(d["path"], VerifyResult(ok=None), ReceiptSummary(), d.get("bytes"), kc)
         res = VerifyResult(

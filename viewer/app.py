@@ -46,6 +46,7 @@ from sealscope.viewer.messages import (
     OpenAtFirstBreak,
     SessionAdded,
 )
+from sealscope.viewer.profile_view import DOCUMENT_PROFILES
 from sealscope.viewer.source import LedgerSource
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -99,7 +100,19 @@ def own_tab(what: kinds.FileKind) -> str | None:
     classifier's evidence kind `check_kind`), or None: a ledger, seal, harn file or
     folder of ledgers opens as before (a call record is a ledger)."""
     tab = KIND_TABS.get(what.check_kind or "")
+    if tab is None and document_profile(what) is not None:
+        return "KindTab"
     return None if tab in (None, "LedgerTab") else tab
+
+
+def document_profile(what: kinds.FileKind) -> str | None:
+    """The long-tail document profile of a path no kind claims (KINDS-3.md §15.2: a
+    mandate, a stored once receipt, a deal pack, a vet grade), or None."""
+    if what.check_kind is not None or what.kind in kinds.OPENS:
+        return None
+    found = kinds.identify(what.path)
+    name = lazy.detect_profile(found).name if found.kind is None else None
+    return name if name in DOCUMENT_PROFILES else None
 
 
 class LedgerFirstPaint(FirstPaint):
@@ -375,7 +388,7 @@ class SealscopeApp(App[None]):
         self._tab_seq += 1
         path = Path(what.path)
         tab = own_tab(what)
-        kind = what.check_kind or ""
+        kind = what.check_kind or document_profile(what) or ""
         if tab == "KindTab":
             return lazy.KindTab(path, kind, id=f"kind-{self._tab_seq}")
         if tab == "UnitTab":

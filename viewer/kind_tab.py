@@ -51,6 +51,7 @@ from sealscope.viewer.kind_view import (
     RECEIPT,
 )
 from sealscope.viewer.messages import OpenAtFirstBreak
+from sealscope.viewer.profile_view import DOCUMENT_PROFILES, profile_panel
 from sealscope.viewer.receipt_panel import check_receipt, render_receipt
 from sealscope.viewer.style import shown
 from sealscope.viewer.verdict_view import render_verdict
@@ -235,6 +236,8 @@ def kind_panel(
         return _portable_panel(doc)
     if kind == CONTINUITY:
         return _continuity_panel(doc, kc)
+    if kind in DOCUMENT_PROFILES:
+        return profile_panel(kind, doc, kc)
     return Text("")
 
 
@@ -311,7 +314,11 @@ class KindTab(EvidenceTab):
         stem, ext = os.path.splitext(os.path.basename(self.path))
         self.tab_name = stem if ext.lower() == ".json" and stem else os.path.basename(self.path)
         super().__init__(tab_title(self.tab_name, None), id=id)
-        self.doc, self.doc_error = read_document(self.path)
+        # a deal pack is a folder: its fields are its verdict.json's (KINDS-3.md §18)
+        shown_file = (
+            os.path.join(self.path, "verdict.json") if os.path.isdir(self.path) else self.path
+        )
+        self.doc, self.doc_error = read_document(shown_file)
         self.source = _DocumentSource(self.path, self.doc)
         self.held: Any = None  # the ReceiptCheck recomputed with held content
         self._given = check

@@ -24,6 +24,7 @@ from rich.text import Text
 from sealscope.core import kinds, verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.core.sanitize import clean
+from sealscope.viewer.profile_view import DOCUMENT_PROFILES, PROFILE_TITLE, profile_lines
 from sealscope.viewer.remeasure import remeasure
 from sealscope.viewer.style import shown
 from textual.widgets import Static
@@ -77,6 +78,7 @@ KIND_TITLE = {
     PACK: "evidence pack",
     BUNDLE: "audit bundle",
     AAT: "AAT export",
+    **PROFILE_TITLE,  # the long tail's documents (KINDS-3.md), named by their profile
 }
 
 NOTE_WIDTH = 72  # characters of a check's note in the banner
@@ -153,6 +155,8 @@ def check_lines(kc: KindCheck) -> list[CheckLine]:
     """The checks `kc` carries, in the order its kind's reference runs them (KINDS.md
     §2-§10), each with the word or status core's result gives it."""
     d = kc.detail if isinstance(kc.detail, dict) else {}
+    if kc.kind is None and kc.profile in DOCUMENT_PROFILES:
+        return [CheckLine(*line) for line in profile_lines(kc)]
     out: list[CheckLine] = []
     if "error" in d and d.get("error") is not None and kc.kind != CONTINUITY:
         out.append(CheckLine("verifier", verdict.COULD_NOT_LOOK, shown(d["error"])))
@@ -307,7 +311,8 @@ def banner_text(
     t.append(f" {word} ", "bold reverse")
     if word == verdict.VERIFIED and kc.bound:
         t.append(" · " + shown(kc.bound), "bold")
-    t.append(f"  {KIND_TITLE.get(kc.kind or '', shown(kc.kind))}  ", "bold")
+    named = kc.kind or kc.profile or ""
+    t.append(f"  {KIND_TITLE.get(named, shown(named or None))}  ", "bold")
     t.append(clean(name))
     if checks:
         t.append(f"  · own check {kc.verdict}")

@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # for the type checker; at run time each name loads on first 
     from sealscope.core.checks import artefact as artefact_check
     from sealscope.core.checks import call_record, ledger_rows
     from sealscope.core.follow import Follower
+    from sealscope.core.profiles import once as once_profile
+    from sealscope.core.profiles.detect import detect as detect_profile
     from sealscope.core.receipt import verify_receipt
     from sealscope.viewer import case_app
     from sealscope.viewer.aat_tab import AatTab
@@ -76,6 +78,7 @@ __all__ = [
 ]
 __all__ += ["KindTab", "UnitTab", "AatTab"]  # the tabs of the other evidence kinds
 __all__ += ["case_app"]  # a case open (`--case`)
+__all__ += ["detect_profile", "once_profile"]  # the long tail (KINDS-3.md)
 
 _LAZY = {
     # core: the checks, the report, the follower
@@ -90,6 +93,9 @@ _LAZY = {
     "row_badge": "sealscope.viewer.row_check_panel:row_badge",
     "find_marks": "sealscope.viewer.marks:find_marks",
     "Follower": "sealscope.core.follow:Follower",
+    # the long tail's profiles: what a path no kind claims is, a once ledger's rows
+    "detect_profile": "sealscope.core.profiles.detect:detect",
+    "once_profile": "sealscope.core.profiles.once",
     "verify_receipt": "sealscope.core.receipt:verify_receipt",
     # the tabs (a ledger's too: the first paint draws before its module loads)
     "LedgerTab": "sealscope.viewer.ledger_tab:LedgerTab",

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sealscope.core import verdict
+from sealscope.core import kinds, verdict
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
 from sealscope.viewer.source import release_freed
@@ -42,18 +42,36 @@ if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab
 
 __all__ = ["LedgerChecks", "RowsChecked", "ArtefactHeld"]
 
+# the colour of a once row's badge by its key's state: executed green, an intent
+# without executed (indeterminate) or a key never matched (quirk 56) amber
+_ONCE_TONE = {"executed": verdict.VERIFIED}
+
+
+def _once_states(path: str) -> dict[int, str]:
+    """A once ledger's rows and their keys' states (`core.profiles.once.row_states`);
+    {} for any other ledger (KINDS-3.md P5: by its first object line)."""
+    once = lazy.once_profile
+    if lazy.detect_profile(kinds.Identified(path, kinds.LEDGER)).name != once.PROFILE_LEDGER:
+        return {}
+    return dict(once.row_states(path))
+
 
 class RowsChecked(Message):
     """The ledger's own row checks are in (`ledger_rows.row_checks`), or the reason
     they could not be made (`error`)."""
 
     def __init__(
-        self, entries: tuple[dict[str, Any], ...], error: str = "", own: KindCheck | None = None
+        self,
+        entries: tuple[dict[str, Any], ...],
+        error: str = "",
+        own: KindCheck | None = None,
+        once: dict[int, str] | None = None,
     ) -> None:
         super().__init__()
         self.entries = entries
         self.error = error
         self.own = own  # a call record's own check (None for any other ledger)
+        self.once = once or {}  # a once ledger's rows: line → its key's state
 
 
 class ArtefactHeld(Message):
@@ -82,6 +100,8 @@ class LedgerChecks(Widget):
         self.held_artefacts: dict[int, dict[str, Any]] = {}
         # a call record's own check (`call_record.own_check`), once the rows worker ran
         self.own: KindCheck | None = None
+        # a once ledger's rows (KINDS-3.md §16): line → its key's state, for the badges
+        self.once: dict[int, str] = {}
 
     # ------------------------------------------------------------------ pin, witness
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -155,17 +175,19 @@ class LedgerChecks(Widget):
         own = lazy.call_record.own_check(path) if self.tab.call_record else None
         try:
             entries = lazy.ledger_rows.row_checks(path)
+            once = _once_states(path)
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
             self.post_message(RowsChecked((), f"{type(e).__name__}: {e}", own))
             return
         finally:  # a whole-file pass: its windows' pages go back (`source.release_freed`)
             release_freed()
-        self.post_message(RowsChecked(entries, own=own))
+        self.post_message(RowsChecked(entries, own=own, once=once))
 
     def on_rows_checked(self, m: RowsChecked) -> None:
         m.stop()
         self.rows = m.entries
         self.own = m.own
+        self.once = m.once
         self._by_line = {}
         for e in m.entries:
             self._by_line.setdefault(int(e.get("line") or 0), []).append(e)
@@ -210,6 +232,8 @@ class LedgerChecks(Widget):
             b = lazy.row_badge(self.entries_at(n))
             if b is not None:
                 badges[n] = b
+        for n, state in self.once.items():  # a badge only: the state adds no word
+            badges.setdefault(n, (_ONCE_TONE.get(state, verdict.COULD_NOT_LOOK), f"once: {state}"))
         self.tab.rows.set_own_checks(badges)
 
     # ------------------------------------------------------------------ held artefacts

@@ -27,7 +27,15 @@ from sealscope.core import registry as _registry
 from sealscope.core import verdict as _verdict
 from sealscope.core.checks.result import CheckContext, KindCheck
 
-__all__ = ["CHECKERS", "run", "run_context", "check_path", "KindCheck", "CheckContext"]
+__all__ = [
+    "CHECKERS",
+    "run",
+    "run_context",
+    "check_path",
+    "check_kind",
+    "KindCheck",
+    "CheckContext",
+]
 
 # evidence kind → the module that checks it: the kind registry's (`core.registry`)
 CHECKERS = _registry.CHECKERS
@@ -44,7 +52,29 @@ def _could_not(path: str, kind: str, error: str, why: str) -> KindCheck:
 
 
 def check_path(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
-    """The check of one identified path. Never raises."""
+    """The check of one identified path, its profile applied (KINDS-3.md §15.4),
+    paired with no other path. Never raises."""
+    from sealscope.core.profiles import stage as _stage
+
+    own = check_kind(found, ctx)
+    return _profile_bound(lambda: [_stage.apply(found, own, ctx)[0]], ctx)[0]
+
+
+def _profile_bound(stage: Any, ctx: CheckContext) -> list[KindCheck]:
+    """The profile stage's results (`stage()`), each that names no bytes yet bound to
+    the bytes the stage read of its path when the run binds reads (a VSA): a profile
+    read the document its §1 check did not (a mandate, a once receipt), so a VERIFIED
+    of its has a subject as every other kind's has."""
+    if not ctx.bind_reads:
+        out: list[KindCheck] = stage()
+        return out
+    with _bound.recording() as reads:
+        out = stage()
+    return [r if r.subjects is not None else _bound_to(r, reads) for r in out]
+
+
+def check_kind(found: _kinds.Identified, ctx: CheckContext) -> KindCheck:
+    """The §1 kind's own check of one identified path. Never raises."""
     if found.kind is None:
         return _none(found)
     name = _registry.checker_module(found.kind)
@@ -110,10 +140,14 @@ def run_context(paths: Iterable[str], artefacts: str | None = None) -> CheckCont
 
 
 def run(paths: Sequence[str], ctx: CheckContext | None = None) -> list[KindCheck]:
-    """Check every path in order (KINDS.md §12: one result per path)."""
+    """Check every path in order (KINDS.md §12: one result per path), each with its
+    profile (KINDS-3.md §15), two-file profiles paired within these paths."""
+    from sealscope.core.profiles import stage as _stage
+
     found = [_kinds.identify(p) for p in paths]
     ctx = _joined(found, ctx or CheckContext())
-    return [check_path(f, ctx) for f in found]
+    own = [check_kind(f, ctx) for f in found]
+    return _profile_bound(lambda: list(_stage.profiled(found, own, ctx)), ctx)
 
 
 def exit_code(results: Sequence[KindCheck]) -> int:

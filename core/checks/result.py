@@ -36,6 +36,8 @@ class KindCheck(_verdict.Judged):
     #: bound to one set of bytes (changed or replaced while read); None when it said
     #: nothing (not read)
     subjects: tuple[tuple[str, str], ...] | None = None
+    # the path's long-tail profile (KINDS-3.md §15), None when it has none
+    profile: str | None = None
 
     def outcome(self) -> _verdict.Outcome:
         return _verdict.kind_check(self.ok, self.word)
@@ -58,6 +60,7 @@ class KindCheck(_verdict.Judged):
             "exit_code": out.exit_code,
             "ok": self.ok,
             "bound": self.bound or None,
+            "profile": self.profile,
             "detail": self.detail,
         }
 

@@ -116,6 +116,9 @@ def build_folder_report(
         if on_file is not None:
             on_file(entry.path)
         entries.append(entry)
+    from sealscope.core.profiles.fleet_pairs import pair_entries
+
+    entries, _paired = pair_entries(entries, ctx)  # KINDS-3.md §15.3, as `fleet` pairs
     judged = fleet.worst_first(entries)
     files: list[dict[str, Any]] = []
     reports: list[Section] = []

@@ -38,6 +38,7 @@ def render(r: KindReport) -> str:
         f"- path: {md_code(r.path)}",
         *_binding(r),
         f"- kind: {md_code(r.kind) if r.kind else 'none'}",
+        *([f"- profile: {md_code(r.profile)}"] if r.profile else []),
         f"- verdict: **{r.verdict}**" + _beside(r),
         (
             f"- exit code: {r.exit_code} (0 held in full, 1 evidence wrong, "

@@ -76,11 +76,13 @@ class KindReport:
     version: str = ""
     session: tuple[SessionRecord, ...] = ()  # checks run beyond reading it (held content)
     file_verdict: str = ""  # the path's own word, before any of `session`
+    profile: str | None = None  # KINDS-3.md §15: a long-tail path's profile
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "schema": KIND_SCHEMA,
             "kind": self.kind,
+            "profile": self.profile,
             "path": self.path,
             "verdict": self.verdict,
             "exit_code": self.exit_code,
@@ -122,7 +124,7 @@ def kind_checks(res: KindCheck) -> list[dict[str, Any]]:
                 name = f"line {row.get('line')} {row.get('check')}"
                 out.append({**row, "check": name, "verdict": row.get("verdict")})
         return out
-    return [{"check": res.kind or "read", "verdict": res.verdict, **d}]
+    return [{"check": res.kind or res.profile or "read", "verdict": res.verdict, **d}]
 
 
 def build_kind_report(
@@ -163,6 +165,7 @@ def build_kind_report(
         version=__version__,
         session=records,
         file_verdict=own.verdict,
+        profile=result.profile,
     )
 
 

@@ -53,6 +53,11 @@ def test_export_says_what_check_says(path):
     want = json.loads(chk.stdout)[0]
     js = sealscope("export", "--format", "json", path)
     md = sealscope("export", path)
+    if want["kind"] is None and path.is_dir():  # a plain folder: the report of its fleet
+        fleet = sealscope("fleet", path)
+        assert chk.returncode == 3  # check of a plain folder could not look (it names fleet)
+        assert js.returncode == md.returncode == fleet.returncode
+        return
     if want["kind"] is None:  # none of the kinds: refused, as check could not look
         assert js.returncode == md.returncode == chk.returncode == 3
         return

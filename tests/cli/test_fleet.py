@@ -197,7 +197,7 @@ def test_fleet_on_the_samples_without_extras():
     entries, summary = _lines(p)
     tampered = entries[str(SAMPLES / "tampered.jsonl")]
     assert tampered["verdict"] == "BROKEN" and tampered["first_break"] == "line 4: chain mismatch"
-    assert p.returncode == 1 and summary["ledgers"] == 15
+    assert p.returncode == 1 and summary["ledgers"] == 26
     assert len(entries) == summary["ledgers"] + summary["units"] + summary["not_evidence"]
     assert _lines(run("fleet", str(SAMPLES), "--json"))[0] == entries  # as with the extras
     p = run_without_extras("fleet", str(SAMPLES), "--scheduler", "local:2")

@@ -23,6 +23,8 @@ SAMPLE_WALK = [
     "README.md",
     "__init__.py",
     "make_kinds.py",
+    "make_kinds3.py",
+    "kinds/long-tail/DEAL-d-sample01/timeline.md",
     "make_kinds_packs.py",
     "make_samples.py",
     "truncated.pin",
@@ -54,6 +56,22 @@ SAMPLE_WALK = [
     "kinds/portable.ledger.jsonl",
     "kinds/portable.ledger.jsonl.witness.jsonl",
     "kinds/receipt.json",
+    "kinds/long-tail/DEAL-d-sample01/buyer.deal.jsonl",
+    "kinds/long-tail/DEAL-d-sample01/seller.deal.jsonl",
+    "kinds/long-tail/DEAL-d-sample01/verdict.json",
+    "kinds/long-tail/agent.tape.jsonl",
+    "kinds/long-tail/deal.buyer.jsonl",
+    "kinds/long-tail/deal.seller.jsonl",
+    "kinds/long-tail/handshake.a.jsonl",
+    "kinds/long-tail/handshake.b.jsonl",
+    "kinds/long-tail/mandate-sealed-edited.json",
+    "kinds/long-tail/mandate-sealed.json",
+    "kinds/long-tail/mandate.json",
+    "kinds/long-tail/once-receipt.json",
+    "kinds/long-tail/once.log.jsonl",
+    "kinds/long-tail/readings.a.jsonl",
+    "kinds/long-tail/readings.b.jsonl",
+    "kinds/long-tail/tool.tape.jsonl",
     "packs/session-aat.jsonl",
     "packs/session-aat_gaps.json",
     "packs/session-bundle",
@@ -87,6 +105,22 @@ SAMPLE_KINDS = {
     "kinds/portable-receipt.json": ("portable-receipt", "VERIFIED"),
     "kinds/portable.ledger.jsonl": ("ledger", "VERIFIED"),
     "kinds/receipt.json": ("receipt", "VERIFIED"),
+    # the long tail (KINDS-3.md): pairs are paired by `sealscope fleet`, not here
+    "kinds/long-tail/DEAL-d-sample01/buyer.deal.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/DEAL-d-sample01/seller.deal.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/agent.tape.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/deal.buyer.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/deal.seller.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/handshake.a.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/handshake.b.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/mandate-sealed-edited.json": ("mandate", "BROKEN"),
+    "kinds/long-tail/mandate-sealed.json": ("mandate", "VERIFIED"),
+    "kinds/long-tail/mandate.json": ("mandate", "VERIFIED"),
+    "kinds/long-tail/once-receipt.json": ("once-receipt", "VERIFIED"),
+    "kinds/long-tail/once.log.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/readings.a.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/readings.b.jsonl": ("ledger", "VERIFIED"),
+    "kinds/long-tail/tool.tape.jsonl": ("ledger", "VERIFIED"),
     "packs/session-aat.jsonl": ("aat-export", "VERIFIED"),
     "packs/session-bundle": ("audit-bundle", "VERIFIED"),
     "packs/session-pack.zip": ("evidence-pack", "VERIFIED"),
@@ -134,9 +168,9 @@ def test_the_samples_audit_each_kind_once_and_list_what_is_not_evidence():
     }
     assert sorted(left) == NOT_EVIDENCE
     s = fleet.summarize(entries, 0.0)
-    assert (s.ledgers, s.units, s.not_evidence) == (15, 13, len(NOT_EVIDENCE))
+    assert (s.ledgers, s.units, s.not_evidence) == (26, 17, len(NOT_EVIDENCE))
     assert s.kinds["evidence-pack"] == s.kinds["audit-bundle"] == 1
-    assert s.verdicts == {"VERIFIED": 18, "BROKEN": 9, "COULD NOT LOOK": 1}
+    assert s.verdicts == {"VERIFIED": 32, "BROKEN": 10, "COULD NOT LOOK": 1}
     assert s.exit_code == 1
     # worst first over every kind: the BROKEN ones (ledger and units alike) lead
     order = [e.verdict for e in fleet.worst_first(entries)]

@@ -46,6 +46,8 @@ ALLOWED = {
     "core/checks/pack_render.py": "a pack's window rows, read as the reference renders "
     "the pack's pages from them",
     "core/checks/portable.py": "a portable receipt and its source text",
+    "core/profiles/reading.py": "the long tail's lines as the reference's pair checks "
+    "read them (text mode, json.loads, its depth and duplicate-key rule), not the verifier",
     "core/continuity/baseline.py": "continuity baselines (snapshots), not ledger lines",
     "core/continuity/continuation.py": "continuity documents, not ledger lines",
     "core/continuity/snapshots.py": "continuity snapshots, not ledger lines",
