@@ -36,6 +36,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("core/nesting.py", "_body_step"): DIGEST + " (the chain body at the reference's depth)",
     ("core/checks/call_record.py", "args_digest"): DIGEST + " (a call row's args_digest)",
     ("core/case/perform.py", "result_digest"): DIGEST + " (a case check's result_sha256)",
+    ("core/checks/aat.py", "jcs"): DIGEST + " (RFC 8785 for a flat object)",
+    ("core/checks/aat_rebuild.py", "ExportRebuild.gaps_pieces"): FORMAT
+    + " (aat_gaps.json rebuilt to compare byte for byte)",
+    ("core/checks/pack_mandate.py", "step_mandate"): FORMAT
+    + " (mandate_rows.json rebuilt to compare byte for byte)",
     ("core/continuity/continuation.py", "_baseline_report"): DIGEST
     + " (the reference's file round trip, re-read)",
     ("core/continuity/probes.py", "_answer_text"): DIGEST + " (a declared value's answer text)",

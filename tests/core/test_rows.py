@@ -43,8 +43,13 @@ ALLOWED = {
     "core/checks/pack_derive.py": "a pack's window rows as the reference's pack check "
     "reads them (json.loads), not the ledger verifier",
     "core/checks/pack_steps.py": "a pack's CNL member",
-    "core/checks/pack_render.py": "a pack's window rows, read as the reference renders "
-    "the pack's pages from them",
+    "core/checks/aat_rebuild.py": "a pack's records rows as the reference rebuilds its AAT "
+    "export and gaps from them",
+    "core/checks/pack_mandate.py": "a pack's mandate members and the records rows the "
+    "reference rebuilds them from",
+    "core/checks/pack_records.py": "a pack's records rows, streamed once for the checks "
+    "that re-derive from them (json.loads, as the reference's pack check reads them)",
+    "core/checks/pack_window.py": "a pack's window.jsonl wrappers, as its check reads them",
     "core/checks/portable.py": "a portable receipt and its source text",
     "core/profiles/reading.py": "the long tail's lines as the reference's pair checks "
     "read them (text mode, json.loads, its depth and duplicate-key rule), not the verifier",
