@@ -70,6 +70,10 @@ def apply(found: Identified, res: KindCheck, ctx: CheckContext) -> tuple[KindChe
     got = detect(found)
     prof = got.profile
     if prof is None:
+        own = res.detail.get("profile")
+        if isinstance(own, dict) and isinstance(own.get("name"), str):
+            # a profile the kind's own check already named (a sealscope case file)
+            return dataclasses.replace(res, profile=own["name"]), got
         return _with_profile(res, None), got
     if found.kind is None:
         try:

@@ -132,13 +132,14 @@ def test_check_profiles_a_case(tmp_path: Path, evidence: Path) -> None:
     res = checks.run([case])[0]
     assert res.verdict == "VERIFIED"
     assert res.reason == "a sealscope case: 9 entries, 1 open finding"
+    assert res.profile == "sealscope-case/1"
     assert res.detail["profile"] == {
         "name": "sealscope-case/1",
         "entries": 9,
         "open_findings": 1,
     }
     plain = checks.run([str(evidence / "session.jsonl")])[0]
-    assert "profile" not in plain.detail
+    assert plain.detail["profile"] is None and plain.profile is None
 
 
 def test_witness_check_records_and_replays(tmp_path: Path, evidence: Path) -> None:
