@@ -19,7 +19,7 @@ from sealscope.output import error_line
 from sealscope.sample_ledgers import FOLDER
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from sealscope.viewer.app import SealscopeApp
 
 
 def samples_dir() -> Path:
@@ -57,7 +57,7 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def viewer_app(given: list[str]) -> App[None] | None:
+def viewer_app(given: list[str]) -> SealscopeApp | None:
     """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists."""
     paths = viewer_paths(given)
     if paths is None:
@@ -68,12 +68,18 @@ def viewer_app(given: list[str]) -> App[None] | None:
 
 
 def view(given: list[str]) -> int:
-    """Run the viewer on `given`: 0, or 3 when none of the paths exists."""
+    """Run the viewer on `given`: 0; 3 when none of the paths exists, or when the app
+    ended on an error of its own (Textual has printed it); 128 + the signal's number
+    when SIGTERM or SIGHUP ended it (quietly, `viewer.signal_end`)."""
     app = viewer_app(given)
     if app is None:
         return verdict.COULD_NOT
-    app.run()
-    return verdict.HELD
+    from sealscope.viewer.signal_end import run_app
+
+    signalled = run_app(app, app.ending)
+    if signalled is not None:
+        return signalled
+    return verdict.COULD_NOT if app.return_code else verdict.HELD
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ from sealscope.viewer.first_paint import FirstPaint, tab_labels
 from sealscope.viewer.footer import FitFooter
 from sealscope.viewer.ledger_keys import LEDGER_KEYS
 from sealscope.viewer.messages import JumpToLedgerRow, JumpToSeal, LookUp, OpenAtFirstBreak
+from sealscope.viewer.signal_end import SignalEnd
 from sealscope.viewer.source import LedgerSource
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -215,6 +216,8 @@ class SealscopeApp(App[None]):
         self.first_paint: FirstPaint | None = None
         self._held_keys: list[events.Key] = []
         self._refused: list[str] = []  # "cannot open P: why", for the empty state
+        self.ending = SignalEnd(self)  # SIGTERM/SIGHUP: `signal_end.run_app`
+        self._frame_shown = False  # `events.Ready` came
         if first_paint and self.paths:
             what = classify(self.paths[0])
             if what.opens and what.kind == kinds.LEDGER and own_tab(what) is None:
@@ -231,6 +234,13 @@ class SealscopeApp(App[None]):
             yield Header()
             yield TabbedContent(id="tabs")
         yield FitFooter()
+
+    def on_ready(self) -> None:
+        """The first frame is on the screen: the app has started (an ending signal may
+        end it now), or does once the tabs behind a first paint are built."""
+        self._frame_shown = True
+        if self.first_paint is None:
+            self.ending.ready()
 
     async def on_mount(self) -> None:
         if self.first_paint is not None:
@@ -260,6 +270,8 @@ class SealscopeApp(App[None]):
         the first paint in one refresh and replay the keys typed meanwhile."""
         first = self.first_paint
         assert first is not None
+        if self._exit or not self.screen.is_mounted:  # ended before it was built
+            return
         real = [Header(), TabbedContent(id="tabs")]
         for w in real:
             w.display = False
@@ -278,6 +290,8 @@ class SealscopeApp(App[None]):
             held, self._held_keys = self._held_keys, []
             for key in held:
                 await super().on_event(key)
+            if self._frame_shown:
+                self.ending.ready()
 
     async def on_event(self, event: events.Event) -> None:
         """Keys typed while the first paint shows wait for the real widgets."""
