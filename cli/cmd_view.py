@@ -54,24 +54,30 @@ def register(sub) -> None:
         metavar="PATH",
         help="a ledger, snapshot or harn file, or a folder (a fleet tab)",
     )
+    p.add_argument(
+        "--artefacts",
+        metavar="DIR",
+        help="a folder of held artefacts the run's checks look in (as `check --artefacts`)",
+    )
     p.set_defaults(func=run)
 
 
-def viewer_app(given: list[str]) -> SealscopeApp | None:
-    """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists."""
+def viewer_app(given: list[str], artefacts: str | None = None) -> SealscopeApp | None:
+    """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists;
+    `artefacts` the run's --artefacts DIR."""
     paths = viewer_paths(given)
     if paths is None:
         return None
     from sealscope.viewer.app import SealscopeApp
 
-    return SealscopeApp(paths, first_paint=True)
+    return SealscopeApp(paths, first_paint=True, artefacts=artefacts)
 
 
-def view(given: list[str]) -> int:
+def view(given: list[str], artefacts: str | None = None) -> int:
     """Run the viewer on `given`: 0; 3 when none of the paths exists, or when the app
     ended on an error of its own (Textual has printed it); 128 + the signal's number
     when SIGTERM or SIGHUP ended it (quietly, `viewer.signal_end`)."""
-    app = viewer_app(given)
+    app = viewer_app(given, artefacts)
     if app is None:
         return verdict.COULD_NOT
     from sealscope.viewer.signal_end import run_app
@@ -83,4 +89,9 @@ def view(given: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    return view(args.paths)
+    if args.artefacts is not None and not Path(args.artefacts).is_dir():
+        from sealscope.core.sanitize import clean
+
+        error_line(f"view: --artefacts {clean(args.artefacts)}: not a folder")
+        return verdict.USAGE
+    return view(args.paths, args.artefacts)

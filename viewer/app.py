@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from sealscope.core import kinds
+from sealscope.core.checks import CheckContext, run_context
 from sealscope.core.kinds import classify
 from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
@@ -204,13 +205,22 @@ class SealscopeApp(App[None]):
     ]
 
     def __init__(
-        self, paths: Sequence[os.PathLike[str] | str] = (), *, first_paint: bool = False, **kw: Any
+        self,
+        paths: Sequence[os.PathLike[str] | str] = (),
+        *,
+        first_paint: bool = False,
+        artefacts: str | None = None,
+        **kw: Any,
     ) -> None:
         """`first_paint`: when the first path is a ledger, its first screen is drawn by
         one widget (`viewer.first_paint`) while the tabs are built behind it, and keys
         typed meanwhile are held and replayed on the real widgets (what `sealscope`
-        does; the app is otherwise the same)."""
+        does; the app is otherwise the same). `artefacts`: the `--artefacts DIR`
+        folder of held things of the run (`run_ctx`)."""
         super().__init__(**kw)
+        self.artefacts = artefacts
+        self._handed: list[str] = []  # stored verdicts a fleet tab handed over
+        self._ctx: tuple[tuple[str, ...], CheckContext] | None = None
         self.paths = expand_paths(paths) if paths else sample_paths()
         self._tab_seq = 0
         self.first_paint: FirstPaint | None = None
@@ -382,6 +392,7 @@ class SealscopeApp(App[None]):
             tabs.active = tab.id or ""
             self._focus_pane(tab)
         self._link_seals(tab)
+        self._rejoin()
         return tab
 
     def _link_seals(self, tab: EvidenceTab) -> None:
@@ -409,6 +420,39 @@ class SealscopeApp(App[None]):
             except OSError:
                 continue
         return None
+
+    # ------------------------------------------------------------------ the run
+    def run_ctx(self) -> CheckContext:
+        """The run the open tabs make (`viewer.run_context`): `core.checks.run_context`
+        over the paths given, every tab's, and those a fleet handed over, with the
+        app's `--artefacts DIR`; the same paths give the same context object."""
+        seen: dict[str, None] = {}
+        for p in [*self.paths, *self._pane_paths(), *self._handed]:
+            seen.setdefault(os.fspath(p), None)
+        key = tuple(seen)
+        if self._ctx is None or self._ctx[0] != key:
+            self._ctx = (key, run_context(key, self.artefacts))
+        return self._ctx[1]
+
+    def _pane_paths(self) -> list[str]:
+        try:
+            return [os.fspath(t.path) for t in self.panes()]
+        except NoMatches:  # not composed yet
+            return []
+
+    def hand_over(self, verdicts: Sequence[str]) -> None:
+        """A fleet tab opens one of its files: the stored verdicts it found join the
+        run (its context is handed to the tabs it opens)."""
+        for v in verdicts:
+            if v not in self._handed:
+                self._handed.append(v)
+
+    def _rejoin(self) -> None:
+        """The run changed (a tab opened): every tab checked with an older context is
+        checked again with this one."""
+        ctx = self.run_ctx()
+        for pane in self.panes():
+            pane.run_changed(ctx)
 
     def panes(self) -> list[EvidenceTab]:
         return list(self.query_one(TabbedContent).query(EvidenceTab))
@@ -556,7 +600,9 @@ class SealscopeApp(App[None]):
         self.notify("the ledger of that row is no longer open", markup=False)
 
     async def on_open_at_first_break(self, m: OpenAtFirstBreak) -> None:
-        """A fleet's ledger: its own tab, at its first break once verified."""
+        """A fleet's ledger: its own tab, at its first break once verified, judged
+        with what the fleet holds (its stored verdicts join the run)."""
+        self.hand_over(m.held)
         tab = await self.open_path(m.path)
         if isinstance(tab, lazy.LedgerTab):
             tab.first_break_when_verified()

@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 from sealscope.core import verdict
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
+from sealscope.viewer.run_context import run_ctx_of
 from sealscope.viewer.source import release_freed
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab imports this
-    from sealscope.core.checks.result import KindCheck
+    from sealscope.core.checks.result import CheckContext, KindCheck
     from sealscope.core.export import SessionRecord
     from sealscope.core.pins import Pin
     from sealscope.viewer.ledger_tab import LedgerTab
@@ -82,6 +83,9 @@ class LedgerChecks(Widget):
         self.held_artefacts: dict[int, dict[str, Any]] = {}
         # a call record's own check (`call_record.own_check`), once the rows worker ran
         self.own: KindCheck | None = None
+        # the run context the row checks last ran with (`viewer.run_context`)
+        self.ctx: CheckContext | None = None
+        self._asked = False  # the row checks were asked for (the file is indexed)
 
     # ------------------------------------------------------------------ pin, witness
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -146,15 +150,24 @@ class LedgerChecks(Widget):
 
     # ------------------------------------------------------------------ row checks
     def check_rows(self) -> None:
-        """Run the ledger's own row checks (once the file is indexed)."""
-        self._rows_worker()
+        """Run the ledger's own row checks (once the file is indexed), with the app's
+        run context (`viewer.run_context`: the stored verdicts and artefacts of the
+        run, as `check` joins them)."""
+        self._asked = True
+        self.ctx = run_ctx_of(self)
+        self._rows_worker(self.ctx)
+
+    def run_changed(self, ctx: CheckContext) -> None:
+        """The run changed: the row checks run again with it (once they were asked)."""
+        if self._asked and ctx is not self.ctx:
+            self.check_rows()
 
     @work(thread=True, exclusive=True, group="row-checks")
-    def _rows_worker(self) -> None:
+    def _rows_worker(self, ctx: CheckContext | None) -> None:
         path = str(self.tab.source.path)
-        own = lazy.call_record.own_check(path) if self.tab.call_record else None
+        own = lazy.call_record.own_check(path, ctx) if self.tab.call_record else None
         try:
-            entries = lazy.ledger_rows.row_checks(path)
+            entries = lazy.ledger_rows.row_checks(path, ctx)
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
             self.post_message(RowsChecked((), f"{type(e).__name__}: {e}", own))
             return

@@ -63,6 +63,7 @@ from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 
 if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
+    from sealscope.core.checks.result import CheckContext
     from sealscope.core.compaction_series import SeriesPoint
     from sealscope.core.export import SessionRecord
     from sealscope.core.pins import Pin
@@ -533,6 +534,9 @@ class LedgerTab(EvidenceTab):
 
     def action_prev_break(self) -> None:
         self.steps.prev_break()
+
+    def run_changed(self, ctx: CheckContext) -> None:
+        self.checks.run_changed(ctx)  # the row checks join the run's verdicts
 
     def first_break_when_verified(self) -> None:
         """Select the first break now when verified, else as soon as it is."""
