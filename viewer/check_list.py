@@ -99,7 +99,7 @@ class KindBanner(Static):
     def run_changed(self, ctx: CheckContext) -> None:
         """The app's run changed (`viewer.run_context`): a check this banner ran is
         run again with it (one it was given stays)."""
-        if self._given is None and self.is_mounted and ctx is not self.ctx:
+        if self._given is None and self.is_mounted and ctx != self.ctx:
             self.ctx = ctx
             self._run_check(ctx)
 

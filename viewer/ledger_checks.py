@@ -159,7 +159,7 @@ class LedgerChecks(Widget):
 
     def run_changed(self, ctx: CheckContext) -> None:
         """The run changed: the row checks run again with it (once they were asked)."""
-        if self._asked and ctx is not self.ctx:
+        if self._asked and ctx != self.ctx:
             self.check_rows()
 
     @work(thread=True, exclusive=True, group="row-checks")

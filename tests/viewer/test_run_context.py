@@ -42,7 +42,7 @@ async def test_a_ledger_opened_with_its_stored_verdict_is_judged_as_check_judges
         await settle(app, pilot)
         tab = _ledger(app, LEDGER)
         assert tab.tab_verdict.verdict == "VERIFIED"
-        assert tab.checks.ctx is app.run_ctx()
+        assert tab.checks.ctx == app.run_ctx()
         assert tab.checks.ctx.verdict_files == (str(STORED),)
     alone = SealscopeApp([LEDGER])
     async with alone.run_test(size=SIZE) as pilot:
