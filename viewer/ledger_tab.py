@@ -350,6 +350,7 @@ class LedgerTab(EvidenceTab):
                 explained=self.first_explained,
                 rows=self.checks.not_verified() if self.reading_state == "done" else (),
                 judged_by=self._judged_by(),
+                judged_counts=self._judged_counts(),
             ),
             self.reading_state,
         )
@@ -362,6 +363,14 @@ class LedgerTab(EvidenceTab):
             return ""
         why = own.reason if own.verdict != verdict.VERIFIED else ""
         return lazy.call_record.JUDGED_BY + (f": {why}" if why else "")
+
+    def _judged_counts(self) -> dict[str, Any] | None:
+        """A call record's numbers behind its word (its verifier's `rows` and
+        `first_break`, `detail.call_record`); None for any other ledger, or before its
+        check is in."""
+        own = self.checks.own
+        counts = own.detail.get("call_record") if own is not None else None
+        return counts if isinstance(counts, dict) else None
 
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, receipts failing on their
