@@ -224,6 +224,9 @@ class LedgerChecks(Widget):
             if b is not None:
                 badges[n] = b
         self.tab.rows.set_own_checks(badges)
+        # the strip marks the rows whose own check is not VERIFIED (by the badge's word)
+        self.tab.strip.model.row_checks = {n: w for n, (w, _f) in badges.items()}
+        self.tab.strip.changed()
 
     # ------------------------------------------------------------------ held artefacts
     def dropped(self, path: Path) -> bool:

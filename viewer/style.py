@@ -32,6 +32,7 @@ __all__ = [
     "BANNER_BACKGROUND",
     "BANNER_CSS",
     "CHECK_STYLE",
+    "ROW_CHECK_STYLE",
     "dialog_css",
 ]
 
@@ -46,6 +47,8 @@ TIER_STYLE = {
 TONE_STYLE: dict[str | None, str] = {None: "dim"}  # None: no verdict yet
 TONE_STYLE.update(VERDICT_STYLE)
 CHECK_STYLE = VERDICT_STYLE  # a check's word on a banner line, by its tone
+# the overview strip's cell for a row whose own check is not VERIFIED, by its tone
+ROW_CHECK_STYLE = {"fail": "bold white on dark_red", "warn": "bold black on dark_orange"}
 
 # the verdict banner of every tab: its class by the verdict's tone (None: no verdict
 # yet, still reading), and each class's background

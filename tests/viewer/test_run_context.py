@@ -102,3 +102,16 @@ def test_view_takes_artefacts_dir_and_refuses_what_is_not_a_folder(tmp_path):
     app = viewer_app([str(KINDS / "artefacts.jsonl")], str(KINDS))
     assert app is not None and app.artefacts == str(KINDS)
     assert main(["view", "--artefacts", str(tmp_path / "nope"), str(LEDGER)]) == 2
+
+
+@sync
+async def test_the_strip_marks_a_row_whose_own_check_could_not_look():
+    """An unmatched `continuity_verify` row (its stored verdict not in the run) is a
+    could-not-look cell of the overview strip, not a verified `·`; with its verdict
+    in the run it is verified."""
+    for paths, want in (([LEDGER], "row_couldnot"), ([LEDGER, STORED], "verified")):
+        app = SealscopeApp(paths)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            tab = _ledger(app, LEDGER)
+            assert tab.strip.bin_classes()[0] == want, paths
