@@ -17,6 +17,7 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer.finding_index import FindingIndex
 from sealscope.viewer.messages import RowSelected, ViewportMoved
 from sealscope.viewer.source import LedgerSource, RowInfo, status_of
+from sealscope.viewer.style import OWN_CHECK_STYLE
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -35,10 +36,6 @@ STATUS_LOOK = {
     "blank": ("·", "dim", "dim"),
     "pending": ("…", "dim", ""),
 }
-
-
-# a row's own check (an artefact binding, a continuity_verify row, a call row), by tone
-OWN_STYLE = {"pass": "green", "fail": "bold red", "warn": "bold yellow"}
 
 # what the marks mean, for the key help: (mark, style, meaning)
 LEGEND_TITLE = "row marks"
@@ -115,7 +112,7 @@ def row_text(
     if checked is not None:
         t.append(f"[held content: {checked}] ", mark_style)
     if own is not None:
-        t.append(f"[{clean(own[1])}] ", OWN_STYLE[verdict.tone(own[0])])
+        t.append(f"[{clean(own[1])}] ", OWN_CHECK_STYLE[verdict.tone(own[0])])
     body = info.summary if info.state in ("object", "nonobject") else info.raw
     # only what can show: truncating a long row's whole text costs more than the rest
     keep = 2 * width + 8
