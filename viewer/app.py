@@ -427,8 +427,8 @@ class SealscopeApp(App[None]):
         over the paths given, every tab's, and those a fleet handed over, with the
         app's `--artefacts DIR`; the same paths give the same context object."""
         seen: dict[str, None] = {}
-        for p in [*self.paths, *self._pane_paths(), *self._handed]:
-            seen.setdefault(os.fspath(p), None)
+        for p in [*map(str, self.paths), *self._pane_paths(), *self._handed]:
+            seen.setdefault(p, None)
         key = tuple(seen)
         if self._ctx is None or self._ctx[0] != key:
             self._ctx = (key, run_context(key, self.artefacts))
@@ -436,7 +436,7 @@ class SealscopeApp(App[None]):
 
     def _pane_paths(self) -> list[str]:
         try:
-            return [os.fspath(t.path) for t in self.panes()]
+            return [str(t.path) for t in self.panes()]
         except NoMatches:  # not composed yet
             return []
 

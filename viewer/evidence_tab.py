@@ -152,7 +152,9 @@ class EvidenceTab(TabPane):
         read an older one checks its file again (a kind banner's check, here; a ledger
         tab's row checks, its own)."""
         for banner in self.query("KindBanner"):
-            banner.run_changed(ctx)
+            rerun = getattr(banner, "run_changed", None)
+            if rerun is not None:
+                rerun(ctx)
 
     # ------------------------------------------------------------------ checks
     def own_outcome(self) -> Outcome | None:
