@@ -10,8 +10,6 @@ pseudo-terminal this process owns and writes what it prints as an asciicast v2 f
 from __future__ import annotations
 
 import argparse
-import signal
-from typing import Any
 
 from sealscope.core import verdict
 from sealscope.output import error_line
@@ -65,34 +63,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _continued(_signum: int, _frame: Any) -> None:
-    """SIGCONT once the demo is ending: nothing to resume (the process continues
-    whatever the handler)."""
-
-
-class _Ended:
-    """SIGTERM or SIGHUP while the demo runs: the app is asked to exit from its own
-    loop (never an exception thrown into it), and SIGCONT gets its default action
-    back at once: GNU `timeout` sends SIGTERM then SIGCONT, and Textual's SIGCONT
-    handler, run once its loop is gone, would resume the terminal and fail. The
-    run then ends quietly with 128 + the signal's number, as a shell reports it."""
-
-    def __init__(self, app: Any) -> None:
-        self.app, self.signum = app, 0
-
-    def __call__(self, signum: int, _frame: Any) -> None:
-        import asyncio
-
-        self.signum = self.signum or signum
-        # a no-op, not SIG_DFL: a SIGCONT already pending finds a handler to run
-        # (Python refuses a pending signal whose handler became SIG_DFL meanwhile)
-        signal.signal(signal.SIGCONT, _continued)
-        loop = asyncio._get_running_loop()
-        if loop is None:  # not running yet, or already stopped
-            raise KeyboardInterrupt(f"signal {signum}")
-        loop.call_soon_threadsafe(self.app.exit, None, 128 + signum)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.size is not None and not args.record:
         error_line("demo: --size sets the terminal of a --record run; it goes with --record FILE")
@@ -117,20 +87,17 @@ def run(args: argparse.Namespace) -> int:
         )
         return code
     from sealscope.viewer.demo import DemoApp
+    from sealscope.viewer.signal_end import run_app
 
     app = DemoApp(speed=args.speed, step_mode=args.step, loop=args.loop)
-    ended = _Ended(app)
-    old = {s: signal.signal(s, ended) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        app.run()
+        signalled = run_app(app, app.ending)  # SIGTERM/SIGHUP end it quietly
     except KeyboardInterrupt:
-        return 128 + ended.signum if ended.signum else 130
+        return 130
     finally:
         app.cleanup()
-        for s, h in old.items():
-            signal.signal(s, h)
-    if ended.signum:
-        return 128 + ended.signum
+    if signalled is not None:
+        return signalled
     if app.failure:
         return verdict.WRONG
     return int(app.return_code or 0)

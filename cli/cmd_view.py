@@ -22,7 +22,7 @@ from sealscope.output import error_line
 from sealscope.sample_ledgers import FOLDER
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from sealscope.viewer.app import SealscopeApp
 
 
 def samples_dir() -> Path:
@@ -63,12 +63,20 @@ def register(sub) -> None:
         help="open a case file (sealscope case new): its evidence as tabs with their "
         "recorded checks, and record every check run from then on",
     )
+    p.add_argument(
+        "--artefacts",
+        metavar="DIR",
+        help="a folder of held artefacts the run's checks look in (as `check --artefacts`)",
+    )
     p.set_defaults(func=run)
 
 
-def viewer_app(given: list[str], case: str | None = None) -> App[None] | None:
+def viewer_app(
+    given: list[str], case: str | None = None, artefacts: str | None = None
+) -> SealscopeApp | None:
     """The viewer on `given` (checked by `viewer_paths`), or None when nothing exists;
-    with `case`, on that case (which must exist) and `given` beside it."""
+    with `case`, on that case (which must exist) and `given` beside it; `artefacts` the
+    run's --artefacts DIR."""
     if case is not None:
         if not os.path.isfile(case):
             error_line(f"no such case: {clean(case)} (sealscope case new makes one)")
@@ -82,17 +90,26 @@ def viewer_app(given: list[str], case: str | None = None) -> App[None] | None:
         return None
     from sealscope.viewer.app import SealscopeApp
 
-    return SealscopeApp(paths, first_paint=case is None, case=case)
+    return SealscopeApp(paths, first_paint=case is None, case=case, artefacts=artefacts)
 
 
-def view(given: list[str], case: str | None = None) -> int:
-    """Run the viewer on `given` (and `case`): 0, or 3 when nothing can be opened."""
-    app = viewer_app(given, case)
+def view(given: list[str], case: str | None = None, artefacts: str | None = None) -> int:
+    """Run the viewer on `given` (and `case`): 0; 3 when none of the paths exists, or
+    when the app ended on an error of its own (Textual has printed it); 128 + the
+    signal's number when SIGTERM or SIGHUP ended it (quietly, `viewer.signal_end`)."""
+    app = viewer_app(given, case, artefacts)
     if app is None:
         return verdict.COULD_NOT
-    app.run()
-    return verdict.HELD
+    from sealscope.viewer.signal_end import run_app
+
+    signalled = run_app(app, app.ending)
+    if signalled is not None:
+        return signalled
+    return verdict.COULD_NOT if app.return_code else verdict.HELD
 
 
 def run(args: argparse.Namespace) -> int:
-    return view(args.paths, args.case)
+    if args.artefacts is not None and not Path(args.artefacts).is_dir():
+        error_line(f"view: --artefacts {clean(args.artefacts)}: not a folder")
+        return verdict.USAGE
+    return view(args.paths, args.case, args.artefacts)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from sealscope.core import kinds
+from sealscope.core.checks import CheckContext, run_context
 from sealscope.core.kinds import classify
 from sealscope.core.sanitize import clean
 from sealscope.sample_ledgers import FOLDER as SAMPLES_DIR  # the installed samples
@@ -47,6 +48,7 @@ from sealscope.viewer.messages import (
     SessionAdded,
 )
 from sealscope.viewer.profile_view import DOCUMENT_PROFILES
+from sealscope.viewer.signal_end import SignalEnd
 from sealscope.viewer.source import LedgerSource
 from textual import events
 from textual.app import App, ComposeResult, SystemCommand
@@ -240,13 +242,18 @@ class SealscopeApp(App[None]):
         *,
         first_paint: bool = False,
         case: str | None = None,
+        artefacts: str | None = None,
         **kw: Any,
     ) -> None:
         """`first_paint`: when the first path is a ledger, its first screen is drawn by
         one widget (`viewer.first_paint`) while the tabs are built behind it, and keys
         typed meanwhile are held and replayed on the real widgets (what `sealscope`
-        does; the app is otherwise the same)."""
+        does; the app is otherwise the same). `artefacts`: the `--artefacts DIR`
+        folder of held things of the run (`run_ctx`)."""
         super().__init__(**kw)
+        self.artefacts = artefacts
+        self._handed: list[str] = []  # stored verdicts a fleet tab handed over
+        self._ctx: tuple[tuple[str, ...], CheckContext] | None = None
         self.paths = expand_paths(paths) if paths or case else sample_paths()
         self.case_path = case  # `--case CASE`: the case this session records into
         self.case_link: Any = None  # its `viewer.case_link.CaseLink` once opened
@@ -254,6 +261,8 @@ class SealscopeApp(App[None]):
         self.first_paint: FirstPaint | None = None
         self._held_keys: list[events.Key] = []
         self._refused: list[str] = []  # "cannot open P: why", for the empty state
+        self.ending = SignalEnd(self)  # SIGTERM/SIGHUP: `signal_end.run_app`
+        self._frame_shown = False  # `events.Ready` came
         if first_paint and self.paths:
             what = classify(self.paths[0])
             if what.opens and what.kind == kinds.LEDGER and own_tab(what) is None:
@@ -270,6 +279,13 @@ class SealscopeApp(App[None]):
             yield Header()
             yield TabbedContent(id="tabs")
         yield FitFooter()
+
+    def on_ready(self) -> None:
+        """The first frame is on the screen: the app has started (an ending signal may
+        end it now), or does once the tabs behind a first paint are built."""
+        self._frame_shown = True
+        if self.first_paint is None:
+            self.ending.ready()
 
     async def on_mount(self) -> None:
         if self.first_paint is not None:
@@ -305,6 +321,8 @@ class SealscopeApp(App[None]):
         the first paint in one refresh and replay the keys typed meanwhile."""
         first = self.first_paint
         assert first is not None
+        if self._exit or not self.screen.is_mounted:  # ended before it was built
+            return
         real = [Header(), TabbedContent(id="tabs")]
         for w in real:
             w.display = False
@@ -323,6 +341,8 @@ class SealscopeApp(App[None]):
             held, self._held_keys = self._held_keys, []
             for key in held:
                 await super().on_event(key)
+            if self._frame_shown:
+                self.ending.ready()
 
     async def on_event(self, event: events.Event) -> None:
         """Keys typed while the first paint shows wait for the real widgets."""
@@ -413,6 +433,7 @@ class SealscopeApp(App[None]):
             tabs.active = tab.id or ""
             self._focus_pane(tab)
         self._link_seals(tab)
+        self._rejoin()
         return tab
 
     def _link_seals(self, tab: EvidenceTab) -> None:
@@ -440,6 +461,39 @@ class SealscopeApp(App[None]):
             except OSError:
                 continue
         return None
+
+    # ------------------------------------------------------------------ the run
+    def run_ctx(self) -> CheckContext:
+        """The run the open tabs make (`viewer.run_context`): `core.checks.run_context`
+        over the paths given, every tab's, and those a fleet handed over, with the
+        app's `--artefacts DIR`; the same paths give the same context object."""
+        seen: dict[str, None] = {}
+        for p in [*map(str, self.paths), *self._pane_paths(), *self._handed]:
+            seen.setdefault(p, None)
+        key = tuple(seen)
+        if self._ctx is None or self._ctx[0] != key:
+            self._ctx = (key, run_context(key, self.artefacts))
+        return self._ctx[1]
+
+    def _pane_paths(self) -> list[str]:
+        try:
+            return [str(t.path) for t in self.panes()]
+        except NoMatches:  # not composed yet
+            return []
+
+    def hand_over(self, verdicts: Sequence[str]) -> None:
+        """A fleet tab opens one of its files: the stored verdicts it found join the
+        run (its context is handed to the tabs it opens)."""
+        for v in verdicts:
+            if v not in self._handed:
+                self._handed.append(v)
+
+    def _rejoin(self) -> None:
+        """The run changed (a tab opened): every tab checked with an older context is
+        checked again with this one."""
+        ctx = self.run_ctx()
+        for pane in self.panes():
+            pane.run_changed(ctx)
 
     def panes(self) -> list[EvidenceTab]:
         return list(self.query_one(TabbedContent).query(EvidenceTab))
@@ -593,7 +647,9 @@ class SealscopeApp(App[None]):
         self.notify("the ledger of that row is no longer open", markup=False)
 
     async def on_open_at_first_break(self, m: OpenAtFirstBreak) -> None:
-        """A fleet's ledger: its own tab, at its first break once verified."""
+        """A fleet's ledger: its own tab, at its first break once verified, judged
+        with what the fleet holds (its stored verdicts join the run)."""
+        self.hand_over(m.held)
         tab = await self.open_path(m.path)
         if isinstance(tab, lazy.LedgerTab):
             tab.first_break_when_verified()

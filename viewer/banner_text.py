@@ -8,13 +8,13 @@ file, with its own word). `BUSY`: the reading states with no verdict yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean
-from sealscope.viewer.style import CHECK_STYLE
+from sealscope.viewer.style import CHECK_STYLE, shown
 
 if TYPE_CHECKING:  # annotations only: the report's records load with the first check
     from sealscope.core.export import SessionRecord
@@ -80,6 +80,7 @@ def ledger_detail(
     explained: Any = None,
     rows: Sequence[str] = (),
     judged_by: str = "",
+    judged_counts: Mapping[str, Any] | None = None,
 ) -> Text:
     """A ledger's banner text. `state`: "indexing" | "verifying" | "done" |
     "cancelled" | "error" | "alarm" (the file changed under a follower); `pct` the
@@ -89,7 +90,9 @@ def ledger_detail(
     failing on their own; `explained` the first break's `ledger.Mismatch`; `rows` the
     row checks of the ledger's own that are not VERIFIED, each in a few words;
     `judged_by` the rule that judged a file opened as a ledger by another check (a
-    call record), said on a line of its own."""
+    call record), said on a line of its own, and `judged_counts` the numbers behind
+    that rule's word (a call record's `rows` and `first_break` line), shown in place
+    of the walk's: the numbers shown are the ones behind the word."""
     t = Text(no_wrap=False, end="")
     name = clean(name)
     if state in BUSY:
@@ -120,19 +123,26 @@ def ledger_detail(
         if scope:
             t.append(f"· {clean(scope)}", "bold")
         t.append(f"  {name}  ", "bold")
-        if r.verdict == verdict.COULD_NOT_LOOK:
+        if r.verdict == verdict.COULD_NOT_LOOK and judged_counts is None:
             t.append(clean(r.reason()), "bold")
             t.append(" · ")
-        if judged_by and outcome is not None and outcome.verdict != r.verdict:
-            t.append(f"ledger walk {r.verdict} · ")  # another rule judged the file
-        elif checks or failed or rows:
-            t.append(f"chain {r.verdict} · ")
-        t.append(
-            f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
-            f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
-            f"declared breaks {r.declared_breaks:,}"
-        )
-        if r.first_break:
+        if judged_counts is not None:  # another rule judged the file: its numbers
+            first = judged_counts.get("first_break")
+            t.append(
+                f"rows {shown(judged_counts.get('rows'))} · first break "
+                + (f"line {shown(first)}" if first is not None else "none")
+            )
+        else:
+            if judged_by and outcome is not None and outcome.verdict != r.verdict:
+                t.append(f"ledger walk {r.verdict} · ")  # another rule judged the file
+            elif checks or failed or rows:
+                t.append(f"chain {r.verdict} · ")
+            t.append(
+                f"scope {clean(str(r.verified_scope))} · rows {r.rows:,} · chained "
+                f"{r.chained:,} · prechain {r.prechain:,} · breaks {r.breaks:,} · "
+                f"declared breaks {r.declared_breaks:,}"
+            )
+        if r.first_break and judged_counts is None:
             t.append("\n first break: ", "bold")
             t.append(clean(r.first_break))
             if explained is not None:

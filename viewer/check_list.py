@@ -23,10 +23,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from sealscope.core import verdict
-from sealscope.core.checks.result import KindCheck
+from sealscope.core.checks.result import CheckContext, KindCheck
 from sealscope.viewer import lazy
 from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.kind_view import banner_text, run_check, verdict_class
+from sealscope.viewer.run_context import run_ctx_of
 from textual import work
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
@@ -85,17 +86,26 @@ class KindBanner(Static):
         self.path = os.fspath(path)
         self.kind = kind
         self._given = check
+        self.ctx: CheckContext | None = None  # the run context its check ran with
 
     def on_mount(self) -> None:
         if self._given is not None:
             self.check = self._given  # its watcher tells the tab (not mounted yet: no paint)
         else:
-            self._run_check()
+            self.ctx = run_ctx_of(self)
+            self._run_check(self.ctx)
         self._paint()
 
+    def run_changed(self, ctx: CheckContext) -> None:
+        """The app's run changed (`viewer.run_context`): a check this banner ran is
+        run again with it (one it was given stays)."""
+        if self._given is None and self.is_mounted and ctx != self.ctx:
+            self.ctx = ctx
+            self._run_check(ctx)
+
     @work(thread=True, exclusive=True, group="kind-check")
-    def _run_check(self) -> None:
-        got = run_check(self.path, self.kind)
+    def _run_check(self, ctx: CheckContext | None) -> None:
+        got = run_check(self.path, self.kind, ctx)
         self.app.call_from_thread(setattr, self, "check", got)
 
     def watch_check(self) -> None:

@@ -44,6 +44,7 @@ from textual.widgets import TabbedContent, TabPane
 if TYPE_CHECKING:  # annotations: the report's modules load with the first check or export
     from pathlib import Path
 
+    from sealscope.core.checks.result import CheckContext
     from sealscope.core.export import SessionRecord
     from sealscope.viewer.export_action import ExportScreen
 
@@ -146,6 +147,15 @@ class EvidenceTab(TabPane):
     def ledger_opened(self, path: str) -> None:
         """A ledger `path` is open in another tab (a seal tab looks for its sealing
         rows there; other tabs do nothing)."""
+
+    def run_changed(self, ctx: CheckContext) -> None:
+        """The app's run changed to `ctx` (`viewer.run_context`): a tab whose check
+        read an older one checks its file again (a kind banner's check, here; a ledger
+        tab's row checks, its own)."""
+        for banner in self.query("KindBanner"):
+            rerun = getattr(banner, "run_changed", None)
+            if rerun is not None:
+                rerun(ctx)
 
     # ------------------------------------------------------------------ checks
     def own_outcome(self) -> Outcome | None:

@@ -41,6 +41,7 @@ from textual.widget import Widget
 
 __all__ = ["FirstPaint", "tab_labels"]
 
+_UNSTYLED = Style.null()  # a segment's style where it has none of its own
 _PENDING_GLYPH, _PENDING_STYLE = next((g, s) for c, g, s, _w in LEGEND if c == "pending")
 
 
@@ -112,7 +113,7 @@ class FirstPaint(Widget, can_focus=True):
             self._drawn_size = size
             self._lines = self._draw(*size)
         if not 0 <= y < len(self._lines):
-            return Strip.blank(self.size.width)
+            return Strip.blank(self.size.width, _UNSTYLED)
         if 6 <= y < self._rows_end:
             self.rows_drawn += 1
         return self._lines[y]
@@ -133,7 +134,10 @@ class FirstPaint(Widget, can_focus=True):
         out: list[Strip] = []
 
         def add(segs: list[Segment]) -> None:
-            out.append(Strip(segs).adjust_cell_length(width))
+            # every segment carries a style (an empty one where it has none, drawn
+            # the same): a line filter such as NO_COLOR's monochrome reads each one's
+            line = Strip(segs).adjust_cell_length(width)
+            out.append(Strip([Segment(t, s or _UNSTYLED, c) for t, s, c in line], width))
 
         # header: the icon, the title centred between the icon and the clock space
         head = self._style("header")

@@ -165,6 +165,10 @@ class FleetTab(EvidenceTab):
         self.left_out = 0  # paths the walk found that are not evidence
         self.set_aside: list[FleetEntry] = []  # those paths (held content can hold a verdict)
         self.done = False
+        # the stored verdicts the run holds (`fleet.fleet_context`), handed to the
+        # tabs it opens; `artefacts` the app's --artefacts DIR, which the run holds too
+        self.held: tuple[str, ...] = ()
+        self.artefacts: str | None = None
         self.stopped: str | None = None
         self._cell_cache: dict[int, tuple[Text, ...]] = {}  # id(entry) -> its cells
         self._rebuilt_at = 0.0  # when the sorted table was last refilled
@@ -182,6 +186,7 @@ class FleetTab(EvidenceTab):
     def on_mount(self) -> None:
         self._set_columns()
         self._update_status()
+        self.artefacts = getattr(self.app, "artefacts", None)
         self.audit_worker()
 
     # ------------------------------------------------------------------ worker
@@ -190,6 +195,7 @@ class FleetTab(EvidenceTab):
         worker = get_current_worker()
         skipped: list[tuple[str, str]] = []  # links out of the folder, not followed
         sized = list(fleet.walk([str(self.root)], skipped=skipped))
+        self.held = fleet.fleet_context(sized, self.artefacts).verdict_files
         total = len(sized) + len(skipped)
         self.post_message(FleetPlanned(total, sum(s or 0 for _p, s in sized)))
         # as `sealscope fleet`: each one a COULD NOT LOOK row saying so
@@ -208,7 +214,7 @@ class FleetTab(EvidenceTab):
 
         why: str | None = None
         try:
-            fleet.run_local(sized, on_entry=on_entry)
+            fleet.run_local(sized, on_entry=on_entry, artefacts=self.artefacts)
         except _Stop:
             return
         except Exception as e:  # noqa: BLE001 - a pool failure ends the run, not the app
@@ -436,7 +442,7 @@ class FleetTab(EvidenceTab):
     def action_open_ledger(self) -> None:
         entry = self.selected_entry()
         if entry is not None:
-            self.post_message(OpenAtFirstBreak(entry.path))
+            self.post_message(OpenAtFirstBreak(entry.path, self.held))
 
     # ------------------------------------------------------------------ EvidenceTab
     def focus_default(self) -> None:

@@ -31,7 +31,7 @@ from sealscope.viewer.compaction_chart import CompactionChart
 from sealscope.viewer.evidence_tab import EvidenceTab, tab_label, tab_title
 from sealscope.viewer.export_action import ExportScreen
 from sealscope.viewer.remeasure import remeasure
-from sealscope.viewer.style import FINDING_STYLE, shown
+from sealscope.viewer.style import ARCHIVED_STYLE, FINDING_STYLE, shown
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widget import Widget
@@ -330,13 +330,14 @@ class HarnTab(Widget):
         arch = Text(f"{ev.archived_messages} claimed")
         if check.inference is not None:
             inf = check.inference
-            style = (
-                "bold red"
+            tone = (
+                "fail"
                 if inf.archived > ev.archived_messages
-                else "yellow"
+                else "warn"
                 if inf.archived < ev.archived_messages
-                else "green"
+                else "pass"
             )
+            style = ARCHIVED_STYLE[tone]
             arch.append(" · content shows ")
             arch.append(f"{inf.archived} gone", style=style)
             arch.append(f", {inf.prefix} kept before the summary, {inf.kept} after it")

@@ -32,8 +32,7 @@ from sealscope.viewer.evidence_tab import EvidenceTab
 from sealscope.viewer.readme_screen import SamplesReadmeScreen
 from sealscope.viewer.row_check_panel import TITLES
 from sealscope.viewer.row_list import LEGEND_TITLE as ROW_MARKS
-from sealscope.viewer.row_list import OWN_STYLE
-from sealscope.viewer.style import TONE_STYLE
+from sealscope.viewer.style import OWN_CHECK_STYLE, TONE_STYLE
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -142,7 +141,7 @@ def row_check_marks() -> list[tuple[str, str, str]]:
     rows = [
         (
             "[…]",
-            OWN_STYLE[tone],
+            OWN_CHECK_STYLE[tone],
             f"{', '.join(_words(tone))}: the row's own check {TONE_MEANING[tone]}",
         )
         for tone in ("pass", "fail", "warn")

@@ -309,8 +309,12 @@ def banner_text(
         return t
     word = outcome.verdict if outcome is not None else kc.verdict
     t.append(f" {word} ", "bold reverse")
-    if word == verdict.VERIFIED and kc.bound:
-        t.append(" · " + shown(kc.bound), "bold")
+    # the bound beside VERIFIED: the check's own, unless held content recomputed the
+    # receipt in the tab, whose scope is then what held (`verdict.scope_note`)
+    recomputed = [r.result for r in checks if r.kind == "recompute"]
+    bound = verdict.scope_note(recomputed) if recomputed else kc.bound
+    if word == verdict.VERIFIED and bound:
+        t.append(" · " + shown(bound), "bold")
     named = kc.kind or kc.profile or ""
     t.append(f"  {KIND_TITLE.get(named, shown(named or None))}  ", "bold")
     t.append(clean(name))

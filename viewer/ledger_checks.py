@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 from sealscope.core import kinds, verdict
 from sealscope.viewer import lazy
 from sealscope.viewer.messages import CheckDone
+from sealscope.viewer.run_context import run_ctx_of
 from sealscope.viewer.source import release_freed
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
 
 if TYPE_CHECKING:  # annotations: the checks load on first use (`lazy`); the tab imports this
-    from sealscope.core.checks.result import KindCheck
+    from sealscope.core.checks.result import CheckContext, KindCheck
     from sealscope.core.export import SessionRecord
     from sealscope.core.pins import Pin
     from sealscope.viewer.ledger_tab import LedgerTab
@@ -102,6 +103,9 @@ class LedgerChecks(Widget):
         self.own: KindCheck | None = None
         # a once ledger's rows (KINDS-3.md §16): line → its key's state, for the badges
         self.once: dict[int, str] = {}
+        # the run context the row checks last ran with (`viewer.run_context`)
+        self.ctx: CheckContext | None = None
+        self._asked = False  # the row checks were asked for (the file is indexed)
 
     # ------------------------------------------------------------------ pin, witness
     def check_inputs(self, kind: str) -> dict[str, Any]:
@@ -166,15 +170,24 @@ class LedgerChecks(Widget):
 
     # ------------------------------------------------------------------ row checks
     def check_rows(self) -> None:
-        """Run the ledger's own row checks (once the file is indexed)."""
-        self._rows_worker()
+        """Run the ledger's own row checks (once the file is indexed), with the app's
+        run context (`viewer.run_context`: the stored verdicts and artefacts of the
+        run, as `check` joins them)."""
+        self._asked = True
+        self.ctx = run_ctx_of(self)
+        self._rows_worker(self.ctx)
+
+    def run_changed(self, ctx: CheckContext) -> None:
+        """The run changed: the row checks run again with it (once they were asked)."""
+        if self._asked and ctx != self.ctx:
+            self.check_rows()
 
     @work(thread=True, exclusive=True, group="row-checks")
-    def _rows_worker(self) -> None:
+    def _rows_worker(self, ctx: CheckContext | None) -> None:
         path = str(self.tab.source.path)
-        own = lazy.call_record.own_check(path) if self.tab.call_record else None
+        own = lazy.call_record.own_check(path, ctx) if self.tab.call_record else None
         try:
-            entries = lazy.ledger_rows.row_checks(path)
+            entries = lazy.ledger_rows.row_checks(path, ctx)
             once = _once_states(path)
         except Exception as e:  # noqa: BLE001 - shown, never a traceback
             self.post_message(RowsChecked((), f"{type(e).__name__}: {e}", own))
@@ -232,9 +245,13 @@ class LedgerChecks(Widget):
             b = lazy.row_badge(self.entries_at(n))
             if b is not None:
                 badges[n] = b
-        for n, state in self.once.items():  # a badge only: the state adds no word
+        # the strip marks the rows whose own check is not VERIFIED (by the badge's word);
+        # a once ledger's key state is a badge only, it adds no word to the strip
+        self.tab.strip.model.row_checks = {n: w for n, (w, _f) in badges.items()}
+        for n, state in self.once.items():
             badges.setdefault(n, (_ONCE_TONE.get(state, verdict.COULD_NOT_LOOK), f"once: {state}"))
         self.tab.rows.set_own_checks(badges)
+        self.tab.strip.changed()
 
     # ------------------------------------------------------------------ held artefacts
     def dropped(self, path: Path) -> bool:

@@ -63,6 +63,7 @@ from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 
 if TYPE_CHECKING:  # annotations: checks, charts and exports load on first use (`lazy`)
+    from sealscope.core.checks.result import CheckContext
     from sealscope.core.compaction_series import SeriesPoint
     from sealscope.core.export import SessionRecord
     from sealscope.core.pins import Pin
@@ -350,6 +351,7 @@ class LedgerTab(EvidenceTab):
                 explained=self.first_explained,
                 rows=self.checks.not_verified() if self.reading_state == "done" else (),
                 judged_by=self._judged_by(),
+                judged_counts=self._judged_counts(),
             ),
             self.reading_state,
         )
@@ -362,6 +364,14 @@ class LedgerTab(EvidenceTab):
             return ""
         why = own.reason if own.verdict != verdict.VERIFIED else ""
         return lazy.call_record.JUDGED_BY + (f": {why}" if why else "")
+
+    def _judged_counts(self) -> dict[str, Any] | None:
+        """A call record's numbers behind its word (its verifier's `rows` and
+        `first_break`, `detail.call_record`); None for any other ledger, or before its
+        check is in."""
+        own = self.checks.own
+        counts = own.detail.get("call_record") if own is not None else None
+        return counts if isinstance(counts, dict) else None
 
     def own_outcome(self) -> verdict.Outcome | None:
         """The ledger alone (`verdict.ledger`: the chain, receipts failing on their
@@ -534,6 +544,9 @@ class LedgerTab(EvidenceTab):
 
     def action_prev_break(self) -> None:
         self.steps.prev_break()
+
+    def run_changed(self, ctx: CheckContext) -> None:
+        self.checks.run_changed(ctx)  # the row checks join the run's verdicts
 
     def first_break_when_verified(self) -> None:
         """Select the first break now when verified, else as soon as it is."""

@@ -241,9 +241,11 @@ class FleetDone(Message):
 @dataclass
 class OpenAtFirstBreak(Message):
     """Open the ledger at `path` in its own tab (or show it) and select its first break
-    once it is verified."""
+    once it is verified; `held` the stored verdicts of the run it comes from (a
+    fleet's), which join the app's run."""
 
     path: str
+    held: tuple[str, ...] = ()
 
 
 @dataclass

@@ -4,7 +4,10 @@ Each cell is a bin of consecutive lines (`bin_starts`: the file's lines split in
 many bins as the strip has cells, recomputed from the line count on every paint, so a
 growing file re-bins). A bin shows the worst class among its lines (`CLASSES`, worst
 first): a break, a declared break, bounded (prechain rows: the chain is not checked
-there), a receipt that fails its own check, a receipt, a seal row, plain verified,
+there), a receipt that fails its own check, a row whose own check (KINDS.md §11.2: a
+`continuity_verify` row, an artefact binding, a call or distill row) is BROKEN, one
+whose own check could not look (an unmatched `continuity_verify` row: its stored
+verdict is not in the run), a receipt, a seal row, plain verified,
 walked (the verifier has passed these lines but its verdict, with the findings, has not
 arrived: they are not shown as verified before it), not yet verified. Every class has
 its own glyph as well as its colour (`LEGEND`), so the strip reads on a monochrome
@@ -33,7 +36,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from rich.text import Text
+from sealscope.core import verdict as _verdict
 from sealscope.viewer.messages import StripJump, StripLeft
+from sealscope.viewer.style import ROW_CHECK_STYLE
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -74,6 +79,8 @@ LEGEND: tuple[LegendRow, ...] = tuple(
         ("declared", "≠", "bold black on yellow", "declared break"),
         ("bounded", "○", "black on cyan", "bounded (prechain, not checked)"),
         ("receipt_fail", "!", "bold white on magenta", "receipt that fails"),
+        ("row_broken", "✘", ROW_CHECK_STYLE["fail"], "row whose own check is BROKEN"),
+        ("row_couldnot", "◐", ROW_CHECK_STYLE["warn"], "row whose own check could not look"),
         ("receipt", "R", "black on blue", "receipt"),
         ("seal", "S", "black on bright_green", "seal row"),
         ("verified", "·", "green on grey23", "verified"),
@@ -119,6 +126,8 @@ class StripModel:
     first_chained: int = 0
     verified: bool = False  # the verdict has arrived
     receipts: Mapping[int, bool] = field(default_factory=dict)  # line → the receipt's own check ok
+    # line → the worst word of the row's own checks (`LedgerChecks`), when not VERIFIED
+    row_checks: dict[int, str] = field(default_factory=dict)
     seals: list[int] = field(default_factory=list)
     view: array | None = None  # filter: matching lines, sorted
 
@@ -170,6 +179,9 @@ class StripModel:
             mark(line, "seal")
         for line, ok in self.receipts.items():
             mark(line, "receipt" if ok else "receipt_fail")
+        for line, word in self.row_checks.items():
+            if _verdict.tone(word) != "pass":
+                mark(line, "row_broken" if _verdict.tone(word) == "fail" else "row_couldnot")
         if self.verified:
             end = (self.first_chained - 1) if self.first_chained else self.lines
             # prechain lines: every bin overlapping 1..end is bounded

@@ -17,6 +17,7 @@ from sealscope.core.sanitize import clean
 from sealscope.viewer.finding_index import FindingIndex
 from sealscope.viewer.messages import RowSelected, ViewportMoved
 from sealscope.viewer.source import LedgerSource, RowInfo, status_of
+from sealscope.viewer.style import OWN_CHECK_STYLE
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -35,10 +36,6 @@ STATUS_LOOK = {
     "blank": ("·", "dim", "dim"),
     "pending": ("…", "dim", ""),
 }
-
-
-# a row's own check (an artefact binding, a continuity_verify row, a call row), by tone
-OWN_STYLE = {"pass": "green", "fail": "bold red", "warn": "bold yellow"}
 
 # what the marks mean, for the key help: (mark, style, meaning)
 LEGEND_TITLE = "row marks"
@@ -115,7 +112,7 @@ def row_text(
     if checked is not None:
         t.append(f"[held content: {checked}] ", mark_style)
     if own is not None:
-        t.append(f"[{clean(own[1])}] ", OWN_STYLE[verdict.tone(own[0])])
+        t.append(f"[{clean(own[1])}] ", OWN_CHECK_STYLE[verdict.tone(own[0])])
     body = info.summary if info.state in ("object", "nonobject") else info.raw
     # only what can show: truncating a long row's whole text costs more than the rest
     keep = 2 * width + 8
@@ -174,6 +171,9 @@ class RowList(ScrollView, can_focus=True):
         self._nav = False
         self._end_pending = False  # `end` pressed while indexing: the last line, once known
         self._rows_shown = 0  # rows that fit, as of the last resize
+        # where the rows stood before the last jump (a centring scroll), until the
+        # cursor or the rows are moved by hand: a new size replays the jump
+        self._jump_from: int | None = None
 
     # ------------------------------------------------------------------ data
     @property
@@ -289,6 +289,8 @@ class RowList(ScrollView, can_focus=True):
         h = max(1, self.scrollable_content_region.height or self.size.height or 1)
         top = int(self.scroll_offset.y)
         y = None
+        if center:
+            self._jump_from = top
         if center and not (top <= self.cursor < top + h):
             y = max(0, self.cursor - h // 2)
         elif self.cursor < top:
@@ -301,6 +303,7 @@ class RowList(ScrollView, can_focus=True):
     def _move(self, idx: int) -> None:
         """A cursor move by a navigation key (the detail pane may coalesce these)."""
         self._end_pending = False
+        self._jump_from = None
         self._nav = True
         try:
             self.cursor = idx
@@ -330,8 +333,15 @@ class RowList(ScrollView, can_focus=True):
             return
         idx = int(self.scroll_offset.y) + off.y
         if 0 <= idx < self.count:
+            self._jump_from = None
             self.cursor = idx
         self.focus()
+
+    def on_mouse_scroll_down(self, _event: events.MouseScrollDown) -> None:
+        self._jump_from = None  # the rows moved by hand (the scrolling is ScrollView's)
+
+    def on_mouse_scroll_up(self, _event: events.MouseScrollUp) -> None:
+        self._jump_from = None
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -350,15 +360,23 @@ class RowList(ScrollView, can_focus=True):
     def _fit_changed(self) -> None:
         """As many rows show as now fit: the tab hears the viewport moved (the strip's
         ▶ bins), and once laid out a cursor row that was in view stays in view (a
-        banner growing by a line does not hide the selected row)."""
+        banner growing by a line does not hide the selected row). After a jump, with
+        nothing moved by hand since, the jump is made again at the new size (from
+        where the rows stood before it): where the rows end depends on the size they
+        end at, not on whether the size changed before or after the jump."""
         top, h = int(self.scroll_offset.y), self._rows_shown
         shown = not h or top <= self.cursor < top + h
         self.post_message(ViewportMoved())
         self.call_after_refresh(self._refit, shown)
 
     def _refit(self, keep_cursor: bool) -> None:
-        self._rows_shown = self.scrollable_content_region.height
-        if keep_cursor and self.count:
+        self._rows_shown = h = self.scrollable_content_region.height
+        if self._jump_from is not None and h and self.count:
+            top = self._jump_from
+            y = top if top <= self.cursor < top + h else max(0, self.cursor - h // 2)
+            if y != int(self.scroll_offset.y):
+                self.scroll_to(y=y, animate=False, immediate=True, force=True)
+        elif keep_cursor and self.count:
             self.scroll_to_cursor()
 
     # ------------------------------------------------------------------ drawing

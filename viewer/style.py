@@ -32,6 +32,9 @@ __all__ = [
     "BANNER_BACKGROUND",
     "BANNER_CSS",
     "CHECK_STYLE",
+    "ROW_CHECK_STYLE",
+    "OWN_CHECK_STYLE",
+    "ARCHIVED_STYLE",
     "dialog_css",
 ]
 
@@ -46,6 +49,14 @@ TIER_STYLE = {
 TONE_STYLE: dict[str | None, str] = {None: "dim"}  # None: no verdict yet
 TONE_STYLE.update(VERDICT_STYLE)
 CHECK_STYLE = VERDICT_STYLE  # a check's word on a banner line, by its tone
+# a row's own check (an artefact binding, a continuity_verify row, a call row) as the
+# row list's badge shows it, by the word's tone
+OWN_CHECK_STYLE = {"pass": "green", "fail": "bold red", "warn": "bold yellow"}
+# a harn receipt's claimed archived count beside what its content shows, by tone
+# (more gone than claimed: fail; fewer: warn; the same: pass)
+ARCHIVED_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow"}
+# the overview strip's cell for a row whose own check is not VERIFIED, by its tone
+ROW_CHECK_STYLE = {"fail": "bold white on dark_red", "warn": "bold black on dark_orange"}
 
 # the verdict banner of every tab: its class by the verdict's tone (None: no verdict
 # yet, still reading), and each class's background

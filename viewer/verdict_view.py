@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 from sealscope.core import verdict as _verdict
 from sealscope.core.export import grouped_divergences
-from sealscope.viewer.style import shown, tier_style
+from sealscope.viewer.style import shown, tier_style, verdict_style
 from textual.widgets import Static
 
 __all__ = ["VerdictView", "render_verdict", "WORD_STYLE"]
@@ -192,6 +192,11 @@ class VerdictView(Static):
         self.display = True
 
     def show_error(self, message: str) -> None:
-        self.view = Text.assemble(("COULD NOT SCORE  ", "bold red"), shown(message))
+        """A restatement that could not be scored: the verdict is COULD NOT LOOK; what
+        went wrong is a labelled field beside it, never a word in the verdict's place."""
+        word = _verdict.COULD_NOT_LOOK
+        self.view = Text.assemble(
+            (f"{word}  ", verdict_style(word)), ("restatement not scored: ", "bold"), shown(message)
+        )
         self.update(self.view)
         self.display = True

@@ -130,8 +130,15 @@ def test_check_export_fleet_and_the_tab_say_one_word(tmp_path, monkeypatch, name
     # the tab's verdict and its banner word: the call-record verifier's
     assert outcome == (want, code)
     assert f" {want} " in banner
-    # the banner names the rule that judged it
+    # the banner names the rule that judged it, and shows the numbers behind its word
     assert call_record.JUDGED_BY in banner
+    counts = own.detail.get("call_record")
+    if isinstance(counts, dict):
+        first = counts["first_break"]
+        said = f"line {first}" if first is not None else "none"
+        assert f"rows {counts['rows']} · first break {said}" in banner
+        assert "· chained " not in banner and "breaks" not in banner  # not the walk's
+        assert "before the chain began" not in banner
     # its `x` report: the call record's, as `sealscope export` writes it
     assert written and written[-1].endswith(".json")
     report = json.loads(Path(written[-1]).read_text(encoding="utf-8"))

@@ -25,9 +25,8 @@ from sealscope.viewer.demo import DemoApp
 from sealscope.viewer.held_screen import HeldContentScreen
 from sealscope.viewer.seal_diff import SealDiffScreen
 from textual.widgets import DataTable
-from textual.worker import WorkerState
 
-from tests.viewer.viewer_helpers import sync, until
+from tests.viewer.viewer_helpers import quiescent, sync, until
 
 SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
 FAST = 1000.0  # every scripted pause divided by this: no real sleeping
@@ -220,19 +219,10 @@ async def _run(size: tuple[int, int], parent: Path) -> Run:
 
 async def _picture(pilot, app) -> str:
     """The screen of a step whose check held: what the step set going (a followed
-    file's new rows, their marks) is drawn once no worker but the demo's own is
-    running or about to."""
-    await wait_for(pilot, lambda: not _busy(app))
-    await pilot.pause()
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
+    file's new rows, their marks) is drawn on a quiescent screen (no worker but the
+    demo's own script pending or running, nothing left to lay out or draw)."""
+    await quiescent(app, pilot, except_group="demo", rounds=ROUNDS)
     return app.export_screenshot(simplify=True)
-
-
-def _busy(app) -> bool:
-    """Whether a worker other than the demo's script is running or not started yet."""
-    waiting = (WorkerState.PENDING, WorkerState.RUNNING)
-    return any(w.state in waiting for w in list(app.workers) if w.group != "demo")
 
 
 @functools.cache

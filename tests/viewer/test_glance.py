@@ -260,7 +260,7 @@ async def test_legend_names_every_class_with_its_own_glyph():
         await pilot.pause()
         assert isinstance(app.screen, StripLegend)
         shown = str(app.screen.query_one("#legend-box", Static).render())
-        assert len({g for _c, g, _s, _w in LEGEND}) == len(CLASSES) == 9
+        assert len({g for _c, g, _s, _w in LEGEND}) == len(CLASSES) == 11
         for _c, glyph, _s, words in LEGEND:
             assert f" {glyph}  {words}" in shown
         await pilot.press("escape")

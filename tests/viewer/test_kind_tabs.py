@@ -141,6 +141,9 @@ def test_receipt_file_held_content_h_recomputes_in_full_and_sticks(tmp_path):
             await pilot.pause()
             b = banner_of(tab)
             assert b.startswith(f" {verdict.VERIFIED} ")
+            # the content was checked and matched: the bound says so, not "not checked"
+            assert "content not checked" not in b
+            assert b.startswith(f" {verdict.VERIFIED}  · 1 receipt verified in full "), b
             assert len(tab.session) == 1 and tab.session[0].kind == "recompute"
             assert "recomputed with held content" in static_text(tab, "#kind-panel")
             await pilot.press("delete")

@@ -18,7 +18,7 @@ from sealscope.viewer.source import LedgerSource
 from textual import events
 from textual.widgets import TabbedContent
 
-from tests.viewer.viewer_helpers import SAMPLES, opened, settle, sync
+from tests.viewer.viewer_helpers import SAMPLES, opened, screen_lines, settle, sync
 
 SIZE = (120, 36)
 
@@ -332,3 +332,35 @@ async def test_d_still_takes_a_typed_path(tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, SealDiffScreen)
+
+
+def _ledger_broken_at(path: Path, rows: int, broken: int) -> Path:
+    from tests.viewer.glance_ledgers import _ts, _write
+
+    return _write(path, [{"kind": "tool", "n": i, "ts": _ts(i)} for i in range(rows)], (broken,))
+
+
+@sync
+async def test_a_jump_ends_where_the_final_size_puts_it_whichever_came_first(tmp_path):
+    """`b` centres the first break; a size change after the jump (a banner growing, a
+    terminal resized) makes the jump again at the new size, so the rows end where a
+    jump made at that size puts them, not one row off when the size changed first."""
+    path = _ledger_broken_at(tmp_path / "long.jsonl", 200, 120)
+    shown = {}
+    for order in ("jump, then smaller", "smaller, then jump"):
+        async with opened([path], size=SIZE) as (app, pilot):
+            tab = app.current_ledger()
+            keys = ["b"]  # the first break
+            if order == "jump, then smaller":
+                await pilot.press(*keys)
+                await settle(app, pilot)
+            await pilot.resize_terminal(SIZE[0], SIZE[1] - 3)
+            await settle(app, pilot)
+            if order == "smaller, then jump":
+                await pilot.press(*keys)
+                await settle(app, pilot)
+            assert tab.rows.current_line == 120
+            h = tab.rows.scrollable_content_region.height
+            shown[order] = (int(tab.rows.scroll_offset.y), screen_lines(app))
+    assert shown["smaller, then jump"][0] == 119 - h // 2  # centred
+    assert shown["jump, then smaller"] == shown["smaller, then jump"]

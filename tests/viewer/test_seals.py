@@ -429,3 +429,23 @@ def test_export_a_ledger_tab_through_the_main_app(tmp_path, monkeypatch):
     assert doc["kind"] == "ledger" and doc["verdict"] == "VERIFIED" and doc["exit_code"] == 0
     assert [r["line"] for r in doc["receipts"]] == [3]
     assert "verdict: **VERIFIED**" in (tmp_path / "ledger-audit.md").read_text()
+
+
+def test_a_restatement_that_cannot_be_scored_says_could_not_look(tmp_path):
+    """The verdict's place holds one of the three words; why it could not be scored
+    is a labelled field beside it (never `COULD NOT SCORE` as the verdict)."""
+    bad = tmp_path / "restated.json"
+    bad.write_text("{not json", encoding="utf-8")
+
+    async def go():
+        app = SealHost(str(SEALS / "seal-day1.json"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            tab = app.query_one(SealTab)
+            assert tab.score(bad) is None
+            await pilot.pause()
+            text = plain(app.query_one(VerdictView).view)
+            assert text.startswith("COULD NOT LOOK  restatement not scored: "), text
+            assert "COULD NOT SCORE" not in text
+
+    run(go())
