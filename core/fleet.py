@@ -231,7 +231,7 @@ def _unnamed(found: _kinds.Identified, size: int) -> _kinds.Identified:
         None,
         _kinds.UNREADABLE_WORD,
         f"{found.path} is an empty file not named *.jsonl: nothing to audit "
-        "(`sealscope check` reads it as an empty ledger, COULD NOT LOOK)",
+        f"(`sealscope check` reads it as an empty ledger, {_verdict.COULD_NOT_LOOK})",
     )
 
 

@@ -79,7 +79,7 @@ LEGEND: tuple[LegendRow, ...] = tuple(
         ("declared", "≠", "bold black on yellow", "declared break"),
         ("bounded", "○", "black on cyan", "bounded (prechain, not checked)"),
         ("receipt_fail", "!", "bold white on magenta", "receipt that fails"),
-        ("row_broken", "✘", ROW_CHECK_STYLE["fail"], "row whose own check is BROKEN"),
+        ("row_broken", "✘", ROW_CHECK_STYLE["fail"], f"row whose own check is {_verdict.BROKEN}"),
         ("row_couldnot", "◐", ROW_CHECK_STYLE["warn"], "row whose own check could not look"),
         ("receipt", "R", "black on blue", "receipt"),
         ("seal", "S", "black on bright_green", "seal row"),
