@@ -29,6 +29,7 @@ import sys
 from typing import Any
 
 from sealscope import ci_formats
+from sealscope.cmd_receipts import positive_line
 from sealscope.core import verdict
 from sealscope.core.sanitize import clean
 from sealscope.output import error_line, paint_verdict
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     v.add_argument("--pin", metavar="PIN", help="a head pin (text or file) to judge a ledger by")
     v.add_argument("--pre", metavar="FILE", help="held pre-compaction content")
     v.add_argument("--post", metavar="FILE", help="held post-compaction content")
-    v.add_argument("--line", type=_positive, metavar="N", help="only the receipt row on line N")
+    v.add_argument("--line", type=positive_line, metavar="N", help="only the receipt row on line N")
     v.add_argument(
         "--lookup",
         nargs="+",
@@ -142,16 +143,6 @@ def _intermixed(base: type[argparse.ArgumentParser]) -> type[argparse.ArgumentPa
                 self._mixing = False
 
     return Intermixed
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a line number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"line numbers start at 1, got {n}")
-    return n
 
 
 def _no_verb(args: argparse.Namespace) -> int:
