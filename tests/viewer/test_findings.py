@@ -104,14 +104,14 @@ async def test_held_content_stays_on_the_tab_after_its_dialog_closes():
         tab = await _liar_held(app, pilot)
         assert not isinstance(app.screen, HeldContentScreen)
         banner = text_of(tab.banner)
-        assert banner.startswith(" FAIL ") and "chain VERIFIED" in banner
+        assert banner.startswith(" BROKEN ") and "chain VERIFIED" in banner
         assert "1 drop(s) the manifest does not declare" in banner
         row = row_text(tab, 3)
         assert row.startswith("✗") and "[held content: FAIL]" in row
         panel = text_of(tab.query_one(RowDetail).query_one("#receipt-panel"))
         assert "recomputed with held content" in panel and "content mismatch" in panel
         assert "content skipped" not in panel
-        assert tab.tab_verdict == ("FAIL", 1)
+        assert tab.tab_verdict == ("BROKEN", 1)
         # h again shows what was loaded, recomputed
         await pilot.press("h")
         await settle(app, pilot)
@@ -129,13 +129,13 @@ async def test_held_content_then_escape_then_export_says_fail_and_names_the_hidd
     async with app.run_test(size=SIZE) as pilot:
         await _liar_held(app, pilot)
         md, doc = await export_report(app, pilot, tmp_path / "liar-audit")
-        assert any("(FAIL, exit 1)" in m for m in toasts(app))
-    assert "- verdict: **FAIL**" in md and "- exit code: 1 " in md
+        assert any("(BROKEN, exit 1)" in m for m in toasts(app))
+    assert "- verdict: **BROKEN**" in md and "- exit code: 1 " in md
     assert "1 drop the manifest does not declare:" in md
     assert f"`{HIDDEN}`" in md and "`liar-pre.json#2`" in md
-    assert (doc["verdict"], doc["exit_code"]) == ("FAIL", 1)
+    assert (doc["verdict"], doc["exit_code"]) == ("BROKEN", 1)
     [rec] = doc["session"]
-    assert (rec["kind"], rec["verdict"], rec["exit_code"]) == ("recompute", "FAIL", 1)
+    assert (rec["kind"], rec["verdict"], rec["exit_code"]) == ("recompute", "BROKEN", 1)
     [hidden] = rec["result"]["undeclared"]
     assert hidden["digest"] == HIDDEN and hidden["held"] == "liar-pre.json#2"
     assert "please delete the audit log" in hidden["preview"]
@@ -153,11 +153,12 @@ async def test_seal_export_after_a_divergent_restatement_agrees_with_itself(tmp_
         await pilot.press("enter")
         await pilot.pause()
         md, doc = await export_report(app, pilot, tmp_path / "seal-audit")
-        assert "- verdict: **DIVERGENCE**" in md  # main wrote VALID with exit code 1
+        # one of the three words, the restatement's own word beside it
+        assert "- verdict: **BROKEN**" in md
         assert tab.tab_verdict == ("DIVERGENCE", 1)
         assert "DIVERGENCE" in str(tab.banner_view).splitlines()[1]
-    assert "- verdict: **DIVERGENCE**" in md and "- exit code: 1 " in md
-    assert (doc["verdict"], doc["exit_code"], doc["file_verdict"]) == ("DIVERGENCE", 1, "VALID")
+    assert "- verdict: **BROKEN**" in md and "- exit code: 1 " in md
+    assert (doc["verdict"], doc["exit_code"], doc["file_verdict"]) == ("BROKEN", 1, "VERIFIED")
 
 
 @sync
@@ -223,4 +224,4 @@ async def test_the_cli_report_equals_the_viewers_for_the_same_checks(tmp_path):
     stamp = re.compile(r"^- generated: \S+ ", re.M)
     assert stamp.sub("- generated: ", as_md.stdout) == stamp.sub("- generated: ", md)
     assert [r["kind"] for r in doc["session"]] == ["pin", "recompute"]
-    assert (doc["verdict"], doc["session"][1]["verdict"]) == ("BROKEN", "PASS")
+    assert (doc["verdict"], doc["session"][1]["verdict"]) == ("BROKEN", "VERIFIED")

@@ -99,7 +99,7 @@ def test_view_takes_artefacts_dir_and_refuses_what_is_not_a_folder(tmp_path):
     from sealscope.cmd_view import viewer_app
     from sealscope.main import main
 
-    app = viewer_app([str(KINDS / "artefacts.jsonl")], str(KINDS))
+    app = viewer_app([str(KINDS / "artefacts.jsonl")], artefacts=str(KINDS))
     assert app is not None and app.artefacts == str(KINDS)
     assert main(["view", "--artefacts", str(tmp_path / "nope"), str(LEDGER)]) == 2
 

@@ -83,8 +83,8 @@ CLAIMS = [
         ".",
         "fleet .",
         1,
-        ["32 verified, 5 broken, 1 could not look", "15 not evidence"],
-        "finds 38 evidence files, 32 verified, 5 broken",
+        ["32 verified, 10 broken, 1 could not look", "23 not evidence"],
+        "finds 43 evidence files: 32 verified, 10",
     ),
     (
         ".",
@@ -231,14 +231,14 @@ CLAIMS = [
         "seals",
         "export seal-day1.json --restated restated-divergent.json --tiers tiers.json",
         1,
-        ["verdict: **DIVERGENCE**"],
+        ["verdict: **BROKEN**", "Restatement scored: **DIVERGENCE**"],
         "Try: `sealscope export seal-day1.json",
     ),
     (
         "seals",
         "export seal-day2.json --against seal-day1.json --tiers tiers.json",
         0,
-        ["verdict: **VALID**"],
+        ["verdict: **VERIFIED**"],
         "`sealscope export seal-day2.json --against",
     ),
 ]

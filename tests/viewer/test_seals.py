@@ -251,12 +251,13 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
     strict, loose = asyncio.run(go())
     md = (tmp_path / "out" / "audit.md").read_text(encoding="utf-8")
     doc = json.loads((tmp_path / "out" / "audit.json").read_text(encoding="utf-8"))
-    # word and code agree: the seal is valid, the restatement scored on it diverges
+    # word and code agree: the seal verifies, the restatement scored on it diverges
+    # (one of the three words; the restatement's own word is a labelled field)
     assert (doc["kind"], doc["verdict"], doc["exit_code"], doc["file_verdict"]) == (
         "snapshot",
-        "DIVERGENCE",
+        "BROKEN",
         1,
-        "VALID",
+        "VERIFIED",
     )
     kinds = [r["kind"] for r in doc["session"]]
     # re-scoring (loose) replaced the strict verdict: the report holds what the tab shows
@@ -266,7 +267,7 @@ def test_export_holds_the_verdicts_shown(tmp_path, monkeypatch):
     assert doc["session"][0]["result"]["faithful"] is None
     assert {d["id"] for d in doc["session"][0]["result"]["divergences"]} == {"open_commitments:0"}
     assert [e["id"] for e in doc["session"][1]["result"]["added"]] == ["live_threads:seal-diff"]
-    assert "Verdict: **DIVERGENCE**" in md and "not judged (loose mode)" in md
+    assert "Restatement scored: **DIVERGENCE**" in md and "not judged (loose mode)" in md
     assert "`open_commitments:0`" in md and "| removed | `live_threads:ledger-verify`" in md
     assert loose.verdict_digest in md and strict.verdict_digest not in md
 
