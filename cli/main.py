@@ -108,3 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return verdict.WRONG
+    finally:
+        # a GitHub run's stop-commands pause ends with its run: the next `main` in
+        # this process (a test, an embedding caller) writes plain error lines
+        out = sys.modules.get("sealscope.output")
+        if out is not None:
+            out.end_guard()

@@ -79,6 +79,11 @@ def guard_commands(token: str) -> None:
     _GUARD[:] = [token]
 
 
+def end_guard() -> None:
+    """The run that began GitHub output has ended: error lines are plain again."""
+    _GUARD.clear()
+
+
 def error_line(message: str) -> None:
     """`sealscope: MESSAGE` on stderr (already sanitized); inside a stop-commands pause
     in a GitHub run (`guard_commands`)."""

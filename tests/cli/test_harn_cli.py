@@ -346,3 +346,15 @@ def test_appended_messages_after_last_compaction(tmp_path, capsys):
     t["messages"].append(m("assistant", "all done"))
     code, doc, _ = run_json(capsys, "harn", write(tmp_path, t), "--json")
     assert code == 0 and doc[0]["inferred"]["appended"] == 1 and doc[0]["findings"] == []
+
+
+def test_a_github_run_before_leaves_error_lines_plain(tmp_path, capsys):
+    """The stop-commands pause of a `--format github` run ends with that run: a later
+    `main` in the same process writes its error line plain (no leaked guard)."""
+    assert (
+        main(["verify", str(ROOT / "sample_ledgers" / "tampered.jsonl"), "--format", "github"]) == 1
+    )
+    capsys.readouterr()
+    code = main(["harn", str(tmp_path / "missing.json")])
+    _out, err = capsys.readouterr()
+    assert code == 3 and err.startswith("sealscope: cannot read ") and err.count("\n") == 1
