@@ -312,33 +312,8 @@ def perform(check: str, inputs: list[Input], args: dict[str, Any] | None = None)
     args = dict(args or {})
     read = tuple(read_evidence(i.path) for i in inputs)
     roles = tuple(i.role for i in inputs)
-    if check not in _RUN:
-        why = f"not a check this sealscope performs: {check!r}"
-        return Performed(
-            check, read, roles, args, _verdict.COULD_NOT_LOOK, _verdict.COULD_NOT, "", why
-        )
-    for ev in read:
-        if isinstance(ev, Unreadable):
-            why = f"{ev.path}: {ev.why}"
-            return Performed(
-                check,
-                read,
-                roles,
-                args,
-                _verdict.COULD_NOT_LOOK,
-                _verdict.COULD_NOT,
-                "",
-                why,
-                {"error": why},
-            )
-    paths: dict[str, str] = {}
-    for i in inputs:
-        paths.setdefault(i.role, i.path)
-    held_paths = [i.path for i in inputs if i.role == "held"]
-    try:
-        word, code, bound, reason, result = _RUN[check](paths, args, held_paths)
-    except (OSError, ValueError) as e:  # what a check could not read
-        why = f"the check could not finish: {_said(e)}"
+
+    def could_not(why: str, result: dict[str, Any] | None = None) -> Performed:
         return Performed(
             check,
             read,
@@ -348,17 +323,26 @@ def perform(check: str, inputs: list[Input], args: dict[str, Any] | None = None)
             _verdict.COULD_NOT,
             "",
             why,
-            {"error": type(e).__name__},
+            result or {},
         )
+
+    if check not in _RUN:
+        return could_not(f"not a check this sealscope performs: {check!r}")
+    for ev in read:
+        if isinstance(ev, Unreadable):
+            why = f"{ev.path}: {ev.why}"
+            return could_not(why, {"error": why})
+    paths: dict[str, str] = {}
+    for i in inputs:
+        paths.setdefault(i.role, i.path)
+    held_paths = [i.path for i in inputs if i.role == "held"]
+    try:
+        word, code, bound, reason, result = _RUN[check](paths, args, held_paths)
+    except (OSError, ValueError) as e:  # what a check could not read
+        return could_not(f"the check could not finish: {_said(e)}", {"error": type(e).__name__})
     for ev in read:
         assert isinstance(ev, Evidence)
         changed = changed_since(ev)
-        if changed is not None:
-            word, code, bound, reason = (
-                _verdict.COULD_NOT_LOOK,
-                _verdict.COULD_NOT,
-                "",
-                f"{ev.path}: {changed}",
-            )
-            break
+        if changed is not None:  # the evidence moved under the check: its result kept
+            return could_not(f"{ev.path}: {changed}", result)
     return Performed(check, read, roles, args, word, code, bound, reason, result)

@@ -8,31 +8,12 @@ import json
 import os
 import subprocess
 import sys
-import tracemalloc
 
 from sealscope import cmd_verify
-from sealscope.core import ledger as L
+
+from tests.core.test_breaks_memory import _ledger, _peak
 
 ROWS = 40_000
-
-
-def _ledger(path, rows: int, broken: bool) -> None:
-    prev = L.GENESIS
-    with open(path, "w", encoding="utf-8") as fh:
-        for n in range(rows):
-            row = {"i": n}
-            chain = "0" * 32 if broken else L.link(prev, row)
-            prev = chain
-            fh.write(json.dumps({**row, "chain": chain}) + "\n")
-
-
-def _peak(fn) -> int:
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def test_verify_without_ci_output_holds_nothing_per_break(tmp_path):
